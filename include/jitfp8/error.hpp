@@ -1,0 +1,31 @@
+// The one error type of the whole API. Every failure names the step or argument and the rule it broke.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace jitfp8 {
+
+enum class ErrorCode {
+  invalid_argument,  // a shape, pointer, stride, dtype or size broke a documented rule
+  unsupported,       // valid request that this build or architecture cannot serve
+  no_driver,         // libcuda.so.1 missing or no usable device: only launching needs it
+  cuda_error,        // a CUDA driver call failed
+  compile_failed,    // NVRTC rejected a kernel; the message carries name, options and log
+  cache_error,       // the on-disk cache could not be used as asked (never for a plain miss)
+  manifest_error,    // a prewarm manifest is malformed
+  internal,          // a bug in jitfp8
+};
+
+std::string_view error_code_name(ErrorCode code);
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message);
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+}  // namespace jitfp8

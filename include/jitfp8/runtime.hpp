@@ -1,0 +1,85 @@
+// The JIT runtime as users see it: versions, devices, the kernel cache, logging and prewarming.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jitfp8/types.hpp"
+
+namespace jitfp8 {
+
+std::string library_version();         // "0.1.0"
+int nvrtc_version();                   // 13000 for NVRTC 13.0
+std::optional<int> driver_version();   // nullopt when libcuda.so.1 cannot be loaded
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  Arch arch;        // the target jitfp8 compiles for on this device (sm_90a on an H100)
+  int sm_count = 0;
+  std::int64_t max_shared_memory_per_block = 0;  // opt-in maximum, bytes
+};
+// Empty when there is no driver or no device: only launching needs one.
+std::vector<DeviceInfo> devices();
+
+// JITFP8_LOG=info|debug, or set here. Events go to stderr.
+enum class LogLevel { off, warn, info, debug };
+void set_log_level(LogLevel level);
+
+// Roots searched for cached kernels: the first is written, the others are read-only lookups.
+// Defaults to $JITFP8_CACHE_DIR (':'-separated), else $XDG_CACHE_HOME/jitfp8, else ~/.cache/jitfp8.
+std::vector<std::string> cache_roots();
+// Overrides the roots for this process (an empty list restores the default).
+void set_cache_roots(const std::vector<std::string>& roots);
+
+// Counters since process start, for tests and `jitfp8 info`.
+struct RuntimeStats {
+  std::uint64_t compiles = 0;          // NVRTC runs
+  std::uint64_t disk_hits = 0;         // kernels read from a cache root
+  std::uint64_t disk_rejects = 0;      // bad or untrusted entries that were not loaded
+  std::uint64_t publishes = 0;         // entries written to the first root
+  std::uint64_t lock_waits = 0;        // times another process's compile was awaited
+  std::uint64_t loads = 0;             // modules loaded on a device
+};
+RuntimeStats runtime_stats();
+
+// ---- prewarming -------------------------------------------------------------------------------
+// A manifest names a model and the operations it runs, with their shapes (JSON, see
+// kernels_cache/README.md). M may be a range: it expands to the distinct kernels it needs.
+struct ManifestOp {
+  std::string op;                 // "quantize_1x128", ...
+  std::int64_t m_min = 1, m_max = 1;
+  std::int64_t n = 0, k = 0;      // what the op uses; unused ones stay 0
+  std::int64_t groups = 0;        // MoE expert count, where the op has one
+  std::string x_dtype = "bf16";
+  bool pow2_scales = false;
+};
+struct Manifest {
+  std::string model;
+  std::vector<ManifestOp> ops;
+};
+// Throws Error(manifest_error) naming the place and the rule on anything malformed.
+Manifest parse_manifest(const std::string& json_text, const std::string& origin = "<manifest>");
+Manifest load_manifest(const std::string& path);
+
+struct PrewarmOptions {
+  std::optional<Arch> arch;  // default: the current device's (needs a driver)
+  int sm_count = 0;          // heuristics input when there is no device; 0: the arch's usual
+  int jobs = 0;              // parallel compiles; 0: hardware threads
+  bool load = false;         // also load into the current device, ready for graph capture
+  bool progress = false;     // draw a progress bar on stderr
+};
+struct PrewarmReport {
+  int kernels = 0;        // distinct kernels the manifests imply
+  int compiled = 0;       // built by NVRTC now
+  int cached = 0;         // found in a cache root
+  int failed = 0;
+  std::vector<double> compile_seconds;  // one per compiled kernel
+  std::vector<std::string> errors;
+  double wall_seconds = 0;
+};
+PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptions& options);
+
+}  // namespace jitfp8

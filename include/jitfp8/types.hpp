@@ -1,0 +1,32 @@
+// Plain value types shared by the public API. No CUDA header is needed to use them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace jitfp8 {
+
+// A CUDA stream, CUstream/cudaStream_t compatible. nullptr is the legacy default stream.
+using Stream = void*;
+
+enum class DType : std::uint8_t { e4m3, e5m2, bf16, f32 };
+
+std::string_view dtype_name(DType dtype);
+std::size_t dtype_size(DType dtype);
+
+// A compilation target such as sm_90a. `arch_specific` is the "a" suffix that unlocks
+// wgmma, setmaxnreg and other features that exist only on that exact architecture.
+struct Arch {
+  int major = 0;
+  int minor = 0;
+  bool arch_specific = false;
+
+  // "sm_90a", "sm_90", "sm_100a"; throws jitfp8::Error on anything else.
+  static Arch parse(std::string_view text);
+  std::string name() const;  // the inverse of parse
+  int number() const { return major * 10 + minor; }
+  friend bool operator==(const Arch&, const Arch&) = default;
+};
+
+}  // namespace jitfp8

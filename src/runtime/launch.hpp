@@ -1,0 +1,43 @@
+// Loading kernels onto devices and launching them on the caller's stream.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "jitfp8/types.hpp"
+#include "runtime/kernel_spec.hpp"
+
+namespace jitfp8::detail {
+
+// A kernel loaded on one device, ready to launch. Lives until process exit; never moves.
+struct LoadedKernel {
+  void* function = nullptr;  // CUfunction on the device it was loaded for
+  int dynamic_smem_bytes = 0;
+  int device = 0;
+};
+
+// Facts about the device that the calling thread's current context belongs to (or device 0's
+// primary context when the thread has none, as the CUDA runtime does). Throws no_driver when
+// there is no driver or device.
+struct DeviceContext {
+  int device = 0;
+  Arch arch;
+  int sm_count = 0;
+  std::int64_t max_smem_per_block = 0;
+};
+const DeviceContext& current_device();
+
+// The loaded kernel for `spec` on `device`: in-process registry, then disk cache, then NVRTC.
+// Threads asking for the same missing kernel wait for one build; other keys are not blocked.
+const LoadedKernel& get_kernel(int device, const KernelSpec& spec);
+
+struct LaunchShape {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  std::array<unsigned, 3> cluster{1, 1, 1};  // {1,1,1}: no cluster attribute
+};
+
+// cuLaunchKernelEx on `stream`; `args` as for cuLaunchKernel. Capture-safe, allocation-free.
+void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream, void** args);
+
+}  // namespace jitfp8::detail
