@@ -34,6 +34,29 @@ std::vector<std::string> cache_roots();
 // Overrides the roots for this process (an empty list restores the default).
 void set_cache_roots(const std::vector<std::string>& roots);
 
+// ---- cache administration (the `jitfp8 cache` subcommands) ----------------------------------
+struct CacheEntryInfo {
+  std::string root;
+  std::string path;
+  std::string key;          // from the file name
+  std::string kernel;       // from the entry's metadata, when readable
+  std::uint64_t bytes = 0;
+  bool valid = false;       // whole, checksummed, trusted, and stored under its own key
+  std::string problem;      // why not, when !valid
+};
+// Every entry under every root (temporary and lock files excluded), each one checked.
+std::vector<CacheEntryInfo> cache_entries();
+
+struct CacheCleanReport {
+  int removed_entries = 0;
+  int removed_temporaries = 0;     // left by processes killed while publishing
+  std::vector<std::string> failures;
+};
+// Removes invalid entries and stale temporaries from the first (writable) root.
+CacheCleanReport cache_remove_invalid();
+// Removes every entry, temporary and lock file of the first root.
+CacheCleanReport cache_clear();
+
 // Counters since process start, for tests and `jitfp8 info`.
 struct RuntimeStats {
   std::uint64_t compiles = 0;          // NVRTC runs

@@ -1,0 +1,98 @@
+// Prewarm manifests: JSON naming a model and the operations it runs (kernels_cache/README.md).
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
+
+namespace jitfp8 {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& where, const std::string& rule) {
+  throw Error(ErrorCode::manifest_error, fmt::format("{}: {}", where, rule));
+}
+
+std::int64_t positive_int(const json& value, const std::string& where) {
+  if (!value.is_number_integer()) bad(where, "must be an integer");
+  auto number = value.get<std::int64_t>();
+  if (number < 1 || number > (std::int64_t{1} << 31)) bad(where, "must be in [1, 2^31]");
+  return number;
+}
+
+ManifestOp parse_op(const json& item, const std::string& where) {
+  static const std::set<std::string> known = {"op", "m", "n", "k", "groups", "x_dtype",
+                                              "pow2_scales", "comment"};
+  if (!item.is_object()) bad(where, "each operation must be a JSON object");
+  for (const auto& [name, value] : item.items())
+    if (!known.contains(name))
+      bad(where, fmt::format("unknown field '{}' (known: {})", name, fmt::join(known, ", ")));
+  ManifestOp op;
+  if (!item.contains("op") || !item["op"].is_string()) bad(where, "needs a string field 'op'");
+  op.op = item["op"].get<std::string>();
+  if (detail::find_op_family(op.op) == nullptr)
+    bad(where + ".op", fmt::format("unknown operation '{}' (known: {})", op.op,
+                                   fmt::join(detail::op_family_names(), ", ")));
+  if (item.contains("m")) {
+    const json& m = item["m"];
+    if (m.is_array()) {
+      if (m.size() != 2) bad(where + ".m", "a range is [min, max]");
+      op.m_min = positive_int(m[0], where + ".m[0]");
+      op.m_max = positive_int(m[1], where + ".m[1]");
+      if (op.m_min > op.m_max) bad(where + ".m", "min must not exceed max");
+    } else {
+      op.m_min = op.m_max = positive_int(m, where + ".m");
+    }
+  }
+  if (item.contains("n")) op.n = positive_int(item["n"], where + ".n");
+  if (item.contains("k")) op.k = positive_int(item["k"], where + ".k");
+  if (item.contains("groups")) op.groups = positive_int(item["groups"], where + ".groups");
+  if (item.contains("x_dtype")) {
+    if (!item["x_dtype"].is_string()) bad(where + ".x_dtype", "must be a string");
+    op.x_dtype = item["x_dtype"].get<std::string>();
+  }
+  if (item.contains("pow2_scales")) {
+    if (!item["pow2_scales"].is_boolean()) bad(where + ".pow2_scales", "must be true or false");
+    op.pow2_scales = item["pow2_scales"].get<bool>();
+  }
+  return op;
+}
+
+}  // namespace
+
+Manifest parse_manifest(const std::string& json_text, const std::string& origin) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& error) {
+    bad(origin, fmt::format("not valid JSON: {}", error.what()));
+  }
+  if (!root.is_object()) bad(origin, "the top level must be a JSON object");
+  Manifest manifest;
+  if (!root.contains("model") || !root["model"].is_string())
+    bad(origin, "needs a string field 'model'");
+  manifest.model = root["model"].get<std::string>();
+  if (!root.contains("ops") || !root["ops"].is_array())
+    bad(origin, "needs an array field 'ops'");
+  for (std::size_t i = 0; i < root["ops"].size(); ++i)
+    manifest.ops.push_back(parse_op(root["ops"][i], fmt::format("{}: ops[{}]", origin, i)));
+  return manifest;
+}
+
+Manifest load_manifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad(path, "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_manifest(text.str(), path);
+}
+
+}  // namespace jitfp8

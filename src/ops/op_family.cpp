@@ -1,0 +1,26 @@
+#include "ops/op_family.hpp"
+
+#include "ops/quantize_1x128.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr OpFamily kFamilies[] = {
+    {"quantize_1x128", &quantize_1x128_specs_for},
+};
+
+}  // namespace
+
+const OpFamily* find_op_family(std::string_view op) {
+  for (const OpFamily& family : kFamilies)
+    if (family.op == op) return &family;
+  return nullptr;
+}
+
+std::vector<std::string_view> op_family_names() {
+  std::vector<std::string_view> names;
+  for (const OpFamily& family : kFamilies) names.push_back(family.op);
+  return names;
+}
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,120 @@
+// Prewarming: compile (and optionally load) every kernel that manifests imply, in parallel.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
+#include "runtime/kernel_builder.hpp"
+#include "runtime/launch.hpp"
+
+namespace jitfp8 {
+namespace {
+
+// SM count assumed for heuristics when prewarming without a device.
+int usual_sm_count(const Arch& arch) {
+  if (arch.major == 9) return 132;   // H100 / H200 SXM
+  if (arch.major == 10) return 148;  // B200
+  return 108;
+}
+
+std::vector<detail::KernelSpec> distinct_specs(const std::vector<Manifest>& manifests,
+                                               const Arch& arch, int sm_count) {
+  std::vector<detail::KernelSpec> specs;
+  std::set<std::string> seen;
+  for (const Manifest& manifest : manifests)
+    for (const ManifestOp& op : manifest.ops) {
+      const detail::OpFamily* family = detail::find_op_family(op.op);
+      if (family == nullptr)
+        throw Error(ErrorCode::manifest_error,
+                    fmt::format("{}: unknown operation '{}'", manifest.model, op.op));
+      for (detail::KernelSpec& spec : family->specs_for(op, arch, sm_count))
+        if (seen.insert(detail::cache_key(spec).hex()).second) specs.push_back(std::move(spec));
+    }
+  return specs;
+}
+
+void draw_progress(int done, int total) {
+  constexpr int kWidth = 40;
+  int filled = total == 0 ? kWidth : done * kWidth / total;
+  std::fprintf(stderr, "\r[%s%s] %d/%d", std::string(filled, '#').c_str(),
+               std::string(kWidth - filled, '.').c_str(), done, total);
+  if (done == total) std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  int device = -1;
+  Arch arch;
+  int sm_count = options.sm_count;
+  if (options.arch) {
+    arch = *options.arch;
+  } else {
+    const detail::DeviceContext& context = detail::current_device();  // throws no_driver
+    arch = context.arch;
+    device = context.device;
+    if (sm_count == 0) sm_count = context.sm_count;
+  }
+  if (options.load && device < 0) {
+    const detail::DeviceContext& context = detail::current_device();
+    if (!(context.arch == arch))
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("prewarm: load requested for {}, but the current device is {}",
+                              arch.name(), context.arch.name()));
+    device = context.device;
+  }
+  if (sm_count == 0) sm_count = usual_sm_count(arch);
+
+  std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, sm_count);
+  PrewarmReport report;
+  report.kernels = static_cast<int>(specs.size());
+  int jobs = options.jobs > 0 ? options.jobs
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = std::min(jobs, std::max(1, report.kernels));
+
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  int done = 0;
+  if (options.progress) draw_progress(0, report.kernels);
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < specs.size();) {
+      std::string error;
+      detail::BuiltKernel built;
+      try {
+        built = detail::build_kernel(specs[i]);
+        if (options.load) detail::get_kernel(device, specs[i]);
+      } catch (const std::exception& e) {
+        error = fmt::format("{}: {}", specs[i].display_name(), e.what());
+      }
+      std::lock_guard lock(mutex);
+      if (!error.empty()) {
+        ++report.failed;
+        report.errors.push_back(error);
+      } else if (built.from_cache) {
+        ++report.cached;
+      } else {
+        ++report.compiled;
+        report.compile_seconds.push_back(built.compile_seconds);
+      }
+      if (options.progress) draw_progress(++done, report.kernels);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  for (std::thread& thread : threads) thread.join();
+  report.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace jitfp8

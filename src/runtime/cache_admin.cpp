@@ -1,0 +1,117 @@
+// Listing, verifying and clearing cache roots (the `jitfp8 cache` subcommands).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "jitfp8/runtime.hpp"
+#include "runtime/cache_entry.hpp"
+#include "runtime/disk_cache.hpp"
+
+namespace jitfp8 {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool parse_key(const std::string& hex, detail::Key128* key) {
+  if (hex.size() != 32 || hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return false;
+  key->high = std::stoull(hex.substr(0, 16), nullptr, 16);
+  key->low = std::stoull(hex.substr(16), nullptr, 16);
+  return true;
+}
+
+CacheEntryInfo inspect(const std::string& root, const fs::path& path) {
+  CacheEntryInfo info;
+  info.root = root;
+  info.path = path.string();
+  info.key = path.stem().string();
+  std::error_code ec;
+  info.bytes = fs::file_size(path, ec);
+  detail::Key128 key;
+  if (!parse_key(info.key, &key)) {
+    info.problem = "file name is not a key";
+    return info;
+  }
+  detail::CacheEntry entry;
+  bool missing = false;
+  if (auto problem = detail::read_entry_file(info.path, key, &entry, &missing)) {
+    info.problem = *problem;
+    return info;
+  }
+  auto meta = nlohmann::json::parse(entry.metadata, nullptr, false);
+  if (meta.is_object() && meta.contains("kernel") && meta["kernel"].is_string())
+    info.kernel = meta["kernel"].get<std::string>();
+  info.valid = true;
+  return info;
+}
+
+template <class Visit>
+void walk(const std::string& root, Visit&& visit) {
+  std::error_code ec;
+  fs::path base = fs::path(root) / "v1";
+  if (!fs::is_directory(base, ec)) return;
+  for (const auto& shard : fs::directory_iterator(base, ec)) {
+    if (!shard.is_directory()) continue;
+    for (const auto& file : fs::directory_iterator(shard.path(), ec)) visit(file.path());
+  }
+}
+
+bool is_stale_temporary(const fs::path& path) {
+  std::string name = path.filename().string();
+  if (name.rfind(".tmp-", 0) != 0) return false;
+  // .tmp-<key>-<pid>-...: stale when its writer is gone.
+  std::size_t dash = name.find('-', 5 + 32);
+  long pid = dash == std::string::npos ? 0 : std::strtol(name.c_str() + dash + 1, nullptr, 10);
+  return pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+}
+
+void remove(const fs::path& path, int* counter, CacheCleanReport* report) {
+  std::error_code ec;
+  if (fs::remove(path, ec)) ++*counter;
+  else if (ec) report->failures.push_back(fmt::format("{}: {}", path.string(), ec.message()));
+}
+
+}  // namespace
+
+std::vector<CacheEntryInfo> cache_entries() {
+  std::vector<CacheEntryInfo> entries;
+  for (const std::string& root : cache_roots())
+    walk(root, [&](const fs::path& path) {
+      if (path.extension() == ".kernel") entries.push_back(inspect(root, path));
+    });
+  return entries;
+}
+
+CacheCleanReport cache_remove_invalid() {
+  CacheCleanReport report;
+  std::vector<std::string> roots = cache_roots();
+  if (roots.empty()) return report;
+  walk(roots.front(), [&](const fs::path& path) {
+    if (path.extension() == ".kernel" && !inspect(roots.front(), path).valid)
+      remove(path, &report.removed_entries, &report);
+    else if (is_stale_temporary(path))
+      remove(path, &report.removed_temporaries, &report);
+  });
+  return report;
+}
+
+CacheCleanReport cache_clear() {
+  CacheCleanReport report;
+  std::vector<std::string> roots = cache_roots();
+  if (roots.empty()) return report;
+  int locks = 0;
+  walk(roots.front(), [&](const fs::path& path) {
+    std::string name = path.filename().string();
+    if (path.extension() == ".kernel") remove(path, &report.removed_entries, &report);
+    else if (name.rfind(".tmp-", 0) == 0) remove(path, &report.removed_temporaries, &report);
+    else if (path.extension() == ".lock") remove(path, &locks, &report);
+  });
+  return report;
+}
+
+}  // namespace jitfp8

@@ -1,0 +1,71 @@
+// Which directories hold the cache, and the runtime counters.
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+
+#include "jitfp8/runtime.hpp"
+#include "runtime/disk_cache.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+std::mutex roots_mutex;
+std::optional<std::vector<std::string>> roots_override;
+
+std::vector<std::string> split_roots(const std::string& text) {
+  std::vector<std::string> roots;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(':', start);
+    if (end == std::string::npos) end = text.size();
+    std::string root = text.substr(start, end - start);
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    if (!root.empty()) roots.push_back(root);
+    start = end + 1;
+  }
+  return roots;
+}
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
+std::vector<std::string> effective_cache_roots() {
+  {
+    std::lock_guard lock(roots_mutex);
+    if (roots_override) return *roots_override;
+  }
+  if (std::string dirs = env("JITFP8_CACHE_DIR"); !dirs.empty()) return split_roots(dirs);
+  if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return {xdg + "/jitfp8"};
+  if (std::string home = env("HOME"); !home.empty()) return {home + "/.cache/jitfp8"};
+  return {};
+}
+
+RuntimeCounters& runtime_counters() {
+  static RuntimeCounters counters;
+  return counters;
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+std::vector<std::string> cache_roots() { return detail::effective_cache_roots(); }
+
+void set_cache_roots(const std::vector<std::string>& roots) {
+  std::lock_guard lock(detail::roots_mutex);
+  if (roots.empty()) detail::roots_override.reset();
+  else detail::roots_override = roots;
+}
+
+RuntimeStats runtime_stats() {
+  auto& c = detail::runtime_counters();
+  return RuntimeStats{c.compiles.load(),   c.disk_hits.load(),  c.disk_rejects.load(),
+                      c.publishes.load(),  c.lock_waits.load(), c.loads.load()};
+}
+
+}  // namespace jitfp8

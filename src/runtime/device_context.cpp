@@ -1,0 +1,88 @@
+// The calling thread's device and the facts the heuristics need about it.
+#include <array>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
+#include "runtime/driver_api.hpp"
+#include "runtime/launch.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+int attribute(CUdevice device, CUdevice_attribute which) {
+  int value = 0;
+  check_cuda(driver().cuDeviceGetAttribute(&value, which, device), "cuDeviceGetAttribute");
+  return value;
+}
+
+DeviceContext query(int ordinal) {
+  CUdevice device = 0;
+  check_cuda(driver().cuDeviceGet(&device, ordinal), "cuDeviceGet");
+  DeviceContext facts;
+  facts.device = ordinal;
+  facts.arch.major = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  facts.arch.minor = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  // From Hopper on, the arch-specific target ("a") is what unlocks wgmma, setmaxnreg, ...
+  facts.arch.arch_specific = facts.arch.major >= 9;
+  facts.sm_count = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  facts.max_smem_per_block =
+      attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  return facts;
+}
+
+const DeviceContext& facts_of(int ordinal) {
+  static std::array<std::once_flag, kMaxDevices> once;
+  static std::array<DeviceContext, kMaxDevices> facts;
+  if (ordinal < 0 || ordinal >= kMaxDevices)
+    throw Error(ErrorCode::unsupported, fmt::format("device ordinal {} out of range", ordinal));
+  std::call_once(once[ordinal], [&] { facts[ordinal] = query(ordinal); });
+  return facts[ordinal];
+}
+
+}  // namespace
+
+const DeviceContext& current_device() {
+  const DriverApi& api = driver();
+  CUcontext context = nullptr;
+  check_cuda(api.cuCtxGetCurrent(&context), "cuCtxGetCurrent");
+  if (context == nullptr) {
+    // No context yet on this thread: use device 0's primary context, as the CUDA runtime does.
+    CUdevice device = 0;
+    check_cuda(api.cuDeviceGet(&device, 0), "cuDeviceGet");
+    check_cuda(api.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+    check_cuda(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  }
+  CUdevice device = 0;
+  check_cuda(api.cuCtxGetDevice(&device), "cuCtxGetDevice");
+  return facts_of(static_cast<int>(device));
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+std::string library_version() { return JITFP8_VERSION; }
+
+std::vector<DeviceInfo> devices() {
+  std::vector<DeviceInfo> list;
+  if (!detail::driver_available()) return list;
+  const auto& api = detail::driver();
+  int count = 0;
+  if (api.cuDeviceGetCount(&count) != CUDA_SUCCESS) return list;
+  for (int i = 0; i < count && i < detail::kMaxDevices; ++i) {
+    const detail::DeviceContext& facts = detail::facts_of(i);
+    CUdevice device = 0;
+    char name[256] = {};
+    api.cuDeviceGet(&device, i);
+    api.cuDeviceGetName(name, sizeof(name), device);
+    list.push_back(DeviceInfo{i, name, facts.arch, facts.sm_count, facts.max_smem_per_block});
+  }
+  return list;
+}
+
+}  // namespace jitfp8

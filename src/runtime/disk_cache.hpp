@@ -1,0 +1,63 @@
+// The on-disk kernel cache: lookups over several roots, atomic publishing into the first, trust
+// checks on ownership and permissions, and per-key advisory locks between processes.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/cache_entry.hpp"
+
+namespace jitfp8::detail {
+
+// The roots in effect: set_cache_roots(), else $JITFP8_CACHE_DIR (':'-separated), else
+// $XDG_CACHE_HOME/jitfp8, else $HOME/.cache/jitfp8. Empty when none can be determined.
+std::vector<std::string> effective_cache_roots();
+
+// Where `key` lives under `root`: <root>/v1/<first two hex digits>/<32 hex digits>.kernel
+std::string entry_path(const std::string& root, const Key128& key);
+
+// Reads the file at `path` as the entry of `key`: a trusted regular file (not a symlink), whole
+// and checksummed. Returns why not, or nullopt and fills `entry`. `missing` on ENOENT.
+std::optional<std::string> read_entry_file(const std::string& path, const Key128& key,
+                                           CacheEntry* entry, bool* missing);
+
+enum class LookupResult { hit, miss, rejected };
+
+// Reads the first valid, trusted entry for `key` from the roots, in order. Bad or untrusted
+// entries are skipped (and logged once per key), never returned.
+std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result = nullptr);
+
+// Writes the entry into the first root: a unique temporary file in the entry's directory,
+// flushed, renamed into place, directory flushed. Returns false (and logs why) when the root
+// cannot be written or is not trusted; the caller then simply keeps its in-memory kernel.
+bool cache_publish(const CacheEntry& entry);
+
+// An advisory lock (flock) on one key, held while compiling so that other processes wait for
+// the entry instead of compiling it too. Released on destruction or when the process dies.
+class KeyLock {
+ public:
+  ~KeyLock();
+  KeyLock(const KeyLock&) = delete;
+  KeyLock& operator=(const KeyLock&) = delete;
+
+  // Tries to take the lock on `key` in the first root within `timeout`, calling `appeared()`
+  // between attempts: when it returns true (another process published the entry) the wait ends
+  // early. Returns nullptr when the lock is not available (read-only or untrusted root,
+  // timeout, entry appeared); the caller then compiles without it.
+  // `waited` tells whether another holder was seen.
+  static std::unique_ptr<KeyLock> acquire(const Key128& key, std::chrono::milliseconds timeout,
+                                          const std::function<bool()>& appeared, bool* waited);
+
+ private:
+  explicit KeyLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// Seconds to wait for another process's compile: $JITFP8_LOCK_TIMEOUT_S, default 120.
+std::chrono::milliseconds lock_timeout();
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,57 @@
+// Memo of dispatch decisions: (operation, shapes, dtypes, device) -> (config, loaded kernel).
+// The hit path takes a shared lock only, hashes a small POD key and allocates nothing, so it
+// does not rerun heuristics, regenerate source or rehash templates.
+#pragma once
+
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <shared_mutex>
+#include <type_traits>
+#include <unordered_map>
+
+#include <xxhash.h>
+
+namespace jitfp8::detail {
+
+// Key must be trivially copyable with no padding holes that differ between equal keys:
+// build it with value-initialization (Key key{}) so padding is zeroed, then fill fields.
+template <class Key>
+struct PodHash {
+  std::size_t operator()(const Key& key) const noexcept {
+    return static_cast<std::size_t>(XXH3_64bits(&key, sizeof(Key)));
+  }
+};
+template <class Key>
+struct PodEqual {
+  bool operator()(const Key& a, const Key& b) const noexcept {
+    return std::memcmp(&a, &b, sizeof(Key)) == 0;
+  }
+};
+
+template <class Key, class Value>
+class DispatchCache {
+  static_assert(std::is_trivially_copyable_v<Key>);
+
+ public:
+  // Returns the memoized value, or builds it with `make()` (outside any lock: builds of other
+  // keys go on meanwhile; two threads racing on one key both build, and the first insert wins,
+  // which is harmless because the kernel registry underneath already deduplicates compiles).
+  template <class Make>
+  const Value& get_or_make(const Key& key, Make&& make) {
+    {
+      std::shared_lock lock(mutex_);
+      auto it = map_.find(key);
+      if (it != map_.end()) return it->second;
+    }
+    Value value = make();
+    std::unique_lock lock(mutex_);
+    return map_.try_emplace(key, std::move(value)).first->second;  // node-based: refs stay valid
+  }
+
+ private:
+  std::shared_mutex mutex_;
+  std::unordered_map<Key, Value, PodHash<Key>, PodEqual<Key>> map_;
+};
+
+}  // namespace jitfp8::detail

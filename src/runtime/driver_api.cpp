@@ -1,0 +1,97 @@
+#include "runtime/driver_api.hpp"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+// Signatures are requested as of CUDA 12.0, the first driver with everything used here.
+constexpr int kRequestedVersion = 12000;
+
+struct LoadResult {
+  DriverApi api;
+  std::string error;  // empty on success
+};
+
+LoadResult load_driver() {
+  LoadResult result;
+  void* handle = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    result.error = fmt::format("cannot load libcuda.so.1 ({}): launching kernels needs an NVIDIA "
+                               "driver; compiling, prewarming and dumping do not",
+                               ::dlerror());
+    return result;
+  }
+  using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
+                                      CUdriverProcAddressQueryResult*);
+  auto get_proc = reinterpret_cast<GetProcAddress>(::dlsym(handle, "cuGetProcAddress_v2"));
+  if (get_proc == nullptr) {
+    result.error = "libcuda.so.1 has no cuGetProcAddress_v2: the driver is older than CUDA 12";
+    return result;
+  }
+#define JITFP8_LOAD(name)                                                                    \
+  {                                                                                          \
+    void* fn = nullptr;                                                                      \
+    CUdriverProcAddressQueryResult status{};                                                 \
+    if (get_proc(#name, &fn, kRequestedVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=     \
+            CUDA_SUCCESS ||                                                                  \
+        fn == nullptr) {                                                                     \
+      result.error = fmt::format("the driver lacks {} (CUDA 12.0 or newer is required)", #name); \
+      return result;                                                                         \
+    }                                                                                        \
+    result.api.name = reinterpret_cast<decltype(result.api.name)>(fn);                       \
+  }
+  JITFP8_DRIVER_FUNCTIONS(JITFP8_LOAD)
+#undef JITFP8_LOAD
+  CUresult init = result.api.cuInit(0);
+  if (init != CUDA_SUCCESS) {
+    const char* name = nullptr;
+    result.api.cuGetErrorName(init, &name);
+    result.error = fmt::format("cuInit failed: {} (no usable GPU?)", name ? name : "unknown");
+  }
+  return result;
+}
+
+const LoadResult& loaded() {
+  static const LoadResult result = load_driver();  // thread-safe, once
+  return result;
+}
+
+}  // namespace
+
+bool driver_available() { return loaded().error.empty(); }
+
+const DriverApi& driver() {
+  const LoadResult& result = loaded();
+  if (!result.error.empty()) throw Error(ErrorCode::no_driver, result.error);
+  return result.api;
+}
+
+void check_cuda(CUresult result, const char* step) {
+  if (result == CUDA_SUCCESS) return;
+  const char* name = nullptr;
+  const char* text = nullptr;
+  const DriverApi& api = driver();
+  api.cuGetErrorName(result, &name);
+  api.cuGetErrorString(result, &text);
+  throw Error(ErrorCode::cuda_error, fmt::format("{} failed: {} ({})", step,
+                                                 name ? name : "?", text ? text : "?"));
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+std::optional<int> driver_version() {
+  if (!detail::driver_available()) return std::nullopt;
+  int version = 0;
+  if (detail::driver().cuDriverGetVersion(&version) != CUDA_SUCCESS) return std::nullopt;
+  return version;
+}
+
+}  // namespace jitfp8

@@ -1,0 +1,29 @@
+// The CUDA driver API, loaded at run time from libcuda.so.1 so that the library links and runs
+// (compiling, caching, prewarming, dumping) on machines without a driver.
+#pragma once
+
+#include <cuda.h>
+
+namespace jitfp8::detail {
+
+struct DriverApi {
+#define JITFP8_DRIVER_FUNCTIONS(X)                                                          \
+  X(cuGetErrorString) X(cuGetErrorName) X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) \
+  X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuCtxGetCurrent)              \
+  X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData)     \
+  X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
+  X(cuTensorMapEncodeTiled)
+#define JITFP8_DECLARE(name) decltype(&::name) name = nullptr;
+  JITFP8_DRIVER_FUNCTIONS(JITFP8_DECLARE)
+#undef JITFP8_DECLARE
+};
+
+// The loaded and initialized (cuInit) driver; throws Error(no_driver) saying why when
+// libcuda.so.1 is missing, too old, or cuInit fails.
+const DriverApi& driver();
+bool driver_available();
+
+// Throws Error(cuda_error) naming `step` and the driver's error name when `result` fails.
+void check_cuda(CUresult result, const char* step);
+
+}  // namespace jitfp8::detail

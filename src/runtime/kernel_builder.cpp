@@ -1,0 +1,103 @@
+#include "runtime/kernel_builder.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "jitfp8/runtime.hpp"
+#include "runtime/debug_dump.hpp"
+#include "runtime/disk_cache.hpp"
+#include "runtime/log.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+#include "runtime/runtime_state.hpp"
+#include "runtime/template_source.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+std::string entry_metadata(const KernelSpec& spec, const CompileResult& compiled) {
+  nlohmann::json meta = {
+      {"kernel", spec.display_name()},
+      {"family", spec.family},
+      {"name_expression", spec.name_expression()},
+      {"lowered_name", compiled.lowered_name},
+      {"arch", spec.arch.name()},
+      {"options", nvrtc_options(spec.arch)},
+      {"library_version", library_version()},
+      {"nvrtc_version", nvrtc_version()},
+      {"config", spec.config},
+      {"compile_seconds", compiled.seconds},
+  };
+  return meta.dump();
+}
+
+// The lowered name stored with an entry; empty when the metadata is unusable.
+std::string lowered_name_of(const CacheEntry& entry) {
+  auto meta = nlohmann::json::parse(entry.metadata, nullptr, /*allow_exceptions=*/false);
+  if (!meta.is_object() || !meta.contains("lowered_name") || !meta["lowered_name"].is_string())
+    return {};
+  return meta["lowered_name"].get<std::string>();
+}
+
+BuiltKernel from_entry(const CacheEntry& entry) {
+  return BuiltKernel{entry.key, entry.payload, lowered_name_of(entry), true, 0};
+}
+
+}  // namespace
+
+Key128 cache_key(const KernelSpec& spec) {
+  KeyHasher hasher;
+  hasher.add("entry_format", std::to_string(kEntryFormatVersion))
+      .add("library_version", library_version())
+      .add("nvrtc_version", std::to_string(nvrtc_version()))
+      .add("arch", spec.arch.name())
+      .add("options", fmt::format("{}", fmt::join(nvrtc_options(spec.arch), "\x1f")))
+      .add("source", spec.source())
+      .add("name_expression", spec.name_expression())
+      .add("templates", templates_digest());
+  return hasher.finish();
+}
+
+BuiltKernel build_kernel(const KernelSpec& spec) {
+  const Key128 key = cache_key(spec);
+  const bool dumping = dump_enabled();
+
+  auto find = [&]() -> std::optional<BuiltKernel> {
+    if (auto entry = cache_lookup(key)) {
+      BuiltKernel built = from_entry(*entry);
+      if (!built.lowered_name.empty()) return built;
+    }
+    return std::nullopt;
+  };
+
+  if (auto hit = find(); hit && !dumping) {
+    log(LogLevel::info, "cache hit {} key={}", spec.display_name(), key.hex());
+    return *hit;
+  }
+
+  // Miss: hold the per-key lock while compiling, so other processes wait for our entry.
+  bool waited = false;
+  std::optional<BuiltKernel> appeared;
+  auto lock = KeyLock::acquire(
+      key, lock_timeout(), [&] { return (appeared = find()).has_value(); }, &waited);
+  if (waited) ++runtime_counters().lock_waits;
+  if (!appeared && lock) appeared = find();  // published while we waited for the lock
+  if (appeared && !dumping) {
+    log(LogLevel::info, "cache hit {} key={} (after waiting for another process)",
+        spec.display_name(), key.hex());
+    return *appeared;
+  }
+
+  CompileResult compiled = compile_kernel(spec, /*want_ptx=*/dumping);
+  ++runtime_counters().compiles;
+  log(LogLevel::info, "compiled {} key={} in {:.0f} ms", spec.display_name(), key.hex(),
+      compiled.seconds * 1e3);
+  log(LogLevel::debug, "config of {}: {}", spec.display_name(), spec.config.dump());
+  if (dumping) write_dump(spec, key, compiled);
+
+  CacheEntry entry{key, entry_metadata(spec, compiled), compiled.cubin};
+  cache_publish(entry);
+  return BuiltKernel{key, std::move(compiled.cubin), std::move(compiled.lowered_name), false,
+                     compiled.seconds};
+}
+
+}  // namespace jitfp8::detail

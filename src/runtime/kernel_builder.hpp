@@ -1,0 +1,26 @@
+// Spec -> cubin: disk cache lookup, per-key lock, NVRTC compile, publish, debug dump.
+// Needs no GPU and no driver.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/hash.hpp"
+#include "runtime/kernel_spec.hpp"
+
+namespace jitfp8::detail {
+
+// Everything that changes the binary, and nothing machine-specific.
+Key128 cache_key(const KernelSpec& spec);
+
+struct BuiltKernel {
+  Key128 key;
+  std::vector<char> cubin;
+  std::string lowered_name;
+  bool from_cache = false;
+  double compile_seconds = 0;  // 0 when found in the cache
+};
+
+BuiltKernel build_kernel(const KernelSpec& spec);
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,103 @@
+// In-process registry: key -> CUlibrary (process-wide), (device, key) -> loaded kernel.
+#include <array>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "runtime/driver_api.hpp"
+#include "runtime/kernel_builder.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/log.hpp"
+#include "runtime/once_map.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+struct KeyHash {
+  std::size_t operator()(const Key128& key) const noexcept { return key.low ^ (key.high * 31); }
+};
+
+struct DeviceKey {
+  int device;
+  Key128 key;
+  friend bool operator==(const DeviceKey&, const DeviceKey&) = default;
+};
+struct DeviceKeyHash {
+  std::size_t operator()(const DeviceKey& k) const noexcept {
+    return KeyHash{}(k.key) ^ static_cast<std::size_t>(k.device);
+  }
+};
+
+// A library loaded from a cubin: context-independent, usable on every device of its arch.
+struct LoadedLibrary {
+  CUlibrary library = nullptr;
+  CUkernel kernel = nullptr;
+};
+
+LoadedLibrary load_library(const BuiltKernel& built, const KernelSpec& spec) {
+  const DriverApi& api = driver();
+  LoadedLibrary loaded;
+  check_cuda(api.cuLibraryLoadData(&loaded.library, built.cubin.data(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0),
+             fmt::format("loading {}", spec.display_name()).c_str());
+  check_cuda(api.cuLibraryGetKernel(&loaded.kernel, loaded.library, built.lowered_name.c_str()),
+             fmt::format("finding {} in its cubin", built.lowered_name).c_str());
+  ++runtime_counters().loads;
+  return loaded;
+}
+
+}  // namespace
+
+const LoadedKernel& get_kernel(int device, const KernelSpec& spec) {
+  static OnceMap<Key128, LoadedLibrary, KeyHash> libraries;
+  static OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash> kernels;
+  const Key128 key = cache_key(spec);
+  return kernels.get(DeviceKey{device, key}, [&] {
+    const LoadedLibrary& library = libraries.get(key, [&] {
+      return load_library(build_kernel(spec), spec);
+    });
+    const DriverApi& api = driver();
+    CUdevice cu_device = 0;
+    check_cuda(api.cuDeviceGet(&cu_device, device), "cuDeviceGet");
+    if (spec.dynamic_smem_bytes > 0)
+      check_cuda(api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          spec.dynamic_smem_bytes, library.kernel, cu_device),
+                 fmt::format("setting {} bytes of dynamic shared memory for {}",
+                             spec.dynamic_smem_bytes, spec.display_name())
+                     .c_str());
+    // Load the code into the current context now rather than lazily at first launch, which
+    // might fall inside a CUDA graph capture.
+    CUfunction function = nullptr;
+    check_cuda(api.cuKernelGetFunction(&function, library.kernel), "cuKernelGetFunction");
+    log(LogLevel::debug, "loaded {} on device {}", spec.display_name(), device);
+    return LoadedKernel{reinterpret_cast<void*>(library.kernel), spec.dynamic_smem_bytes, device};
+  });
+}
+
+void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream, void** args) {
+  CUlaunchConfig config{};
+  config.gridDimX = shape.grid[0];
+  config.gridDimY = shape.grid[1];
+  config.gridDimZ = shape.grid[2];
+  config.blockDimX = shape.block[0];
+  config.blockDimY = shape.block[1];
+  config.blockDimZ = shape.block[2];
+  config.sharedMemBytes = static_cast<unsigned>(kernel.dynamic_smem_bytes);
+  config.hStream = static_cast<CUstream>(stream);
+  CUlaunchAttribute attribute{};
+  if (shape.cluster != std::array<unsigned, 3>{1, 1, 1}) {
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = shape.cluster[0];
+    attribute.value.clusterDim.y = shape.cluster[1];
+    attribute.value.clusterDim.z = shape.cluster[2];
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  // A CUkernel is accepted wherever a CUfunction is, and runs in the current context.
+  CUresult result = driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(kernel.function),
+                                              args, nullptr);
+  if (result != CUDA_SUCCESS) check_cuda(result, "cuLaunchKernelEx");
+}
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,52 @@
+// Small helpers for GPU tests: checked CUDA runtime calls and an owning device buffer.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace jitfp8::test {
+
+inline void cuda_check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+#define JITFP8_CUDA_CHECK(call) ::jitfp8::test::cuda_check((call), #call)
+
+// Device memory of `count` elements of T, freed on destruction.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    JITFP8_CUDA_CHECK(cudaMalloc(&ptr_, bytes() == 0 ? 1 : bytes()));
+  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(ptr_); }
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+  void upload(const std::vector<T>& host) {
+    JITFP8_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    JITFP8_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  // Fills every byte with `byte` so that elements a kernel fails to write stand out.
+  void poison(unsigned char byte = 0xCD) { JITFP8_CUDA_CHECK(cudaMemset(ptr_, byte, bytes())); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+}  // namespace jitfp8::test

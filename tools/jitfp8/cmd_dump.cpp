@@ -1,0 +1,63 @@
+// jitfp8 dump [--out DIR] [--arch ARCH] OP [field=value ...]
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
+#include "runtime/debug_dump.hpp"
+#include "runtime/kernel_builder.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+
+namespace jitfp8::cli {
+namespace {
+
+// "m=4096" -> {"m": 4096}; "m=1:4096" -> {"m": [1, 4096]}; "pow2_scales=true"; strings as is.
+nlohmann::json field_value(const std::string& text) {
+  if (text == "true" || text == "false") return text == "true";
+  if (auto colon = text.find(':'); colon != std::string::npos)
+    return {parse_int(text.substr(0, colon), "range start"),
+            parse_int(text.substr(colon + 1), "range end")};
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
+    return parse_int(text, "value");
+  return text;
+}
+
+}  // namespace
+
+int run_dump(Args args) {
+  std::string out = args.take("--out").value_or("jitfp8-dump");
+  std::optional<std::string> arch_text = args.take("--arch");
+  std::vector<std::string> rest = args.positional();
+  if (rest.empty()) throw UsageError("needs an operation, e.g. quantize_1x128");
+
+  nlohmann::json op = {{"op", rest[0]}};
+  for (std::size_t i = 1; i < rest.size(); ++i) {
+    auto eq = rest[i].find('=');
+    if (eq == std::string::npos) throw UsageError("expected field=value, got '" + rest[i] + "'");
+    op[rest[i].substr(0, eq)] = field_value(rest[i].substr(eq + 1));
+  }
+  nlohmann::json manifest = {{"model", "dump"}, {"ops", {op}}};
+  ManifestOp parsed = parse_manifest(manifest.dump(), "command line").ops.at(0);
+
+  Arch arch;
+  int sms = 0;
+  if (arch_text) {
+    arch = Arch::parse(*arch_text);
+  } else {
+    auto list = devices();
+    if (list.empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");
+    arch = list.front().arch;
+    sms = list.front().sm_count;
+  }
+  if (sms == 0) sms = arch.major == 9 ? 132 : 108;
+  const detail::OpFamily* family = detail::find_op_family(parsed.op);
+  for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, sms)) {
+    detail::CompileResult compiled = detail::compile_kernel(spec, /*want_ptx=*/true);
+    std::string folder = detail::write_dump(spec, detail::cache_key(spec), compiled, out);
+    fmt::print("{} -> {} ({:.2f} s)\n", spec.display_name(), folder, compiled.seconds);
+  }
+  return 0;
+}
+
+}  // namespace jitfp8::cli

@@ -1,0 +1,30 @@
+// jitfp8 info
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "jitfp8/runtime.hpp"
+
+namespace jitfp8::cli {
+
+int run_info(Args args) {
+  args.positional();
+  int nvrtc = nvrtc_version();
+  fmt::print("libjitfp8 {}\n", library_version());
+  fmt::print("NVRTC     {}.{}\n", nvrtc / 1000, (nvrtc % 1000) / 10);
+  if (auto driver = driver_version())
+    fmt::print("driver    CUDA {}.{}\n", *driver / 1000, (*driver % 1000) / 10);
+  else
+    fmt::print("driver    none (libcuda.so.1 not loadable or no GPU): compile and prewarm only\n");
+  auto list = devices();
+  for (const DeviceInfo& device : list)
+    fmt::print("device {}  {}  {}  {} SMs  {} KiB shared memory per block\n", device.ordinal,
+               device.name, device.arch.name(), device.sm_count,
+               device.max_shared_memory_per_block / 1024);
+  if (list.empty()) fmt::print("devices   none\n");
+  auto roots = cache_roots();
+  for (std::size_t i = 0; i < roots.size(); ++i)
+    fmt::print("cache     {} ({})\n", roots[i], i == 0 ? "read-write" : "read-only lookups");
+  return 0;
+}
+
+}  // namespace jitfp8::cli

@@ -1,0 +1,46 @@
+// jitfp8 prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--quiet] MANIFEST...
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "jitfp8/runtime.hpp"
+
+namespace jitfp8::cli {
+namespace {
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+}  // namespace
+
+int run_prewarm(Args args) {
+  PrewarmOptions options;
+  if (auto arch = args.take("--arch")) options.arch = Arch::parse(*arch);
+  if (auto jobs = args.take("--jobs")) options.jobs = parse_int(*jobs, "--jobs");
+  if (auto sms = args.take("--sms")) options.sm_count = parse_int(*sms, "--sms");
+  if (auto dir = args.take("--cache-dir")) set_cache_roots({*dir});
+  options.progress = !args.take_flag("--quiet");
+  std::vector<std::string> paths = args.positional();
+  if (paths.empty()) throw UsageError("needs at least one MANIFEST");
+
+  std::vector<Manifest> manifests;
+  for (const std::string& path : paths) manifests.push_back(load_manifest(path));
+  PrewarmReport report = prewarm(manifests, options);
+
+  for (const std::string& error : report.errors) fmt::print(stderr, "failed: {}\n", error);
+  auto roots = cache_roots();
+  fmt::print("prewarm: {} kernels: {} compiled, {} already cached, {} failed in {:.2f} s",
+             report.kernels, report.compiled, report.cached, report.failed, report.wall_seconds);
+  if (!report.compile_seconds.empty())
+    fmt::print(" (compile median {:.2f} s, max {:.2f} s)", median(report.compile_seconds),
+               *std::max_element(report.compile_seconds.begin(), report.compile_seconds.end()));
+  fmt::print("\ncache: {}\n", roots.empty() ? "none (no HOME?)" : roots.front());
+  return report.failed == 0 ? 0 : 1;
+}
+
+}  // namespace jitfp8::cli

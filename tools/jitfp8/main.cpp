@@ -1,0 +1,50 @@
+// jitfp8: inspect the runtime, prewarm and manage the kernel cache, dump generated kernels.
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "cli.hpp"
+#include "jitfp8/error.hpp"
+
+namespace {
+
+constexpr std::string_view kUsage = R"(usage: jitfp8 <command> [options]
+
+commands:
+  info                                  library, NVRTC and driver versions, devices, cache roots
+  prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--quiet] MANIFEST...
+                                        compile every kernel the manifests imply (no GPU needed
+                                        with --arch); exit status 1 if any kernel failed
+  cache ls|stats|verify|clear [--cache-dir DIR]
+                                        list entries, summarize, remove bad entries, empty the cache
+  dump [--out DIR] [--arch ARCH] OP [field=value ...]
+                                        write source, options, NVRTC log, PTX, cubin and config of
+                                        the kernels of one operation, e.g.
+                                        jitfp8 dump --arch sm_90a quantize_1x128 x_dtype=bf16
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
+    std::fputs(kUsage.data(), argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string command = argv[1];
+  jitfp8::cli::Args args(std::vector<std::string>(argv + 2, argv + argc));
+  try {
+    if (command == "info") return jitfp8::cli::run_info(args);
+    if (command == "prewarm") return jitfp8::cli::run_prewarm(args);
+    if (command == "cache") return jitfp8::cli::run_cache(args);
+    if (command == "dump") return jitfp8::cli::run_dump(args);
+    std::fprintf(stderr, "jitfp8: unknown command '%s'\n\n%s", command.c_str(), kUsage.data());
+    return 2;
+  } catch (const jitfp8::cli::UsageError& e) {
+    std::fprintf(stderr, "jitfp8 %s: %s\n", command.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}
