@@ -80,6 +80,9 @@ Manifest parse_manifest(const std::string& json_text, const std::string& origin)
   if (!root.contains("model") || !root["model"].is_string())
     bad(origin, "needs a string field 'model'");
   manifest.model = root["model"].get<std::string>();
+  for (const auto& [name, value] : root.items())
+    if (name != "model" && name != "description" && name != "ops")
+      bad(origin, fmt::format("unknown top-level field '{}' (known: model, description, ops)", name));
   if (!root.contains("ops") || !root["ops"].is_array())
     bad(origin, "needs an array field 'ops'");
   for (std::size_t i = 0; i < root["ops"].size(); ++i)

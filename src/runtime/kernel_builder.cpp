@@ -44,18 +44,26 @@ BuiltKernel from_entry(const CacheEntry& entry) {
 
 }  // namespace
 
-Key128 cache_key(const KernelSpec& spec) {
+KeyInputs key_inputs(const KernelSpec& spec) {
+  return KeyInputs{library_version(),   nvrtc_version(),         spec.arch.name(),
+                   nvrtc_options(spec.arch), spec.source(),    spec.name_expression(),
+                   templates_digest()};
+}
+
+Key128 cache_key(const KeyInputs& in) {
   KeyHasher hasher;
   hasher.add("entry_format", std::to_string(kEntryFormatVersion))
-      .add("library_version", library_version())
-      .add("nvrtc_version", std::to_string(nvrtc_version()))
-      .add("arch", spec.arch.name())
-      .add("options", fmt::format("{}", fmt::join(nvrtc_options(spec.arch), "\x1f")))
-      .add("source", spec.source())
-      .add("name_expression", spec.name_expression())
-      .add("templates", templates_digest());
+      .add("library_version", in.library_version)
+      .add("nvrtc_version", std::to_string(in.nvrtc_version))
+      .add("arch", in.arch)
+      .add("options", fmt::format("{}", fmt::join(in.options, "\x1f")))
+      .add("source", in.source)
+      .add("name_expression", in.name_expression)
+      .add("templates", in.templates_digest);
   return hasher.finish();
 }
+
+Key128 cache_key(const KernelSpec& spec) { return cache_key(key_inputs(spec)); }
 
 BuiltKernel build_kernel(const KernelSpec& spec) {
   const Key128 key = cache_key(spec);

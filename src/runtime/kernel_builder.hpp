@@ -10,7 +10,18 @@
 
 namespace jitfp8::detail {
 
-// Everything that changes the binary, and nothing machine-specific.
+// Everything that changes the binary, and nothing machine-specific (no paths, no host names).
+struct KeyInputs {
+  std::string library_version;
+  int nvrtc_version = 0;
+  std::string arch;
+  std::vector<std::string> options;
+  std::string source;
+  std::string name_expression;
+  std::string templates_digest;
+};
+KeyInputs key_inputs(const KernelSpec& spec);
+Key128 cache_key(const KeyInputs& inputs);
 Key128 cache_key(const KernelSpec& spec);
 
 struct BuiltKernel {

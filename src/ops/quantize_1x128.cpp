@@ -1,0 +1,201 @@
+// jitfp8::quantize_1x128: argument validation, kernel spec, dispatch memo and launch.
+#include "ops/quantize_1x128.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/quant.hpp"
+#include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/launch.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr std::string_view kFunction = "quantize_1x128";
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+bool x_dtype_supported(DType dtype) { return dtype == DType::bf16 || dtype == DType::f32; }
+
+// Byte range [begin, end) of a buffer, for the overlap checks.
+struct Range {
+  unsigned __int128 begin = 0, end = 0;
+};
+Range range_of(const void* p, std::int64_t bytes) {
+  const auto begin = static_cast<unsigned __int128>(reinterpret_cast<std::uintptr_t>(p));
+  return {begin, begin + static_cast<unsigned __int128>(bytes)};
+}
+bool overlaps(const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; }
+
+// Every rule of quant.hpp, before anything is compiled or launched. Returns the row stride.
+std::int64_t validate(const Quantize1x128Args& a) {
+  if (!x_dtype_supported(a.x_dtype))
+    fail_argument(kFunction, "x_dtype", std::string(dtype_name(a.x_dtype)), "must be bf16 or f32");
+  const std::int64_t elem = a.x_dtype == DType::bf16 ? 2 : 4;
+  const std::int64_t stride_multiple = 16 / elem;
+
+  require_aligned(a.x, 16, kFunction, "x");
+  require(a.m >= 1, kFunction, "m", a.m, "must be >= 1");
+  require(a.m <= kInt32Max, kFunction, "m", a.m, "must be < 2^31");
+  require(a.k >= 16, kFunction, "k", a.k, "must be >= 16");
+  require(a.k % 16 == 0, kFunction, "k", a.k,
+          "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+  require(a.k <= kInt32Max, kFunction, "k", a.k, "must be < 2^31");
+  require(a.x_row_stride == 0 || a.x_row_stride >= a.k, kFunction, "x_row_stride", a.x_row_stride,
+          "must be 0 (contiguous) or >= k");
+  const std::int64_t stride = a.x_row_stride == 0 ? a.k : a.x_row_stride;
+  require(stride % stride_multiple == 0, kFunction, "x_row_stride", a.x_row_stride,
+          fmt::format("must be a multiple of {} elements for {} x (16-byte aligned rows)",
+                      stride_multiple, dtype_name(a.x_dtype)));
+  require_aligned(a.q, 16, kFunction, "q");
+  require_aligned(a.scales, 16, kFunction, "scales");
+
+  const Scales1x128Layout layout{a.m, a.k};
+  // The kernel numbers tiles with 32-bit indices; m, k < 2^31 keep every product below in int64.
+  require(a.m * layout.k_blocks() <= kInt32Max, kFunction, "m", a.m,
+          fmt::format("m * ceil(k / 128) = {} tiles must be < 2^31 (k = {})",
+                      a.m * layout.k_blocks(), a.k));
+  const unsigned __int128 x_elems =
+      static_cast<unsigned __int128>(a.m - 1) * static_cast<unsigned __int128>(stride) +
+      static_cast<unsigned __int128>(a.k);
+  const unsigned __int128 x_bytes = x_elems * static_cast<unsigned __int128>(elem);
+  if (x_bytes > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()))
+    fail_argument(kFunction, "x_row_stride", std::to_string(stride),
+                  fmt::format("(m - 1) * x_row_stride + k elements overflows 64 bits (m = {}, k = {})",
+                              a.m, a.k));
+
+  require(a.scales_capacity >= layout.numel(), kFunction, "scales_capacity", a.scales_capacity,
+          fmt::format("must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
+                      layout.numel()));
+  if (!(std::isfinite(a.eps) && a.eps > 0.0f))
+    fail_argument(kFunction, "eps", fmt::format("{}", a.eps), "must be finite and > 0");
+
+  const Range x_range = range_of(a.x, static_cast<std::int64_t>(x_bytes));
+  const Range q_range = range_of(a.q, a.m * a.k);
+  const Range s_range = range_of(a.scales, layout.numel() * 4);
+  if (overlaps(q_range, x_range))
+    fail_argument(kFunction, "q", fmt::format("{}", a.q), "must not overlap x");
+  if (overlaps(s_range, x_range))
+    fail_argument(kFunction, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
+                  "must not overlap x");
+  if (overlaps(s_range, q_range))
+    fail_argument(kFunction, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
+                  "must not overlap q");
+  return stride;
+}
+
+struct PlanKey {
+  std::int32_t device = 0;
+  std::uint8_t x_dtype = 0;
+  std::uint8_t pow2_scales = 0;
+  std::uint8_t reserved[2] = {0, 0};
+};
+static_assert(sizeof(PlanKey) == 8, "PlanKey must have no padding");
+
+struct Plan {
+  const LoadedKernel* kernel = nullptr;
+  Quantize1x128Config config;
+};
+
+DispatchCache<PlanKey, Plan>& plan_cache() {
+  static DispatchCache<PlanKey, Plan> cache;
+  return cache;
+}
+
+}  // namespace
+
+Quantize1x128Config quantize_1x128_config(DType x_dtype) {
+  // 64 bytes of x in flight per thread either way: 4 tiles x 16 B (bf16), 2 tiles x 32 B (fp32).
+  // sm_90a: 57 registers (bf16) / 42 (fp32), no spills.
+  Quantize1x128Config config;
+  config.block_threads = 256;
+  config.tiles_in_flight = x_dtype == DType::bf16 ? 4 : 2;
+  return config;
+}
+
+KernelSpec quantize_1x128_spec(DType x_dtype, bool pow2_scales, const Arch& arch) {
+  if (!x_dtype_supported(x_dtype))
+    fail_argument(kFunction, "x_dtype", std::string(dtype_name(x_dtype)), "must be bf16 or f32");
+  if (arch.number() < 89)
+    throw Error(ErrorCode::unsupported,
+                fmt::format("quantize_1x128: arch {} has no e4m3 conversion (needs sm_89 or newer)",
+                            arch.name()));
+  const Quantize1x128Config config = quantize_1x128_config(x_dtype);
+  KernelSpec spec;
+  spec.family = "quantize_1x128";
+  spec.header = "quant/quantize_1x128.cuh";
+  spec.kernel = "jitfp8::quantize_1x128_kernel";
+  spec.template_args = {x_dtype == DType::bf16 ? "true" : "false", pow2_scales ? "true" : "false",
+                        std::to_string(config.block_threads),
+                        std::to_string(config.tiles_in_flight)};
+  spec.arch = arch;
+  spec.dynamic_smem_bytes = 0;
+  spec.config = {
+      {"x_dtype", std::string(dtype_name(x_dtype))},
+      {"pow2_scales", pow2_scales},
+      {"tile", {1, 128}},
+      {"block_threads", config.block_threads},
+      {"tiles_in_flight", config.tiles_in_flight},
+      {"tiles_per_block", config.tiles_per_block()},
+  };
+  return spec;
+}
+
+std::vector<KernelSpec> quantize_1x128_specs_for(const ManifestOp& op, const Arch& arch,
+                                                 int /*sm_count*/) {
+  DType dtype;
+  if (op.x_dtype == "bf16") {
+    dtype = DType::bf16;
+  } else if (op.x_dtype == "f32") {
+    dtype = DType::f32;
+  } else {
+    throw Error(ErrorCode::manifest_error,
+                fmt::format("quantize_1x128: x_dtype \"{}\" must be \"bf16\" or \"f32\"",
+                            op.x_dtype));
+  }
+  return {quantize_1x128_spec(dtype, op.pow2_scales, arch)};
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+void quantize_1x128(const Quantize1x128Args& args, Stream stream) {
+  using namespace detail;
+  const std::int64_t stride = validate(args);
+
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.x_dtype = static_cast<std::uint8_t>(args.x_dtype);
+  key.pow2_scales = args.pow2_scales ? 1 : 0;
+  const Plan& plan = plan_cache().get_or_make(key, [&] {
+    Plan made;
+    made.config = quantize_1x128_config(args.x_dtype);
+    made.kernel = &get_kernel(device.device, quantize_1x128_spec(args.x_dtype, args.pow2_scales,
+                                                                 device.arch));
+    return made;
+  });
+
+  const std::int64_t tiles = args.m * ceil_div(args.k, 128);
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(ceil_div(tiles, plan.config.tiles_per_block())), 1, 1};
+  shape.block = {static_cast<unsigned>(plan.config.block_threads), 1, 1};
+
+  const void* x = args.x;
+  long long x_row_stride = stride;
+  void* q = args.q;
+  float* scales = args.scales;
+  int m = static_cast<int>(args.m);
+  int k = static_cast<int>(args.k);
+  float eps = args.eps;
+  void* kernel_args[] = {&x, &x_row_stride, &q, &scales, &m, &k, &eps};
+  launch(*plan.kernel, shape, stream, kernel_args);
+}
+
+}  // namespace jitfp8

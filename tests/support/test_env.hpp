@@ -1,0 +1,40 @@
+// Helpers for CPU tests: scratch directories, running the CLI, a cache root per test.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace jitfp8::test {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Points the library's cache at `roots` for the lifetime of the object.
+class ScopedCacheRoots {
+ public:
+  explicit ScopedCacheRoots(const std::vector<std::string>& roots);
+  ~ScopedCacheRoots();
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+// Runs a shell command line and captures its output.
+CommandResult run_command(const std::string& command);
+
+void write_text_file(const std::string& path, const std::string& text);
+std::string read_text_file(const std::string& path);
+
+}  // namespace jitfp8::test

@@ -1,0 +1,180 @@
+// The jitfp8 CLI and manifests: prewarm twice, many processes at once, cache admin, bad input.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <regex>
+
+#include <catch2/catch.hpp>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
+#include "support/test_env.hpp"
+
+using namespace jitfp8;
+
+namespace {
+
+const std::string kCli = JITFP8_CLI;
+
+// Four distinct kernels (two dtypes x two scale kinds), some listed twice.
+const char* kManifest = R"({
+  "model": "test",
+  "ops": [
+    {"op": "quantize_1x128", "m": [1, 4096], "k": 7168, "x_dtype": "bf16"},
+    {"op": "quantize_1x128", "m": 128, "k": 1536, "x_dtype": "bf16"},
+    {"op": "quantize_1x128", "k": 7168, "x_dtype": "f32"},
+    {"op": "quantize_1x128", "k": 7168, "x_dtype": "bf16", "pow2_scales": true},
+    {"op": "quantize_1x128", "k": 7168, "x_dtype": "f32", "pow2_scales": true}
+  ]
+})";
+
+struct Summary {
+  int kernels = -1, compiled = -1, cached = -1, failed = -1;
+};
+Summary parse_summary(const std::string& output) {
+  std::smatch match;
+  static const std::regex pattern(
+      R"(prewarm: (\d+) kernels: (\d+) compiled, (\d+) already cached, (\d+) failed)");
+  Summary summary;
+  if (std::regex_search(output, match, pattern))
+    summary = {std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3]),
+               std::stoi(match[4])};
+  return summary;
+}
+
+}  // namespace
+
+TEST_CASE("prewarm twice: the second run finds everything cached", "[cli]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "m.json", kManifest);
+  std::string command =
+      kCli + " prewarm --quiet --arch sm_90a --cache-dir " + dir.path() + "/c " + dir / "m.json";
+  auto first = test::run_command(command);
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  Summary one = parse_summary(first.output);
+  CHECK(one.kernels == 4);
+  CHECK(one.compiled == 4);
+  auto second = test::run_command(command);
+  INFO(second.output);
+  REQUIRE(second.exit_code == 0);
+  Summary two = parse_summary(second.output);
+  CHECK(two.cached == 4);
+  CHECK(two.compiled == 0);
+
+  auto stats = test::run_command(kCli + " cache stats --cache-dir " + dir.path() + "/c");
+  CHECK(stats.output.find("entries: 4 (0 invalid)") != std::string::npos);
+}
+
+TEST_CASE("many processes prewarming one empty cache compile each kernel once", "[cli][lock]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "m.json", kManifest);
+  constexpr int kProcesses = 8;
+  std::string command = kCli + " prewarm --quiet --jobs 2 --arch sm_90a --cache-dir " +
+                        dir.path() + "/c " + dir / "m.json";
+  std::vector<FILE*> pipes;
+  for (int i = 0; i < kProcesses; ++i) pipes.push_back(::popen((command + " 2>&1").c_str(), "r"));
+  int total_compiled = 0, total_cached = 0;
+  for (FILE* pipe : pipes) {
+    REQUIRE(pipe != nullptr);
+    std::string output;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+    int status = ::pclose(pipe);
+    INFO(output);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    Summary summary = parse_summary(output);
+    CHECK(summary.failed == 0);
+    total_compiled += summary.compiled;
+    total_cached += summary.cached;
+  }
+  CHECK(total_compiled == 4);  // the per-key lock: nobody compiled what another was compiling
+  CHECK(total_cached == kProcesses * 4 - 4);
+  test::ScopedCacheRoots roots({dir / "c"});
+  auto entries = cache_entries();
+  CHECK(entries.size() == 4);
+  for (const CacheEntryInfo& entry : entries) CHECK(entry.valid);
+}
+
+TEST_CASE("cache verify removes bad entries; clear empties the cache", "[cli]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "m.json", kManifest);
+  std::string cache = dir / "c";
+  REQUIRE(test::run_command(kCli + " prewarm --quiet --arch sm_90a --cache-dir " + cache + " " +
+                            dir / "m.json")
+              .exit_code == 0);
+  std::string victim;
+  {
+    test::ScopedCacheRoots roots({cache});
+    victim = cache_entries().front().path;
+  }
+  REQUIRE(test::run_command("truncate -s 100 " + victim).exit_code == 0);
+  auto ls = test::run_command(kCli + " cache ls --cache-dir " + cache);
+  CHECK(ls.output.find("INVALID") != std::string::npos);
+  auto verify = test::run_command(kCli + " cache verify --cache-dir " + cache);
+  INFO(verify.output);
+  CHECK(verify.exit_code == 0);
+  CHECK(verify.output.find("removed 1 entries") != std::string::npos);
+  auto clear = test::run_command(kCli + " cache clear --cache-dir " + cache);
+  CHECK(clear.output.find("removed 3 entries") != std::string::npos);
+  auto stats = test::run_command(kCli + " cache stats --cache-dir " + cache);
+  CHECK(stats.output.find("entries: 0") != std::string::npos);
+}
+
+TEST_CASE("malformed manifests give clear errors", "[manifest]") {
+  auto error_of = [](const std::string& text) -> std::string {
+    try {
+      parse_manifest(text, "m.json");
+    } catch (const Error& error) {
+      CHECK(error.code() == ErrorCode::manifest_error);
+      return error.what();
+    }
+    return "no error";
+  };
+  CHECK_THAT(error_of("{"), Catch::Contains("m.json: not valid JSON"));
+  CHECK_THAT(error_of("[]"), Catch::Contains("top level must be a JSON object"));
+  CHECK_THAT(error_of(R"({"ops": []})"), Catch::Contains("'model'"));
+  CHECK_THAT(error_of(R"({"model": "x"})"), Catch::Contains("'ops'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "nope"}]})"),
+             Catch::Contains("ops[0].op: unknown operation 'nope'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "kk": 1}]})"),
+             Catch::Contains("unknown field 'kk'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "m": [5, 1]}]})"),
+             Catch::Contains("ops[0].m: min must not exceed max"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "k": -3}]})"),
+             Catch::Contains("ops[0].k: must be in [1, 2^31]"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "k": 1.5}]})"),
+             Catch::Contains("ops[0].k: must be an integer"));
+
+  Manifest ok = parse_manifest(kManifest);
+  CHECK(ok.model == "test");
+  REQUIRE(ok.ops.size() == 5);
+  CHECK(ok.ops[0].m_min == 1);
+  CHECK(ok.ops[0].m_max == 4096);
+  CHECK(ok.ops[3].pow2_scales);
+}
+
+TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "bad.json", "{\"model\": 1}");
+  auto bad_manifest = test::run_command(kCli + " prewarm --arch sm_90a --cache-dir " +
+                                        dir.path() + " " + dir / "bad.json");
+  CHECK(bad_manifest.exit_code == 1);
+  CHECK(bad_manifest.output.find("bad.json: needs a string field 'model'") != std::string::npos);
+  CHECK(test::run_command(kCli + " prewarm --arch sm_90a " + dir / "missing.json").exit_code ==
+        1);
+  CHECK(test::run_command(kCli + " prewarm --arch sm_9 x.json").exit_code == 1);
+  CHECK(test::run_command(kCli + " prewarm --jobs").exit_code == 2);
+  CHECK(test::run_command(kCli + " frobnicate").exit_code == 2);
+  CHECK(test::run_command(kCli + " cache defrag").exit_code == 2);
+}
+
+TEST_CASE("the shipped manifests parse and prewarm offline", "[manifest][cli]") {
+  test::TempDir dir;
+  for (const char* name : {"deepseek-v3.json", "qwen3-30b-a3b.json"}) {
+    INFO(name);
+    std::string path = std::string(JITFP8_SOURCE_DIR) + "/kernels_cache/" + name;
+    CHECK_NOTHROW(load_manifest(path));
+  }
+}

@@ -1,0 +1,63 @@
+// In-process building blocks: one build per key under contention; memoized dispatch.
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/once_map.hpp"
+
+using namespace jitfp8::detail;
+
+TEST_CASE("OnceMap builds each key once while many threads ask", "[concurrency]") {
+  OnceMap<int, int> map;
+  std::atomic<int> builds{0};
+  std::vector<std::thread> threads;
+  std::atomic<bool> go{false};
+  for (int t = 0; t < 16; ++t)
+    threads.emplace_back([&, t] {
+      while (!go) std::this_thread::yield();
+      for (int i = 0; i < 200; ++i) {
+        int key = (i + t) % 10;
+        const int& value = map.get(key, [&] {
+          ++builds;
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+          return key * 3;
+        });
+        REQUIRE(value == key * 3);
+      }
+    });
+  go = true;
+  for (auto& thread : threads) thread.join();
+  CHECK(builds == 10);
+}
+
+TEST_CASE("OnceMap forgets failed builds so that a later call retries", "[concurrency]") {
+  OnceMap<int, int> map;
+  int attempts = 0;
+  CHECK_THROWS(map.get(1, [&]() -> int {
+    ++attempts;
+    throw std::runtime_error("boom");
+  }));
+  CHECK(map.get(1, [&] { return ++attempts; }) == 2);
+  CHECK(map.get(1, [&] { return 99; }) == 2);
+}
+
+TEST_CASE("DispatchCache memoizes by the bytes of a POD key", "[concurrency]") {
+  struct Key {
+    int device;
+    long long n, k;
+  };
+  DispatchCache<Key, int> cache;
+  int makes = 0;
+  Key a{};
+  a.device = 0;
+  a.n = 4096;
+  a.k = 7168;
+  CHECK(cache.get_or_make(a, [&] { return ++makes; }) == 1);
+  CHECK(cache.get_or_make(a, [&] { return ++makes; }) == 1);
+  Key b = a;
+  b.device = 1;
+  CHECK(cache.get_or_make(b, [&] { return ++makes; }) == 2);
+}

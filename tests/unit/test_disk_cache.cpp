@@ -1,0 +1,310 @@
+// The on-disk cache: entry format, round trip, rejection and rebuild of bad entries, trust.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/quantize_1x128.hpp"
+#include "runtime/cache_entry.hpp"
+#include "runtime/disk_cache.hpp"
+#include "runtime/kernel_builder.hpp"
+#include "support/test_env.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+namespace fs = std::filesystem;
+
+namespace {
+
+KernelSpec spec_bf16() { return quantize_1x128_spec(DType::bf16, false, Arch::parse("sm_90a")); }
+
+CacheEntry sample_entry() {
+  CacheEntry entry;
+  entry.key = Key128{0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+  entry.metadata = R"({"kernel":"k","lowered_name":"_Z1kv"})";
+  for (int i = 0; i < 1000; ++i) entry.payload.push_back(static_cast<char>(i * 7));
+  return entry;
+}
+
+std::string as_string(const std::vector<char>& bytes) { return {bytes.begin(), bytes.end()}; }
+
+std::uint64_t compiles() { return runtime_stats().compiles; }
+
+void overwrite(const std::string& path, const std::string& bytes) {
+  fs::remove(path);
+  test::write_text_file(path, bytes);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+}  // namespace
+
+TEST_CASE("entries encode and decode", "[cache]") {
+  CacheEntry entry = sample_entry();
+  std::string bytes = as_string(encode_entry(entry));
+  REQUIRE(bytes.size() == kEntryHeaderSize + entry.metadata.size() + entry.payload.size());
+  REQUIRE_FALSE(entry_problem(bytes, entry.key));
+  CacheEntry back = decode_entry(bytes);
+  CHECK(back.key == entry.key);
+  CHECK(back.metadata == entry.metadata);
+  CHECK(back.payload == entry.payload);
+}
+
+TEST_CASE("damaged entries are recognized", "[cache]") {
+  CacheEntry entry = sample_entry();
+  const std::string good = as_string(encode_entry(entry));
+
+  SECTION("every truncation") {
+    for (std::size_t size = 0; size < good.size(); ++size)
+      CHECK(entry_problem(good.substr(0, size), entry.key));
+  }
+  SECTION("every single bit flip") {
+    for (std::size_t byte = 0; byte < good.size(); ++byte)
+      for (int bit = 0; bit < 8; ++bit) {
+        std::string bad = good;
+        bad[byte] = static_cast<char>(bad[byte] ^ (1 << bit));
+        if (byte >= 56 && byte < 64) continue;  // the reserved field is not checked
+        INFO("byte " << byte << " bit " << bit);
+        CHECK(entry_problem(bad, entry.key));
+      }
+  }
+  SECTION("trailing bytes, zero length, wrong magic, version and key") {
+    CHECK(entry_problem(good + "x", entry.key));
+    CHECK(entry_problem("", entry.key));
+    std::string wrong_magic = good;
+    wrong_magic[0] = 'X';
+    CHECK(*entry_problem(wrong_magic, entry.key) == "wrong magic");
+    std::string wrong_version = good;
+    wrong_version[8] = 2;
+    CHECK(entry_problem(wrong_version, entry.key)->find("format version") != std::string::npos);
+    Key128 other = entry.key;
+    other.low ^= 1;
+    CHECK(entry_problem(good, other)->find("key") != std::string::npos);
+  }
+  SECTION("an empty payload is not an entry") {
+    CacheEntry empty = entry;
+    empty.payload.clear();
+    CHECK(entry_problem(as_string(encode_entry(empty)), empty.key));
+  }
+}
+
+TEST_CASE("publish then lookup round trip, with 0700 directories", "[cache]") {
+  test::TempDir dir;
+  std::string root = dir / "cache";
+  test::ScopedCacheRoots roots({root});
+  CacheEntry entry = sample_entry();
+  REQUIRE_FALSE(cache_lookup(entry.key));
+  REQUIRE(cache_publish(entry));
+  auto found = cache_lookup(entry.key);
+  REQUIRE(found);
+  CHECK(found->payload == entry.payload);
+  for (std::string path : {root, root + "/v1", root + "/v1/01"}) {
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+  }
+  // No temporary file is left behind.
+  for (const auto& item : fs::directory_iterator(root + "/v1/01"))
+    CHECK(item.path().filename().string().rfind(".tmp-", 0) != 0);
+}
+
+TEST_CASE("build_kernel: compile once, then hit; a copied cache still hits", "[cache][nvrtc]") {
+  test::TempDir dir;
+  std::string root = dir / "cache";
+  {
+    test::ScopedCacheRoots roots({root});
+    auto before = compiles();
+    BuiltKernel first = build_kernel(spec_bf16());
+    CHECK_FALSE(first.from_cache);
+    CHECK(compiles() == before + 1);
+    BuiltKernel second = build_kernel(spec_bf16());
+    CHECK(second.from_cache);
+    CHECK(second.cubin == first.cubin);
+    CHECK(second.lowered_name == first.lowered_name);
+    CHECK(compiles() == before + 1);
+  }
+  REQUIRE(test::run_command("cp -a " + root + " " + dir.path() + "/moved").exit_code == 0);
+  test::ScopedCacheRoots moved({dir / "moved"});
+  auto before = compiles();
+  CHECK(build_kernel(spec_bf16()).from_cache);
+  CHECK(compiles() == before);
+}
+
+TEST_CASE("bad entries on disk are never loaded: rebuilt and replaced", "[cache][nvrtc]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  BuiltKernel original = build_kernel(spec_bf16());
+  std::string path = entry_path(dir / "cache", original.key);
+  const std::string good = test::read_text_file(path);
+
+  std::mt19937 random(42);
+  std::vector<std::pair<std::string, std::string>> damages = {
+      {"truncated", good.substr(0, good.size() / 2)},
+      {"zero-length", ""},
+      {"wrong magic", "XXXXXXXX" + good.substr(8)},
+  };
+  std::string flipped = good;
+  flipped[kEntryHeaderSize + random() % (good.size() - kEntryHeaderSize)] ^= 0x10;
+  damages.push_back({"bit flip", flipped});
+  std::string wrong_version = good;
+  wrong_version[8] = 9;
+  damages.push_back({"wrong version", wrong_version});
+  // A whole valid entry of another kernel stored under this key's name.
+  CacheEntry other = decode_entry(good);
+  other.key.low ^= 1;
+  damages.push_back({"wrong key", as_string(encode_entry(other))});
+
+  for (const auto& [name, bytes] : damages) {
+    INFO(name);
+    overwrite(path, bytes);
+    auto before = compiles();
+    BuiltKernel rebuilt = build_kernel(spec_bf16());
+    CHECK_FALSE(rebuilt.from_cache);
+    CHECK(rebuilt.cubin == original.cubin);
+    CHECK(compiles() == before + 1);
+    // ... and the entry was replaced by a valid one.
+    CHECK_FALSE(entry_problem(test::read_text_file(path), original.key));
+  }
+}
+
+TEST_CASE("a failed compile publishes nothing and says what failed", "[cache][nvrtc]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  KernelSpec broken = spec_bf16();
+  broken.template_args.push_back("this_is_not_a_type");
+  try {
+    build_kernel(broken);
+    FAIL("compile should have failed");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::compile_failed);
+    std::string message = error.what();
+    CHECK(message.find(broken.display_name()) != std::string::npos);
+    CHECK(message.find("--gpu-architecture=sm_90a") != std::string::npos);
+    CHECK(message.find("this_is_not_a_type") != std::string::npos);  // from the NVRTC log
+  }
+  CHECK(cache_entries().empty());
+}
+
+TEST_CASE("untrusted cache directories are refused and never written", "[cache][nvrtc]") {
+  test::TempDir dir;
+  std::string root = dir / "cache";
+  BuiltKernel built;
+  {
+    test::ScopedCacheRoots roots({root});
+    built = build_kernel(spec_bf16());
+  }
+  std::string shard = fs::path(entry_path(root, built.key)).parent_path().string();
+  test::ScopedCacheRoots roots({root});
+
+  SECTION("world-writable directory") {
+    fs::permissions(shard, fs::perms::others_write, fs::perm_options::add);
+    auto before = compiles();
+    CHECK_FALSE(build_kernel(spec_bf16()).from_cache);
+    CHECK(compiles() == before + 1);
+    CHECK_FALSE(cache_publish(CacheEntry{built.key, "{}", built.cubin}));
+  }
+  SECTION("group-writable entry") {
+    fs::permissions(entry_path(root, built.key), fs::perms::group_write, fs::perm_options::add);
+    CHECK_FALSE(build_kernel(spec_bf16()).from_cache);
+  }
+  SECTION("symlinked entry") {
+    std::string path = entry_path(root, built.key);
+    fs::rename(path, dir / "elsewhere.kernel");
+    fs::create_symlink(dir / "elsewhere.kernel", path);
+    CHECK_FALSE(cache_lookup(built.key));
+  }
+  SECTION("entry owned by another user (needs root to set up)") {
+    if (::geteuid() != 0) {
+      WARN("not root: cannot chown, skipping the foreign-owner case");
+      return;
+    }
+    REQUIRE(::chown(entry_path(root, built.key).c_str(), 65534, 65534) == 0);
+    CHECK_FALSE(cache_lookup(built.key));
+    REQUIRE(::chown(shard.c_str(), 65534, 65534) == 0);
+    CHECK_FALSE(cache_lookup(built.key));
+  }
+}
+
+TEST_CASE("a read-only cache is read; compiling then works in memory", "[cache][nvrtc]") {
+  test::TempDir dir;
+  std::string root = dir / "cache";
+  BuiltKernel built;
+  {
+    test::ScopedCacheRoots roots({root});
+    built = build_kernel(spec_bf16());
+  }
+  // Make it like a cache prewarmed into an image: readable by all, writable by none.
+  REQUIRE(test::run_command("chmod -R a+rX,a-w " + root + " && chmod a+x " + dir.path())
+              .exit_code == 0);
+  KernelSpec other = quantize_1x128_spec(DType::f32, true, Arch::parse("sm_90a"));
+
+  auto check_read_only = [&] {
+    test::ScopedCacheRoots roots({root});
+    if (!build_kernel(spec_bf16()).from_cache) return 1;
+    BuiltKernel fresh = build_kernel(other);  // cannot be published: compiled in memory
+    if (fresh.from_cache || fresh.cubin.empty()) return 2;
+    if (cache_lookup(cache_key(other))) return 3;
+    return 0;
+  };
+  if (::geteuid() != 0) {
+    CHECK(check_read_only() == 0);
+    return;
+  }
+  // As root permissions do not bind: run the check as an unprivileged user, which must still
+  // trust the root-owned entries.
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+    ::setenv("HOME", "/nonexistent", 1);
+    ::_exit(check_read_only());
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("multiple roots: the first is written, later ones are read", "[cache][nvrtc]") {
+  test::TempDir dir;
+  BuiltKernel built;
+  {
+    test::ScopedCacheRoots roots({dir / "team"});
+    built = build_kernel(spec_bf16());
+  }
+  test::ScopedCacheRoots roots({dir / "mine", dir / "team"});
+  auto before = compiles();
+  CHECK(build_kernel(spec_bf16()).from_cache);
+  CHECK(compiles() == before);
+  CHECK_FALSE(fs::exists(entry_path(dir / "mine", built.key)));
+}
+
+TEST_CASE("cache roots come from the environment", "[cache]") {
+  struct SavedEnv {
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+    SavedEnv() {
+      for (const char* name : {"JITFP8_CACHE_DIR", "XDG_CACHE_HOME", "HOME"}) {
+        const char* value = std::getenv(name);
+        saved.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+      }
+    }
+    ~SavedEnv() {
+      for (const auto& [name, value] : saved)
+        value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
+    }
+  } restore;
+  ::setenv("JITFP8_CACHE_DIR", "/a/b:/c//:", 1);
+  CHECK(cache_roots() == std::vector<std::string>{"/a/b", "/c"});
+  ::unsetenv("JITFP8_CACHE_DIR");
+  ::setenv("XDG_CACHE_HOME", "/x", 1);
+  CHECK(cache_roots() == std::vector<std::string>{"/x/jitfp8"});
+  ::unsetenv("XDG_CACHE_HOME");
+  ::setenv("HOME", "/home/u", 1);
+  CHECK(cache_roots() == std::vector<std::string>{"/home/u/.cache/jitfp8"});
+}

@@ -1,0 +1,57 @@
+// Every kernel family compiles for sm_90a with NVRTC, from the embedded templates alone.
+#include <catch2/catch.hpp>
+
+#include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+#include "runtime/template_source.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+
+TEST_CASE("templates are embedded", "[nvrtc]") {
+  const auto& files = embedded_templates();
+  REQUIRE_FALSE(files.empty());
+  bool found = false;
+  for (const TemplateFile& file : files) {
+    found |= file.path == "quant/quantize_1x128.cuh";
+    CHECK_FALSE(file.text.empty());
+    // Self-contained: no toolkit or standard headers.
+    CHECK(file.text.find("#include <") == std::string::npos);
+  }
+  CHECK(found);
+}
+
+TEST_CASE("every op family compiles for sm_90a", "[nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  for (std::string_view name : op_family_names()) {
+    ManifestOp op;
+    op.op = std::string(name);
+    op.m_min = 1;
+    op.m_max = 8192;
+    op.n = 4096;
+    op.k = 7168;
+    op.groups = 8;
+    for (const KernelSpec& spec : find_op_family(name)->specs_for(op, arch, 132)) {
+      INFO(spec.display_name());
+      CompileResult result = compile_kernel(spec);
+      CHECK(result.cubin.size() > 0);
+      CHECK_FALSE(result.lowered_name.empty());
+      // ptxas' report is in the log: no spills, no local memory.
+      CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+      CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("compiling for another architecture on request", "[nvrtc]") {
+  ManifestOp op;
+  op.op = "quantize_1x128";
+  for (const char* target : {"sm_90", "sm_100a"}) {
+    for (const KernelSpec& spec :
+         find_op_family("quantize_1x128")->specs_for(op, Arch::parse(target), 132)) {
+      INFO(spec.display_name());
+      CHECK(compile_kernel(spec).cubin.size() > 0);
+    }
+  }
+}

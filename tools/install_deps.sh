@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what building libjitfp8 needs beyond the CUDA toolkit, from Debian/Ubuntu packages:
+# CMake, Ninja, fmt, nlohmann/json, Catch2 (v2) and xxHash. Does nothing when all are present.
+set -euo pipefail
+packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev catch2 libxxhash-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null && [ ! -e /usr/local/cuda/include/nvrtc.h ]; then
+  echo "the CUDA toolkit (NVRTC and cuda.h) is required: install it, e.g. under /usr/local/cuda" >&2
+  exit 1
+fi
