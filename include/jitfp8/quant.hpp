@@ -3,25 +3,10 @@
 
 #include <cstdint>
 
+#include "jitfp8/layouts.hpp"
 #include "jitfp8/types.hpp"
 
 namespace jitfp8 {
-
-// Number of 128-wide blocks along a dimension of `size` elements.
-constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-constexpr std::int64_t align_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
-
-// Layout of per-1x128-tile scales of an (M, K) operand, as the GEMMs read them through TMA:
-// MN-major, one row of `row_stride()` floats per 128-wide K block, M padded to a multiple of 4
-// so every row starts 16-byte aligned. scale(m, kb) lives at index kb * row_stride() + m.
-// The padding entries (m >= M) are written as 0.
-struct Scales1x128Layout {
-  std::int64_t m = 0;
-  std::int64_t k = 0;
-  std::int64_t row_stride() const { return align_up(m, 4); }
-  std::int64_t k_blocks() const { return ceil_div(k, 128); }
-  std::int64_t numel() const { return k_blocks() * row_stride(); }
-};
 
 // x (M, K) bf16 or fp32, row-major, rows `x_row_stride` elements apart
 //   -> q (M, K) e4m3, contiguous rows of K bytes, and scales in Scales1x128Layout.
@@ -33,7 +18,11 @@ struct Scales1x128Layout {
 // so that x ~= q * s. Rules: M >= 1, K >= 16 and K % 16 == 0 (the fp8 rows must be 16-byte
 // strided for TMA), x 16-byte aligned with x_row_stride % 8 == 0 (bf16) or % 4 == 0 (fp32),
 // q 16-byte aligned, scales 16-byte aligned with at least Scales1x128Layout::numel() floats,
-// eps > 0 and finite.
+// eps finite and >= 448 * 2^-126 (so every scale is a normal float with a finite reciprocal).
+// Special values: NaN elements are ignored by the max and encode as 0x7F (NaN); an Inf element
+// makes its tile's scale Inf, so 1/s = 0: the tile's finite elements encode as +-0 and the Inf
+// itself as 0x7F; values beyond the e4m3 range saturate to +-448; subnormal e4m3 results are
+// kept (round to nearest even). An all-zero tile gets scale eps / 448 and zero codes.
 struct Quantize1x128Args {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;

@@ -1,5 +1,6 @@
 #include "ops/op_family.hpp"
 
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/quantize_1x128.hpp"
 
 namespace jitfp8::detail {
@@ -7,6 +8,7 @@ namespace {
 
 constexpr OpFamily kFamilies[] = {
     {"quantize_1x128", &quantize_1x128_specs_for},
+    {"gemm_fp8_nt", &gemm_fp8_nt_specs_for},
 };
 
 }  // namespace

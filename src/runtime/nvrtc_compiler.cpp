@@ -32,7 +32,7 @@ std::string program_log(nvrtcProgram program) {
   if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
   std::string log(size, '\0');
   nvrtcGetProgramLog(program, log.data());
-  log.resize(size - 1);
+  while (!log.empty() && log.back() == '\0') log.pop_back();
   return log;
 }
 

@@ -17,6 +17,8 @@ class Args {
   bool take_flag(const std::string& name);
   // What remains once options are taken; throws UsageError on an unknown "--option".
   std::vector<std::string> positional() const;
+  // Everything, options included, for commands that pass their arguments on.
+  std::vector<std::string> positional_unchecked() const { return args_; }
 
  private:
   std::vector<std::string> args_;
@@ -32,5 +34,6 @@ int run_info(Args args);
 int run_prewarm(Args args);
 int run_cache(Args args);
 int run_dump(Args args);
+int run_bench(Args args);
 
 }  // namespace jitfp8::cli

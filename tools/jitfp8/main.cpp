@@ -22,6 +22,8 @@ commands:
                                         write source, options, NVRTC log, PTX, cubin and config of
                                         the kernels of one operation, e.g.
                                         jitfp8 dump --arch sm_90a quantize_1x128 x_dtype=bf16
+  bench gemm|quant [--shapes ...] [--iters N] [--json FILE]
+                                        time the kernels beside cuBLASLt (needs a GPU)
 )";
 
 }  // namespace
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "prewarm") return jitfp8::cli::run_prewarm(args);
     if (command == "cache") return jitfp8::cli::run_cache(args);
     if (command == "dump") return jitfp8::cli::run_dump(args);
+    if (command == "bench") return jitfp8::cli::run_bench(args);
     std::fprintf(stderr, "jitfp8: unknown command '%s'\n\n%s", command.c_str(), kUsage.data());
     return 2;
   } catch (const jitfp8::cli::UsageError& e) {

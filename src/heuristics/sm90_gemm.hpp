@@ -1,0 +1,36 @@
+// Config choice for the sm_90a dense FP8 GEMM: a pure function of the shape and the SM count.
+#pragma once
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+namespace jitfp8::detail {
+
+struct Sm90GemmConfig {
+  int block_m = 128;
+  int block_n = 128;
+  int stages = 4;
+  int multicast = 1;          // CTAs per cluster sharing one operand through TMA multicast
+  bool multicast_on_a = true; // which operand the pair shares
+  int num_sms = 132;          // persistent grid
+  int group_n = 8;            // tile order: N blocks per L2 group
+  int smem_bytes = 0;
+  int threads = 384;
+  nlohmann::json to_json() const;
+};
+
+// Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh).
+int sm90_gemm_threads(int block_m);
+int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages);
+inline constexpr int kSm90MaxSmem = 232448;
+
+// Configs depend on M only through this bucket (the next power of two, at least 64), so one
+// kernel serves a whole bucket and a manifest's M range expands to a few kernels.
+std::int64_t sm90_gemm_m_bucket(std::int64_t m);
+
+// Throws Error(unsupported) when no configuration fits (K too large for shared memory).
+Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                       int sm_count);
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,209 @@
+// jitfp8::gemm_fp8_nt: validation, config and kernel choice (memoized), tensor maps, launch.
+#include "ops/gemm_fp8_nt.hpp"
+
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/gemm.hpp"
+#include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/tensor_map.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr std::string_view kFunction = "gemm_fp8_nt";
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+struct ByteRange {
+  std::uintptr_t begin = 0, end = 0;
+};
+ByteRange rows_range(const void* base, std::int64_t rows, std::int64_t row_elems,
+                     std::int64_t stride_elems, std::int64_t elem_bytes) {
+  auto begin = reinterpret_cast<std::uintptr_t>(base);
+  if (rows == 0) return {begin, begin};
+  return {begin, begin + static_cast<std::uintptr_t>(((rows - 1) * stride_elems + row_elems) *
+                                                     elem_bytes)};
+}
+bool overlaps(const ByteRange& a, const ByteRange& b) {
+  return a.begin < b.end && b.begin < a.end;
+}
+
+struct Strides {
+  std::int64_t lda, ldb, ldd;
+};
+
+// Every rule of gemm.hpp, before anything is compiled, launched or written.
+Strides validate(const GemmFp8Args& a) {
+  if (a.d_dtype != DType::bf16)
+    fail_argument(kFunction, "d_dtype", std::string(dtype_name(a.d_dtype)),
+                  "must be bf16 (fp32 output is the weight-gradient GEMM's)");
+  require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
+  require(a.n >= 8 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [8, 2^31)");
+  require(a.n % 8 == 0, kFunction, "n", a.n,
+          "must be a multiple of 8 (bf16 rows of D must be 16-byte strided for TMA)");
+  require(a.k >= 16 && a.k <= kInt32Max, kFunction, "k", a.k, "must be in [16, 2^31)");
+  require(a.k % 16 == 0, kFunction, "k", a.k,
+          "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+  Strides s{a.lda == 0 ? a.k : a.lda, a.ldb == 0 ? a.k : a.ldb, a.ldd == 0 ? a.n : a.ldd};
+  require(s.lda >= a.k && s.lda % 16 == 0 && s.lda <= kInt32Max * 16LL, kFunction, "lda", a.lda,
+          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
+  require(s.ldb >= a.k && s.ldb % 16 == 0 && s.ldb <= kInt32Max * 16LL, kFunction, "ldb", a.ldb,
+          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
+  require(s.ldd >= a.n && s.ldd % 8 == 0 && s.ldd <= kInt32Max * 8LL, kFunction, "ldd", a.ldd,
+          "must be 0 or >= n and a multiple of 8 (16-byte strided bf16 rows)");
+  require_aligned(a.a, 16, kFunction, "a");
+  require_aligned(a.b, 16, kFunction, "b");
+  require_aligned(a.d, 16, kFunction, "d");
+  require_aligned(a.a_scales, 16, kFunction, "a_scales");
+  require_aligned(a.b_scales, 4, kFunction, "b_scales");
+  const Scales1x128Layout sa{a.m, a.k};
+  const Scales128x128Layout sb{a.n, a.k};
+  require(a.a_scales_capacity >= sa.numel(), kFunction, "a_scales_capacity", a.a_scales_capacity,
+          fmt::format("must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
+                      sa.numel()));
+  require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
+          fmt::format("must be >= Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", a.n, a.k,
+                      sb.numel()));
+  const ByteRange d = rows_range(a.d, a.m, a.n, s.ldd, 2);
+  const std::pair<const char*, ByteRange> inputs[] = {
+      {"a", rows_range(a.a, a.m, a.k, s.lda, 1)},
+      {"b", rows_range(a.b, a.n, a.k, s.ldb, 1)},
+      {"a_scales", rows_range(a.a_scales, 1, sa.numel(), 0, 4)},
+      {"b_scales", rows_range(a.b_scales, 1, sb.numel(), 0, 4)}};
+  for (const auto& [name, range] : inputs)
+    if (overlaps(d, range))
+      fail_argument(kFunction, "d", fmt::format("{}", a.d), fmt::format("must not overlap {}", name));
+  return s;
+}
+
+struct PlanKey {
+  std::int32_t device = 0;
+  std::int32_t reserved = 0;
+  std::int64_t m_bucket = 0, n = 0, k = 0;
+};
+static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
+
+struct Plan {
+  const LoadedKernel* kernel = nullptr;
+  Sm90GemmConfig config;
+};
+
+DispatchCache<PlanKey, Plan>& plan_cache() {
+  static DispatchCache<PlanKey, Plan> cache;
+  return cache;
+}
+
+void require_hopper(const Arch& arch) {
+  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
+    throw Error(ErrorCode::unsupported,
+                fmt::format("gemm_fp8_nt: no kernel for {} yet (sm_90a: wgmma, TMA, clusters)",
+                            arch.name()));
+}
+
+}  // namespace
+
+KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig& c,
+                            const Arch& arch) {
+  require_hopper(arch);
+  KernelSpec spec;
+  spec.family = "gemm_fp8_nt";
+  spec.header = "sm90/gemm_fp8_1d2d.cuh";
+  spec.kernel = "jitfp8::sm90_fp8_gemm_1d2d_kernel";
+  spec.template_args = {std::to_string(n),          std::to_string(k),
+                        std::to_string(c.block_m),  std::to_string(c.block_n),
+                        std::to_string(c.stages),   std::to_string(c.multicast),
+                        c.multicast_on_a ? "true" : "false",
+                        std::to_string(c.num_sms),  std::to_string(c.group_n)};
+  spec.arch = arch;
+  spec.dynamic_smem_bytes = c.smem_bytes;
+  spec.config = c.to_json();
+  spec.config["n"] = n;
+  spec.config["k"] = k;
+  return spec;
+}
+
+std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
+                                              int sm_count) {
+  if (op.n <= 0 || op.k <= 0)
+    throw Error(ErrorCode::manifest_error, "gemm_fp8_nt: needs n and k");
+  std::vector<KernelSpec> specs;
+  std::set<std::string> seen;
+  for (std::int64_t m = sm90_gemm_m_bucket(op.m_min);; m *= 2) {
+    KernelSpec spec = gemm_fp8_nt_spec(op.n, op.k, choose_sm90_gemm_config(m, op.n, op.k, sm_count),
+                                       arch);
+    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+    if (m >= op.m_max) break;
+  }
+  return specs;
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
+  using namespace detail;
+  const Strides strides = validate(args);
+  if (args.m == 0) return;
+
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.m_bucket = sm90_gemm_m_bucket(args.m);
+  key.n = args.n;
+  key.k = args.k;
+  const Plan& plan = plan_cache().get_or_make(key, [&] {
+    require_hopper(device.arch);
+    Plan made;
+    made.config = choose_sm90_gemm_config(key.m_bucket, args.n, args.k, device.sm_count);
+    made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
+                                                              device.arch));
+    return made;
+  });
+  const Sm90GemmConfig& c = plan.config;
+  const auto m = static_cast<std::uint64_t>(args.m);
+  const auto n = static_cast<std::uint64_t>(args.n);
+  const auto k = static_cast<std::uint64_t>(args.k);
+  const std::uint32_t d_swizzle = c.block_n % 64 == 0 ? 128 : c.block_n % 32 == 0 ? 64 : 32;
+  const std::uint32_t d_box_m = static_cast<std::uint32_t>(c.block_m == 64 ? 64 : c.block_m / 2);
+  auto swizzle_of = [](std::uint32_t bytes) {
+    return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                        : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
+  };
+  const Scales1x128Layout sa{args.m, args.k};
+  CUtensorMap maps[4] = {
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m,
+                         static_cast<std::uint64_t>(strides.lda), 128,
+                         static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "a"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, k, n,
+                         static_cast<std::uint64_t>(strides.ldb), 128,
+                         static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "b"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
+                         static_cast<std::uint64_t>(sa.row_stride()),
+                         static_cast<std::uint64_t>(sa.k_blocks()),
+                         static_cast<std::uint64_t>(sa.row_stride()) * 4,
+                         static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
+                        "a_scales"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, args.d, n, m,
+                         static_cast<std::uint64_t>(strides.ldd) * 2, d_swizzle / 2, d_box_m,
+                         swizzle_of(d_swizzle)},
+                        "d")};
+  std::uint32_t m32 = static_cast<std::uint32_t>(args.m);
+  void* d = args.d;
+  const float* sfb = args.b_scales;
+  void* kernel_args[] = {&m32, &d, &sfb, &maps[0], &maps[1], &maps[2], &maps[3]};
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
+  shape.block = {static_cast<unsigned>(c.threads), 1, 1};
+  shape.cluster = {static_cast<unsigned>(c.multicast), 1, 1};
+  launch(*plan.kernel, shape, stream, kernel_args);
+}
+
+}  // namespace jitfp8

@@ -1,0 +1,20 @@
+// The dense FP8 GEMM family ("1D2D": A scaled 1x128, B 128x128): specs and prewarm expansion.
+#pragma once
+
+#include <vector>
+
+#include "heuristics/sm90_gemm.hpp"
+#include "jitfp8/runtime.hpp"
+#include "runtime/kernel_spec.hpp"
+
+namespace jitfp8::detail {
+
+KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig& config,
+                            const Arch& arch);
+
+// Op family "gemm_fp8_nt": n, k and the m range of the manifest operation; one kernel per
+// distinct configuration over the M buckets of the range.
+std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
+                                              int sm_count);
+
+}  // namespace jitfp8::detail

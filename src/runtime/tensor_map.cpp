@@ -1,0 +1,28 @@
+#include "runtime/tensor_map.hpp"
+
+#include <fmt/format.h>
+
+#include "runtime/driver_api.hpp"
+
+namespace jitfp8::detail {
+
+CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what) {
+  CUtensorMap result{};
+  const cuuint64_t dims[2] = {map.inner, map.outer};
+  const cuuint64_t strides[1] = {map.row_bytes};
+  const cuuint32_t box[2] = {map.box_inner, map.box_outer};
+  const cuuint32_t element_strides[2] = {1, 1};
+  CUresult status = driver().cuTensorMapEncodeTiled(
+      &result, map.dtype, 2, const_cast<void*>(map.base), dims, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, map.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS)
+    check_cuda(status, fmt::format("encoding the tensor map of {} (dims {}x{}, row {} bytes, "
+                                   "box {}x{})",
+                                   what, map.inner, map.outer, map.row_bytes, map.box_inner,
+                                   map.box_outer)
+                           .c_str());
+  return result;
+}
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,154 @@
+// Dispatch on a cache hit: host time per call beyond the driver's own launch, launches under
+// CUDA graph capture, and the time to load a kernel from the disk cache in a fresh process.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "gpu_support.hpp"
+#include "jitfp8/quant.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/quantize_1x128.hpp"
+#include "runtime/kernel_builder.hpp"
+#include "runtime/launch.hpp"
+
+using namespace jitfp8;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct SmallProblem {
+  static constexpr int kM = 64, kK = 256;
+  test::DeviceBuffer<std::uint16_t> x{kM * kK};
+  test::DeviceBuffer<std::uint8_t> q{kM * kK};
+  test::DeviceBuffer<float> scales{static_cast<std::size_t>(Scales1x128Layout{kM, kK}.numel())};
+  Quantize1x128Args args() const {
+    Quantize1x128Args a;
+    a.x = x.get();
+    a.m = kM;
+    a.k = kK;
+    a.q = q.get();
+    a.scales = scales.get();
+    a.scales_capacity = static_cast<std::int64_t>(scales.size());
+    return a;
+  }
+};
+
+template <class Body>
+double seconds_per_call(int calls, Body&& body) {
+  auto start = Clock::now();
+  for (int i = 0; i < calls; ++i) body();
+  return std::chrono::duration<double>(Clock::now() - start).count() / calls;
+}
+
+}  // namespace
+
+TEST_CASE("dispatch overhead on a cache hit (micro-benchmark, reported not asserted)",
+          "[dispatch]") {
+  SmallProblem problem;
+  JITFP8_CUDA_CHECK(cudaMemset(problem.x.get(), 0x3c, problem.x.bytes()));
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+  Quantize1x128Args args = problem.args();
+  quantize_1x128(args, stream);  // first use: compile or load
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  // The same kernel and arguments through the driver alone.
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::LoadedKernel& kernel = detail::get_kernel(
+      device.device, detail::quantize_1x128_spec(DType::bf16, false, device.arch));
+  const void* x = args.x;
+  long long stride = args.k;
+  void* q = args.q;
+  float* scales = args.scales;
+  int m = static_cast<int>(args.m), k = static_cast<int>(args.k);
+  float eps = args.eps;
+  void* kernel_args[] = {&x, &stride, &q, &scales, &m, &k, &eps};
+  detail::LaunchShape shape;
+  shape.block = {256, 1, 1};
+
+  constexpr int kCalls = 20000, kRounds = 5;
+  double best_api = 1e9, best_raw = 1e9;
+  for (int round = 0; round < kRounds; ++round) {
+    best_raw = std::min(best_raw, seconds_per_call(kCalls, [&] {
+                          detail::launch(kernel, shape, stream, kernel_args);
+                        }));
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+    best_api = std::min(best_api, seconds_per_call(kCalls, [&] { quantize_1x128(args, stream); }));
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  JITFP8_CUDA_CHECK(cudaGetLastError());
+  std::printf("dispatch: quantize_1x128 %.2f us/call, raw cuLaunchKernelEx %.2f us/call, "
+              "overhead %.2f us (best of %d x %d calls)\n",
+              best_api * 1e6, best_raw * 1e6, (best_api - best_raw) * 1e6, kRounds, kCalls);
+  JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
+  CHECK(best_api > 0);
+}
+
+TEST_CASE("a loaded kernel launches inside CUDA graph capture and replays", "[dispatch]") {
+  SmallProblem problem;
+  std::vector<std::uint16_t> ones(problem.x.size(), 0x3f80);  // bf16 1.0
+  problem.x.upload(ones);
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+  Quantize1x128Args args = problem.args();
+  quantize_1x128(args, stream);  // load before capture
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  problem.scales.poison();
+  problem.q.poison();
+
+  cudaGraph_t graph = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  quantize_1x128(args, stream);
+  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // All ones: scale 1/448, every code 448 (0x7E).
+  for (std::uint8_t code : problem.q.download()) REQUIRE(code == 0x7E);
+  for (float scale : problem.scales.download()) REQUIRE(scale == 1.0f / 448.0f);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+// Run by the next test in a child process: the first call with the kernel already on disk.
+TEST_CASE("load probe", "[.load-probe]") {
+  SmallProblem problem;
+  auto start = Clock::now();
+  quantize_1x128(problem.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto stats = runtime_stats();
+  std::printf("load-probe: first call %.2f ms, compiles %llu, disk hits %llu\n", seconds * 1e3,
+              static_cast<unsigned long long>(stats.compiles),
+              static_cast<unsigned long long>(stats.disk_hits));
+  CHECK(stats.compiles == 0);
+  CHECK(stats.disk_hits == 1);
+}
+
+TEST_CASE("a fresh process loads a cached kernel from disk without compiling", "[dispatch]") {
+  char dir_template[] = "/tmp/jitfp8-gpu-cache-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  std::string dir = dir_template;
+  set_cache_roots({dir});
+  detail::build_kernel(detail::quantize_1x128_spec(DType::bf16, false, detail::current_device().arch));
+  set_cache_roots({});
+  char self[4096] = {};
+  REQUIRE(::readlink("/proc/self/exe", self, sizeof(self) - 1) > 0);
+  std::string command = "JITFP8_CACHE_DIR=" + dir + " '" + self + "' '[.load-probe]' 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+  int status = ::pclose(pipe);
+  std::printf("%s", output.substr(0, output.find('\n') + 1).c_str());
+  INFO(output);
+  CHECK(status == 0);
+  CHECK(output.find("load-probe: first call") != std::string::npos);
+  std::system(("rm -rf '" + dir + "'").c_str());
+}

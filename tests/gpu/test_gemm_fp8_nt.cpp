@@ -1,0 +1,322 @@
+// gemm_fp8_nt on the GPU against an independent double-precision reference.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "gpu_support.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/quant.hpp"
+#include "ops/gemm_reference.hpp"
+#include "support/fp8_reference.hpp"
+
+using namespace jitfp8;
+
+namespace {
+
+// Random e4m3 codes with magnitudes in [2^-4, 2^4) and random signs: no NaN, realistic spread.
+std::vector<std::uint8_t> random_codes(std::size_t count, std::mt19937_64& rng) {
+  std::vector<std::uint8_t> codes(count);
+  for (std::size_t i = 0; i < count; i += 8) {
+    std::uint64_t bits = rng();
+    for (std::size_t j = 0; j < 8 && i + j < count; ++j, bits >>= 8) {
+      const std::uint8_t byte = static_cast<std::uint8_t>(bits);
+      const std::uint8_t exponent = 3 + (byte >> 4) % 8;  // biased 3..10 -> 2^-4 .. 2^3
+      codes[i + j] = static_cast<std::uint8_t>((byte & 0x80) | (exponent << 3) | (byte & 7));
+    }
+  }
+  return codes;
+}
+
+std::vector<float> random_scales(std::size_t count, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-10, -4);
+  std::vector<float> scales(count);
+  for (float& s : scales) s = std::ldexp(mantissa(rng), exponent(rng));
+  return scales;
+}
+
+// One problem on the device, with its inputs kept for the references.
+struct Problem {
+  std::int64_t m, n, k, ldd;
+  test::DeviceBuffer<std::uint8_t> a, b;
+  test::DeviceBuffer<float> sa, sb;
+  test::DeviceBuffer<std::uint16_t> d;
+
+  Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::uint64_t seed,
+          std::int64_t ldd_ = 0)
+      : m(m_), n(n_), k(k_), ldd(ldd_ ? ldd_ : n_),
+        a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * k)),
+        b(static_cast<std::size_t>(n * k)),
+        sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel() + 4)),
+        sb(static_cast<std::size_t>(Scales128x128Layout{n, k}.numel())),
+        d(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * ldd)) {
+    std::mt19937_64 rng(seed);
+    a.upload(random_codes(a.size(), rng));
+    b.upload(random_codes(b.size(), rng));
+    sa.upload(random_scales(sa.size(), rng));
+    sb.upload(random_scales(sb.size(), rng));
+    d.poison(0xFF);  // bf16 0xFFFF is NaN: unwritten outputs show
+  }
+
+  GemmFp8Args args() const {
+    GemmFp8Args g;
+    g.m = m, g.n = n, g.k = k;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.d = d.get(), g.ldd = ldd;
+    return g;
+  }
+};
+
+// Rows to check: all of them for small M, else the edges plus a random sample.
+std::vector<int> rows_to_check(std::int64_t m, std::mt19937_64& rng) {
+  std::vector<int> rows;
+  if (m <= 512) {
+    for (int r = 0; r < m; ++r) rows.push_back(r);
+    return rows;
+  }
+  for (int r : {0, 1, 63, 64, 127, 128, static_cast<int>(m) - 1}) rows.push_back(r);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(m) - 1);
+  while (rows.size() < 96) rows.push_back(pick(rng));
+  return rows;
+}
+
+struct Comparison {
+  double worst = 0;          // max |d - ref| / (|ref| + rms(ref) / 64)
+  double relative_rms = 0;   // ||d - ref|| / ||ref||
+  std::int64_t unwritten = 0;
+  std::string first_bad;
+};
+
+// Runs the reference on `rows` and compares with the kernel's D; also checks that the padding
+// columns of D (ldd > n) were left alone.
+Comparison compare_with_reference(const Problem& p, const std::vector<int>& rows,
+                                  cudaStream_t stream) {
+  test::DeviceBuffer<int> rows_dev{rows};
+  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n));
+  detail::gemm_reference(p.args(), false, rows_dev.get(), static_cast<int>(rows.size()),
+                         ref_dev.get(), stream);
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<double> ref = ref_dev.download();
+  const std::vector<std::uint16_t> d = p.d.download();
+  Comparison c;
+  double sum_sq_ref = 0, sum_sq_err = 0;
+  for (double v : ref) sum_sq_ref += v * v;
+  const double rms = std::sqrt(sum_sq_ref / std::max<std::size_t>(ref.size(), 1));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::int64_t col = 0; col < p.ldd; ++col) {
+      const std::uint16_t bits = d[static_cast<std::size_t>(rows[r] * p.ldd + col)];
+      if (col >= p.n) {  // padding between rows: must stay poisoned
+        if (bits != 0xFFFF) ++c.unwritten;
+        continue;
+      }
+      const double got = test::bf16_to_float(bits);
+      const double want = ref[r * static_cast<std::size_t>(p.n) + static_cast<std::size_t>(col)];
+      if (std::isnan(got)) {
+        ++c.unwritten;
+        continue;
+      }
+      const double err = std::abs(got - want);
+      sum_sq_err += err * err;
+      const double score = err / (std::abs(want) + rms / 64);
+      if (score > c.worst) {
+        c.worst = score;
+        c.first_bad = "row " + std::to_string(rows[r]) + " col " + std::to_string(col) +
+                      ": got " + std::to_string(got) + " want " + std::to_string(want);
+      }
+    }
+  }
+  c.relative_rms = std::sqrt(sum_sq_err / std::max(sum_sq_ref, 1e-300));
+  return c;
+}
+
+void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
+                   std::int64_t ldd = 0) {
+  INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd);
+  Problem p(m, n, k, seed, ldd);
+  gemm_fp8_nt(p.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaGetLastError());
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  std::mt19937_64 rng(seed + 1);
+  Comparison c = compare_with_reference(p, rows_to_check(m, rng), nullptr);
+  INFO(c.first_bad);
+  CHECK(c.unwritten == 0);
+  // bf16 output rounding is 2^-9 relative; fp32 promotion adds far less.
+  CHECK(c.worst < 8e-3);
+  CHECK(c.relative_rms < 3e-3);
+}
+
+}  // namespace
+
+TEST_CASE("the GPU reference GEMM agrees with a CPU double-precision product", "[gpu][gemm]") {
+  const std::int64_t m = 7, n = 136, k = 272;
+  Problem p(m, n, k, 5);
+  std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
+  test::DeviceBuffer<int> rows_dev{rows};
+  test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n));
+  detail::gemm_reference(p.args(), false, rows_dev.get(), 7, ref_dev.get(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto ref = ref_dev.download();
+  const auto a = p.a.download(), b = p.b.download();
+  const auto sa = p.sa.download(), sb = p.sb.download();
+  const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4;
+  for (std::int64_t row = 0; row < m; ++row)
+    for (std::int64_t col = 0; col < n; ++col) {
+      double total = 0;
+      for (std::int64_t kb = 0; kb < kb_count; ++kb) {
+        double partial = 0;
+        for (std::int64_t kk = kb * 128; kk < std::min(k, kb * 128 + 128); ++kk)
+          partial += double(test::e4m3_decode(a[row * k + kk])) * test::e4m3_decode(b[col * k + kk]);
+        total += partial * sa[kb * sa_stride + row] * sb[(col / 128) * kb_count + kb];
+      }
+      INFO("row " << row << " col " << col);
+      REQUIRE(ref[row * n + col] == Approx(total).epsilon(1e-12).margin(1e-12));
+    }
+}
+
+TEST_CASE("gemm_fp8_nt matches the reference on odd shapes and tails", "[gpu][gemm]") {
+  std::uint64_t seed = 100;
+  for (std::int64_t m : {1, 7, 64, 129, 300})
+    for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {136, 272}, {576, 7168}, {200, 144}, {2112, 528}, {4096, 16}})
+      check_problem(m, n, k, seed++);
+}
+
+TEST_CASE("gemm_fp8_nt leaves the padding of a strided D untouched", "[gpu][gemm]") {
+  check_problem(129, 256, 384, 7, /*ldd=*/264);
+  check_problem(4095, 1024, 256, 8, /*ldd=*/1032);
+}
+
+TEST_CASE("gemm_fp8_nt on the anchor shapes (sampled rows)", "[gpu][gemm][anchors]") {
+  std::uint64_t seed = 1000;
+  for (std::int64_t m : {128, 4096})
+    for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {2112, 7168}, {576, 7168}, {24576, 1536}, {32768, 512}, {7168, 16384},
+             {4096, 7168}, {7168, 2048}})
+      check_problem(m, n, k, seed++);
+  check_problem(4095, 7168, 2048, seed++);
+}
+
+TEST_CASE("gemm_fp8_nt reproduces the unquantized product within the accuracy yardstick",
+          "[gpu][gemm]") {
+  // Random normal inputs, A quantized 1x128 by quantize_1x128 on the GPU, B 128x128 on the CPU;
+  // diff = 1 - 2 sum(xy) / sum(x^2 + y^2) against the exact product, as in the anchors (~7e-4).
+  const std::int64_t m = 256, n = 1024, k = 2048;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(static_cast<std::size_t>(m * k)), w(static_cast<std::size_t>(n * k));
+  for (float& v : x) v = normal(rng);
+  for (float& v : w) v = normal(rng);
+
+  test::DeviceBuffer<float> x_dev{x};
+  test::DeviceBuffer<std::uint8_t> a(x.size());
+  test::DeviceBuffer<float> sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel()));
+  Quantize1x128Args q;
+  q.x = x_dev.get(), q.x_dtype = DType::f32, q.m = m, q.k = k, q.q = a.get();
+  q.scales = sa.get(), q.scales_capacity = static_cast<std::int64_t>(sa.size());
+  quantize_1x128(q, nullptr);
+
+  const Scales128x128Layout layout{n, k};
+  std::vector<std::uint8_t> wq(w.size());
+  std::vector<float> sb(static_cast<std::size_t>(layout.numel()));
+  for (std::int64_t nb = 0; nb < layout.n_blocks(); ++nb)
+    for (std::int64_t kb = 0; kb < layout.k_blocks(); ++kb) {
+      float amax = 0;
+      for (std::int64_t r = nb * 128; r < std::min(n, nb * 128 + 128); ++r)
+        for (std::int64_t c = kb * 128; c < std::min(k, kb * 128 + 128); ++c)
+          amax = std::max(amax, std::abs(w[r * k + c]));
+      const float s = std::max(amax, 1e-4f) / 448.0f;
+      sb[nb * layout.k_blocks() + kb] = s;
+      for (std::int64_t r = nb * 128; r < std::min(n, nb * 128 + 128); ++r)
+        for (std::int64_t c = kb * 128; c < std::min(k, kb * 128 + 128); ++c)
+          wq[r * k + c] = test::e4m3_encode(w[r * k + c] * (1.0f / s));
+    }
+  test::DeviceBuffer<std::uint8_t> b{wq};
+  test::DeviceBuffer<float> sb_dev{sb};
+  test::DeviceBuffer<std::uint16_t> d(static_cast<std::size_t>(m * n));
+  GemmFp8Args g;
+  g.m = m, g.n = n, g.k = k, g.a = a.get(), g.a_scales = sa.get();
+  g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+  g.b = b.get(), g.b_scales = sb_dev.get(), g.b_scales_capacity = layout.numel(), g.d = d.get();
+  gemm_fp8_nt(g, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto out = d.download();
+  double sxy = 0, sxx_yy = 0;
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t c = 0; c < n; ++c) {
+      double exact = 0;
+      for (std::int64_t kk = 0; kk < k; ++kk) exact += double(x[r * k + kk]) * w[c * k + kk];
+      const double got = test::bf16_to_float(out[r * n + c]);
+      sxy += got * exact;
+      sxx_yy += got * got + exact * exact;
+    }
+  const double diff = 1.0 - 2.0 * sxy / sxx_yy;
+  std::printf("accuracy yardstick (1 - 2xy/(xx+yy)) at %lldx%lldx%lld: %.2e\n",
+              static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
+              diff);
+  CHECK(diff < 1.5e-3);
+  CHECK(diff > 0);
+}
+
+TEST_CASE("gemm_fp8_nt from several host threads and streams at once", "[gpu][gemm][threads]") {
+  constexpr int kThreads = 6;
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(kThreads);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &failures] {
+      try {
+        cudaStream_t stream = nullptr;
+        JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        const std::int64_t m = 1 + 97 * t, n = t % 2 ? 2112 : 576, k = t % 3 ? 1024 : 7168;
+        Problem p(m, n, k, 500 + t);
+        for (int rep = 0; rep < 3; ++rep) gemm_fp8_nt(p.args(), stream);
+        std::mt19937_64 rng(t);
+        Comparison c = compare_with_reference(p, rows_to_check(m, rng), stream);
+        if (c.unwritten || c.worst >= 8e-3) failures[t] = c.first_bad + " / unwritten " +
+                                                           std::to_string(c.unwritten);
+        cudaStreamDestroy(stream);
+      } catch (const std::exception& e) {
+        failures[t] = e.what();
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    INFO("thread " << t);
+    CHECK(failures[t].empty());
+  }
+}
+
+TEST_CASE("gemm_fp8_nt rejects bad arguments before launching", "[gpu][gemm]") {
+  Problem p(64, 256, 256, 9);
+  auto expect_rejected = [&](const char* argument, auto mutate) {
+    GemmFp8Args g = p.args();
+    mutate(g);
+    INFO(argument);
+    try {
+      gemm_fp8_nt(g, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains(std::string("'") + argument + "'"));
+    }
+  };
+  expect_rejected("n", [](GemmFp8Args& g) { g.n = 100; });
+  expect_rejected("k", [](GemmFp8Args& g) { g.k = 200; });
+  expect_rejected("m", [](GemmFp8Args& g) { g.m = -1; });
+  expect_rejected("a", [](GemmFp8Args& g) { g.a = static_cast<const char*>(g.a) + 8; });
+  expect_rejected("b", [](GemmFp8Args& g) { g.b = nullptr; });
+  expect_rejected("d", [](GemmFp8Args& g) { g.d = static_cast<char*>(g.d) + 2; });
+  expect_rejected("lda", [](GemmFp8Args& g) { g.lda = 264; });
+  expect_rejected("ldd", [](GemmFp8Args& g) { g.ldd = 100; });
+  expect_rejected("a_scales_capacity", [](GemmFp8Args& g) { g.a_scales_capacity -= 5; });
+  expect_rejected("b_scales_capacity", [](GemmFp8Args& g) { g.b_scales_capacity = 1; });
+  expect_rejected("d_dtype", [](GemmFp8Args& g) { g.d_dtype = DType::e4m3; });
+  expect_rejected("d", [&](GemmFp8Args& g) { g.d = const_cast<void*>(g.a); });
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  for (std::uint16_t bits : p.d.download()) REQUIRE(bits == 0xFFFF);  // nothing was written
+}

@@ -1,0 +1,227 @@
+// jitfp8 bench gemm: gemm_fp8_nt beside cuBLASLt's block-scaled FP8 GEMM (1x128 x 128x128 scales).
+#include <cublasLt.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench_common.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/gemm_reference.hpp"
+
+namespace jitfp8::bench {
+namespace {
+
+constexpr double kPeakTflops = 1979.0;  // H100 SXM dense FP8
+
+struct Shape {
+  long long m, n, k;
+};
+
+const std::vector<Shape> kForwardShapes = {
+    {128, 2112, 7168},  {128, 576, 7168},   {128, 24576, 1536},  {128, 32768, 512},
+    {128, 7168, 16384}, {128, 4096, 7168},  {128, 7168, 2048},   {4096, 2112, 7168},
+    {4096, 576, 7168},  {4096, 24576, 1536}, {4096, 32768, 512}, {4096, 7168, 16384},
+    {4096, 4096, 7168}, {4096, 7168, 2048}};
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "%s: cuBLAS status %d\n", what, static_cast<int>(status));
+    std::exit(1);
+  }
+}
+
+// cuBLASLt block-scaled FP8 GEMM on our buffers. cuBLAS is column-major, so D (M, N) row-major
+// is computed as D^T (N, M) = B (N, K) . A (M, K)^T with "TN" operands. Its VEC128 scales are
+// (ceil(K/128), M) M-contiguous and its BLK128x128 scales (ceil(N/128), align(ceil(K/128), 4)):
+// ours exactly when M % 4 == 0 and ceil(K/128) % 4 == 0, which the bench requires.
+class CublasLtGemm {
+ public:
+  CublasLtGemm(const GemmFp8Args& g, cublasLtHandle_t handle, void* workspace, size_t workspace_bytes)
+      : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes), args_(g) {
+    check_cublas(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    cublasLtMatmulMatrixScale_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    cublasLtMatmulMatrixScale_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    const void* a_scale = g.b_scales;
+    const void* b_scale = g.a_scales;
+    set(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+    set(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &a_mode, sizeof(a_mode));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &b_mode, sizeof(b_mode));
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof(a_scale));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale));
+    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
+    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
+    check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_16BF, g.n, g.m, g.n), "layout d");
+    cublasLtMatmulPreference_t preference;
+    check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
+                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
+                     sizeof(workspace_bytes_)), "workspace");
+    int found = 0;
+    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, d_, d_, preference, 1,
+                                                &heuristic_, &found), "heuristic");
+    cublasLtMatmulPreferenceDestroy(preference);
+    if (found == 0) check_cublas(CUBLAS_STATUS_NOT_SUPPORTED, "no cuBLASLt algorithm");
+  }
+  ~CublasLtGemm() {
+    cublasLtMatrixLayoutDestroy(a_);
+    cublasLtMatrixLayoutDestroy(b_);
+    cublasLtMatrixLayoutDestroy(d_);
+    cublasLtMatmulDescDestroy(desc_);
+  }
+  void run(void* d, cudaStream_t stream) {
+    const float alpha = 1.0f, beta = 0.0f;
+    check_cublas(cublasLtMatmul(handle_, desc_, &alpha, args_.b, a_, args_.a, b_, &beta, d, d_, d,
+                                d_, &heuristic_.algo, workspace_, workspace_bytes_, stream),
+                 "cublasLtMatmul");
+  }
+
+ private:
+  void set(cublasLtMatmulDescAttributes_t attribute, const void* value, size_t size) {
+    check_cublas(cublasLtMatmulDescSetAttribute(desc_, attribute, value, size), "set attribute");
+  }
+  cublasLtHandle_t handle_;
+  void* workspace_;
+  size_t workspace_bytes_;
+  GemmFp8Args args_;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+};
+
+std::vector<std::uint8_t> random_codes(std::size_t count, std::mt19937_64& rng) {
+  std::vector<std::uint8_t> codes(count);
+  for (std::size_t i = 0; i < count; i += 8) {
+    std::uint64_t bits = rng();
+    for (std::size_t j = 0; j < 8 && i + j < count; ++j, bits >>= 8) {
+      const auto byte = static_cast<std::uint8_t>(bits);
+      codes[i + j] = static_cast<std::uint8_t>((byte & 0x87) | ((3 + (byte >> 4) % 8) << 3));
+    }
+  }
+  return codes;
+}
+
+std::vector<float> random_scales(std::size_t count, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  std::vector<float> scales(count);
+  for (float& s : scales) s = std::ldexp(u(rng), -8);
+  return scales;
+}
+
+std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
+                                 long long n) {
+  std::vector<std::uint16_t> all = d.download();
+  std::vector<double> out;
+  for (int r : rows)
+    for (long long c = 0; c < n; ++c) {
+      std::uint32_t bits = static_cast<std::uint32_t>(all[r * n + c]) << 16;
+      float value;
+      std::memcpy(&value, &bits, 4);
+      out.push_back(value);
+    }
+  return out;
+}
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ';')) {
+    Shape s{};
+    if (std::sscanf(item.c_str(), "%lld,%lld,%lld", &s.m, &s.n, &s.k) != 3) {
+      std::fprintf(stderr, "--shapes: '%s' is not M,N,K\n", item.c_str());
+      std::exit(2);
+    }
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+}  // namespace
+
+int run_gemm(int argc, char** argv) {
+  std::vector<Shape> shapes = kForwardShapes;
+  std::string json_path;
+  int iters = 20;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--shapes" && i + 1 < argc) shapes = parse_shapes(argv[++i]);
+    else if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
+    else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
+      return 2;
+    }
+  }
+  cudaStream_t stream;
+  BENCH_CHECK(cudaStreamCreate(&stream));
+  cublasLtHandle_t handle;
+  check_cublas(cublasLtCreate(&handle), "cublasLtCreate");
+  const size_t workspace_bytes = 64u << 20;
+  DeviceArray<char> workspace(workspace_bytes);
+  nlohmann::json results = nlohmann::json::array();
+  std::mt19937_64 rng(2026);
+
+  fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9}\n", "M", "N",
+             "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
+             "diff cuBL");
+  for (const Shape& s : shapes) {
+    DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
+    DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales128x128Layout{s.n, s.k}.numel());
+    DeviceArray<std::uint16_t> d_ours(s.m * s.n), d_cublas(s.m * s.n);
+    a.upload(random_codes(a.count, rng));
+    b.upload(random_codes(b.count, rng));
+    sa.upload(random_scales(sa.count, rng));
+    sb.upload(random_scales(sb.count, rng));
+    GemmFp8Args g;
+    g.m = s.m, g.n = s.n, g.k = s.k;
+    g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
+    g.b = b.ptr, g.b_scales = sb.ptr, g.b_scales_capacity = static_cast<std::int64_t>(sb.count);
+    g.d = d_ours.ptr;
+
+    const double flops = 2.0 * s.m * s.n * s.k;
+    Timing ours = time_kernel([&] { gemm_fp8_nt(g, stream); }, stream, 3, iters);
+    bool cublas_ok = s.m % 4 == 0 && ((s.k + 127) / 128) % 4 == 0;
+    Timing theirs{};
+    if (cublas_ok) {
+      CublasLtGemm cublas(g, handle, workspace.ptr, workspace_bytes);
+      theirs = time_kernel([&] { cublas.run(d_cublas.ptr, stream); }, stream, 3, iters);
+    }
+    // Accuracy of both against the double-precision reference on a sample of rows.
+    std::vector<int> rows;
+    for (int r = 0; r < std::min<long long>(s.m, 64); ++r)
+      rows.push_back(static_cast<int>(r * (s.m / std::min<long long>(s.m, 64))));
+    DeviceArray<int> rows_dev(rows.size());
+    rows_dev.upload(rows);
+    DeviceArray<double> ref(rows.size() * s.n);
+    detail::gemm_reference(g, false, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr, stream);
+    BENCH_CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> ref_host = ref.download();
+    const double diff_ours = calc_diff(sampled_rows(d_ours, rows, s.n), ref_host);
+    const double diff_cublas = cublas_ok ? calc_diff(sampled_rows(d_cublas, rows, s.n), ref_host) : NAN;
+
+    const double tf_ours = flops / ours.median_us / 1e6;
+    const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
+    fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e}\n",
+               s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
+               theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas);
+    std::fflush(stdout);
+    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"ours_us", ours.median_us},
+                       {"ours_tflops", tf_ours}, {"cublaslt_us", theirs.median_us},
+                       {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
+                       {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas}});
+  }
+  if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+  cublasLtDestroy(handle);
+  return 0;
+}
+
+}  // namespace jitfp8::bench
