@@ -5,7 +5,7 @@
 namespace jitfp8::detail {
 
 void gemm_reference(const GemmFp8Args& args, bool b_scales_1x128, const int* rows, int num_rows,
-                    double* d_ref, Stream stream) {
+                    double* d_ref, double* abs_ref, Stream stream) {
   const DeviceContext& device = current_device();
   KernelSpec spec;
   spec.family = "gemm_reference";
@@ -20,7 +20,7 @@ void gemm_reference(const GemmFp8Args& args, bool b_scales_1x128, const int* row
   const float* sb = args.b_scales;
   int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
   long long lda = args.lda ? args.lda : args.k, ldb = args.ldb ? args.ldb : args.k;
-  void* kernel_args[] = {&a, &sa, &b, &sb, &d_ref, &rows, &m, &n, &k, &lda, &ldb};
+  void* kernel_args[] = {&a, &sa, &b, &sb, &d_ref, &abs_ref, &rows, &m, &n, &k, &lda, &ldb};
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>((args.n + 127) / 128), static_cast<unsigned>(num_rows), 1};
   shape.block = {128, 1, 1};

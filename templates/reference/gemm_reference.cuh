@@ -5,7 +5,9 @@
 // scales (kBScales1x128 == false: (ceil(N/128), ceil(K/128)) row-major) or 1x128 scales of B
 // (kBScales1x128 == true: MN-major, N padded to 4), the weight-gradient contract.
 // Only the rows listed in `rows` are computed (all of them for small problems; a sample for
-// large ones): D_ref is (num_rows, N) doubles, row r holding D[rows[r], :].
+// large ones): D_ref is (num_rows, N) doubles, row r holding D[rows[r], :]. When abs_ref is not
+// null it receives sum_kb |sa sb| sum_k |A B|, the scale of the rounding error a correct
+// kernel may make on that element (its accumulation error is bounded relative to it).
 // Launch: grid (ceil(N / 128), num_rows), block 128.
 #pragma once
 
@@ -23,7 +25,8 @@ __device__ __forceinline__ double e4m3_to_double(u8 code) {
 
 template <bool kBScales1x128>
 __global__ void __launch_bounds__(128) gemm_reference_kernel(
-    const u8* a, const float* sa, const u8* b, const float* sb, double* d_ref, const int* rows,
+    const u8* a, const float* sa, const u8* b, const float* sb, double* d_ref, double* abs_ref,
+    const int* rows,
     int M, int N, int K, long long lda, long long ldb) {
   __shared__ double a_row[128];
   const int m = rows[blockIdx.y];
@@ -31,7 +34,7 @@ __global__ void __launch_bounds__(128) gemm_reference_kernel(
   const int k_blocks = (K + 127) / 128;
   const long long sa_stride = (M + 3) / 4 * 4;
   const long long sb_stride = (N + 3) / 4 * 4;
-  double total = 0.0;
+  double total = 0.0, total_abs = 0.0;
   for (int kb = 0; kb < k_blocks; ++kb) {
     const int k0 = kb * 128;
     const int k_len = K - k0 < 128 ? K - k0 : 128;
@@ -39,14 +42,23 @@ __global__ void __launch_bounds__(128) gemm_reference_kernel(
     if (threadIdx.x < k_len) a_row[threadIdx.x] = e4m3_to_double(a[m * lda + k0 + threadIdx.x]);
     __syncthreads();
     if (n < N) {
-      double partial = 0.0;
-      for (int k = 0; k < k_len; ++k) partial += a_row[k] * e4m3_to_double(b[n * ldb + k0 + k]);
+      double partial = 0.0, partial_abs = 0.0;
+      for (int k = 0; k < k_len; ++k) {
+        const double product = a_row[k] * e4m3_to_double(b[n * ldb + k0 + k]);
+        partial += product;
+        partial_abs += fabs(product);
+      }
       const double scale_b =
           kBScales1x128 ? sb[kb * sb_stride + n] : sb[(n / 128) * (long long)k_blocks + kb];
-      total += partial * (double)sa[kb * sa_stride + m] * scale_b;
+      const double scale = (double)sa[kb * sa_stride + m] * scale_b;
+      total += partial * scale;
+      total_abs += partial_abs * fabs(scale);
     }
   }
-  if (n < N) d_ref[(long long)blockIdx.y * N + n] = total;
+  if (n < N) {
+    d_ref[(long long)blockIdx.y * N + n] = total;
+    if (abs_ref != nullptr) abs_ref[(long long)blockIdx.y * N + n] = total_abs;
+  }
 }
 
 }  // namespace jitfp8

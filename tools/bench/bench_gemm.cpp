@@ -202,7 +202,7 @@ int run_gemm(int argc, char** argv) {
     DeviceArray<int> rows_dev(rows.size());
     rows_dev.upload(rows);
     DeviceArray<double> ref(rows.size() * s.n);
-    detail::gemm_reference(g, false, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr, stream);
+    detail::gemm_reference(g, false, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr, nullptr, stream);
     BENCH_CHECK(cudaStreamSynchronize(stream));
     std::vector<double> ref_host = ref.download();
     const double diff_ours = calc_diff(sampled_rows(d_ours, rows, s.n), ref_host);
