@@ -118,7 +118,8 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
                         std::to_string(c.block_m),  std::to_string(c.block_n),
                         std::to_string(c.stages),   std::to_string(c.multicast),
                         c.multicast_on_a ? "true" : "false",
-                        std::to_string(c.num_sms),  std::to_string(c.group_n)};
+                        std::to_string(c.num_sms),  std::to_string(c.group_n),
+                        std::to_string(c.smem_bytes)};
   spec.arch = arch;
   spec.dynamic_smem_bytes = c.smem_bytes;
   spec.config = c.to_json();
@@ -170,7 +171,7 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   const auto n = static_cast<std::uint64_t>(args.n);
   const auto k = static_cast<std::uint64_t>(args.k);
   const std::uint32_t d_swizzle = c.block_n % 64 == 0 ? 128 : c.block_n % 32 == 0 ? 64 : 32;
-  const std::uint32_t d_box_m = static_cast<std::uint32_t>(c.block_m == 64 ? 64 : c.block_m / 2);
+  const std::uint32_t d_box_m = 64;  // each math warpgroup stores 64 rows (one wgmma wave) at a time
   auto swizzle_of = [](std::uint32_t bytes) {
     return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
                         : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;

@@ -2,12 +2,21 @@
 
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/quantize_1x128.hpp"
+#include "ops/quantize_tile.hpp"
 
 namespace jitfp8::detail {
 namespace {
 
 constexpr OpFamily kFamilies[] = {
     {"quantize_1x128", &quantize_1x128_specs_for},
+    {"quantize_1x128_t", &quantize_1x128_t_specs_for},
+    {"quantize_1x128_fused", &quantize_1x128_fused_specs_for},
+    {"quantize_128x128", &quantize_128x128_specs_for},
+    {"quantize_128x128_t", &quantize_128x128_t_specs_for},
+    {"quantize_rowwise", &quantize_rowwise_specs_for},
+    {"quantize_mxfp8", &quantize_mxfp8_specs_for},
+    {"quantize_mxfp8_t", &quantize_mxfp8_t_specs_for},
+    {"quantize_mxfp8_fused", &quantize_mxfp8_fused_specs_for},
     {"gemm_fp8_nt", &gemm_fp8_nt_specs_for},
 };
 

@@ -10,6 +10,7 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/quant.hpp"
+#include "ops/quant_checks.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
@@ -19,7 +20,6 @@ namespace {
 
 constexpr std::string_view kFunction = "quantize_1x128";
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-constexpr float kMinEps = 448.0f * std::numeric_limits<float>::min();
 
 bool x_dtype_supported(DType dtype) { return dtype == DType::bf16 || dtype == DType::f32; }
 
@@ -37,6 +37,7 @@ bool overlaps(const Range& a, const Range& b) { return a.begin < b.end && b.begi
 std::int64_t validate(const Quantize1x128Args& a) {
   if (!x_dtype_supported(a.x_dtype))
     fail_argument(kFunction, "x_dtype", std::string(dtype_name(a.x_dtype)), "must be bf16 or f32");
+  quant::check_q_dtype(kFunction, a.q_dtype);
   const std::int64_t elem = a.x_dtype == DType::bf16 ? 2 : 4;
   const std::int64_t stride_multiple = 16 / elem;
 
@@ -73,11 +74,8 @@ std::int64_t validate(const Quantize1x128Args& a) {
   require(a.scales_capacity >= layout.numel(), kFunction, "scales_capacity", a.scales_capacity,
           fmt::format("must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
                       layout.numel()));
-  // Below 448 * 2^-126 the scale of an all-zero tile would be subnormal and its reciprocal Inf.
-  if (!(std::isfinite(a.eps) && a.eps >= kMinEps))
-    fail_argument(kFunction, "eps", fmt::format("{}", a.eps),
-                  "must be finite and >= 448 * 2^-126 (about 5.27e-36), so that every scale is "
-                  "a normal float with a finite reciprocal");
+  // Below fmax * 2^-126 the scale of an all-zero tile would be subnormal and its reciprocal Inf.
+  quant::check_eps(kFunction, a.eps, a.q_dtype);
 
   const Range x_range = range_of(a.x, static_cast<std::int64_t>(x_bytes));
   const Range q_range = range_of(a.q, a.m * a.k);
@@ -97,7 +95,8 @@ struct PlanKey {
   std::int32_t device = 0;
   std::uint8_t x_dtype = 0;
   std::uint8_t pow2_scales = 0;
-  std::uint8_t reserved[2] = {0, 0};
+  std::uint8_t q_dtype = 0;
+  std::uint8_t reserved = 0;
 };
 static_assert(sizeof(PlanKey) == 8, "PlanKey must have no padding");
 
@@ -125,9 +124,10 @@ Quantize1x128Config quantize_1x128_config([[maybe_unused]] DType x_dtype) {
   return config;
 }
 
-KernelSpec quantize_1x128_spec(DType x_dtype, bool pow2_scales, const Arch& arch) {
+KernelSpec quantize_1x128_spec(DType x_dtype, bool pow2_scales, const Arch& arch, DType q_dtype) {
   if (!x_dtype_supported(x_dtype))
     fail_argument(kFunction, "x_dtype", std::string(dtype_name(x_dtype)), "must be bf16 or f32");
+  quant::check_q_dtype(kFunction, q_dtype);
   if (arch.number() < 89)
     throw Error(ErrorCode::unsupported,
                 fmt::format("quantize_1x128: arch {} has no e4m3 conversion (needs sm_89 or newer)",
@@ -140,11 +140,14 @@ KernelSpec quantize_1x128_spec(DType x_dtype, bool pow2_scales, const Arch& arch
   spec.template_args = {x_dtype == DType::bf16 ? "true" : "false", pow2_scales ? "true" : "false",
                         std::to_string(config.block_threads),
                         std::to_string(config.tiles_in_flight)};
+  // The e4m3 kernel keeps its original four template arguments (and cache keys).
+  if (q_dtype == DType::e5m2) spec.template_args.push_back("true");
   spec.arch = arch;
   spec.dynamic_smem_bytes = 0;
   spec.config = {
       {"x_dtype", std::string(dtype_name(x_dtype))},
       {"pow2_scales", pow2_scales},
+      {"q_dtype", std::string(dtype_name(q_dtype))},
       {"tile", {1, 128}},
       {"block_threads", config.block_threads},
       {"tiles_in_flight", config.tiles_in_flight},
@@ -181,11 +184,12 @@ void quantize_1x128(const Quantize1x128Args& args, Stream stream) {
   key.device = device.device;
   key.x_dtype = static_cast<std::uint8_t>(args.x_dtype);
   key.pow2_scales = args.pow2_scales ? 1 : 0;
+  key.q_dtype = static_cast<std::uint8_t>(args.q_dtype);
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     Plan made;
     made.config = quantize_1x128_config(args.x_dtype);
     made.kernel = &get_kernel(device.device, quantize_1x128_spec(args.x_dtype, args.pow2_scales,
-                                                                 device.arch));
+                                                                 device.arch, args.q_dtype));
     return made;
   });
 

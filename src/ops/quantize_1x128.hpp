@@ -20,7 +20,9 @@ Quantize1x128Config quantize_1x128_config(DType x_dtype);
 
 // The kernel for x of `x_dtype` (bf16 or f32) on `arch` (sm_89 or newer: e4m3 cvt).
 // Throws invalid_argument for another dtype and unsupported for an older arch.
-KernelSpec quantize_1x128_spec(DType x_dtype, bool pow2_scales, const Arch& arch);
+// q_dtype e4m3 (default) or e5m2.
+KernelSpec quantize_1x128_spec(DType x_dtype, bool pow2_scales, const Arch& arch,
+                               DType q_dtype = DType::e4m3);
 
 // Op family "quantize_1x128": ManifestOp fields used are x_dtype ("bf16" or "f32") and
 // pow2_scales; M and K are run-time arguments, so one kernel serves every shape.

@@ -1,0 +1,116 @@
+// Argument rules shared by the quantization families (jitfp8/quant.hpp, "Common rules").
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/types.hpp"
+#include "runtime/check.hpp"
+
+namespace jitfp8::detail::quant {
+
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+inline bool x_dtype_supported(DType d) { return d == DType::bf16 || d == DType::f32; }
+inline bool q_dtype_supported(DType d) { return d == DType::e4m3 || d == DType::e5m2; }
+inline float fp8_max(DType q_dtype) { return q_dtype == DType::e5m2 ? 57344.0f : 448.0f; }
+
+inline void check_x_dtype(std::string_view fn, std::string_view name, DType d) {
+  if (!x_dtype_supported(d))
+    fail_argument(fn, name, std::string(dtype_name(d)), "must be bf16 or f32");
+}
+inline void check_q_dtype(std::string_view fn, DType d) {
+  if (!q_dtype_supported(d))
+    fail_argument(fn, "q_dtype", std::string(dtype_name(d)), "must be e4m3 or e5m2");
+}
+// eps finite and >= fmax * 2^-126: every scale is a normal float with a finite reciprocal.
+inline void check_eps(std::string_view fn, float eps, DType q_dtype) {
+  const float min_eps = fp8_max(q_dtype) * std::numeric_limits<float>::min();
+  if (!(std::isfinite(eps) && eps >= min_eps))
+    fail_argument(fn, "eps", fmt::format("{}", eps),
+                  fmt::format("must be finite and >= {} * 2^-126 (about {:.3g}) for {} output, so "
+                              "that every scale is a normal float with a finite reciprocal",
+                              fp8_max(q_dtype), min_eps, dtype_name(q_dtype)));
+}
+
+// The names a family uses for its input (x or w, m or n, ...), for messages.
+struct InputNames {
+  std::string_view x = "x", dtype = "x_dtype", rows = "m", cols = "k", stride = "x_row_stride";
+};
+
+// Checks the input matrix (pointer, dtype, shape, stride); returns its row stride in elements
+// and sets `bytes` to the span of x in bytes. rows_multiple / cols_multiple: required divisors.
+inline std::int64_t check_input(std::string_view fn, const InputNames& n, const void* x, DType dtype,
+                                std::int64_t rows, std::int64_t cols, std::int64_t row_stride,
+                                std::int64_t rows_multiple, std::int64_t& bytes) {
+  check_x_dtype(fn, n.dtype, dtype);
+  const std::int64_t elem = dtype == DType::bf16 ? 2 : 4;
+  require_aligned(x, 16, fn, n.x);
+  require(rows >= 1, fn, n.rows, rows, "must be >= 1");
+  require(rows <= kInt32Max, fn, n.rows, rows, "must be < 2^31");
+  if (rows_multiple > 1)
+    require(rows % rows_multiple == 0, fn, n.rows, rows,
+            fmt::format("must be a multiple of {} (rows of the transposed fp8 output must be "
+                        "16-byte strided for TMA)",
+                        rows_multiple));
+  require(cols >= 16, fn, n.cols, cols, "must be >= 16");
+  require(cols % 16 == 0, fn, n.cols, cols,
+          "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+  require(cols <= kInt32Max, fn, n.cols, cols, "must be < 2^31");
+  require(row_stride == 0 || row_stride >= cols, fn, n.stride, row_stride,
+          fmt::format("must be 0 (contiguous) or >= {}", n.cols));
+  const std::int64_t stride = row_stride == 0 ? cols : row_stride;
+  const std::int64_t multiple = 16 / elem;
+  require(stride % multiple == 0, fn, n.stride, row_stride,
+          fmt::format("must be a multiple of {} elements for {} {} (16-byte aligned rows)",
+                      multiple, dtype_name(dtype), n.x));
+  const unsigned __int128 elems =
+      static_cast<unsigned __int128>(rows - 1) * static_cast<unsigned __int128>(stride) +
+      static_cast<unsigned __int128>(cols);
+  const unsigned __int128 b = elems * static_cast<unsigned __int128>(elem);
+  if (b > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()))
+    fail_argument(fn, n.stride, std::to_string(stride),
+                  fmt::format("({0} - 1) * {1} + {2} elements overflows 64 bits ({0} = {3}, {2} = {4})",
+                              n.rows, n.stride, n.cols, rows, cols));
+  bytes = static_cast<std::int64_t>(b);
+  return stride;
+}
+
+inline void check_capacity(std::string_view fn, std::string_view name, std::int64_t capacity,
+                           std::int64_t needed, const std::string& layout) {
+  require(capacity >= needed, fn, name, capacity,
+          fmt::format("must be >= {}.numel() = {}", layout, needed));
+}
+
+// A named byte range, for the overlap rules.
+struct Span {
+  std::string_view name;
+  const void* ptr = nullptr;
+  std::int64_t bytes = 0;
+};
+// Every later span must not overlap any earlier one; the later one is named as the culprit.
+inline void check_disjoint(std::string_view fn, std::initializer_list<Span> spans) {
+  auto begin = [](const Span& s) {
+    return static_cast<unsigned __int128>(reinterpret_cast<std::uintptr_t>(s.ptr));
+  };
+  for (auto b = spans.begin(); b != spans.end(); ++b) {
+    if (b->ptr == nullptr) continue;
+    for (auto a = spans.begin(); a != b; ++a) {
+      if (a->ptr == nullptr) continue;
+      const auto a0 = begin(*a), a1 = a0 + static_cast<unsigned __int128>(a->bytes);
+      const auto b0 = begin(*b), b1 = b0 + static_cast<unsigned __int128>(b->bytes);
+      if (a0 < b1 && b0 < a1)
+        fail_argument(fn, b->name, fmt::format("{}", b->ptr),
+                      fmt::format("must not overlap {}", a->name));
+    }
+  }
+}
+
+}  // namespace jitfp8::detail::quant

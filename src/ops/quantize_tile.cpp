@@ -1,0 +1,320 @@
+// jitfp8::quantize_1x128_transposed, quantize_128x128, quantize_mxfp8: argument validation,
+// kernel specs, dispatch memo and launch of templates/quant/quantize_tile.cuh.
+#include "ops/quantize_tile.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/quant.hpp"
+#include "ops/quant_checks.hpp"
+#include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/launch.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+using namespace quant;
+
+const char* row_name(TileRow r) {
+  switch (r) {
+    case TileRow::none: return "none";
+    case TileRow::k1x128: return "1x128";
+    case TileRow::mx32: return "1x32";
+    case TileRow::block128: return "128x128";
+  }
+  return "?";
+}
+const char* col_name(TileCol c) {
+  switch (c) {
+    case TileCol::none: return "none";
+    case TileCol::m1x128: return "128x1 transposed";
+    case TileCol::mx32: return "32x1 transposed";
+    case TileCol::block128: return "128x128 transposed";
+  }
+  return "?";
+}
+const char* scale_name(TileScale s) {
+  switch (s) {
+    case TileScale::f32: return "f32";
+    case TileScale::f32_pow2: return "f32 pow2";
+    case TileScale::e8m0_floor: return "e8m0 floor";
+    case TileScale::e8m0_rceil: return "e8m0 rceil";
+  }
+  return "?";
+}
+bool is_e8m0(TileScale s) { return s == TileScale::e8m0_floor || s == TileScale::e8m0_rceil; }
+
+struct PlanKey {
+  std::int32_t device = 0;
+  std::uint8_t x_dtype = 0, q_dtype = 0, scale = 0, row = 0, col = 0;
+  std::uint8_t reserved[3] = {0, 0, 0};
+};
+static_assert(sizeof(PlanKey) == 12, "PlanKey must have no padding");
+
+DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
+  static DispatchCache<PlanKey, const LoadedKernel*> cache;
+  return cache;
+}
+
+// Everything after validation: dispatch memo and launch.
+void launch_tile(const std::string& family, const TileVariant& v, const void* x,
+                 std::int64_t stride, std::int64_t m, std::int64_t k, void* q, void* q_scales,
+                 void* qt, void* qt_scales, float eps, Stream stream) {
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.x_dtype = static_cast<std::uint8_t>(v.x_dtype);
+  key.q_dtype = static_cast<std::uint8_t>(v.q_dtype);
+  key.scale = static_cast<std::uint8_t>(v.scale);
+  key.row = static_cast<std::uint8_t>(v.row);
+  key.col = static_cast<std::uint8_t>(v.col);
+  const LoadedKernel* kernel = plan_cache().get_or_make(key, [&] {
+    return &get_kernel(device.device, quantize_tile_spec(family, v, device.arch));
+  });
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(ceil_div(k, kTileCols)),
+                static_cast<unsigned>(ceil_div(m, kTileRows)), 1};
+  shape.block = {kTileThreads, 1, 1};
+  long long x_row_stride = stride;
+  int mi = static_cast<int>(m), ki = static_cast<int>(k);
+  void* args[] = {&x, &x_row_stride, &q, &q_scales, &qt, &qt_scales,
+                  &mi, &ki, &eps};
+  launch(*kernel, shape, stream, args);
+}
+
+// The tile kernel's grid limits: K tiles on x (2^31 - 1), M tiles on y (65535).
+void check_grid(std::string_view fn, std::string_view rows_name, std::int64_t rows) {
+  require(ceil_div(rows, kTileRows) <= 65535, fn, rows_name, rows,
+          fmt::format("ceil({} / 128) must be <= 65535 (grid.y)", rows_name));
+}
+
+TileScale f32_scale(bool pow2) { return pow2 ? TileScale::f32_pow2 : TileScale::f32; }
+
+}  // namespace
+
+DType manifest_x_dtype(const ManifestOp& op) {
+  if (op.x_dtype == "bf16") return DType::bf16;
+  if (op.x_dtype == "f32") return DType::f32;
+  throw Error(ErrorCode::manifest_error,
+              fmt::format("{}: x_dtype \"{}\" must be \"bf16\" or \"f32\"", op.op, op.x_dtype));
+}
+
+int quantize_tile_smem_bytes(const TileVariant& v) {
+  if (v.col == TileCol::none) return 0;
+  return kTileRows * kTileCols * static_cast<int>(dtype_size(v.x_dtype));
+}
+
+KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, const Arch& arch) {
+  const std::string_view fn = family;
+  check_x_dtype(fn, "x_dtype", v.x_dtype);
+  check_q_dtype(fn, v.q_dtype);
+  const bool mx_row = v.row == TileRow::mx32, mx_col = v.col == TileCol::mx32;
+  const bool consistent =
+      (v.row != TileRow::none || v.col != TileCol::none) &&
+      (v.col != TileCol::block128 || v.row == TileRow::block128) &&
+      (v.row != TileRow::block128 || v.col == TileCol::none || v.col == TileCol::block128) &&
+      (is_e8m0(v.scale) == (mx_row || mx_col)) &&
+      (!is_e8m0(v.scale) || ((v.row == TileRow::none || mx_row) && (v.col == TileCol::none || mx_col)));
+  if (!consistent)
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{}: inconsistent tile variant (rows {}, columns {}, scales {})", fn,
+                            row_name(v.row), col_name(v.col), scale_name(v.scale)));
+  if (arch.number() < 89)
+    throw Error(ErrorCode::unsupported,
+                fmt::format("{}: arch {} has no fp8 conversion (needs sm_89 or newer)", fn,
+                            arch.name()));
+  KernelSpec spec;
+  spec.family = family;
+  spec.header = "quant/quantize_tile.cuh";
+  spec.kernel = "jitfp8::quantize_tile_kernel";
+  spec.template_args = {v.x_dtype == DType::bf16 ? "true" : "false",
+                        v.q_dtype == DType::e5m2 ? "true" : "false",
+                        std::to_string(static_cast<int>(v.scale)),
+                        std::to_string(static_cast<int>(v.row)),
+                        std::to_string(static_cast<int>(v.col))};
+  spec.arch = arch;
+  spec.dynamic_smem_bytes = quantize_tile_smem_bytes(v);
+  spec.config = {
+      {"x_dtype", std::string(dtype_name(v.x_dtype))},
+      {"q_dtype", std::string(dtype_name(v.q_dtype))},
+      {"scales", scale_name(v.scale)},
+      {"rows", row_name(v.row)},
+      {"columns", col_name(v.col)},
+      {"block_threads", kTileThreads},
+      {"tile", {kTileRows, kTileCols}},
+  };
+  return spec;
+}
+
+namespace {
+std::vector<KernelSpec> f32_family(const char* family, TileRow row, TileCol col,
+                                   const ManifestOp& op, const Arch& arch) {
+  TileVariant v{manifest_x_dtype(op), DType::e4m3, f32_scale(op.pow2_scales), row, col};
+  return {quantize_tile_spec(family, v, arch)};
+}
+std::vector<KernelSpec> mx_family(const char* family, TileRow row, TileCol col,
+                                  const ManifestOp& op, const Arch& arch) {
+  std::vector<KernelSpec> specs;
+  for (TileScale s : {TileScale::e8m0_floor, TileScale::e8m0_rceil})
+    specs.push_back(quantize_tile_spec(family, {manifest_x_dtype(op), DType::e4m3, s, row, col}, arch));
+  return specs;
+}
+}  // namespace
+
+std::vector<KernelSpec> quantize_1x128_t_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return f32_family("quantize_1x128_t", TileRow::none, TileCol::m1x128, op, arch);
+}
+std::vector<KernelSpec> quantize_1x128_fused_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return f32_family("quantize_1x128_fused", TileRow::k1x128, TileCol::m1x128, op, arch);
+}
+std::vector<KernelSpec> quantize_128x128_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return f32_family("quantize_128x128", TileRow::block128, TileCol::none, op, arch);
+}
+std::vector<KernelSpec> quantize_128x128_t_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return f32_family("quantize_128x128_t", TileRow::block128, TileCol::block128, op, arch);
+}
+std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return mx_family("quantize_mxfp8", TileRow::mx32, TileCol::none, op, arch);
+}
+std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return mx_family("quantize_mxfp8_t", TileRow::none, TileCol::mx32, op, arch);
+}
+std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return mx_family("quantize_mxfp8_fused", TileRow::mx32, TileCol::mx32, op, arch);
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+using namespace detail::quant;
+
+void quantize_1x128_transposed(const Quantize1x128TransposedArgs& a, Stream stream) {
+  using namespace detail;
+  const bool fused = a.q != nullptr;
+  const std::string family = fused ? "quantize_1x128_fused" : "quantize_1x128_t";
+  const std::string_view fn = "quantize_1x128_transposed";
+  check_q_dtype(fn, a.q_dtype);
+  std::int64_t x_bytes = 0;
+  const std::int64_t stride =
+      check_input(fn, {}, a.x, a.x_dtype, a.m, a.k, a.x_row_stride, 16, x_bytes);
+  check_grid(fn, "m", a.m);
+  require_aligned(a.qt, 16, fn, "qt");
+  require_aligned(a.qt_scales, 16, fn, "qt_scales");
+  const Scales1x128Layout t_layout{a.k, a.m};
+  check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
+                 fmt::format("Scales1x128Layout{{m = k = {}, k = m = {}}}", a.k, a.m));
+  const Scales1x128Layout layout{a.m, a.k};
+  if (fused) {
+    require_aligned(a.q, 16, fn, "q");
+    require_aligned(a.scales, 16, fn, "scales");
+    check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
+                   fmt::format("Scales1x128Layout{{m = {}, k = {}}}", a.m, a.k));
+  } else if (a.scales != nullptr) {
+    fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
+                  "must be nullptr when q is nullptr (transposed output only)");
+  }
+  check_eps(fn, a.eps, a.q_dtype);
+  check_disjoint(fn, {{"x", a.x, x_bytes},
+                      {"qt", a.qt, a.m * a.k},
+                      {"qt_scales", a.qt_scales, t_layout.numel() * 4},
+                      {"q", a.q, fused ? a.m * a.k : 0},
+                      {"scales", a.scales, fused ? layout.numel() * 4 : 0}});
+  TileVariant v{a.x_dtype, a.q_dtype, f32_scale(a.pow2_scales),
+                fused ? TileRow::k1x128 : TileRow::none, TileCol::m1x128};
+  launch_tile(family, v, a.x, stride, a.m, a.k, a.q, a.scales, a.qt, a.qt_scales, a.eps, stream);
+}
+
+void quantize_128x128(const Quantize128x128Args& a, Stream stream) {
+  using namespace detail;
+  const bool transposed = a.qt != nullptr;
+  const std::string_view fn = "quantize_128x128";
+  check_q_dtype(fn, a.q_dtype);
+  InputNames names;
+  names.x = "w";
+  names.dtype = "w_dtype";
+  names.rows = "n";
+  names.stride = "w_row_stride";
+  std::int64_t w_bytes = 0;
+  const std::int64_t stride = check_input(fn, names, a.w, a.w_dtype, a.n, a.k, a.w_row_stride,
+                                          transposed ? 16 : 1, w_bytes);
+  check_grid(fn, "n", a.n);
+  require_aligned(a.q, 16, fn, "q");
+  require_aligned(a.scales, 16, fn, "scales");
+  const Scales128x128Layout layout{a.n, a.k};
+  check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
+                 fmt::format("Scales128x128Layout{{n = {}, k = {}}}", a.n, a.k));
+  const Scales128x128Layout t_layout{a.k, a.n};
+  if (transposed) {
+    require_aligned(a.qt_scales, 16, fn, "qt_scales");
+    check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
+                   fmt::format("Scales128x128Layout{{n = k = {}, k = n = {}}}", a.k, a.n));
+  } else if (a.qt_scales != nullptr) {
+    fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
+                  "must be nullptr when qt is nullptr");
+  }
+  check_eps(fn, a.eps, a.q_dtype);
+  check_disjoint(fn, {{"w", a.w, w_bytes},
+                      {"q", a.q, a.n * a.k},
+                      {"scales", a.scales, layout.numel() * 4},
+                      {"qt", a.qt, transposed ? a.n * a.k : 0},
+                      {"qt_scales", a.qt_scales, transposed ? t_layout.numel() * 4 : 0}});
+  TileVariant v{a.w_dtype, a.q_dtype, f32_scale(a.pow2_scales), TileRow::block128,
+                transposed ? TileCol::block128 : TileCol::none};
+  launch_tile(transposed ? "quantize_128x128_t" : "quantize_128x128", v, a.w, stride, a.n, a.k,
+              a.q, a.scales, a.qt, a.qt_scales, a.eps, stream);
+}
+
+void quantize_mxfp8(const QuantizeMxfp8Args& a, Stream stream) {
+  using namespace detail;
+  const std::string_view fn = "quantize_mxfp8";
+  const bool rows = a.q != nullptr, cols = a.qt != nullptr;
+  if (!rows && !cols)
+    fail_argument(fn, "q", "nullptr", "q (row-wise) or qt (column-wise) or both must be given");
+  check_q_dtype(fn, a.q_dtype);
+  if (a.scale_mode != MxScaleMode::floor && a.scale_mode != MxScaleMode::rceil)
+    fail_argument(fn, "scale_mode", std::to_string(static_cast<int>(a.scale_mode)),
+                  "must be floor or rceil");
+  std::int64_t x_bytes = 0;
+  const std::int64_t stride =
+      check_input(fn, {}, a.x, a.x_dtype, a.m, a.k, a.x_row_stride, cols ? 16 : 1, x_bytes);
+  check_grid(fn, "m", a.m);
+  const ScalesMx32Layout layout{a.m, a.k};
+  const ScalesMx32Layout t_layout{a.k, a.m};
+  if (rows) {
+    require_aligned(a.q, 16, fn, "q");
+    require_aligned(a.scales, 16, fn, "scales");
+    check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
+                   fmt::format("ScalesMx32Layout{{rows = {}, cols = {}}}", a.m, a.k));
+  } else if (a.scales != nullptr) {
+    fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
+                  "must be nullptr when q is nullptr");
+  }
+  if (cols) {
+    require_aligned(a.qt, 16, fn, "qt");
+    require_aligned(a.qt_scales, 16, fn, "qt_scales");
+    check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
+                   fmt::format("ScalesMx32Layout{{rows = k = {}, cols = m = {}}}", a.k, a.m));
+  } else if (a.qt_scales != nullptr) {
+    fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
+                  "must be nullptr when qt is nullptr");
+  }
+  check_disjoint(fn, {{"x", a.x, x_bytes},
+                      {"q", a.q, rows ? a.m * a.k : 0},
+                      {"scales", a.scales, rows ? layout.numel() : 0},
+                      {"qt", a.qt, cols ? a.m * a.k : 0},
+                      {"qt_scales", a.qt_scales, cols ? t_layout.numel() : 0}});
+  const TileScale scale =
+      a.scale_mode == MxScaleMode::rceil ? TileScale::e8m0_rceil : TileScale::e8m0_floor;
+  TileVariant v{a.x_dtype, a.q_dtype, scale, rows ? TileRow::mx32 : TileRow::none,
+                cols ? TileCol::mx32 : TileCol::none};
+  const char* family =
+      rows && cols ? "quantize_mxfp8_fused" : (rows ? "quantize_mxfp8" : "quantize_mxfp8_t");
+  launch_tile(family, v, a.x, stride, a.m, a.k, a.q, a.scales, a.qt, a.qt_scales, 1.0f, stream);
+}
+
+}  // namespace jitfp8

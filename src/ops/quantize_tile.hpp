@@ -1,0 +1,63 @@
+// The tile-based quantization families (templates/quant/quantize_tile.cuh): 1x128 along M
+// (transposed) and fused, 128x128 blocks (optionally with the transposed copy), and MXFP8
+// row-/column-wise. Kernel specs usable with no device, for the JIT runtime and prewarming.
+// Public entry points: jitfp8::quantize_1x128_transposed, quantize_128x128, quantize_mxfp8.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jitfp8/runtime.hpp"
+#include "jitfp8/types.hpp"
+#include "runtime/kernel_spec.hpp"
+
+namespace jitfp8::detail {
+
+// Mirrors the template's enums (QuantRowMode, QuantColMode, quant_detail::ScaleMode).
+enum class TileRow : std::uint8_t { none = 0, k1x128 = 1, mx32 = 2, block128 = 3 };
+enum class TileCol : std::uint8_t { none = 0, m1x128 = 1, mx32 = 2, block128 = 3 };
+enum class TileScale : std::uint8_t { f32 = 0, f32_pow2 = 1, e8m0_floor = 2, e8m0_rceil = 3 };
+
+struct TileVariant {
+  DType x_dtype = DType::bf16;
+  DType q_dtype = DType::e4m3;
+  TileScale scale = TileScale::f32;
+  TileRow row = TileRow::none;
+  TileCol col = TileCol::none;
+};
+
+constexpr int kTileThreads = 256;
+constexpr int kTileRows = 128;  // along M
+constexpr int kTileCols = 128;  // along K
+// Dynamic shared memory of a variant: the raw tile when there is a column output.
+int quantize_tile_smem_bytes(const TileVariant& v);
+
+// The kernel of one variant; `family` names it in logs and dumps. Throws invalid_argument for
+// inconsistent variants and unsupported for archs older than sm_89.
+KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, const Arch& arch);
+
+// Op families (ManifestOp fields used: x_dtype, pow2_scales; shapes are run-time arguments).
+// The manifest format has no output-dtype field, so these prewarm e4m3 kernels; e5m2 variants
+// are built on first use. MXFP8 families prewarm both exponent conventions.
+std::vector<KernelSpec> quantize_1x128_t_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_1x128_fused_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_128x128_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_128x128_t_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp&, const Arch&, int);
+
+// Row-wise family (templates/quant/quantize_rowwise.cuh).
+struct RowwiseConfig {
+  int block_threads = 256;
+  int vecs = 4;  // 16-byte vectors per thread held in registers
+};
+RowwiseConfig quantize_rowwise_config(DType x_dtype);
+KernelSpec quantize_rowwise_spec(DType x_dtype, DType q_dtype, bool pow2_scales, const Arch& arch);
+std::vector<KernelSpec> quantize_rowwise_specs_for(const ManifestOp&, const Arch&, int);
+
+// Parses ManifestOp::x_dtype ("bf16" / "f32"); throws manifest_error naming `op`.
+DType manifest_x_dtype(const ManifestOp& op);
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,62 @@
+// Shared-memory mbarriers (sm_90): the producer/consumer handshake of the TMA pipelines.
+//
+// Phase convention: a fresh barrier is in phase 0. wait(bar, parity) returns once the phase with
+// that parity has completed, so waiting with parity 1 on a fresh barrier returns at once; a
+// producer waits on "empty" with (phase ^ 1) and a consumer on "full" with phase.
+#pragma once
+
+#include "common/ptx.cuh"
+
+namespace jitfp8 {
+
+// 8-byte mbarrier object living in shared memory.
+struct alignas(8) MBarrier {
+  u64 state;
+};
+
+JITFP8_DEVICE void mbar_init(MBarrier* bar, u32 arrive_count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrive_count) : "memory");
+}
+
+// Makes barrier initialisation visible to the async proxy and to the other CTAs of the cluster.
+JITFP8_DEVICE void fence_mbar_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+JITFP8_DEVICE void mbar_wait(MBarrier* bar, u32 parity) {
+  const u32 addr = smem_u32(bar);
+  asm volatile(
+      "{\n\t.reg .pred done;\n"
+      "WAIT_%=:\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+      "@!done bra WAIT_%=;\n}" ::"r"(addr),
+      "r"(parity)
+      : "memory");
+}
+
+// Arrive once and add `bytes` to the transaction count the current phase waits for (TMA loads
+// complete the transactions).
+JITFP8_DEVICE void mbar_arrive_expect_tx(MBarrier* bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
+               : "memory");
+}
+
+JITFP8_DEVICE void mbar_arrive(MBarrier* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+
+// Arrive on the barrier at the same shared-memory offset in CTA `cta_rank` of this cluster
+// (the CTA itself included). Default semantics (release, CTA scope), as CUTLASS's
+// ClusterBarrier does: an explicit `.release.cluster` makes ptxas emit MEMBAR.ALL.GPU before
+// every arrive, which cost more than half of the GEMM's throughput. The stage's readers are
+// wgmma (retired by wgmma.wait_group) and ld.shared whose values are already consumed.
+JITFP8_DEVICE void mbar_arrive_cluster(MBarrier* bar, u32 cta_rank) {
+  asm volatile(
+      "{\n\t.reg .b32 remote;\n\t"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_u32(bar)),
+      "r"(cta_rank)
+      : "memory");
+}
+
+}  // namespace jitfp8

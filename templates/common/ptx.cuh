@@ -1,0 +1,107 @@
+// Basic types and small PTX helpers shared by every JIT template.
+//
+// The templates are compiled by NVRTC with no toolkit headers on the include path, so nothing
+// here may include <cstdint>, <cuda.h>, <cuda_fp8.h>, ... Everything that is not plain C++ is
+// inline PTX. Only compiler built-ins (threadIdx, blockIdx, __shared__, __launch_bounds__, ...)
+// are used.
+#pragma once
+
+#define JITFP8_DEVICE __device__ __forceinline__
+
+namespace jitfp8 {
+
+// Fixed-width integers (LP64 device ABI).
+typedef signed char i8;
+typedef unsigned char u8;
+typedef short i16;
+typedef unsigned short u16;
+typedef int i32;
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned long long u64;
+
+// Opaque CUtensorMap (128 bytes, 64-byte aligned). The host fills it with the bytes written by
+// cuTensorMapEncodeTiled and passes it by value as a `const __grid_constant__` kernel parameter,
+// so the TMA unit can read it straight from the kernel parameter space.
+struct alignas(64) TensorMapParam {
+  unsigned long long opaque[16];
+};
+
+template <typename T>
+JITFP8_DEVICE constexpr T ceil_div(T a, T b) { return (a + b - 1) / b; }
+template <typename T>
+JITFP8_DEVICE constexpr T align_up(T a, T b) { return ceil_div(a, b) * b; }
+
+JITFP8_DEVICE u32 lane_id() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+
+// Warp index, made uniform for the compiler (shfl of lane 0) so role branches do not diverge.
+JITFP8_DEVICE u32 warp_id() {
+  u32 w = threadIdx.x / 32;
+  asm volatile("shfl.sync.idx.b32 %0, %0, 0, 0x1f, 0xffffffff;" : "+r"(w));
+  return w;
+}
+
+// Shared-memory (state space) address of a generic pointer to shared memory.
+JITFP8_DEVICE u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+
+// Register re-allocation between warpgroups (sm_90a). Needs __launch_bounds__(threads, 1) and
+// must be executed by all threads of the warpgroup.
+template <u32 kRegs>
+JITFP8_DEVICE void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <u32 kRegs>
+JITFP8_DEVICE void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+
+// Named barrier over `count` threads (a multiple of 32). Id 0 is __syncthreads'.
+JITFP8_DEVICE void named_barrier_sync(u32 id, u32 count) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+JITFP8_DEVICE void block_sync() { asm volatile("bar.sync 0;" ::: "memory"); }
+
+// Generic-proxy writes to shared memory (st.shared, stmatrix) must be fenced before the async
+// proxy (TMA store, wgmma) reads them.
+JITFP8_DEVICE void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// ---- clusters ----
+JITFP8_DEVICE u32 cluster_cta_rank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+JITFP8_DEVICE void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Read-only global load through the non-coherent path (the data never changes during the kernel).
+JITFP8_DEVICE float ld_global_nc(const float* p) {
+  float v;
+  asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+
+// Two fp32 -> packed bf16x2 (round to nearest even); `lo` lands in the low half (lower address).
+JITFP8_DEVICE u32 pack_bf16x2(float lo, float hi) {
+  u32 r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// Keeps the compiler from moving accesses of `x` across this point (used around async wgmma).
+JITFP8_DEVICE void register_fence(float& x) { asm volatile("" : "+f"(x)::"memory"); }
+
+JITFP8_DEVICE void trap() { asm volatile("trap;"); }
+
+}  // namespace jitfp8

@@ -1,0 +1,60 @@
+// Persistent tile scheduler for a dense (M, N) output: every CTA of a grid of kNumSMs CTAs walks
+// the tiles with a stride of the grid, in an L2-friendly grouped order.
+//
+// With a 2-CTA cluster (kNumMulticast == 2) the unit of work is a PAIR of tiles that share one
+// operand: both CTAs of a cluster get the same unit and CTA rank r takes the r-th tile of the
+// pair, so the shared operand can be multicast to both. kMulticastOnA: the pair shares the
+// M block (A multicast) and covers N blocks 2u, 2u+1; otherwise it shares the N block (B
+// multicast) and covers M blocks 2u, 2u+1. An odd count leaves the last pair half outside the
+// matrix: that tile reads zero-filled boxes and its stores are clipped, so it costs time only.
+//
+// Grouped order: units are taken in groups of kGroupN N-units; inside a group the N index moves
+// fastest. The ~kNumSMs tiles in flight then cover kGroupN N blocks and ~kNumSMs / kGroupN M
+// blocks, so each A and B panel is fetched from HBM about once and re-read from L2.
+#pragma once
+
+#include "common/ptx.cuh"
+
+namespace jitfp8 {
+
+template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN>
+struct TileScheduler {
+  static_assert(kNumMulticast == 1 || kNumMulticast == 2, "clusters of 1 or 2 CTAs");
+  static_assert(kNumSMs % kNumMulticast == 0, "grid must be a whole number of clusters");
+  static_assert(kGroupN >= 1, "group size");
+  static constexpr bool kPairOnN = kNumMulticast == 2 && kMulticastOnA;   // pair = 2 N blocks
+  static constexpr bool kPairOnM = kNumMulticast == 2 && !kMulticastOnA;  // pair = 2 M blocks
+  static constexpr u32 kNumUnitsN = kPairOnN ? (kNumNBlocks + 1) / 2 : kNumNBlocks;
+  static constexpr u32 kStride = kNumSMs / kNumMulticast;
+
+  u32 num_units_m;
+  u32 num_units;
+  u32 unit;
+  u32 rank;
+
+  JITFP8_DEVICE explicit TileScheduler(u32 m) {
+    const u32 num_m_blocks = (m + BLOCK_M - 1) / BLOCK_M;
+    num_units_m = kPairOnM ? (num_m_blocks + 1) / 2 : num_m_blocks;
+    num_units = num_units_m * kNumUnitsN;
+    unit = blockIdx.x / kNumMulticast;
+    rank = kNumMulticast > 1 ? cluster_cta_rank() : 0;
+  }
+
+  // Next tile of this CTA; false when none is left.
+  JITFP8_DEVICE bool next(u32& m_block, u32& n_block) {
+    if (unit >= num_units) return false;
+    const u32 units_per_group = kGroupN * num_units_m;
+    const u32 group = unit / units_per_group;
+    const u32 first_n = group * kGroupN;
+    const u32 group_n = first_n + kGroupN <= kNumUnitsN ? kGroupN : kNumUnitsN - first_n;
+    const u32 in_group = unit - group * units_per_group;
+    const u32 um = in_group / group_n;
+    const u32 un = first_n + in_group - um * group_n;
+    m_block = kPairOnM ? um * 2 + rank : um;
+    n_block = kPairOnN ? un * 2 + rank : un;
+    unit += kStride;
+    return true;
+  }
+};
+
+}  // namespace jitfp8

@@ -1,0 +1,121 @@
+// Main loop of the sm_90a FP8 "1D2D" GEMM (sm90/gemm_fp8_1d2d.cuh) for one math warpgroup and one
+// tile: wgmma over the TMA ring, per-128-K-block promotion with the A (1x128) and B (128x128)
+// scales into the fp32 result registers.
+#pragma once
+
+#include "common/mbarrier.cuh"
+#include "common/ptx.cuh"
+#include "common/wgmma.cuh"
+
+namespace jitfp8 {
+namespace sm90_1d2d {
+
+// Where a tile's columns enter the 2nd (3rd) B-scale block, as 8-column group indices g1 (g2).
+// Static when the tile start offsets inside a 128-block take few values (BLOCK_N 192, 160, 96,
+// 256 ...): the main loop is instantiated once per value so the promotion needs no selects.
+struct SfbBoundsDynamic {
+  u32 g1, g2;
+};
+template <u32 kG1>
+struct SfbBoundsStatic {
+  static constexpr u32 g1 = kG1, g2 = 0xffffffffu;
+};
+template <u32 kGcd, u32 kCount, u32 I = 0, typename F>
+__device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f) {
+  if (offset_idx == I || I + 1 == kCount) {
+    f(SfbBoundsStatic<(128 - I * kGcd) / 8>{});
+  } else if constexpr (I + 1 < kCount) {
+    dispatch_sfb_bounds<kGcd, kCount, I + 1>(offset_idx, f);
+  }
+}
+
+// Main loop of one tile for one math warpgroup: per K block, wait for the stage, run 4 wgmma k32
+// steps per 64-row wave into a fresh accumulator, release the stage, promote into final_accum.
+// A functor, not a lambda (NVRTC treats unannotated lambdas as host code), so the tile loop can
+// be instantiated per Bounds (SfbBoundsStatic/Dynamic: where the columns cross B-scale blocks).
+template <u32 kNumKBlocks, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, u32 kWaves, u32 kNumSfb>
+struct Mainloop1D2D {
+  float (&accum)[BLOCK_N / 2];
+  float (&final_accum)[kWaves][BLOCK_N / 2];
+  u32& stage;
+  u32& phase;
+  const float* sfb_tile;
+  const float* smem_sfa;
+  u8* smem_a;
+  u8* smem_b;
+  MBarrier* full;
+  MBarrier* empty;
+  u32 wg, row_in_wave, lane;
+
+  template <class Bounds>
+  __device__ __forceinline__ void operator()(Bounds bounds) {
+    constexpr u32 BLOCK_K = 128;
+    constexpr u32 kNumAccum = BLOCK_N / 2;
+    constexpr u32 kNumGroups = BLOCK_N / 8;
+    for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+      float sb[kNumSfb];  // B scales of this K block (not part of the stage)
+#pragma unroll
+      for (u32 j = 0; j < kNumSfb; ++j) sb[j] = sfb_tile[j * kNumKBlocks + kb];
+      mbar_wait(&full[stage], phase);
+      // A scales: read before the stage is released.
+      float sa[kWaves][2];
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v) {
+        const float* sfa = smem_sfa + stage * BLOCK_M + (wg * kWaves + v) * 64 + row_in_wave;
+        sa[v][0] = sfa[0];
+        sa[v][1] = sfa[8];
+      }
+      const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K));
+      const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + stage * BLOCK_N * BLOCK_K));
+
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v) {
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+        wgmma_fence();
+#pragma unroll
+        for (u32 k = 0; k < BLOCK_K / 32; ++k) {
+          const u64 da = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K + k * 32);
+          WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), accum, k > 0 ? 1u : 0u);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+
+        // Promotion scales for the fragment's two rows and each B-scale block.
+        float s0[kNumSfb], s1[kNumSfb];
+#pragma unroll
+        for (u32 j = 0; j < kNumSfb; ++j) s0[j] = sa[v][0] * sb[j], s1[j] = sa[v][1] * sb[j];
+        if (v == kWaves - 1) {
+          // All smem reads of this stage are done (wgmma waited, scales in registers).
+          if constexpr (kNumMulticast == 1) {
+            if (lane == 0) mbar_arrive(&empty[stage]);
+          } else {
+            if (lane < kNumMulticast) mbar_arrive_cluster(&empty[stage], lane);
+          }
+        }
+#pragma unroll
+        for (u32 g = 0; g < kNumGroups; ++g) {
+          float t0 = s0[0], t1 = s1[0];
+          if constexpr (kNumSfb > 1) {
+            t0 = g >= bounds.g1 ? s0[1] : t0;  // selects, not branches (or folded if static)
+            t1 = g >= bounds.g1 ? s1[1] : t1;
+          }
+          if constexpr (kNumSfb > 2) {
+            t0 = g >= bounds.g2 ? s0[2] : t0;
+            t1 = g >= bounds.g2 ? s1[2] : t1;
+          }
+          final_accum[v][4 * g + 0] += t0 * accum[4 * g + 0];
+          final_accum[v][4 * g + 1] += t0 * accum[4 * g + 1];
+          final_accum[v][4 * g + 2] += t1 * accum[4 * g + 2];
+          final_accum[v][4 * g + 3] += t1 * accum[4 * g + 3];
+        }
+      }
+      if (++stage == kNumStages) stage = 0, phase ^= 1;
+    }
+  }
+};
+
+}  // namespace sm90_1d2d
+}  // namespace jitfp8

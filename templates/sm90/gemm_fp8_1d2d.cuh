@@ -1,0 +1,288 @@
+// Dense FP8 GEMM for sm_90a, "1D2D" scaling:  D (M, N) bf16 = A (M, K) . B (N, K)^T
+//   A, B: e4m3, K-major. A scaled per 1x128 tile along K (sa), B per 128x128 block (sb):
+//   D[m, n] = sum_kb sa[m, kb] * sb[n / 128, kb] * sum_{k in kb} A[m, k] * B[n, k]
+// Each 128-wide K block is accumulated by 4 wgmma k32 steps into a fresh fp32 register tile,
+// then promoted on the CUDA cores: final += accum * (sa * sb) (the accuracy fix for the reduced
+// precision of the tensor cores' fp8 accumulation, and the scale application in one FFMA).
+//
+// ---------------------------------------------------------------------------------------------
+// Template parameters (compile-time)
+//   N, K          problem N and K (the weight's shape). N % 8 == 0 (D row stride), K % 16 == 0.
+//   BLOCK_M       64 (1 math warpgroup), 128 (2 math warpgroups x 64 rows) or 256 (2 x 128 rows).
+//   BLOCK_N       multiple of 16, 16..192 (need not divide 128: a tile then straddles 2 or 3
+//                 B-scale blocks, chosen per 8-column group). Registers: the fp32 accumulators take
+//                 (waves + 1) * BLOCK_N / 2 per math thread (waves = 2 for BLOCK_M 256, else 1);
+//                 this must be <= 192 (static_assert): BLOCK_N <= 192, or <= 128 for BLOCK_M 256.
+//                 Speed: prefer BLOCK_N dividing 128 or with gcd(BLOCK_N, 128) >= 32 (16, 32,
+//                 64, 96, 128, 160, 192): the scale-block boundary is then a compile-time
+//                 constant (one main loop per tile offset). Others (48, 80, 112, 144, 176)
+//                 select per column group at run time; 176 (3 scale blocks per tile) is slow.
+//   kNumStages    depth of the TMA ring (see smem_size below; at most 232448 bytes).
+//   kNumMulticast 1, or 2 for a 2-CTA cluster sharing one operand through TMA multicast.
+//   kMulticastOnA with kNumMulticast == 2: true = the 2 CTAs share A (same M block, N blocks 2u
+//                 and 2u+1), false = they share B (same N block, M blocks 2u and 2u+1).
+//   kNumSMs       persistent grid size (number of CTAs, normally the SM count: 132 on H100 SXM);
+//                 a multiple of kNumMulticast. The kernel traps if gridDim.x != kNumSMs.
+//   kGroupN       grouped tile order: N units per group (see common/tile_scheduler.cuh).
+//   kSmemBytes    the dynamic shared memory the host launches with; must equal smem_size(...):
+//                 the host mirrors the formula, and this catches any drift at compile time.
+//
+// Kernel parameters (in order)
+//   u32 M                       rows of A and D (run time, >= 1: with M == 0 do not launch,
+//                               a tensor map cannot have a zero dimension)
+//   void* d                     D base pointer (unused by the TMA-store epilogue; reserved)
+//   const float* sfb            B scales, fp32, (ceil(N/128), ceil(K/128)) row-major
+//   TensorMapParam tmap_a       all four by value, `const __grid_constant__`, bytes from
+//   TensorMapParam tmap_b       cuTensorMapEncodeTiled (see "tensor maps" below)
+//   TensorMapParam tmap_sfa
+//   TensorMapParam tmap_d
+//
+// Launch: grid (kNumSMs, 1, 1); block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
+//   cluster (kNumMulticast, 1, 1) (no cluster attribute needed when 1); dynamic shared memory
+//   smem_size(BLOCK_M, BLOCK_N, K, kNumStages) bytes, with
+//   cudaFuncAttributeMaxDynamicSharedMemorySize / CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+//   raised to it. The functions in namespace sm90_1d2d are constexpr: mirror them on the host.
+//
+// Tensor maps (dims and box innermost first; interleave NONE, L2 promotion 256B, OOB fill NONE
+// i.e. zeros; all strides in bytes):
+//   tmap_a   UINT8 (e4m3 bytes), dims {K, M}, stride {K},  box {128, BLOCK_M}, SWIZZLE_128B
+//   tmap_b   UINT8,              dims {K, N}, stride {K},  box {128, BLOCK_N}, SWIZZLE_128B
+//   tmap_sfa FLOAT32, dims {align(M, 4), ceil(K/128)}, stride {align(M, 4) * 4},
+//            box {BLOCK_M, 1}, SWIZZLE_NONE  (scale(m, kb) at kb * align(M, 4) + m)
+//   tmap_d   BFLOAT16, dims {N, M}, stride {ldd * 2} (ldd >= N, usually N),
+//            box {d_box_n(BLOCK_N), 64}, swizzle d_swizzle_mode(BLOCK_N) bytes:
+//            128 -> SWIZZLE_128B, 64 -> SWIZZLE_64B, 32 -> SWIZZLE_32B
+// M, N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores.
+// Global bases 16-byte aligned (cudaMalloc is); sfb 4-byte aligned.
+//
+// Configs measured on H100 SXM (132 SMs, L2 flushed), see the report of this template:
+//   large M: BLOCK_M 256, BLOCK_N 128, 3 stages, 2-CTA cluster sharing A (1180-1390 TFLOPS);
+//   N = 2112: 128 x 192, 4 stages, cluster on B; one wave or less (e.g. 4096 x 576): no cluster.
+//   M <= 128: BLOCK_M 64 with BLOCK_N giving ~132 tiles, 8-16 stages, cluster on B.
+// ---------------------------------------------------------------------------------------------
+#pragma once
+
+#include "common/mbarrier.cuh"
+#include "common/ptx.cuh"
+#include "common/stmatrix.cuh"
+#include "common/tile_scheduler.cuh"
+#include "common/tma.cuh"
+#include "common/wgmma.cuh"
+#include "sm90/fp8_1d2d_mainloop.cuh"
+
+namespace jitfp8 {
+namespace sm90_1d2d {
+
+__host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : 2; }
+__host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
+// Swizzle of the bf16 D staging tile / TMA store: the widest of 128/64/32 bytes dividing a row.
+__host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) {
+  return block_n % 64 == 0 ? 128 : block_n % 32 == 0 ? 64 : 32;
+}
+__host__ __device__ constexpr u32 d_box_n(u32 block_n) { return d_swizzle_mode(block_n) / 2; }
+// Each math warpgroup stages and stores its output 64 rows (one wgmma wave) at a time.
+__host__ __device__ constexpr u32 d_box_m(u32 /*block_m*/) { return 64; }
+// How many 128-column B-scale blocks one BLOCK_N tile can touch (tile starts are multiples of
+// BLOCK_N, so their offsets inside a scale block are multiples of gcd(BLOCK_N, 128)).
+__host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gcd_u32(b, a % b); }
+__host__ __device__ constexpr u32 num_sfb_per_tile(u32 block_n) {
+  return (128 - gcd_u32(block_n, 128) + block_n + 127) / 128;
+}
+__host__ __device__ constexpr u32 stage_bytes(u32 block_m, u32 block_n) {
+  return block_m * 128 + block_n * 128 + block_m * 4;  // A tile + B tile + A scales
+}
+// Dynamic shared memory:
+//   [D staging: 64 x BLOCK_N bf16 per math warpgroup | A stages | B stages | A-scale stages |
+//    B scales: 2 tiles per math warpgroup | full + empty mbarriers]
+__host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32 stages) {
+  return num_math_wgs(block_m) * 64 * block_n * 2 + stages * stage_bytes(block_m, block_n) +
+         num_math_wgs(block_m) * 2 * num_sfb_per_tile(block_n) * ((k + 127) / 128) * 4 + stages * 2 * 8;
+}
+
+}  // namespace sm90_1d2d
+
+template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
+          u32 kNumSMs, u32 kGroupN, u32 kSmemBytes>
+__global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
+    sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
+                              const __grid_constant__ TensorMapParam tmap_b,
+                              const __grid_constant__ TensorMapParam tmap_sfa,
+                              const __grid_constant__ TensorMapParam tmap_d) {
+  using namespace sm90_1d2d;
+  constexpr u32 BLOCK_K = 128;
+  constexpr u32 kNumKBlocks = (K + BLOCK_K - 1) / BLOCK_K;
+  constexpr u32 kNumNBlocks = (N + BLOCK_N - 1) / BLOCK_N;
+  constexpr u32 kNumSfbRows = (N + 127) / 128;
+  constexpr u32 kNumMathWGs = num_math_wgs(BLOCK_M);
+  constexpr u32 kNumMathThreads = 128 * kNumMathWGs;
+  constexpr u32 kWaves = BLOCK_M / 64 / kNumMathWGs;  // m64 wgmma rows per math warpgroup / 64
+  constexpr u32 kNumAccum = BLOCK_N / 2;
+  constexpr u32 kNumGroups = BLOCK_N / 8;              // 8-column groups of the fragment
+  constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
+  constexpr u32 kSfbGcd = gcd_u32(BLOCK_N, 128);  // tile starts inside a 128-block: multiples of it
+  constexpr u32 kSwizzleD = d_swizzle_mode(BLOCK_N);
+  constexpr u32 kBoxN = d_box_n(BLOCK_N);
+  constexpr u32 kBoxM = d_box_m(BLOCK_M);
+  constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
+  // Producer gives registers to the math warpgroups (64K regs / SM in total).
+  constexpr u32 kProducerRegs = 40;
+  constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
+  static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
+  static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
+  static_assert(N % 8 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
+  static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
+  static_assert(kNumSfb <= 3, "B-scale blocks per tile");
+  // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
+  // with 1 wave and BN 144 with 2 waves).
+  static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages) <= 232448, "shared memory");
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages) == kSmemBytes,
+                "the host's shared-memory size differs from the template's layout");
+
+  // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
+  extern __shared__ __attribute__((aligned(1024))) u8 smem[];
+  u8* smem_d = smem;
+  u8* smem_a = smem_d + kNumMathWGs * kBoxM * BLOCK_N * 2;
+  u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
+  float* smem_sfa = reinterpret_cast<float*>(smem_b + kNumStages * BLOCK_N * BLOCK_K);
+  float* smem_sfb = smem_sfa + kNumStages * BLOCK_M;
+  MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
+  MBarrier* empty = full + kNumStages;
+
+  const u32 warp = warp_id();
+  const u32 lane = lane_id();
+  if (threadIdx.x == kNumMathThreads) {
+    if ((smem_u32(smem) & 1023u) != 0) trap();  // the swizzle math below relies on it
+    if (gridDim.x != kNumSMs) trap();            // the tile scheduler strides by kNumSMs
+    tma_prefetch_desc(tmap_a);
+    tma_prefetch_desc(tmap_b);
+    tma_prefetch_desc(tmap_sfa);
+    tma_prefetch_desc(tmap_d);
+    for (u32 s = 0; s < kNumStages; ++s) {
+      mbar_init(&full[s], 1);  // the producer's arrive_expect_tx; TMA completes the bytes
+      // One arrive per math warp of every CTA of the cluster: a stage is free only when both
+      // CTAs consumed it, since the peer's producer may multicast into it.
+      mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
+    }
+    fence_mbar_init();
+  }
+  if constexpr (kNumMulticast > 1) cluster_sync(); else block_sync();
+
+  using Scheduler = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
+
+  if (warp >= kNumMathThreads / 32) {
+    // ================================ producer warpgroup ================================
+    setmaxnreg_dec<kProducerRegs>();
+    if (warp == kNumMathThreads / 32 && lane == 0) {
+      Scheduler sched(M);
+      u32 m_block, n_block, stage = 0, phase = 0;
+      while (sched.next(m_block, n_block)) {
+        const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
+        for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+          mbar_wait(&empty[stage], phase ^ 1);
+          MBarrier* bar = &full[stage];
+          mbar_arrive_expect_tx(bar, kStageBytes);  // includes bytes multicast by the peer
+          const i32 k0 = (i32)(kb * BLOCK_K);
+          u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
+          u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
+          if constexpr (kNumMulticast > 1 && kMulticastOnA) {
+            if (sched.rank == 0) tma_load_2d_multicast(a_dst, tmap_a, bar, k0, m0, (u16)0x3);
+          } else {
+            tma_load_2d(a_dst, tmap_a, bar, k0, m0);
+          }
+          if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
+            if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, n0, (u16)0x3);
+          } else {
+            tma_load_2d(b_dst, tmap_b, bar, k0, n0);
+          }
+          tma_load_2d(smem_sfa + stage * BLOCK_M, tmap_sfa, bar, m0, (i32)kb);
+          if (++stage == kNumStages) stage = 0, phase ^= 1;
+        }
+      }
+    }
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+  } else {
+    // ================================= math warpgroups =================================
+    setmaxnreg_inc<kMathRegs>();
+    const u32 wg = warp / 4;
+    const u32 warp_in_wg = warp % 4;
+    const u32 row_in_wave = warp_in_wg * 16 + lane / 4;  // fragment rows row_in_wave and +8
+    const u32 wg_thread = threadIdx.x % 128;
+    const bool store_leader = wg_thread == 0;
+    u8* smem_d_wg = smem_d + wg * kBoxM * BLOCK_N * 2;
+
+    float accum[kNumAccum];
+    float final_accum[kWaves][kNumAccum];
+
+    Scheduler sched(M);
+    u32 m_block, n_block, stage = 0, phase = 0, tile_parity = 0;
+    while (sched.next(m_block, n_block)) {
+      // -- this tile's B scales (kNumSfb rows x all K blocks) into this warpgroup's double buffer.
+      //    The buffer written now was last read two tiles ago, before every thread of the
+      //    warpgroup passed the previous tile's barrier, so one barrier per tile suffices. The
+      //    math warpgroups never wait for each other (only through the smem ring), so one's
+      //    epilogue overlaps the other's wgmma.
+      float* sfb_tile = smem_sfb + (wg * 2 + tile_parity) * kNumSfb * kNumKBlocks;
+      const u32 sfb_row0 = n_block * BLOCK_N / 128;
+      for (u32 i = wg_thread; i < kNumSfb * kNumKBlocks; i += 128) {
+        const u32 j = i / kNumKBlocks, kb = i - j * kNumKBlocks;
+        const u32 row = sfb_row0 + j < kNumSfbRows ? sfb_row0 + j : kNumSfbRows - 1;  // N tail
+        sfb_tile[i] = ld_global_nc(sfb + row * kNumKBlocks + kb);
+      }
+      named_barrier_sync(2 + wg, 128);
+      tile_parity ^= 1;
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+
+      // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks.
+      sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb> mainloop{
+          accum, final_accum, stage, phase, sfb_tile, smem_sfa, smem_a, smem_b, full, empty, wg, row_in_wave, lane};
+      const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
+      if constexpr (kNumSfb == 1) {
+        mainloop(SfbBoundsStatic<kNumGroups>{});
+      } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
+        dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop);
+      } else {
+        mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
+      }
+
+      // -- epilogue, per 64-row wave: bf16 -> swizzled smem (stmatrix) -> TMA store.
+      const u32 d_base = smem_u32(smem_d_wg);
+      const u32 mat = lane / 8;  // which 8x8 matrix of the x4 this lane addresses
+      const u32 row = warp_in_wg * 16 + (mat % 2) * 8 + lane % 8;
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v) {
+        if (store_leader) tma_store_wait_read_all();  // the previous store has read the buffer
+        named_barrier_sync(2 + wg, 128);
+        const float* f = final_accum[v];
+#pragma unroll
+        for (u32 g = 0; g < kNumGroups; g += 2) {
+          const u32 col = (g + mat / 2) * 8;
+          const u32 chunk = col / kBoxN, col_in_chunk = col % kBoxN;
+          const u32 offset = chunk * (kBoxM * kSwizzleD) + tma_swizzle<kSwizzleD>(row * kSwizzleD + col_in_chunk * 2);
+          stmatrix_x4(d_base + offset, pack_bf16x2(f[4 * g], f[4 * g + 1]), pack_bf16x2(f[4 * g + 2], f[4 * g + 3]),
+                      pack_bf16x2(f[4 * g + 4], f[4 * g + 5]), pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
+        }
+        fence_proxy_async_smem();
+        named_barrier_sync(2 + wg, 128);
+        if (store_leader) {
+          const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64), n0 = (i32)(n_block * BLOCK_N);
+#pragma unroll
+          for (u32 c = 0; c < BLOCK_N / kBoxN; ++c)
+            tma_store_2d(tmap_d, smem_d_wg + c * kBoxM * kSwizzleD, n0 + (i32)(c * kBoxN), m0);
+          tma_store_commit();
+        }
+      }
+    }
+    if (store_leader) tma_store_wait_all();
+  }
+  (void)d;
+
+  // The peer CTA may still arrive on our empty barriers (and we on its): neither CTA may leave
+  // (and free its shared memory) before both are done.
+  if constexpr (kNumMulticast > 1) cluster_sync();
+}
+
+}  // namespace jitfp8
