@@ -52,16 +52,15 @@ std::int64_t validate(const Quantize1x128Args& a) {
           "must be 0 (contiguous) or >= k");
   const std::int64_t stride = a.x_row_stride == 0 ? a.k : a.x_row_stride;
   require(stride % stride_multiple == 0, kFunction, "x_row_stride", a.x_row_stride,
-          fmt::format("must be a multiple of {} elements for {} x (16-byte aligned rows)",
-                      stride_multiple, dtype_name(a.x_dtype)));
+          "must be a multiple of {} elements for {} x (16-byte aligned rows)", stride_multiple,
+          dtype_name(a.x_dtype));
   require_aligned(a.q, 16, kFunction, "q");
   require_aligned(a.scales, 16, kFunction, "scales");
 
   const Scales1x128Layout layout{a.m, a.k};
   // The kernel numbers tiles with 32-bit indices; m, k < 2^31 keep every product below in int64.
   require(a.m * layout.k_blocks() <= kInt32Max, kFunction, "m", a.m,
-          fmt::format("m * ceil(k / 128) = {} tiles must be < 2^31 (k = {})",
-                      a.m * layout.k_blocks(), a.k));
+          "m * ceil(k / 128) = {} tiles must be < 2^31 (k = {})", a.m * layout.k_blocks(), a.k);
   const unsigned __int128 x_elems =
       static_cast<unsigned __int128>(a.m - 1) * static_cast<unsigned __int128>(stride) +
       static_cast<unsigned __int128>(a.k);
@@ -72,8 +71,8 @@ std::int64_t validate(const Quantize1x128Args& a) {
                               a.m, a.k));
 
   require(a.scales_capacity >= layout.numel(), kFunction, "scales_capacity", a.scales_capacity,
-          fmt::format("must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
-                      layout.numel()));
+          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
+          layout.numel());
   // Below fmax * 2^-126 the scale of an all-zero tile would be subnormal and its reciprocal Inf.
   quant::check_eps(kFunction, a.eps, a.q_dtype);
 

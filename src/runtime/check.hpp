@@ -22,6 +22,16 @@ inline void require(bool ok, std::string_view function, std::string_view argumen
   if (!ok) fail_argument(function, argument, std::to_string(value), rule);
 }
 
+// As above, with the rule formatted only when it is broken: validation runs on every dispatch,
+// and the hit path must not allocate.
+template <class... Args>
+void require(bool ok, std::string_view function, std::string_view argument, std::int64_t value,
+             fmt::format_string<Args...> rule, Args&&... args) {
+  if (!ok)
+    fail_argument(function, argument, std::to_string(value),
+                  fmt::format(rule, std::forward<Args>(args)...));
+}
+
 inline void require_aligned(const void* ptr, std::size_t alignment, std::string_view function,
                             std::string_view argument) {
   if (ptr == nullptr)

@@ -152,3 +152,41 @@ TEST_CASE("a fresh process loads a cached kernel from disk without compiling", "
   CHECK(output.find("load-probe: first call") != std::string::npos);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
+
+TEST_CASE("prewarm with load makes the first call capturable", "[dispatch]") {
+  // After prewarm(load) the first dispatch of this variant may fall inside a capture: nothing
+  // left to compile or load (a compile would break the capture with a sync or fail it).
+  Manifest manifest = parse_manifest(
+      R"({"model": "t", "ops": [{"op": "quantize_1x128", "k": 256, "x_dtype": "f32", "pow2_scales": true}]})");
+  PrewarmOptions options;
+  options.load = true;
+  PrewarmReport report = prewarm({manifest}, options);
+  REQUIRE(report.failed == 0);
+  REQUIRE(report.kernels == 1);
+
+  constexpr int kM = 8, kK = 256;
+  std::vector<float> x(kM * kK, 3.0f);
+  test::DeviceBuffer<float> x_dev{x};
+  test::DeviceBuffer<std::uint8_t> q(kM * kK);
+  test::DeviceBuffer<float> scales(static_cast<std::size_t>(Scales1x128Layout{kM, kK}.numel()));
+  Quantize1x128Args args;
+  args.x = x_dev.get(), args.x_dtype = DType::f32, args.m = kM, args.k = kK, args.q = q.get();
+  args.scales = scales.get(), args.scales_capacity = static_cast<std::int64_t>(scales.size());
+  args.pow2_scales = true;
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaGraph_t graph = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  quantize_1x128(args, stream);  // possibly the first dispatch of this variant: inside the capture
+  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // amax 3 -> s = 3/448 rounded up to 2^-7; 3 * 128 = 384 is exact in e4m3 (0x7C).
+  for (float s : scales.download()) REQUIRE(s == 1.0f / 128.0f);
+  for (std::uint8_t code : q.download()) REQUIRE(code == 0x7C);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
