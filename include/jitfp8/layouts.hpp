@@ -30,4 +30,22 @@ struct Scales128x128Layout {
   std::int64_t numel() const { return n_blocks() * k_blocks(); }
 };
 
+// MXFP8 scales of a (rows, cols) operand quantized in 1x32 blocks along cols: one E8M0 byte per
+// block, in the 128x4 tiled layout that block-scaled tensor-core GEMMs read (the "swizzled"
+// scale-factor layout of cuBLAS and CUTLASS for MXFP8): rows padded to 128 and blocks per row
+// padded to 4; tile (rt, ct) = rows [128 rt, 128 rt + 128) x blocks [4 ct, 4 ct + 4) is 512
+// contiguous bytes at (rt * col_tiles() + ct) * 512, and inside it scale(r, cb) is the byte
+// (r % 32) * 16 + ((r % 128) / 32) * 4 + cb % 4. Padding entries are 0.
+struct ScalesMx32Layout {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t col_blocks() const { return ceil_div(cols, 32); }
+  std::int64_t row_tiles() const { return ceil_div(rows, 128); }
+  std::int64_t col_tiles() const { return ceil_div(cols, 128); }
+  std::int64_t numel() const { return row_tiles() * col_tiles() * 512; }
+  std::int64_t index(std::int64_t r, std::int64_t cb) const {
+    return ((r / 128) * col_tiles() + cb / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + cb % 4;
+  }
+};
+
 }  // namespace jitfp8

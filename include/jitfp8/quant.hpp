@@ -23,6 +23,7 @@ namespace jitfp8 {
 // makes its tile's scale Inf, so 1/s = 0: the tile's finite elements encode as +-0 and the Inf
 // itself as 0x7F; values beyond the e4m3 range saturate to +-448; subnormal e4m3 results are
 // kept (round to nearest even). An all-zero tile gets scale eps / 448 and zero codes.
+// q_dtype e5m2 (see "Common rules" below): fmax = 57344 replaces 448 everywhere.
 struct Quantize1x128Args {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;
@@ -34,9 +35,134 @@ struct Quantize1x128Args {
   std::int64_t scales_capacity = 0;  // floats available at `scales`
   bool pow2_scales = false;
   float eps = 1e-4f;
+  DType q_dtype = DType::e4m3;  // e4m3 or e5m2
 };
 
 // Stream-ordered on `stream`: no synchronization, no allocation on a cache hit.
 void quantize_1x128(const Quantize1x128Args& args, Stream stream);
+
+// ==== Common rules of the quantization family ====================================================
+// Output formats (q_dtype): e4m3 (fmax = 448, no Inf) or e5m2 (fmax = 57344, has Inf but the cast
+// saturates, so no Inf is ever written). Every cast is cvt.rn.satfinite: round to nearest even
+// (fp8 subnormals kept), finite overflow and +-Inf -> +-fmax, NaN -> 0x7F.
+// fp32 scales (every family except MXFP8), per block B of the family:
+//   amax = max |x| over B (NaN elements ignored; a block shorter than its nominal size at a
+//          tail uses its valid elements only)
+//   s    = max(amax, eps) / fmax                       (fp32, round to nearest)
+//   s    = 2^ceil(log2 s)           if pow2_scales     (UE8M0-style; 1/s is exact)
+//   q    = fp8_rn_satfinite(x * (1 / s))              (1/s in fp32 RN, then one fp32 product)
+//   eps: finite and >= fmax * 2^-126 (448 * 2^-126 ~ 5.27e-36 for e4m3, 57344 * 2^-126 ~
+//   6.74e-34 for e5m2), so that every finite s is a normal float with a finite reciprocal.
+//   All-zero block: s = eps / fmax (rounded up to 2^k with pow2_scales), q all +0 (or -0 for -0
+//   inputs). An Inf element makes s = Inf and 1/s = 0: the block's finite elements encode as
+//   +-0 and the Inf elements as NaN (0x7F). NaN elements encode as 0x7F. Subnormal inputs are
+//   ordinary values (no flush to zero anywhere).
+// E8M0 scales (MXFP8, blocks of 32): one byte b, scale 2^(b - 127), b = 255 is NaN.
+//   floor (OCP MX v1.0): b = clamp(floor(log2 amax) - emax + 127, 0, 254), emax = 8 (e4m3) or 15
+//          (e5m2): the largest element may exceed fmax and saturate, as the spec has it.
+//   rceil: b = clamp(ceil(log2(amax / fmax)) + 127, 0, 254), amax / fmax in fp32 RN: never saturates.
+//   amax = 0 or tiny: b = 0 (scale 2^-127, codes 0). amax = +Inf: b = 255 and every element of the
+//   block encodes as NaN (0x7F). No eps. q = fp8_rn_satfinite(x * 2^(127 - b)) (exact product
+//   unless it is an fp32 subnormal).
+// Every function validates all of its arguments (shapes, strides, 16-byte alignment, capacities,
+// eps, overlaps) before anything is compiled or launched, and throws Error(invalid_argument)
+// naming the argument and the rule. Outputs are written exactly within their layouts.
+// x rows are `x_row_stride` elements apart (0: contiguous), a multiple of 8 (bf16) / 4 (fp32).
+
+// ---- 1x128 along M (weight-gradient operands) and the fused both-orientations variant ------
+// x (M, K) -> qt (K, M): qt[k][m] = fp8(x[m][k] / st), contiguous rows of M bytes, with one fp32
+// scale per 1x128 block along M: st(k, mb) over x[128 mb .. 128 mb + 127][k], stored in
+// Scales1x128Layout{m = K, k = M} (index mb * align(K, 4) + k): the A-operand layout of the
+// wgrad GEMM, whose rows are K and whose contraction runs over M.
+// If q is not null (fused): also q (M, K) + scales exactly as quantize_1x128 (Scales1x128Layout
+// {M, K}), from the same single read of x.
+// Rules: M >= 1, K >= 16, M % 16 == 0 and K % 16 == 0 (fp8 rows 16-byte strided),
+// K < 2^31, ceil(M / 128) <= 65535; all pointers 16-byte aligned; no output overlaps x or
+// another output. (The same size limits hold for 128x128 and MXFP8.)
+struct Quantize1x128TransposedArgs {
+  const void* x = nullptr;
+  DType x_dtype = DType::bf16;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::int64_t x_row_stride = 0;
+  void* qt = nullptr;                  // (K, M)
+  float* qt_scales = nullptr;          // Scales1x128Layout{K, M}
+  std::int64_t qt_scales_capacity = 0;
+  void* q = nullptr;                   // optional (M, K): the fused variant
+  float* scales = nullptr;             // Scales1x128Layout{M, K}, with q
+  std::int64_t scales_capacity = 0;
+  bool pow2_scales = false;
+  float eps = 1e-4f;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_1x128_transposed(const Quantize1x128TransposedArgs& args, Stream stream);
+
+// ---- 128x128 blocks (weights) ----------------------------------------------------------------
+// w (N, K) -> q (N, K) + one fp32 scale per 128x128 block (Scales128x128Layout{N, K}, row-major
+// (ceil(N/128), ceil(K/128)); tail blocks are smaller). If qt is not null: also the K-major
+// transposed copy qt (K, N), qt[k][n] = q[n][k], and its scales Scales128x128Layout{K, N}
+// (the same values, transposed), in the same pass.
+// Rules: N >= 1, K >= 16, K % 16 == 0; with qt also N % 16 == 0; pointers 16-byte aligned.
+struct Quantize128x128Args {
+  const void* w = nullptr;
+  DType w_dtype = DType::bf16;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t w_row_stride = 0;
+  void* q = nullptr;
+  float* scales = nullptr;             // Scales128x128Layout{N, K}
+  std::int64_t scales_capacity = 0;
+  void* qt = nullptr;                  // optional (K, N)
+  float* qt_scales = nullptr;          // Scales128x128Layout{K, N}, with qt
+  std::int64_t qt_scales_capacity = 0;
+  bool pow2_scales = false;
+  float eps = 1e-4f;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_128x128(const Quantize128x128Args& args, Stream stream);
+
+// ---- row-wise --------------------------------------------------------------------------------
+// x (M, K) -> q (M, K) + one fp32 scale per row (scales[m], M floats), the fp32 rule above with
+// B = the whole row. Rules: M >= 1, K >= 16, K % 16 == 0; pointers 16-byte aligned.
+struct QuantizeRowwiseArgs {
+  const void* x = nullptr;
+  DType x_dtype = DType::bf16;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::int64_t x_row_stride = 0;
+  void* q = nullptr;
+  float* scales = nullptr;             // m floats
+  std::int64_t scales_capacity = 0;
+  bool pow2_scales = false;
+  float eps = 1e-4f;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_rowwise(const QuantizeRowwiseArgs& args, Stream stream);
+
+// ---- MXFP8 (OCP microscaling): blocks of 32 with E8M0 scales ---------------------------------
+// Row-wise (q != null): q (M, K) + one E8M0 byte per 1x32 block along K, ScalesMx32Layout{M, K}
+// (the 128x4 tiled layout of block-scaled GEMMs, padding 0).
+// Column-wise (qt != null): blocks of 32 along M, written transposed as qt (K, M) (K-major for a
+// consumer contracting over M) + ScalesMx32Layout{K, M}. Both in one pass when both are given.
+// Rules: M >= 1, K >= 16, K % 16 == 0; with qt also M % 16 == 0; at least one of q, qt; q, qt
+// 16-byte aligned, scale buffers 16-byte aligned. Tail blocks (K % 32 or M % 32 == 16) have 16
+// elements.
+enum class MxScaleMode : std::uint8_t { floor, rceil };
+struct QuantizeMxfp8Args {
+  const void* x = nullptr;
+  DType x_dtype = DType::bf16;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::int64_t x_row_stride = 0;
+  void* q = nullptr;                     // (M, K), row-wise
+  std::uint8_t* scales = nullptr;        // ScalesMx32Layout{M, K}
+  std::int64_t scales_capacity = 0;      // bytes
+  void* qt = nullptr;                    // (K, M), column-wise
+  std::uint8_t* qt_scales = nullptr;     // ScalesMx32Layout{K, M}
+  std::int64_t qt_scales_capacity = 0;   // bytes
+  MxScaleMode scale_mode = MxScaleMode::floor;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_mxfp8(const QuantizeMxfp8Args& args, Stream stream);
 
 }  // namespace jitfp8

@@ -105,6 +105,17 @@ __device__ __forceinline__ unsigned int e4m3x2(float lo, float hi) {
 __device__ __forceinline__ unsigned int e4m3x4(float a, float b, float c, float d) {
   return e4m3x2(a, b) | (e4m3x2(c, d) << 16);
 }
+// Two floats -> two e5m2 bytes (RNE, finite overflow and +-Inf saturate to +-57344, NaN -> 0x7F).
+__device__ __forceinline__ unsigned int e5m2x2(float lo, float hi) {
+  unsigned short r;
+  asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+template <bool kE5M2>
+__device__ __forceinline__ unsigned int fp8x4(float a, float b, float c, float d) {
+  if (kE5M2) return e5m2x2(a, b) | (e5m2x2(c, d) << 16);
+  return e4m3x2(a, b) | (e4m3x2(c, d) << 16);
+}
 
 struct U32x4 {
   unsigned int x, y, z, w;
@@ -131,10 +142,11 @@ __device__ __forceinline__ void store_f32(float* p, float v) {
 
 // kXIsBf16: x is bf16 (else fp32). kPow2Scales: round each scale up to a power of two.
 // kThreads: block size, a multiple of 32. kTilesInFlight: tiles per half-warp, all loaded first.
+// kOutE5M2: q is e5m2 and s = max(amax, eps) / 57344 (else e4m3 and / 448).
 // Launch: block = kThreads, grid.x = ceil(M * ceil(K/128) / (kTilesInFlight * kThreads / 16)).
 // Requires M >= 1, K >= 16, K % 16 == 0, M * ceil(K/128) < 2^31, 16-byte aligned x/q/scales,
 // x_row_stride (elements) a multiple of 8 (bf16) or 4 (fp32); the host side checks all of it.
-template <bool kXIsBf16, bool kPow2Scales, int kThreads, int kTilesInFlight>
+template <bool kXIsBf16, bool kPow2Scales, int kThreads, int kTilesInFlight, bool kOutE5M2 = false>
 __global__ void __launch_bounds__(kThreads) quantize_1x128_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
     float* __restrict__ scales, int m, int k, float eps) {
@@ -204,7 +216,7 @@ __global__ void __launch_bounds__(kThreads) quantize_1x128_kernel(
 #pragma unroll
     for (int mask = 8; mask >= 1; mask >>= 1) amax = max_f32(amax, shfl_xor(amax, mask));
 
-    float s = div_rn(max_f32(amax, eps), 448.0f);
+    float s = div_rn(max_f32(amax, eps), kOutE5M2 ? 57344.0f : 448.0f);
     if (kPow2Scales) s = round_up_pow2(s);
     const float inv = rcp_rn(s);  // IEEE 1/s, round to nearest
 
@@ -217,12 +229,13 @@ __global__ void __launch_bounds__(kThreads) quantize_1x128_kernel(
     for (int j = 0; j < 8; ++j) vals[j] = mul_rn(vals[j], inv);
     if (kXIsBf16) {
       if (lane * 8 < len)
-        store_8(q_tile + lane * 8, e4m3x4(vals[0], vals[1], vals[2], vals[3]),
-                e4m3x4(vals[4], vals[5], vals[6], vals[7]));
+        store_8(q_tile + lane * 8, fp8x4<kOutE5M2>(vals[0], vals[1], vals[2], vals[3]),
+                fp8x4<kOutE5M2>(vals[4], vals[5], vals[6], vals[7]));
     } else {
-      if (lane * 4 < len) store_4(q_tile + lane * 4, e4m3x4(vals[0], vals[1], vals[2], vals[3]));
+      if (lane * 4 < len)
+        store_4(q_tile + lane * 4, fp8x4<kOutE5M2>(vals[0], vals[1], vals[2], vals[3]));
       if (64 + lane * 4 < len)
-        store_4(q_tile + 64 + lane * 4, e4m3x4(vals[4], vals[5], vals[6], vals[7]));
+        store_4(q_tile + 64 + lane * 4, fp8x4<kOutE5M2>(vals[4], vals[5], vals[6], vals[7]));
     }
     if (lane == 0) {
       float* scale_row = scales + (long long)kb * scale_row_stride;

@@ -1,5 +1,7 @@
-// jitfp8 bench quant: quantize_1x128 throughput against the copy bandwidth.
+// jitfp8 bench quant: every quantization kernel's throughput (bytes read + written) against
+// the 3010 GB/s copy bandwidth of the H100.
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -36,28 +38,103 @@ int run_quant(int argc, char** argv) {
   BENCH_CHECK(cudaStreamCreate(&stream));
   nlohmann::json results = nlohmann::json::array();
   std::mt19937 rng(7);
-  std::normal_distribution<float> normal;
-  fmt::print("{:>22} {:>6} {:>6} | {:>9} {:>9} {:>7}\n", "kernel", "M", "K", "us", "GB/s", "%copy");
-  for (auto [m, k] : shapes) {
-    for (bool f32 : {false, true}) {
+  fmt::print("{:>34} {:>6} {:>6} | {:>9} {:>9} {:>7}\n", "kernel", "M", "K", "us", "GB/s", "%copy");
+  auto report = [&](const std::string& name, long long m, long long k, const Timing& t,
+                    double bytes) {
+    const double gbs = bytes / t.median_us / 1e3;
+    fmt::print("{:>34} {:>6} {:>6} | {:>9.1f} {:>9.0f} {:>6.1f}%\n", name, m, k, t.median_us, gbs,
+               100 * gbs / 3010.0);
+    std::fflush(stdout);
+    results.push_back({{"kernel", name}, {"m", m}, {"k", k}, {"us", t.median_us}, {"gbs", gbs},
+                       {"bytes", bytes}});
+  };
+  for (auto [m_in, k] : shapes) {
+    // Random bf16/f32 inputs (normal-ish magnitudes; never zeros).
+    auto make_x = [&](long long m, bool f32) {
       const std::size_t elem = f32 ? 4 : 2;
-      DeviceArray<char> x(m * k * elem);
-      std::vector<char> host(x.count);
-      for (std::size_t i = 0; i < host.size(); i += 2) host[i + 1] = static_cast<char>(0x3c + rng() % 8);
-      x.upload(host);
+      auto x = std::make_unique<DeviceArray<char>>(m * k * elem);
+      std::vector<char> host(x->count);
+      for (std::size_t i = 0; i < host.size(); i += 2) {
+        host[i] = static_cast<char>(rng());
+        host[i + 1] = static_cast<char>(0x3c + rng() % 8);
+      }
+      x->upload(host);
+      return x;
+    };
+    for (bool f32 : {false, true}) {
+      const long long m = m_in;
+      const std::size_t elem = f32 ? 4 : 2;
+      const DType x_dtype = f32 ? DType::f32 : DType::bf16;
+      const std::string suffix = f32 ? " f32" : " bf16";
+      auto x = make_x(m, f32);
       DeviceArray<std::uint8_t> q(m * k);
-      DeviceArray<float> scales(Scales1x128Layout{m, k}.numel());
-      Quantize1x128Args args;
-      args.x = x.ptr, args.x_dtype = f32 ? DType::f32 : DType::bf16, args.m = m, args.k = k;
-      args.q = q.ptr, args.scales = scales.ptr;
-      args.scales_capacity = static_cast<std::int64_t>(scales.count);
-      Timing t = time_kernel([&] { quantize_1x128(args, stream); }, stream, 3, iters);
-      const double bytes = m * k * (elem + 1.0) + scales.count * 4.0;
-      const double gbs = bytes / t.median_us / 1e3;
-      const std::string name = f32 ? "quantize_1x128 f32" : "quantize_1x128 bf16";
-      fmt::print("{:>22} {:>6} {:>6} | {:>9.1f} {:>9.0f} {:>6.1f}%\n", name, m, k, t.median_us,
-                 gbs, 100 * gbs / 3010.0);
-      results.push_back({{"kernel", name}, {"m", m}, {"k", k}, {"us", t.median_us}, {"gbs", gbs}});
+      {
+        DeviceArray<float> scales(Scales1x128Layout{m, k}.numel());
+        Quantize1x128Args args;
+        args.x = x->ptr, args.x_dtype = x_dtype, args.m = m, args.k = k;
+        args.q = q.ptr, args.scales = scales.ptr;
+        args.scales_capacity = static_cast<std::int64_t>(scales.count);
+        Timing t = time_kernel([&] { quantize_1x128(args, stream); }, stream, 3, iters);
+        report("quantize_1x128" + suffix, m, k, t, m * k * (elem + 1.0) + scales.count * 4.0);
+      }
+      {
+        DeviceArray<float> scales(m);
+        QuantizeRowwiseArgs args;
+        args.x = x->ptr, args.x_dtype = x_dtype, args.m = m, args.k = k, args.q = q.ptr;
+        args.scales = scales.ptr, args.scales_capacity = m;
+        Timing t = time_kernel([&] { quantize_rowwise(args, stream); }, stream, 3, iters);
+        report("quantize_rowwise" + suffix, m, k, t, m * k * (elem + 1.0) + m * 4.0);
+      }
+      for (bool with_t : {false, true}) {
+        const long long n = with_t ? align_up(m, 16) : m;  // the transposed copy needs N % 16
+        auto w = with_t && n != m ? make_x(n, f32) : nullptr;
+        DeviceArray<std::uint8_t> qw(n * k), qtw(with_t ? n * k : 1);
+        DeviceArray<float> s(Scales128x128Layout{n, k}.numel()), st(Scales128x128Layout{k, n}.numel());
+        Quantize128x128Args args;
+        args.w = w ? w->ptr : x->ptr, args.w_dtype = x_dtype, args.n = n, args.k = k;
+        args.q = qw.ptr, args.scales = s.ptr, args.scales_capacity = s.count;
+        if (with_t) args.qt = qtw.ptr, args.qt_scales = st.ptr, args.qt_scales_capacity = st.count;
+        Timing t = time_kernel([&] { quantize_128x128(args, stream); }, stream, 3, iters);
+        report(with_t ? "quantize_128x128 +transposed" + suffix : "quantize_128x128" + suffix, n,
+               k, t, n * k * (elem + (with_t ? 2.0 : 1.0)) + s.count * (with_t ? 8.0 : 4.0));
+      }
+      // Transposed outputs need M % 16 == 0: M = 1 is measured as M = 16.
+      const long long mt = align_up(m, 16);
+      auto xt_owner = mt != m ? make_x(mt, f32) : nullptr;
+      const void* xt = xt_owner ? xt_owner->ptr : x->ptr;
+      DeviceArray<std::uint8_t> qa(mt * k), qb(mt * k);
+      for (bool fused : {false, true}) {
+        DeviceArray<float> s(Scales1x128Layout{mt, k}.numel()), st(Scales1x128Layout{k, mt}.numel());
+        Quantize1x128TransposedArgs args;
+        args.x = xt, args.x_dtype = x_dtype, args.m = mt, args.k = k;
+        args.qt = qa.ptr, args.qt_scales = st.ptr, args.qt_scales_capacity = st.count;
+        if (fused) args.q = qb.ptr, args.scales = s.ptr, args.scales_capacity = s.count;
+        Timing t = time_kernel([&] { quantize_1x128_transposed(args, stream); }, stream, 3, iters);
+        report(fused ? "quantize_1x128 fused (both)" + suffix : "quantize_1x128 along M (t)" + suffix,
+               mt, k, t, mt * k * (elem + (fused ? 2.0 : 1.0)) + (st.count + (fused ? s.count : 0)) * 4.0);
+      }
+      for (int mode = 0; mode < 3; ++mode) {  // rows, columns, both
+        const bool rows = mode != 1, cols = mode != 0;
+        const long long mm = cols ? mt : m;
+        DeviceArray<std::uint8_t> s(ScalesMx32Layout{mm, k}.numel()), st(ScalesMx32Layout{k, mm}.numel());
+        QuantizeMxfp8Args args;
+        args.x = cols ? xt : x->ptr, args.x_dtype = x_dtype, args.m = mm, args.k = k;
+        if (rows) args.q = qa.ptr, args.scales = s.ptr, args.scales_capacity = s.count;
+        if (cols) args.qt = qb.ptr, args.qt_scales = st.ptr, args.qt_scales_capacity = st.count;
+        args.scale_mode = MxScaleMode::rceil;
+        Timing t = time_kernel([&] { quantize_mxfp8(args, stream); }, stream, 3, iters);
+        const char* names[] = {"quantize_mxfp8 rows", "quantize_mxfp8 cols (t)", "quantize_mxfp8 both"};
+        report(names[mode] + suffix, mm, k, t,
+               mm * k * (elem + (rows ? 1.0 : 0.0) + (cols ? 1.0 : 0.0)) +
+                   (rows ? s.count : 0) + (cols ? st.count : 0));
+      }
+      if (m == 8192 && !f32) {  // the copy ceiling at the same bytes, for reference
+        DeviceArray<char> dst(m * k * 3 / 2);
+        Timing t = time_kernel(
+            [&] { BENCH_CHECK(cudaMemcpyAsync(dst.ptr, x->ptr, dst.count, cudaMemcpyDeviceToDevice, stream)); },
+            stream, 3, iters);
+        report("cudaMemcpy D2D (same bytes)", m, k, t, 2.0 * dst.count);
+      }
     }
   }
   if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
