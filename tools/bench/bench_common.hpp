@@ -43,8 +43,11 @@ struct Timing {
   double min_us = 0;
 };
 
-// Times `body` on `stream` with CUDA events: `warmup` untimed runs, then `iters` timed runs,
-// each preceded by a write of 256 MB so the operands come from HBM, not from the 50 MB L2.
+// Kernel time of `body` on `stream` (a non-default stream), as a profiler would report it: after
+// `warmup` untimed runs (first-use compiles and loads), two CUDA graphs are captured, one with
+// `iters` x (64 MB memset that evicts the 50 MB L2, body) and one with the memsets alone; each is
+// replayed 5 times and the kernel time is (graph A - graph B) / iters. Launch gaps and event
+// overheads cancel out, and every run starts with cold L2, like the anchors' profiler figures.
 Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int warmup = 3,
                    int iters = 20);
 

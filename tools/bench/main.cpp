@@ -8,10 +8,14 @@
 int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
     std::printf(
-        "usage: jitfp8 bench gemm  [--shapes M,N,K;M,N,K...] [--iters N] [--json FILE]\n"
+        "usage: jitfp8 bench gemm  [--shapes M,N,K;M,N,K...] [--wgrad-shapes M,N,K;...]\n"
+        "                          [--forward-only | --wgrad-only] [--wgrad-sweep] [--iters N] [--json FILE]\n"
+        "       (two tables: gemm_fp8_nt on the forward shapes, gemm_fp8_wgrad on the weight-gradient\n"
+        "        shapes, overwrite and accumulate; --wgrad-sweep also times candidate configs)\n"
         "       jitfp8 bench quant [--shapes M,K;...] [--iters N] [--json FILE]\n"
-        "Kernel time with CUDA events, median of --iters runs (default 20), L2 flushed before each\n"
-        "run; the same random inputs for every contender.\n");
+        "Kernel time as a profiler reports it: CUDA graphs of --iters (default 20) x (64 MB L2\n"
+        "flush, kernel) minus the flushes alone, median of 5 replays; the same random inputs for\n"
+        "every contender.\n");
     return argc < 2 ? 2 : 0;
   }
   if (std::strcmp(argv[1], "gemm") == 0) return jitfp8::bench::run_gemm(argc - 1, argv + 1);
