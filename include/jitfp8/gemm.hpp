@@ -1,4 +1,5 @@
-// Dense FP8 GEMMs with fine-grained scaling (the DeepSeek-V3 recipe).
+// Dense FP8 GEMMs with fine-grained scaling (the DeepSeek-V3 recipe): forward / input gradient
+// (gemm_fp8_nt) and weight gradient (gemm_fp8_wgrad).
 #pragma once
 
 #include <cstdint>
@@ -39,5 +40,42 @@ struct GemmFp8Args {
 
 // Stream-ordered on `stream`; no synchronization; no allocation on a cache hit.
 void gemm_fp8_nt(const GemmFp8Args& args, Stream stream);
+
+// Weight gradient ("1D1D"): D (M, N) fp32 = A (M, K) . B (N, K)^T, or D += A . B^T with
+// `accumulate` (gradient accumulation, in place: no extra pass over D).
+//   A, B: e4m3, K-major (K contiguous), BOTH scaled per 1x128 tile along K:
+//   A's scales in Scales1x128Layout{M, K}, B's in Scales1x128Layout{N, K} (MN-major, one row of
+//   align(rows, 4) floats per 128-wide K block; what quantize_1x128 writes for each operand).
+//   D[m, n] (+)= sum over 128-wide K blocks kb of sa(m, kb) * sb(n, kb) * sum_k A[m,k] B[n,k],
+//   each block accumulated in fp32 and promoted with its two scales in fp32.
+// For dW = dY^T X with dY (T, N_out) and X (T, K_in): A = dY^T quantized along T, (N_out, T),
+// B = X^T quantized along T, (K_in, T), K = T (tokens), D = dW (N_out, K_in).
+//
+// Alignment rules (TMA): a, b, d, a_scales and b_scales 16-byte aligned; K % 16 == 0 and lda,
+// ldb multiples of 16 (fp8 rows 16-byte strided), lda >= K, ldb >= K; N % 4 == 0 and ldd a
+// multiple of 4 (fp32 rows 16-byte strided; the TMA reduce writes whole 16-byte units, so a
+// row may not end inside one) and >= N. N >= 4, K >= 16,
+// M >= 0 (M = 0 launches nothing), all < 2^31. N and K are baked into the compiled kernel, M is
+// a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not overlap the
+// inputs. Padding columns of a strided D (ldd > N) are never written. In accumulate mode D must
+// hold finite values (NaN/Inf propagate); the additions of one call happen in L2 with no order
+// guarantee relative to other kernels writing D at the same time.
+struct GemmFp8WgradArgs {
+  std::int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  std::int64_t lda = 0;  // elements between rows of A; 0 means K
+  const float* a_scales = nullptr;
+  std::int64_t a_scales_capacity = 0;  // floats available at a_scales
+  const void* b = nullptr;
+  std::int64_t ldb = 0;  // 0 means K
+  const float* b_scales = nullptr;
+  std::int64_t b_scales_capacity = 0;
+  float* d = nullptr;
+  std::int64_t ldd = 0;     // 0 means N
+  bool accumulate = false;  // false: D = A.B^T; true: D += A.B^T
+};
+
+// Stream-ordered on `stream`; no synchronization; no allocation on a cache hit.
+void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream);
 
 }  // namespace jitfp8

@@ -1,10 +1,15 @@
-// jitfp8 bench gemm: gemm_fp8_nt beside cuBLASLt's block-scaled FP8 GEMM (1x128 x 128x128 scales).
+// jitfp8 bench gemm: gemm_fp8_nt beside cuBLASLt's block-scaled FP8 GEMM (1x128 x 128x128 scales),
+// then gemm_fp8_wgrad (weight gradient) beside cuBLASLt with 1x128 scales on both operands and
+// fp32 output.
 #include <cublasLt.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
+#include <atomic>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,7 +18,9 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
+#include "runtime/launch.hpp"
 
 namespace jitfp8::bench {
 namespace {
@@ -29,6 +36,18 @@ const std::vector<Shape> kForwardShapes = {
     {128, 7168, 16384}, {128, 4096, 7168},  {128, 7168, 2048},   {4096, 2112, 7168},
     {4096, 576, 7168},  {4096, 24576, 1536}, {4096, 32768, 512}, {4096, 7168, 16384},
     {4096, 4096, 7168}, {4096, 7168, 2048}};
+
+// Weight-gradient shapes of anchors.md (DeepGEMM's test list: M = a layer's N, N = 4096,
+// K = a layer's K) with the figures measured there (DeepGEMM 1D1D accumulates into fp32 C).
+struct WgradAnchor {
+  Shape shape;
+  double deepgemm_tflops, cublaslt_tflops;
+};
+const std::vector<WgradAnchor> kWgradAnchors = {
+    {{2112, 4096, 7168}, 868, 839},   {{576, 4096, 7168}, 538, 644},
+    {{24576, 4096, 1536}, 644, 883},  {{32768, 4096, 512}, 243, 599},
+    {{7168, 4096, 16384}, 1057, 1066}, {{4096, 4096, 7168}, 936, 1019},
+    {{7168, 4096, 2048}, 683, 876}};
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS) {
@@ -145,17 +164,258 @@ std::vector<Shape> parse_shapes(const std::string& text) {
   return shapes;
 }
 
+
+// cuBLASLt FP8 GEMM with 1x128 (VEC128_32F) scales on both operands and fp32 output, on our
+// buffers: D^T (N, M) = B (N, K) . A (M, K)^T column-major, as CublasLtGemm. Its VEC128 scales
+// of an operand with R rows are (ceil(K/128), R) R-contiguous: ours (Scales1x128Layout) when
+// R % 4 == 0, which the bench requires of M and N.
+class CublasLtWgrad {
+ public:
+  CublasLtWgrad(const GemmFp8WgradArgs& g, cublasLtHandle_t handle, void* workspace,
+                size_t workspace_bytes)
+      : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes), args_(g) {
+    check_cublas(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    const void* a_scale = g.b_scales;
+    const void* b_scale = g.a_scales;
+    set(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+    set(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof(mode));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode));
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof(a_scale));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale));
+    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
+    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
+    check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_32F, g.n, g.m, g.n), "layout d");
+    cublasLtMatmulPreference_t preference;
+    check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
+                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
+                     sizeof(workspace_bytes_)), "workspace");
+    int found = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+        handle_, desc_, a_, b_, d_, d_, preference, 1, &heuristic_, &found);
+    cublasLtMatmulPreferenceDestroy(preference);
+    ok_ = status == CUBLAS_STATUS_SUCCESS && found > 0;
+  }
+  ~CublasLtWgrad() {
+    cublasLtMatrixLayoutDestroy(a_);
+    cublasLtMatrixLayoutDestroy(b_);
+    cublasLtMatrixLayoutDestroy(d_);
+    cublasLtMatmulDescDestroy(desc_);
+  }
+  bool ok() const { return ok_; }
+  void run(float* d, cudaStream_t stream) {
+    const float alpha = 1.0f, beta = 0.0f;
+    check_cublas(cublasLtMatmul(handle_, desc_, &alpha, args_.b, a_, args_.a, b_, &beta, d, d_, d,
+                                d_, &heuristic_.algo, workspace_, workspace_bytes_, stream),
+                 "cublasLtMatmul (wgrad)");
+  }
+
+ private:
+  void set(cublasLtMatmulDescAttributes_t attribute, const void* value, size_t size) {
+    check_cublas(cublasLtMatmulDescSetAttribute(desc_, attribute, value, size), "set attribute");
+  }
+  cublasLtHandle_t handle_;
+  void* workspace_;
+  size_t workspace_bytes_;
+  GemmFp8WgradArgs args_;
+  bool ok_ = false;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+};
+
+std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::vector<int>& rows,
+                                     long long n) {
+  std::vector<double> out;
+  out.reserve(rows.size() * static_cast<std::size_t>(n));
+  for (int r : rows)
+    for (long long c = 0; c < n; ++c) out.push_back(all[static_cast<std::size_t>(r * n + c)]);
+  return out;
+}
+
+// Candidate configurations tried by --wgrad-sweep (besides the heuristic's).
+std::vector<detail::Sm90WgradConfig> sweep_configs(int sm_count) {
+  std::vector<detail::Sm90WgradConfig> configs;
+  const std::pair<int, int> tiles[] = {{128, 192}, {128, 160}, {128, 144}, {128, 128},
+                                       {256, 128}, {256, 112}, {256, 96}};
+  for (auto [bm, bn] : tiles)
+    for (int staging = 0; staging < 2; ++staging)
+      for (int mc = 0; mc < 2; ++mc)
+        for (bool pingpong : {true, false}) {
+          try {
+            detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(
+                bm, bn, 0, mc == 0 ? 1 : 2, true, sm_count, staging == 0 ? 0 : 1,
+                staging == 0 ? 1 : 2);
+            c.pingpong = pingpong;
+            configs.push_back(c);
+          } catch (const Error&) {
+          }
+        }
+  return configs;
+}
+
+void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann::json& results,
+               cublasLtHandle_t handle, void* workspace, size_t workspace_bytes,
+               cudaStream_t stream, std::mt19937_64& rng) {
+  fmt::print("\nWeight gradient: D (M, N) fp32 = A (M, K) . B (N, K)^T, both scaled 1x128 along K "
+             "(ours: overwrite and += accumulate; cuBLASLt: VEC128 x VEC128, fp32 out, beta 0)\n");
+  fmt::print("{:>6} {:>6} {:>6} | {:>8} {:>7} {:>6} | {:>8} {:>7} | {:>8} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} {:>8}\n",
+             "M", "N", "K", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
+             "ratio", "DG", "cuBL*", "diff", "diff acc", "diff cuBL");
+  const int sm_count = detail::current_device().sm_count;
+  for (const Shape& s : shapes) {
+    double anchor_dg = NAN, anchor_cublas = NAN;
+    for (const WgradAnchor& a : kWgradAnchors)
+      if (a.shape.m == s.m && a.shape.n == s.n && a.shape.k == s.k)
+        anchor_dg = a.deepgemm_tflops, anchor_cublas = a.cublaslt_tflops;
+    DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
+    DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales1x128Layout{s.n, s.k}.numel());
+    DeviceArray<float> d_ours(s.m * s.n), d_acc(s.m * s.n), d_cublas(s.m * s.n);
+    a.upload(random_codes(a.count, rng));
+    b.upload(random_codes(b.count, rng));
+    sa.upload(random_scales(sa.count, rng));
+    sb.upload(random_scales(sb.count, rng));
+    std::vector<float> d0(static_cast<std::size_t>(s.m * s.n));
+    {
+      std::normal_distribution<float> normal(0.0f, 4.0f);
+      for (std::size_t i = 0; i < d0.size(); i += 64) {
+        const float v = normal(rng);
+        for (std::size_t j = i; j < std::min(d0.size(), i + 64); ++j) d0[j] = v + 0.001f * (j - i);
+      }
+    }
+    GemmFp8WgradArgs g;
+    g.m = s.m, g.n = s.n, g.k = s.k;
+    g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
+    g.b = b.ptr, g.b_scales = sb.ptr, g.b_scales_capacity = static_cast<std::int64_t>(sb.count);
+    g.d = d_ours.ptr;
+    GemmFp8WgradArgs g_acc = g;
+    g_acc.d = d_acc.ptr;
+    g_acc.accumulate = true;
+    const double flops = 2.0 * s.m * s.n * s.k;
+
+    if (sweep) {
+      std::vector<detail::Sm90WgradConfig> configs = sweep_configs(sm_count);
+      configs.insert(configs.begin(), detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count));
+      // Compile them all first, in parallel (the registry builds each key once).
+      {
+        const detail::DeviceContext& device = detail::current_device();
+        std::vector<std::thread> threads;
+        std::atomic<std::size_t> next{0};
+        for (int t = 0; t < 16; ++t)
+          threads.emplace_back([&] {
+            cudaSetDevice(0);
+            for (std::size_t i; (i = next++) < configs.size();) {
+              try {
+                detail::get_kernel(device.device,
+                                   detail::gemm_fp8_wgrad_spec(s.n, s.k, configs[i], device.arch));
+              } catch (const std::exception& e) {
+                std::fprintf(stderr, "sweep compile: %s\n", e.what());
+              }
+            }
+          });
+        for (auto& t : threads) t.join();
+      }
+      for (std::size_t i = 0; i < configs.size(); ++i) {
+        const auto& c = configs[i];
+        try {
+          Timing t = time_kernel([&] { detail::gemm_fp8_wgrad_with_config(g, c, stream); }, stream, 1,
+                                 std::max(3, iters / 4));
+          Timing ta = time_kernel([&] { detail::gemm_fp8_wgrad_with_config(g_acc, c, stream); }, stream,
+                                  1, std::max(3, iters / 4));
+          fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{} mc{}{} epi{}x{} pp{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n",
+                     s.m, s.n, s.k, i == 0 ? "*" : " ", c.block_m, c.block_n, c.stages, c.multicast,
+                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.epi_batch, c.epi_bufs,
+                     c.pingpong ? 1 : 0,
+                     t.median_us, flops / t.median_us / 1e6, ta.median_us, flops / ta.median_us / 1e6);
+          results.push_back({{"kind", "wgrad_sweep"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
+                             {"config", c.to_json()}, {"us", t.median_us}, {"acc_us", ta.median_us}});
+        } catch (const std::exception& e) {
+          fmt::print("  sweep config {}: {}\n", c.to_json().dump(), e.what());
+        }
+        std::fflush(stdout);
+      }
+    }
+
+    BENCH_CHECK(cudaMemcpy(d_acc.ptr, d0.data(), d0.size() * 4, cudaMemcpyHostToDevice));
+    Timing ours = time_kernel([&] { gemm_fp8_wgrad(g, stream); }, stream, 3, iters);
+    Timing ours_acc = time_kernel([&] { gemm_fp8_wgrad(g_acc, stream); }, stream, 3, iters);
+    const bool cublas_shape_ok = s.m % 4 == 0 && s.n % 4 == 0;
+    Timing theirs{};
+    bool cublas_ok = false;
+    if (cublas_shape_ok) {
+      CublasLtWgrad cublas(g, handle, workspace, workspace_bytes);
+      cublas_ok = cublas.ok();
+      if (cublas_ok) {
+        theirs = time_kernel([&] { cublas.run(d_cublas.ptr, stream); }, stream, 3, iters);
+      } else {
+        fmt::print("(cuBLASLt has no algorithm for {}x{}x{} with VEC128 x VEC128 scales, fp32 out)\n",
+                   s.m, s.n, s.k);
+      }
+    }
+    // Accuracy against the double-precision reference on a sample of rows; the accumulate mode
+    // once more from D0, checked as (D - D0).
+    std::vector<int> rows;
+    for (int r = 0; r < std::min<long long>(s.m, 64); ++r)
+      rows.push_back(static_cast<int>(r * (s.m / std::min<long long>(s.m, 64))));
+    DeviceArray<int> rows_dev(rows.size());
+    rows_dev.upload(rows);
+    DeviceArray<double> ref(rows.size() * s.n);
+    GemmFp8Args ref_args;
+    ref_args.m = s.m, ref_args.n = s.n, ref_args.k = s.k;
+    ref_args.a = a.ptr, ref_args.a_scales = sa.ptr, ref_args.b = b.ptr, ref_args.b_scales = sb.ptr;
+    detail::gemm_reference(ref_args, /*b_scales_1x128=*/true, rows_dev.ptr,
+                           static_cast<int>(rows.size()), ref.ptr, nullptr, stream);
+    BENCH_CHECK(cudaMemcpyAsync(d_acc.ptr, d0.data(), d0.size() * 4, cudaMemcpyHostToDevice, stream));
+    gemm_fp8_wgrad(g_acc, stream);
+    BENCH_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<double> ref_host = ref.download();
+    const double diff_ours = calc_diff(sampled_rows_f32(d_ours.download(), rows, s.n), ref_host);
+    std::vector<float> acc = d_acc.download();
+    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] -= d0[i];
+    const double diff_acc = calc_diff(sampled_rows_f32(acc, rows, s.n), ref_host);
+    const double diff_cublas =
+        cublas_ok ? calc_diff(sampled_rows_f32(d_cublas.download(), rows, s.n), ref_host) : NAN;
+
+    const double tf_ours = flops / ours.median_us / 1e6;
+    const double tf_acc = flops / ours_acc.median_us / 1e6;
+    const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
+    fmt::print("{:>6} {:>6} {:>6} | {:>8.1f} {:>7.0f} {:>5.1f}% | {:>8.1f} {:>7.0f} | {:>8.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>6.0f} | {:>8.1e} {:>8.1e} {:>8.1e}\n",
+               s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
+               ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf_ours / tf_cublas,
+               anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas);
+    std::fflush(stdout);
+    results.push_back({{"kind", "wgrad"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
+                       {"config", detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count).to_json()},
+                       {"ours_us", ours.median_us}, {"ours_tflops", tf_ours},
+                       {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
+                       {"cublaslt_us", theirs.median_us}, {"cublaslt_tflops", tf_cublas},
+                       {"ratio", tf_ours / tf_cublas}, {"anchor_deepgemm_tflops", anchor_dg},
+                       {"anchor_cublaslt_tflops", anchor_cublas}, {"diff_ours", diff_ours},
+                       {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas}});
+  }
+}
+
 }  // namespace
 
 int run_gemm(int argc, char** argv) {
   std::vector<Shape> shapes = kForwardShapes;
+  std::vector<Shape> wgrad_shapes;
+  for (const WgradAnchor& a : kWgradAnchors) wgrad_shapes.push_back(a.shape);
   std::string json_path;
   int iters = 20;
+  bool forward = true, wgrad = true, sweep = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--shapes" && i + 1 < argc) shapes = parse_shapes(argv[++i]);
+    else if (arg == "--wgrad-shapes" && i + 1 < argc) wgrad_shapes = parse_shapes(argv[++i]);
     else if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
+    else if (arg == "--forward-only") wgrad = false;
+    else if (arg == "--wgrad-only") forward = false;
+    else if (arg == "--wgrad-sweep") sweep = true;
     else {
       std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -170,10 +430,11 @@ int run_gemm(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   std::mt19937_64 rng(2026);
 
-  fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9}\n", "M", "N",
-             "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
-             "diff cuBL");
-  for (const Shape& s : shapes) {
+  if (forward)
+    fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9}\n", "M", "N",
+               "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
+               "diff cuBL");
+  for (const Shape& s : forward ? shapes : std::vector<Shape>{}) {
     DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
     DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales128x128Layout{s.n, s.k}.numel());
     DeviceArray<std::uint16_t> d_ours(s.m * s.n), d_cublas(s.m * s.n);
@@ -219,6 +480,9 @@ int run_gemm(int argc, char** argv) {
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
                        {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas}});
   }
+  if (wgrad)
+    run_wgrad(wgrad_shapes, iters, sweep, results, handle, workspace.ptr, workspace_bytes, stream,
+              rng);
   if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
   cublasLtDestroy(handle);
   return 0;

@@ -1,0 +1,214 @@
+// Chooses tile shape, pipeline depth, epilogue staging, cluster and tile order for the sm_90a
+// weight-gradient FP8 GEMM (templates/sm90/gemm_fp8_1d1d.cuh).
+//
+// Model: a persistent grid of num_sms CTAs (num_sms / multicast clusters) walks the work units
+// (tiles, or pairs of tiles sharing one multicast operand), so the time is about
+// waves x per-tile time with waves = ceil(units / clusters). A tile costs K/128 blocks at a
+// per-block cost fitted to H100 measurements (see tile_cycles), plus an epilogue, and no less
+// than its fp32 output at this SM's share of HBM bandwidth. The candidate with the least
+// modelled time wins; ties (0.5%) go to bigger tiles (less operand traffic), then more stages.
+#include "heuristics/sm90_wgrad.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr int kBlockK = 128;
+
+int num_math_warpgroups(int block_m) { return block_m == 64 ? 1 : 2; }
+int waves_per_warpgroup(int block_m) { return block_m / 64 / num_math_warpgroups(block_m); }
+int d_swizzle(int block_n) { return block_n % 32 == 0 ? 128 : 64; }
+int align128(int bytes) { return (bytes + 127) / 128 * 128; }
+
+struct Units {
+  std::int64_t units = 0;
+  std::int64_t clusters = 1;
+};
+Units count_units(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
+  const std::int64_t m_blocks = (std::max<std::int64_t>(m, 1) + c.block_m - 1) / c.block_m;
+  const std::int64_t n_blocks = (n + c.block_n - 1) / c.block_n;
+  const bool pair_n = c.multicast == 2 && c.multicast_on_a;
+  const bool pair_m = c.multicast == 2 && !c.multicast_on_a;
+  Units u;
+  u.units = (pair_m ? (m_blocks + 1) / 2 : m_blocks) * (pair_n ? (n_blocks + 1) / 2 : n_blocks);
+  u.clusters = c.num_sms / c.multicast;
+  return u;
+}
+
+double tile_cycles(const Sm90WgradConfig& c, std::int64_t k) {
+  const double bm = c.block_m, bn = c.block_n;
+  const double k_blocks = std::ceil(static_cast<double>(k) / kBlockK);
+  const int wgs = num_math_warpgroups(c.block_m);
+  const int waves = waves_per_warpgroup(c.block_m);
+  // Cycles per 128-deep K block, fitted to H100 measurements (2026-11-24, both modes of staging,
+  // no ping-pong): 128-row tiles ~700 + 4.8 bn, 256-row tiles ~950 + 9.4 bn, i.e. about twice
+  // the tensor-core time plus a fixed part: each warpgroup waits for its wgmma, then promotes
+  // (2 instructions per element), so the per-block critical path, not the tensor cores, sets
+  // the pace. One warpgroup (64-row tiles): nothing hides its promotion.
+  double block = wgs == 1 ? 1.3 * (500.0 + bm * bn / 27.0) : (waves == 1 ? 700.0 : 950.0) + bm * bn / 27.0;
+  if (c.stages == 3) block *= 1.02;
+  if (c.stages <= 2) block *= 1.20;
+  const int batches = waves * sm90_wgrad_store_boxes(c.block_n) / c.epi_batch;
+  const double epilogue = 500.0 + bm * bn * 4.0 / 128.0 + batches * (c.epi_bufs == 1 && batches > 1 ? 250.0 : 80.0) / wgs;
+  // The fp32 output at this SM's share of HBM bandwidth (~12.4 B/cycle): the stores overlap the
+  // next tile's main loop, so a tile costs at least that.
+  const double store_floor = bm * bn * 4.0 / 12.4;
+  return std::max(k_blocks * block + epilogue, store_floor);
+}
+
+}  // namespace
+
+nlohmann::json Sm90WgradConfig::to_json() const {
+  return {{"block_m", block_m},     {"block_n", block_n},   {"block_k", kBlockK},
+          {"stages", stages},       {"multicast", multicast},
+          {"multicast_on", multicast > 1 ? (multicast_on_a ? "a" : "b") : "none"},
+          {"num_sms", num_sms},     {"group_n", group_n},   {"epi_batch", epi_batch},
+          {"epi_bufs", epi_bufs},   {"pingpong", pingpong},
+          {"smem_bytes", smem_bytes}, {"threads", threads}};
+}
+
+int sm90_wgrad_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
+
+int sm90_wgrad_store_boxes(int block_n) { return block_n / (d_swizzle(block_n) / 4); }
+
+// Mirrors sm90_1d1d::smem_size; the template static_asserts that the two agree.
+int sm90_wgrad_smem_bytes(int block_m, int block_n, int stages, int epi_batch, int epi_bufs) {
+  const std::int64_t staging = static_cast<std::int64_t>(num_math_warpgroups(block_m)) * epi_bufs *
+                               epi_batch * 64 * d_swizzle(block_n);
+  const std::int64_t stage = (block_m + block_n) * 128 + align128(block_m * 4) + align128(block_n * 4);
+  return static_cast<int>(std::min<std::int64_t>(staging + stages * stage + stages * 16, 1 << 30));
+}
+
+std::int64_t sm90_wgrad_m_bucket(std::int64_t m) {
+  return (std::max<std::int64_t>(m, 1) + 63) / 64 * 64;
+}
+
+std::string sm90_wgrad_config_error(const Sm90WgradConfig& c) {
+  if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256) return "block_m must be 64, 128 or 256";
+  if (c.block_n < 16 || c.block_n > 256 || c.block_n % 16 != 0)
+    return "block_n must be a multiple of 16 in [16, 256]";
+  if ((waves_per_warpgroup(c.block_m) + 1) * c.block_n / 2 > 192)
+    return "block_n too large for the register file (<= 192, <= 128 with block_m 256)";
+  if (c.multicast != 1 && c.multicast != 2) return "multicast must be 1 or 2";
+  if (c.num_sms < c.multicast || c.num_sms % c.multicast != 0)
+    return "num_sms must be a positive multiple of multicast";
+  if (c.group_n < 1) return "group_n must be >= 1";
+  const int boxes = sm90_wgrad_store_boxes(c.block_n);
+  if (c.epi_batch < 1 || boxes % c.epi_batch != 0)
+    return fmt::format("epi_batch must divide the {} store boxes of a wave", boxes);
+  const int batches = waves_per_warpgroup(c.block_m) * boxes / c.epi_batch;
+  if (c.epi_bufs < 1 || batches % c.epi_bufs != 0)
+    return fmt::format("epi_bufs must divide the {} store batches of a tile", batches);
+  if (c.stages < 2) return "stages must be >= 2";
+  if (sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs) > kSm90WgradMaxSmem)
+    return fmt::format("needs more than {} bytes of shared memory", kSm90WgradMaxSmem);
+  return {};
+}
+
+Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int multicast,
+                                       bool multicast_on_a, int sm_count, int epi_batch,
+                                       int epi_bufs, int group_n) {
+  Sm90WgradConfig c;
+  c.block_m = block_m;
+  c.block_n = block_n;
+  c.multicast = multicast;
+  c.multicast_on_a = multicast_on_a;
+  c.num_sms = multicast > 0 ? sm_count - sm_count % multicast : sm_count;
+  c.group_n = group_n;
+  c.epi_batch = epi_batch > 0 ? epi_batch : (block_n >= 16 ? sm90_wgrad_store_boxes(block_n) : 1);
+  c.epi_bufs = epi_bufs;
+  c.threads = sm90_wgrad_threads(block_m);
+  if (stages > 0) {
+    c.stages = stages;
+  } else {
+    c.stages = kSm90WgradMaxStages;
+    while (c.stages > 2 &&
+           sm90_wgrad_smem_bytes(block_m, block_n, c.stages, c.epi_batch, c.epi_bufs) > kSm90WgradMaxSmem)
+      --c.stages;
+  }
+  c.smem_bytes = sm90_wgrad_smem_bytes(block_m, block_n, c.stages, c.epi_batch, c.epi_bufs);
+  const std::string error = sm90_wgrad_config_error(c);
+  if (!error.empty())
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("gemm_fp8_wgrad config {}: {}", c.to_json().dump(), error));
+  return c;
+}
+
+double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n,
+                               std::int64_t k) {
+  const Units u = count_units(c, m, n);
+  const std::int64_t waves = (u.units + u.clusters - 1) / u.clusters;
+  return static_cast<double>(waves) * tile_cycles(c, k);
+}
+
+Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         int sm_count) {
+  const std::int64_t mb = sm90_wgrad_m_bucket(m);
+  Sm90WgradConfig best;
+  double best_cycles = 0;
+  bool found = false;
+  for (int bm : {64, 128, 256}) {
+    if (bm > 64 && mb <= 64) continue;  // a 64-row bucket never needs taller tiles
+    for (int bn = 16; bn <= 192; bn += 16) {
+      const int waves = waves_per_warpgroup(bm);
+      if ((waves + 1) * bn / 2 > 192) continue;
+      // Epilogue staging: whole waves (fewest barriers), unless two single boxes buy a deeper
+      // pipeline than 3 stages (measured: 128 x 192 with 4 stages beats 3); one box last.
+      Sm90WgradConfig c;
+      try {
+        c = make_sm90_wgrad_config(bm, bn, 0, 1, true, sm_count);
+        if (c.stages <= 3) {
+          try {
+            Sm90WgradConfig two = make_sm90_wgrad_config(bm, bn, 0, 1, true, sm_count, 1, 2);
+            if (two.stages > c.stages) c = two;
+          } catch (const Error&) {
+          }
+        }
+      } catch (const Error&) {
+        try {
+          c = make_sm90_wgrad_config(bm, bn, 0, 1, true, sm_count, 1, 1);
+        } catch (const Error&) {
+          continue;
+        }
+      }
+      if (c.stages < 3 && !(bm == 64 && bn <= 32)) continue;
+      c.pingpong = false;  // measured: no gain on the anchor shapes (0.93-1.10x, median 0.98x)
+      const double cycles = sm90_wgrad_model_cycles(c, mb, n, k);
+      const bool better =
+          !found || cycles < best_cycles * 0.995 ||
+          (cycles < best_cycles * 1.005 &&
+           (bm * bn > best.block_m * best.block_n ||
+            (bm * bn == best.block_m * best.block_n && c.stages > best.stages)));
+      if (better) {
+        found = true;
+        best = c;
+        best_cycles = cycles;
+      }
+    }
+  }
+  if (!found)
+    throw Error(ErrorCode::unsupported,
+                fmt::format("gemm_fp8_wgrad: no sm_90a tile configuration for m = {}, n = {}, "
+                            "k = {}",
+                            m, n, k));
+  // 2-CTA clusters sharing A: measured neutral to -3% on compute-bound shapes, +1-2% where
+  // the fp32 output dominates (K <= 1536, several waves); pair only there, and only when the N
+  // blocks pair up evenly.
+  const std::int64_t m_blocks = (mb + best.block_m - 1) / best.block_m;
+  const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
+  if (k <= 1536 && sm_count % 2 == 0 && n_blocks % 2 == 0 && m_blocks * n_blocks > 2 * sm_count) {
+    Sm90WgradConfig paired = make_sm90_wgrad_config(best.block_m, best.block_n, best.stages, 2, true,
+                                                    sm_count, best.epi_batch, best.epi_bufs);
+    paired.pingpong = best.pingpong;
+    best = paired;
+  }
+  return best;
+}
+
+}  // namespace jitfp8::detail

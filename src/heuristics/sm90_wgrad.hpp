@@ -1,0 +1,60 @@
+// Config choice for the sm_90a weight-gradient FP8 GEMM ("1D1D": both operands scaled 1x128,
+// fp32 output): a pure function of the shape and the SM count.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace jitfp8::detail {
+
+struct Sm90WgradConfig {
+  int block_m = 128;
+  int block_n = 128;
+  int stages = 4;
+  int multicast = 1;           // CTAs per cluster sharing one operand through TMA multicast
+  bool multicast_on_a = true;  // which operand the pair shares
+  int num_sms = 132;           // persistent grid
+  int group_n = 8;             // tile order: N units per L2 group
+  int epi_batch = 4;           // epilogue: store boxes per batch (see the template)
+  int epi_bufs = 1;            // epilogue: staging buffers of epi_batch boxes per warpgroup
+  bool pingpong = true;        // 2 math warpgroups take turns issuing wgmma (see the template)
+  int smem_bytes = 0;
+  int threads = 384;
+  nlohmann::json to_json() const;
+};
+
+// Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d1d.cuh).
+int sm90_wgrad_threads(int block_m);
+int sm90_wgrad_smem_bytes(int block_m, int block_n, int stages, int epi_batch, int epi_bufs);
+// Store boxes per 64-row wave of the epilogue (BLOCK_N / box width).
+int sm90_wgrad_store_boxes(int block_n);
+inline constexpr int kSm90WgradMaxSmem = 232448;
+inline constexpr int kSm90WgradMaxStages = 8;
+
+// Configs depend on M only through this bucket: M rounded up to a multiple of 64 (every
+// BLOCK_M is a multiple of 64, so the tile counts of the bucket are those of M itself).
+std::int64_t sm90_wgrad_m_bucket(std::int64_t m);
+
+// Empty string when the template accepts the config (block shape, registers, shared memory,
+// cluster vs grid); else the rule it breaks.
+std::string sm90_wgrad_config_error(const Sm90WgradConfig& config);
+
+// Fills the derived fields (smem_bytes, threads, num_sms for the cluster size) of a config
+// given its block_m, block_n, multicast, multicast_on_a, epilogue staging and group_n;
+// stages <= 0 means the most that fit (up to kSm90WgradMaxStages); epi_batch <= 0 means whole
+// waves (all boxes of a wave, one buffer). Throws Error(invalid_argument) naming the rule when
+// the config is invalid.
+Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int multicast,
+                                       bool multicast_on_a, int sm_count, int epi_batch = 0,
+                                       int epi_bufs = 1, int group_n = 8);
+
+// Modelled cycles of a config on a shape (what the chooser minimizes; exposed for tools).
+double sm90_wgrad_model_cycles(const Sm90WgradConfig& config, std::int64_t m, std::int64_t n,
+                               std::int64_t k);
+
+Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         int sm_count);
+
+}  // namespace jitfp8::detail

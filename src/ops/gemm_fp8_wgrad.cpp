@@ -1,0 +1,262 @@
+// jitfp8::gemm_fp8_wgrad: validation, config and kernel choice (memoized), tensor maps, launch.
+#include "ops/gemm_fp8_wgrad.hpp"
+
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/tensor_map.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr std::string_view kFunction = "gemm_fp8_wgrad";
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+struct ByteRange {
+  std::uintptr_t begin = 0, end = 0;
+};
+ByteRange rows_range(const void* base, std::int64_t rows, std::int64_t row_elems,
+                     std::int64_t stride_elems, std::int64_t elem_bytes) {
+  auto begin = reinterpret_cast<std::uintptr_t>(base);
+  if (rows == 0) return {begin, begin};
+  return {begin, begin + static_cast<std::uintptr_t>(((rows - 1) * stride_elems + row_elems) *
+                                                     elem_bytes)};
+}
+bool overlaps(const ByteRange& a, const ByteRange& b) {
+  return a.begin < b.end && b.begin < a.end;
+}
+
+struct Strides {
+  std::int64_t lda, ldb, ldd;
+};
+
+// Every rule of gemm.hpp, before anything is compiled, launched or written.
+Strides validate(const GemmFp8WgradArgs& a) {
+  require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
+  require(a.n >= 1 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [1, 2^31)");
+  require(a.k >= 16 && a.k <= kInt32Max, kFunction, "k", a.k, "must be in [16, 2^31)");
+  require(a.k % 16 == 0, kFunction, "k", a.k,
+          "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+  require(a.n % 4 == 0, kFunction, "n", a.n,
+          "must be a multiple of 4 (fp32 rows of D 16-byte strided, and TMA writes D in "
+          "16-byte units: a row end inside one would be touched)");
+  Strides s{a.lda == 0 ? a.k : a.lda, a.ldb == 0 ? a.k : a.ldb, a.ldd == 0 ? a.n : a.ldd};
+  require(s.lda >= a.k && s.lda % 16 == 0 && s.lda <= kInt32Max * 16LL, kFunction, "lda", a.lda,
+          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
+  require(s.ldb >= a.k && s.ldb % 16 == 0 && s.ldb <= kInt32Max * 16LL, kFunction, "ldb", a.ldb,
+          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
+  require(s.ldd >= a.n && s.ldd % 4 == 0 && s.ldd <= kInt32Max * 4LL, kFunction, "ldd", a.ldd,
+          "must be 0 or >= n and a multiple of 4 (16-byte strided fp32 rows)");
+  require_aligned(a.a, 16, kFunction, "a");
+  require_aligned(a.b, 16, kFunction, "b");
+  require_aligned(a.d, 16, kFunction, "d");
+  require_aligned(a.a_scales, 16, kFunction, "a_scales");
+  require_aligned(a.b_scales, 16, kFunction, "b_scales");
+  const Scales1x128Layout sa{a.m, a.k};
+  const Scales1x128Layout sb{a.n, a.k};
+  require(a.a_scales_capacity >= sa.numel(), kFunction, "a_scales_capacity", a.a_scales_capacity,
+          fmt::format("must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
+                      sa.numel()));
+  require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
+          fmt::format("must be >= Scales1x128Layout{{m = n = {}, k = {}}}.numel() = {}", a.n,
+                      a.k, sb.numel()));
+  const ByteRange d = rows_range(a.d, a.m, a.n, s.ldd, 4);
+  const std::pair<const char*, ByteRange> inputs[] = {
+      {"a", rows_range(a.a, a.m, a.k, s.lda, 1)},
+      {"b", rows_range(a.b, a.n, a.k, s.ldb, 1)},
+      {"a_scales", rows_range(a.a_scales, 1, sa.numel(), 0, 4)},
+      {"b_scales", rows_range(a.b_scales, 1, sb.numel(), 0, 4)}};
+  for (const auto& [name, range] : inputs)
+    if (overlaps(d, range))
+      fail_argument(kFunction, "d", fmt::format("{}", static_cast<const void*>(a.d)),
+                    fmt::format("must not overlap {}", name));
+  return s;
+}
+
+struct PlanKey {
+  std::int32_t device = 0;
+  std::int32_t reserved = 0;
+  std::int64_t m_bucket = 0, n = 0, k = 0;
+};
+static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
+
+// Fixed-config plans (tools): the config's fields are part of the key.
+struct ConfigPlanKey {
+  std::int32_t device = 0;
+  std::int32_t block_m = 0, block_n = 0, stages = 0, multicast = 0, multicast_on_a = 0;
+  std::int32_t num_sms = 0, group_n = 0, epi_batch = 0, epi_bufs = 0, pingpong = 0;
+  std::int32_t reserved = 0;
+  std::int64_t n = 0, k = 0;
+};
+static_assert(sizeof(ConfigPlanKey) == 64, "ConfigPlanKey must have no padding");
+
+struct Plan {
+  const LoadedKernel* kernel = nullptr;
+  Sm90WgradConfig config;
+};
+
+DispatchCache<PlanKey, Plan>& plan_cache() {
+  static DispatchCache<PlanKey, Plan> cache;
+  return cache;
+}
+DispatchCache<ConfigPlanKey, Plan>& config_plan_cache() {
+  static DispatchCache<ConfigPlanKey, Plan> cache;
+  return cache;
+}
+
+void require_hopper(const Arch& arch) {
+  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
+    throw Error(ErrorCode::unsupported,
+                fmt::format("gemm_fp8_wgrad: no kernel for {} yet (sm_90a: wgmma, TMA, clusters)",
+                            arch.name()));
+}
+
+void launch_plan(const Plan& plan, const GemmFp8WgradArgs& args, const Strides& strides,
+                 Stream stream) {
+  const Sm90WgradConfig& c = plan.config;
+  const auto m = static_cast<std::uint64_t>(args.m);
+  const auto n = static_cast<std::uint64_t>(args.n);
+  const auto k = static_cast<std::uint64_t>(args.k);
+  const std::uint32_t d_swizzle = c.block_n % 32 == 0 ? 128 : 64;
+  const Scales1x128Layout sa{args.m, args.k};
+  const Scales1x128Layout sb{args.n, args.k};
+  CUtensorMap maps[5] = {
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m,
+                         static_cast<std::uint64_t>(strides.lda), 128,
+                         static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "a"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, k, n,
+                         static_cast<std::uint64_t>(strides.ldb), 128,
+                         static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "b"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
+                         static_cast<std::uint64_t>(sa.row_stride()),
+                         static_cast<std::uint64_t>(sa.k_blocks()),
+                         static_cast<std::uint64_t>(sa.row_stride()) * 4,
+                         static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
+                        "a_scales"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.b_scales,
+                         static_cast<std::uint64_t>(sb.row_stride()),
+                         static_cast<std::uint64_t>(sb.k_blocks()),
+                         static_cast<std::uint64_t>(sb.row_stride()) * 4,
+                         static_cast<std::uint32_t>(c.block_n), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
+                        "b_scales"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.d, n, m,
+                         static_cast<std::uint64_t>(strides.ldd) * 4, d_swizzle / 4, 64,
+                         d_swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                          : CU_TENSOR_MAP_SWIZZLE_64B},
+                        "d")};
+  std::uint32_t m32 = static_cast<std::uint32_t>(args.m);
+  std::uint32_t accumulate = args.accumulate ? 1u : 0u;
+  void* kernel_args[] = {&m32, &accumulate, &maps[0], &maps[1], &maps[2], &maps[3], &maps[4]};
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
+  shape.block = {static_cast<unsigned>(c.threads), 1, 1};
+  shape.cluster = {static_cast<unsigned>(c.multicast), 1, 1};
+  launch(*plan.kernel, shape, stream, kernel_args);
+}
+
+}  // namespace
+
+KernelSpec gemm_fp8_wgrad_spec(std::int64_t n, std::int64_t k, const Sm90WgradConfig& c,
+                               const Arch& arch) {
+  require_hopper(arch);
+  KernelSpec spec;
+  spec.family = "gemm_fp8_wgrad";
+  spec.header = "sm90/gemm_fp8_1d1d.cuh";
+  spec.kernel = "jitfp8::sm90_fp8_gemm_1d1d_kernel";
+  spec.template_args = {std::to_string(n),           std::to_string(k),
+                        std::to_string(c.block_m),   std::to_string(c.block_n),
+                        std::to_string(c.stages),    std::to_string(c.multicast),
+                        c.multicast_on_a ? "true" : "false",
+                        std::to_string(c.num_sms),   std::to_string(c.group_n),
+                        std::to_string(c.epi_batch), std::to_string(c.epi_bufs),
+                        c.pingpong ? "true" : "false", std::to_string(c.smem_bytes)};
+  spec.arch = arch;
+  spec.dynamic_smem_bytes = c.smem_bytes;
+  spec.config = c.to_json();
+  spec.config["n"] = n;
+  spec.config["k"] = k;
+  return spec;
+}
+
+std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
+                                                 int sm_count) {
+  if (op.n <= 0 || op.k <= 0)
+    throw Error(ErrorCode::manifest_error, "gemm_fp8_wgrad: needs n and k");
+  std::vector<KernelSpec> specs;
+  std::set<std::string> seen;
+  const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
+  for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
+    KernelSpec spec =
+        gemm_fp8_wgrad_spec(op.n, op.k, choose_sm90_wgrad_config(m, op.n, op.k, sm_count), arch);
+    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+void gemm_fp8_wgrad_with_config(const GemmFp8WgradArgs& args, const Sm90WgradConfig& config,
+                                Stream stream) {
+  const Strides strides = validate(args);
+  const std::string error = sm90_wgrad_config_error(config);
+  if (!error.empty())
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("gemm_fp8_wgrad config {}: {}", config.to_json().dump(), error));
+  if (args.m == 0) return;
+  const DeviceContext& device = current_device();
+  ConfigPlanKey key{};
+  key.device = device.device;
+  key.block_m = config.block_m, key.block_n = config.block_n, key.stages = config.stages;
+  key.multicast = config.multicast, key.multicast_on_a = config.multicast_on_a ? 1 : 0;
+  key.num_sms = config.num_sms, key.group_n = config.group_n;
+  key.epi_batch = config.epi_batch, key.epi_bufs = config.epi_bufs;
+  key.pingpong = config.pingpong ? 1 : 0;
+  key.n = args.n, key.k = args.k;
+  const Plan& plan = config_plan_cache().get_or_make(key, [&] {
+    require_hopper(device.arch);
+    Plan made;
+    made.config = config;
+    made.config.threads = sm90_wgrad_threads(config.block_m);
+    made.config.smem_bytes = sm90_wgrad_smem_bytes(config.block_m, config.block_n,
+                                                   config.stages, config.epi_batch,
+                                                   config.epi_bufs);
+    made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, made.config,
+                                                                 device.arch));
+    return made;
+  });
+  launch_plan(plan, args, strides, stream);
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream) {
+  using namespace detail;
+  const Strides strides = validate(args);
+  if (args.m == 0) return;
+
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.m_bucket = sm90_wgrad_m_bucket(args.m);
+  key.n = args.n;
+  key.k = args.k;
+  const Plan& plan = plan_cache().get_or_make(key, [&] {
+    require_hopper(device.arch);
+    Plan made;
+    made.config = choose_sm90_wgrad_config(key.m_bucket, args.n, args.k, device.sm_count);
+    made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, made.config,
+                                                                 device.arch));
+    return made;
+  });
+  launch_plan(plan, args, strides, stream);
+}
+
+}  // namespace jitfp8

@@ -1,0 +1,18 @@
+// Vector shared-memory accesses by state-space address (u32, see smem_u32), for fp32 fragments.
+#pragma once
+
+#include "common/ptx.cuh"
+
+namespace jitfp8 {
+
+// 8-byte load of two consecutive floats (address 8-byte aligned).
+JITFP8_DEVICE void ld_shared_f32x2(u32 addr, float& x, float& y) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(x), "=f"(y) : "r"(addr) : "memory");
+}
+
+// 8-byte store of two consecutive floats (address 8-byte aligned).
+JITFP8_DEVICE void st_shared_f32x2(u32 addr, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+
+}  // namespace jitfp8

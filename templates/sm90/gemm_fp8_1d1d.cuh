@@ -1,0 +1,355 @@
+// Weight-gradient FP8 GEMM for sm_90a, "1D1D" scaling:  D (M, N) fp32 (= or +=) A (M, K) . B (N, K)^T
+//   A, B: e4m3, K-major, BOTH scaled per 1x128 tile along K (sa for A's rows, sb for B's rows):
+//   D[m, n] (+)= sum_kb sa[m, kb] * sb[n, kb] * sum_{k in kb} A[m, k] * B[n, k]
+// Each 128-wide K block is accumulated by 4 wgmma k32 steps into a fresh fp32 register tile and
+// promoted on the CUDA cores: final += accum * (sa[row] * sb[col]). The B scale varies per output
+// column, so each thread reads, per 8-column group of its fragment, the two scales of its two
+// columns from the stage's B-scale tile in shared memory (one 8-byte load), forms the four
+// products with its two row scales (4 FMUL) and promotes (4 FFMA): 2 instructions per element
+// instead of the 1D2D kernel's 1, hidden behind the other math warpgroup's wgmma. Keeping the
+// column scales in registers instead would cost BLOCK_N / 4 registers per K block.
+// Both scale tiles come through TMA with their data tiles, one box each per stage.
+//
+// Epilogue: fp32 fragments -> 128B/64B-swizzled shared staging boxes (8-byte stores, conflict
+// free) -> TMA store (overwrite), or TMA reduce-add (`cp.reduce.async.bulk.tensor ... .add`,
+// accumulate: D += product in L2, no read-modify-write pass). The store runs asynchronously
+// while the warpgroup goes on (to its next box or tile); a staging buffer is reused only once the
+// store that last read it is done reading.
+//
+// ---------------------------------------------------------------------------------------------
+// Template parameters (compile-time)
+//   N, K          problem N and K. K % 16 == 0 (fp8 row stride). N >= 1 (not used for layout).
+//   BLOCK_M       64 (1 math warpgroup), 128 (2 math warpgroups x 64 rows) or 256 (2 x 128 rows).
+//   BLOCK_N       multiple of 16, 16..256, with (waves + 1) * BLOCK_N / 2 <= 192 accumulator
+//                 registers per math thread (waves = 2 for BLOCK_M 256, else 1): BLOCK_N <= 192,
+//                 or <= 128 for BLOCK_M 256 (static_assert). Need not divide N.
+//   kNumStages    depth of the TMA ring (see smem_size below; at most 232448 bytes).
+//   kNumMulticast 1, or 2 for a 2-CTA cluster sharing one operand through TMA multicast.
+//   kMulticastOnA with kNumMulticast == 2: true = the 2 CTAs share A (same M block, N blocks 2u
+//                 and 2u+1), false = they share B (same N block, M blocks 2u and 2u+1). Scales
+//                 are loaded by each CTA for itself (tiny).
+//   kNumSMs       persistent grid size (number of CTAs); a multiple of kNumMulticast. The kernel
+//                 traps if gridDim.x != kNumSMs.
+//   kGroupN       grouped tile order: N units per group (common/tile_scheduler.cuh).
+//   kEpiBatch     epilogue: store boxes (64 rows x d_box_n floats, 8 KB with the 128B swizzle)
+//                 written between two barriers and issued as one bulk group; divides the boxes
+//                 per wave, BLOCK_N / d_box_n(BLOCK_N).
+//   kEpiBufs      epilogue staging buffers (of kEpiBatch boxes) per math warpgroup; the number of
+//                 batches per tile (waves * boxes / kEpiBatch) must be a multiple of it. Whole-
+//                 wave staging (kEpiBatch = all boxes, 1 buffer) needs the fewest barriers; one
+//                 or two 8 KB boxes free shared memory for more pipeline stages.
+//   kPingPong     with 2 math warpgroups: they take turns issuing their wgmma batches
+//                 (common/wg_order.cuh), so one promotes while the other's MMAs run.
+//   kSmemBytes    the dynamic shared memory the host launches with; must equal smem_size(...):
+//                 the host mirrors the formula, and this catches any drift at compile time.
+//
+// Kernel parameters (in order)
+//   u32 M                       rows of A and D (run time, >= 1: with M == 0 do not launch)
+//   u32 accumulate              0: D = A.B^T (TMA store); 1: D += A.B^T (TMA reduce-add)
+//   TensorMapParam tmap_a       all five by value, `const __grid_constant__`, bytes from
+//   TensorMapParam tmap_b       cuTensorMapEncodeTiled (see "tensor maps" below)
+//   TensorMapParam tmap_sfa
+//   TensorMapParam tmap_sfb
+//   TensorMapParam tmap_d
+//
+// Launch: grid (kNumSMs, 1, 1); block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
+//   cluster (kNumMulticast, 1, 1) (no cluster attribute needed when 1); dynamic shared memory
+//   smem_size(BLOCK_M, BLOCK_N, kNumStages, kEpiBatch, kEpiBufs) bytes with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+//   raised to it. The functions in namespace sm90_1d1d are constexpr: mirror them on the host.
+//
+// Tensor maps (dims and box innermost first; interleave NONE, L2 promotion 256B, OOB fill NONE
+// i.e. zeros; strides in bytes):
+//   tmap_a   UINT8, dims {K, M}, stride {lda}, box {128, BLOCK_M}, SWIZZLE_128B
+//   tmap_b   UINT8, dims {K, N}, stride {ldb}, box {128, BLOCK_N}, SWIZZLE_128B
+//   tmap_sfa FLOAT32, dims {align(M, 4), ceil(K/128)}, stride {align(M, 4) * 4}, box {BLOCK_M, 1},
+//            SWIZZLE_NONE (scale(m, kb) at kb * align(M, 4) + m: Scales1x128Layout{M, K})
+//   tmap_sfb FLOAT32, dims {align(N, 4), ceil(K/128)}, stride {align(N, 4) * 4}, box {BLOCK_N, 1},
+//            SWIZZLE_NONE (Scales1x128Layout{N, K})
+//   tmap_d   FLOAT32, dims {N, M}, stride {ldd * 4} (ldd % 4 == 0, >= N),
+//            box {d_box_n(BLOCK_N), 64}, swizzle d_swizzle_mode(BLOCK_N) bytes (128 or 64)
+// M, N and K tails need nothing else: TMA zero-fills out-of-bounds loads (the products of the
+// missing rows, columns and K are 0) and clips stores and reductions to the tensor.
+// ---------------------------------------------------------------------------------------------
+#pragma once
+
+#include "common/mbarrier.cuh"
+#include "common/ptx.cuh"
+#include "common/smem_vec.cuh"
+#include "common/stmatrix.cuh"
+#include "common/tile_scheduler.cuh"
+#include "common/tma.cuh"
+#include "common/tma_reduce.cuh"
+#include "common/wg_order.cuh"
+#include "common/wgmma.cuh"
+
+namespace jitfp8 {
+namespace sm90_1d1d {
+
+__host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : 2; }
+__host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
+// Swizzle of the fp32 staging tile / TMA store: 128 bytes (32 floats) when BLOCK_N allows.
+__host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) { return block_n % 32 == 0 ? 128 : 64; }
+__host__ __device__ constexpr u32 d_box_n(u32 block_n) { return d_swizzle_mode(block_n) / 4; }
+__host__ __device__ constexpr u32 align128(u32 bytes) { return (bytes + 127) / 128 * 128; }
+// Per stage: A tile, B tile (1024-aligned for the 128B swizzle), A scales, B scales (each
+// 128-aligned: the TMA destination rule).
+__host__ __device__ constexpr u32 stage_tile_bytes(u32 block_m, u32 block_n) { return (block_m + block_n) * 128; }
+__host__ __device__ constexpr u32 sfa_stage_bytes(u32 block_m) { return align128(block_m * 4); }
+__host__ __device__ constexpr u32 sfb_stage_bytes(u32 block_n) { return align128(block_n * 4); }
+// Epilogue staging, per math warpgroup: kEpiBufs buffers of kEpiBatch chunks, a chunk being one
+// TMA store box of 64 rows x d_box_n(BLOCK_N) floats (8 KB with the 128B swizzle).
+__host__ __device__ constexpr u32 d_chunk_bytes(u32 block_n) { return 64 * d_swizzle_mode(block_n); }
+__host__ __device__ constexpr u32 staging_bytes(u32 block_m, u32 block_n, u32 epi_batch, u32 epi_bufs) {
+  return num_math_wgs(block_m) * epi_bufs * epi_batch * d_chunk_bytes(block_n);
+}
+// Dynamic shared memory:
+//   [D staging (per math warpgroup) | A stages | B stages | A-scale stages | B-scale stages |
+//    full + empty mbarriers]
+__host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 stages, u32 epi_batch, u32 epi_bufs) {
+  return staging_bytes(block_m, block_n, epi_batch, epi_bufs) +
+         stages * (stage_tile_bytes(block_m, block_n) + sfa_stage_bytes(block_m) + sfb_stage_bytes(block_n)) +
+         stages * 2 * 8;
+}
+
+}  // namespace sm90_1d1d
+
+template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
+          u32 kNumSMs, u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong, u32 kSmemBytes>
+__global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
+    sm90_fp8_gemm_1d1d_kernel(u32 M, u32 accumulate, const __grid_constant__ TensorMapParam tmap_a,
+                              const __grid_constant__ TensorMapParam tmap_b,
+                              const __grid_constant__ TensorMapParam tmap_sfa,
+                              const __grid_constant__ TensorMapParam tmap_sfb,
+                              const __grid_constant__ TensorMapParam tmap_d) {
+  using namespace sm90_1d1d;
+  constexpr u32 BLOCK_K = 128;
+  constexpr u32 kNumKBlocks = (K + BLOCK_K - 1) / BLOCK_K;
+  constexpr u32 kNumNBlocks = (N + BLOCK_N - 1) / BLOCK_N;
+  constexpr u32 kNumMathWGs = num_math_wgs(BLOCK_M);
+  constexpr u32 kNumMathThreads = 128 * kNumMathWGs;
+  constexpr u32 kWaves = BLOCK_M / 64 / kNumMathWGs;  // m64 wgmma rows per math warpgroup / 64
+  constexpr u32 kNumAccum = BLOCK_N / 2;
+  constexpr u32 kNumGroups = BLOCK_N / 8;  // 8-column groups of the fragment
+  constexpr u32 kSwizzleD = d_swizzle_mode(BLOCK_N);
+  constexpr u32 kBoxN = d_box_n(BLOCK_N);
+  constexpr u32 kBoxM = 64;
+  constexpr u32 kSfaStage = sfa_stage_bytes(BLOCK_M);
+  constexpr u32 kSfbStage = sfb_stage_bytes(BLOCK_N);
+  // Transaction bytes per stage: full boxes (out-of-bounds parts are zero-filled and counted).
+  constexpr u32 kStageTxBytes = (BLOCK_M + BLOCK_N) * BLOCK_K + (BLOCK_M + BLOCK_N) * 4;
+  constexpr u32 kProducerRegs = 40;
+  constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
+  static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
+  static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
+  static_assert(BLOCK_N % kBoxN == 0, "staging chunks");
+  static_assert(K % 16 == 0 && K >= 16, "TMA strides must be multiples of 16 bytes");
+  static_assert(N >= 1, "N");
+  static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
+  static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
+  static_assert(kNumStages >= 2, "stages");
+  constexpr u32 kChunks = BLOCK_N / kBoxN;         // store boxes per 64-row wave
+  constexpr u32 kChunkBytes = kBoxM * kSwizzleD;
+  constexpr u32 kBatches = kWaves * kChunks / kEpiBatch;  // store groups per tile
+  static_assert(kChunks % kEpiBatch == 0, "an epilogue batch is whole chunks of one wave");
+  static_assert(kEpiBufs >= 1 && kBatches % kEpiBufs == 0,
+                "staging buffers must cycle in step from tile to tile");
+  static_assert(smem_size(BLOCK_M, BLOCK_N, kNumStages, kEpiBatch, kEpiBufs) <= 232448, "shared memory");
+  static_assert(smem_size(BLOCK_M, BLOCK_N, kNumStages, kEpiBatch, kEpiBufs) == kSmemBytes,
+                "the host's shared-memory size differs from the template's layout");
+
+  // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
+  extern __shared__ __attribute__((aligned(1024))) u8 smem[];
+  u8* smem_d = smem;
+  u8* smem_a = smem_d + staging_bytes(BLOCK_M, BLOCK_N, kEpiBatch, kEpiBufs);
+  u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
+  u8* smem_sfa = smem_b + kNumStages * BLOCK_N * BLOCK_K;
+  u8* smem_sfb = smem_sfa + kNumStages * kSfaStage;
+  MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumStages * kSfbStage);
+  MBarrier* empty = full + kNumStages;
+
+  const u32 warp = warp_id();
+  const u32 lane = lane_id();
+  if (threadIdx.x == kNumMathThreads) {
+    if ((smem_u32(smem) & 1023u) != 0) trap();  // the swizzle math below relies on it
+    if (gridDim.x != kNumSMs) trap();            // the tile scheduler strides by kNumSMs
+    tma_prefetch_desc(tmap_a);
+    tma_prefetch_desc(tmap_b);
+    tma_prefetch_desc(tmap_sfa);
+    tma_prefetch_desc(tmap_sfb);
+    tma_prefetch_desc(tmap_d);
+    for (u32 s = 0; s < kNumStages; ++s) {
+      mbar_init(&full[s], 1);  // the producer's arrive_expect_tx; TMA completes the bytes
+      // One arrive per math warp of every CTA of the cluster: a stage is free only when both
+      // CTAs consumed it, since the peer's producer may multicast into it.
+      mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
+    }
+    fence_mbar_init();
+  }
+  if constexpr (kNumMulticast > 1) cluster_sync(); else block_sync();
+
+  using Scheduler = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
+
+  if (warp >= kNumMathThreads / 32) {
+    // ================================ producer warpgroup ================================
+    setmaxnreg_dec<kProducerRegs>();
+    if (warp == kNumMathThreads / 32 && lane == 0) {
+      Scheduler sched(M);
+      u32 m_block, n_block, stage = 0, phase = 0;
+      while (sched.next(m_block, n_block)) {
+        const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
+        for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+          mbar_wait(&empty[stage], phase ^ 1);
+          MBarrier* bar = &full[stage];
+          mbar_arrive_expect_tx(bar, kStageTxBytes);  // includes bytes multicast by the peer
+          const i32 k0 = (i32)(kb * BLOCK_K);
+          u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
+          u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
+          if constexpr (kNumMulticast > 1 && kMulticastOnA) {
+            if (sched.rank == 0) tma_load_2d_multicast(a_dst, tmap_a, bar, k0, m0, (u16)0x3);
+          } else {
+            tma_load_2d(a_dst, tmap_a, bar, k0, m0);
+          }
+          if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
+            if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, n0, (u16)0x3);
+          } else {
+            tma_load_2d(b_dst, tmap_b, bar, k0, n0);
+          }
+          tma_load_2d(smem_sfa + stage * kSfaStage, tmap_sfa, bar, m0, (i32)kb);
+          tma_load_2d(smem_sfb + stage * kSfbStage, tmap_sfb, bar, n0, (i32)kb);
+          if (++stage == kNumStages) stage = 0, phase ^= 1;
+        }
+      }
+    }
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+  } else {
+    // ================================= math warpgroups =================================
+    setmaxnreg_inc<kMathRegs>();
+    const u32 wg = warp / 4;
+    const u32 warp_in_wg = warp % 4;
+    const u32 row_in_wave = warp_in_wg * 16 + lane / 4;  // fragment rows row_in_wave and +8
+    const u32 wg_thread = threadIdx.x % 128;
+    const bool store_leader = wg_thread == 0;
+    u8* smem_d_wg = smem_d + wg * kEpiBufs * kEpiBatch * kChunkBytes;
+    const u32 sfa_base = smem_u32(smem_sfa) + ((wg * kWaves) * 64 + row_in_wave) * 4;
+    const u32 sfb_base = smem_u32(smem_sfb) + (lane % 4) * 8;  // columns 2 * (lane % 4) + {0, 1}
+
+    float accum[kNumAccum];
+    float final_accum[kWaves][kNumAccum];
+    constexpr bool kOrdered = kPingPong && kNumMathWGs == 2;
+    WarpgroupTurns<4> turns(wg);  // barriers 4 and 5 (2 and 3: the epilogue's)
+
+    Scheduler sched(M);
+    u32 m_block, n_block, stage = 0, phase = 0;
+    while (sched.next(m_block, n_block)) {
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+
+      // ---- main loop over K blocks ----
+      for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+        mbar_wait(&full[stage], phase);
+        // Row scales of this warpgroup's rows (2 per wave per thread).
+        float sa[kWaves][2];
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v) {
+          const u32 addr = sfa_base + stage * kSfaStage + v * 64 * 4;
+          asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa[v][0]) : "r"(addr) : "memory");
+          asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa[v][1]) : "r"(addr + 8 * 4) : "memory");
+        }
+        const u32 sfb_stage = sfb_base + stage * kSfbStage;
+        const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K));
+        const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + stage * BLOCK_N * BLOCK_K));
+
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v) {
+#pragma unroll
+          for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+          if constexpr (kOrdered) turns.wait_turn();
+          wgmma_fence();
+#pragma unroll
+          for (u32 k = 0; k < BLOCK_K / 32; ++k) {
+            const u64 da = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K + k * 32);
+            WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), accum, k > 0 ? 1u : 0u);
+          }
+          wgmma_commit();
+          if constexpr (kOrdered) turns.pass_turn();
+          wgmma_wait<0>();
+#pragma unroll
+          for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+
+          // Promotion: final += accum * sa[row] * sb[col], column scales from the stage.
+          const float sa0 = sa[v][0], sa1 = sa[v][1];
+#pragma unroll
+          for (u32 g = 0; g < kNumGroups; ++g) {
+            float sb0, sb1;
+            ld_shared_f32x2(sfb_stage + g * 32, sb0, sb1);
+            final_accum[v][4 * g + 0] += (sa0 * sb0) * accum[4 * g + 0];
+            final_accum[v][4 * g + 1] += (sa0 * sb1) * accum[4 * g + 1];
+            final_accum[v][4 * g + 2] += (sa1 * sb0) * accum[4 * g + 2];
+            final_accum[v][4 * g + 3] += (sa1 * sb1) * accum[4 * g + 3];
+          }
+        }
+        // Every read of this stage is done (wgmma waited, scales consumed): release it.
+        __syncwarp();
+        if constexpr (kNumMulticast == 1) {
+          if (lane == 0) mbar_arrive(&empty[stage]);
+        } else {
+          if (lane < kNumMulticast) mbar_arrive_cluster(&empty[stage], lane);
+        }
+        if (++stage == kNumStages) stage = 0, phase ^= 1;
+      }
+
+      // ---- epilogue: fp32 -> swizzled smem -> TMA store / reduce-add, in batches of kEpiBatch
+      //      store boxes (64 rows x kBoxN columns each) through kEpiBufs staging buffers; one
+      //      bulk group per batch, so a buffer is rewritten once the group that last read it
+      //      (kEpiBufs groups back, possibly of the previous tile) has finished reading. ----
+      const u32 d_base = smem_u32(smem_d_wg);
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v) {
+        const float* f = final_accum[v];
+#pragma unroll
+        for (u32 c0 = 0; c0 < kChunks; c0 += kEpiBatch) {
+          const u32 buf = ((v * kChunks + c0) / kEpiBatch) % kEpiBufs;
+          if (store_leader) tma_store_wait_read<kEpiBufs - 1>();
+          named_barrier_sync(2 + wg, 128);
+#pragma unroll
+          for (u32 g = c0 * kBoxN / 8; g < (c0 + kEpiBatch) * kBoxN / 8; ++g) {
+            const u32 col = g * 8 + (lane % 4) * 2;
+            const u32 chunk = col / kBoxN - c0, col_in_chunk = col % kBoxN;
+            const u32 chunk_base = d_base + (buf * kEpiBatch + chunk) * kChunkBytes;
+            st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>(row_in_wave * kSwizzleD + col_in_chunk * 4),
+                            f[4 * g + 0], f[4 * g + 1]);
+            st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>((row_in_wave + 8) * kSwizzleD + col_in_chunk * 4),
+                            f[4 * g + 2], f[4 * g + 3]);
+          }
+          fence_proxy_async_smem();
+          named_barrier_sync(2 + wg, 128);
+          if (store_leader) {
+            const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
+            const i32 n0 = (i32)(n_block * BLOCK_N + c0 * kBoxN);
+            const u8* src = smem_d_wg + buf * kEpiBatch * kChunkBytes;
+            if (accumulate) {
+#pragma unroll
+              for (u32 c = 0; c < kEpiBatch; ++c)
+                tma_reduce_add_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
+            } else {
+#pragma unroll
+              for (u32 c = 0; c < kEpiBatch; ++c)
+                tma_store_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
+            }
+            tma_store_commit();
+          }
+        }
+      }
+    }
+    if constexpr (kOrdered) turns.finish();
+    if (store_leader) tma_store_wait_all();
+  }
+
+  // The peer CTA may still arrive on our empty barriers (and we on its): neither CTA may leave
+  // (and free its shared memory) before both are done.
+  if constexpr (kNumMulticast > 1) cluster_sync();
+}
+
+}  // namespace jitfp8

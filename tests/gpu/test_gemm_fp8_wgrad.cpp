@@ -1,0 +1,458 @@
+// gemm_fp8_wgrad (weight gradient, both operands scaled 1x128, fp32 out, optional accumulate) on
+// the GPU against the independent double-precision reference (b_scales_1x128 = true).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "gpu_support.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/quant.hpp"
+#include "ops/gemm_fp8_wgrad.hpp"
+#include "ops/gemm_reference.hpp"
+#include "support/fp8_reference.hpp"
+
+using namespace jitfp8;
+
+namespace {
+
+// Random e4m3 codes with magnitudes in [2^-4, 2^4) and random signs: no NaN, realistic spread.
+std::vector<std::uint8_t> random_codes(std::size_t count, std::mt19937_64& rng) {
+  std::vector<std::uint8_t> codes(count);
+  for (std::size_t i = 0; i < count; i += 8) {
+    std::uint64_t bits = rng();
+    for (std::size_t j = 0; j < 8 && i + j < count; ++j, bits >>= 8) {
+      const std::uint8_t byte = static_cast<std::uint8_t>(bits);
+      const std::uint8_t exponent = 3 + (byte >> 4) % 8;  // biased 3..10 -> 2^-4 .. 2^3
+      codes[i + j] = static_cast<std::uint8_t>((byte & 0x80) | (exponent << 3) | (byte & 7));
+    }
+  }
+  return codes;
+}
+
+std::vector<float> random_scales(std::size_t count, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-10, -4);
+  std::vector<float> scales(count);
+  for (float& s : scales) s = std::ldexp(mantissa(rng), exponent(rng));
+  return scales;
+}
+
+constexpr std::uint32_t kPoison = 0xFFFFFFFFu;  // a NaN: unwritten outputs show
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// One problem on the device, with its inputs (and D's initial contents) kept for the checks.
+struct Problem {
+  std::int64_t m, n, k, ldd;
+  bool accumulate;
+  test::DeviceBuffer<std::uint8_t> a, b;
+  test::DeviceBuffer<float> sa, sb, d;
+  std::vector<float> d0;  // D before the call (poison in overwrite mode)
+
+  Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::uint64_t seed,
+          bool accumulate_ = false, std::int64_t ldd_ = 0)
+      : m(m_), n(n_), k(k_), ldd(ldd_ ? ldd_ : n_), accumulate(accumulate_),
+        a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * k)),
+        b(static_cast<std::size_t>(n * k)),
+        sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel() + 4)),
+        sb(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel())),
+        d(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * ldd)) {
+    std::mt19937_64 rng(seed);
+    a.upload(random_codes(a.size(), rng));
+    b.upload(random_codes(b.size(), rng));
+    sa.upload(random_scales(sa.size(), rng));
+    sb.upload(random_scales(sb.size(), rng));
+    reset(rng);
+  }
+
+  // Overwrite mode: poison everything. Accumulate: random values in D, poison in the padding.
+  void reset(std::mt19937_64& rng) {
+    d0.assign(d.size(), 0.0f);
+    std::uniform_real_distribution<float> value(-64.0f, 64.0f);
+    const float poison = [] {
+      float f;
+      std::memcpy(&f, &kPoison, 4);
+      return f;
+    }();
+    for (std::size_t i = 0; i < d0.size(); ++i) {
+      const bool padding = static_cast<std::int64_t>(i) % ldd >= n;
+      d0[i] = accumulate && !padding ? value(rng) : poison;
+    }
+    d.upload(d0);
+  }
+
+  GemmFp8WgradArgs args() const {
+    GemmFp8WgradArgs g;
+    g.m = m, g.n = n, g.k = k;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.d = d.get(), g.ldd = ldd;
+    g.accumulate = accumulate;
+    return g;
+  }
+  GemmFp8Args reference_args() const {
+    GemmFp8Args g;
+    g.m = m, g.n = n, g.k = k;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    return g;
+  }
+};
+
+// Rows to check: all of them for small M, else the edges plus a random sample.
+std::vector<int> rows_to_check(std::int64_t m, std::mt19937_64& rng) {
+  std::vector<int> rows;
+  if (m <= 512) {
+    for (int r = 0; r < m; ++r) rows.push_back(r);
+    return rows;
+  }
+  for (int r : {0, 1, 63, 64, 127, 128, 255, 256, static_cast<int>(m) - 1}) rows.push_back(r);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(m) - 1);
+  while (rows.size() < 96) rows.push_back(pick(rng));
+  return rows;
+}
+
+// A correct kernel's error on an element: the tensor cores' fp32 accumulation, bounded relative
+// to sum |sa sb| sum |A B| (abs_ref), plus fp32 rounding of the promotion and of the output (and
+// of D0 + product in accumulate mode). A wrong scale, row, column or block errs by a fraction
+// of abs_ref; an unwritten or doubly-written element by the whole value.
+// Measured: the tensor cores' FP8 accumulation errs up to ~2^-10.6 of abs_ref within a 128-deep
+// block (relative rms ~2.3e-4, the same as cuBLASLt's on these inputs); a tolerance of 2^-9
+// leaves a 3x margin.
+constexpr double kRelativeTolerance = 1e-5;
+constexpr double kAccumulationTolerance = 1.0 / 512;
+constexpr double kD0Tolerance = 1e-6;
+
+struct Comparison {
+  double worst = 0;         // max |d - ref| / (tolerance of that element): must stay < 1
+  double relative_rms = 0;  // ||d - d0 - ref|| / ||ref||
+  std::int64_t unwritten = 0;     // NaN (poison) left in the product, or padding touched
+  std::string first_bad;
+};
+
+Comparison compare_with_reference(const Problem& p, const std::vector<int>& rows,
+                                  cudaStream_t stream) {
+  test::DeviceBuffer<int> rows_dev{rows};
+  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n));
+  test::DeviceBuffer<double> abs_dev(ref_dev.size());
+  detail::gemm_reference(p.reference_args(), /*b_scales_1x128=*/true, rows_dev.get(),
+                         static_cast<int>(rows.size()), ref_dev.get(), abs_dev.get(), stream);
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<double> ref = ref_dev.download();
+  const std::vector<double> abs_ref = abs_dev.download();
+  const std::vector<float> d = p.d.download();
+  Comparison c;
+  double sum_sq_ref = 0, sum_sq_err = 0;
+  for (double v : ref) sum_sq_ref += v * v;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::int64_t col = 0; col < p.ldd; ++col) {
+      const std::size_t at_d = static_cast<std::size_t>(rows[r] * p.ldd + col);
+      if (col >= p.n) {  // padding between rows: must be left as it was
+        if (float_bits(d[at_d]) != float_bits(p.d0[at_d])) ++c.unwritten;
+        continue;
+      }
+      const double got = d[at_d];
+      const double base = p.accumulate ? p.d0[at_d] : 0.0;
+      const std::size_t at = r * static_cast<std::size_t>(p.n) + static_cast<std::size_t>(col);
+      const double want = base + ref[at];
+      if (std::isnan(got)) {
+        ++c.unwritten;
+        continue;
+      }
+      const double err = std::abs(got - want);
+      sum_sq_err += err * err;
+      const double score = err / (kRelativeTolerance * std::abs(want) +
+                                  kAccumulationTolerance * abs_ref[at] +
+                                  kD0Tolerance * std::abs(base) + 1e-30);
+      if (score > c.worst) {
+        c.worst = score;
+        c.first_bad = "row " + std::to_string(rows[r]) + " col " + std::to_string(col) +
+                      ": got " + std::to_string(got) + " want " + std::to_string(want);
+      }
+    }
+  }
+  c.relative_rms = std::sqrt(sum_sq_err / std::max(sum_sq_ref, 1e-300));
+  return c;
+}
+
+void check_result(const Problem& p, std::uint64_t seed, const char* what) {
+  std::mt19937_64 rng(seed + 1);
+  Comparison c = compare_with_reference(p, rows_to_check(p.m, rng), nullptr);
+  std::printf("wgrad %s %lldx%lldx%lld%s: worst error %.3f of tolerance, relative rms %.2e\n", what,
+              static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
+              p.accumulate ? " (+=)" : "", c.worst, c.relative_rms);
+  INFO(c.first_bad);
+  CHECK(c.unwritten == 0);
+  CHECK(c.worst < 1.0);
+  CHECK(c.relative_rms < 1e-3);
+}
+
+void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
+                   bool accumulate = false, std::int64_t ldd = 0) {
+  INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd << " accumulate=" << accumulate);
+  Problem p(m, n, k, seed, accumulate, ldd);
+  gemm_fp8_wgrad(p.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaGetLastError());
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  check_result(p, seed, "heuristic");
+}
+
+}  // namespace
+
+TEST_CASE("the GPU reference GEMM with 1x128 B scales agrees with a CPU double-precision product",
+          "[gpu][wgrad]") {
+  const std::int64_t m = 7, n = 140, k = 272;
+  Problem p(m, n, k, 5);
+  std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
+  test::DeviceBuffer<int> rows_dev{rows};
+  test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n));
+  detail::gemm_reference(p.reference_args(), true, rows_dev.get(), 7, ref_dev.get(), nullptr,
+                         nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto ref = ref_dev.download();
+  const auto a = p.a.download(), b = p.b.download();
+  const auto sa = p.sa.download(), sb = p.sb.download();
+  const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4,
+                     sb_stride = (n + 3) / 4 * 4;
+  for (std::int64_t row = 0; row < m; ++row)
+    for (std::int64_t col = 0; col < n; ++col) {
+      double total = 0;
+      for (std::int64_t kb = 0; kb < kb_count; ++kb) {
+        double partial = 0;
+        for (std::int64_t kk = kb * 128; kk < std::min(k, kb * 128 + 128); ++kk)
+          partial += double(test::e4m3_decode(a[row * k + kk])) * test::e4m3_decode(b[col * k + kk]);
+        total += partial * sa[kb * sa_stride + row] * sb[kb * sb_stride + col];
+      }
+      INFO("row " << row << " col " << col);
+      REQUIRE(ref[row * n + col] == Approx(total).epsilon(1e-12).margin(1e-12));
+    }
+}
+
+TEST_CASE("gemm_fp8_wgrad matches the reference on odd shapes and tails", "[gpu][wgrad]") {
+  std::uint64_t seed = 100;
+  for (std::int64_t m : {1, 7, 64, 129, 300})
+    for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {136, 272}, {576, 7168}, {200, 144}, {2112, 528}, {4096, 16}, {36, 400}})
+      check_problem(m, n, k, seed++);
+}
+
+TEST_CASE("gemm_fp8_wgrad accumulates into D in place", "[gpu][wgrad]") {
+  std::uint64_t seed = 300;
+  for (std::int64_t m : {1, 7, 129, 300, 1000})
+    for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {136, 272}, {2112, 528}, {4096, 1024}, {200, 144}})
+      check_problem(m, n, k, seed++, /*accumulate=*/true);
+}
+
+TEST_CASE("gemm_fp8_wgrad accumulating twice adds the product twice", "[gpu][wgrad]") {
+  Problem p(257, 520, 1040, 77, /*accumulate=*/true);
+  const std::vector<float> start = p.d0;
+  gemm_fp8_wgrad(p.args(), nullptr);
+  gemm_fp8_wgrad(p.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  // D = D0 + 2P: check (D - D0) / 2 against P with the overwrite-mode comparison.
+  std::vector<float> d = p.d.download();
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = (d[i] - start[i]) * 0.5f;
+  p.d.upload(d);
+  p.accumulate = false;
+  p.d0.assign(d.size(), 0.0f);
+  std::mt19937_64 rng(1);
+  Comparison c = compare_with_reference(p, rows_to_check(p.m, rng), nullptr);
+  INFO(c.first_bad);
+  CHECK(c.worst < 4.0);  // the D0 rounding is now relative to the halved difference
+  CHECK(c.relative_rms < 1e-3);
+}
+
+TEST_CASE("gemm_fp8_wgrad leaves the padding of a strided D untouched", "[gpu][wgrad]") {
+  check_problem(129, 256, 384, 7, false, /*ldd=*/260);
+  check_problem(4095, 1024, 256, 8, false, /*ldd=*/1028);
+  check_problem(129, 244, 384, 9, true, /*ldd=*/252);
+  check_problem(1000, 1020, 640, 10, true, /*ldd=*/1036);
+}
+
+TEST_CASE("gemm_fp8_wgrad on the anchor weight-gradient shapes (sampled rows)",
+          "[gpu][wgrad][anchors]") {
+  std::uint64_t seed = 1000;
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {2112, 4096, 7168}, {576, 4096, 7168}, {24576, 4096, 1536}, {32768, 4096, 512},
+           {7168, 4096, 16384}, {4096, 4096, 7168}, {7168, 4096, 2048}}) {
+    check_problem(m, n, k, seed++, false);
+    if (m <= 7168) check_problem(m, n, k, seed++, true);
+  }
+}
+
+TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][wgrad]") {
+  // The heuristic picks among these shapes of configuration; force each on a problem with M, N
+  // and K tails so every code path (1 or 2 math warpgroups, 1 or 2 waves, 128B or 64B store
+  // swizzle, clusters sharing A or B, whole-wave or 1-2 box staging) is checked.
+  struct Case {
+    int bm, bn, multicast;
+    bool on_a;
+    int epi_batch, epi_bufs;
+    bool pingpong = true;
+  };
+  const Case cases[] = {
+      {64, 16, 1, true, 0, 1},    {64, 48, 2, true, 0, 1},    {64, 192, 2, false, 1, 2},
+      {128, 128, 1, true, 0, 1},  {128, 128, 2, true, 1, 2},  {128, 128, 2, false, 1, 1},
+      {128, 112, 2, true, 0, 1},  {128, 144, 1, true, 1, 1},  {128, 160, 2, false, 0, 1},
+      {128, 192, 2, true, 1, 2},  {256, 128, 2, true, 0, 1},  {256, 128, 1, true, 1, 2},
+      {256, 96, 2, false, 1, 1},  {256, 80, 1, true, 1, 2},   {256, 32, 2, true, 0, 1},
+      {128, 192, 1, true, 1, 2, false}, {256, 128, 2, true, 0, 1, false}};
+  int sm_count = 0;
+  JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  std::uint64_t seed = 2000;
+  for (const Case& cs : cases)
+    for (bool accumulate : {false, true}) {
+      detail::Sm90WgradConfig config = detail::make_sm90_wgrad_config(
+          cs.bm, cs.bn, 0, cs.multicast, cs.on_a, sm_count, cs.epi_batch, cs.epi_bufs);
+      config.pingpong = cs.pingpong;
+      INFO(config.to_json().dump());
+      // N and K are baked into the kernel: one (N, K) with tails (K: 9 blocks + 16, more
+      // blocks than stages), M from 1 to several tiles.
+      for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+               {1, 1000, 1168}, {300, 1000, 1168}, {777, 1000, 1168}}) {
+        INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
+        Problem p(m, n, k, seed++, accumulate);
+        detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
+        JITFP8_CUDA_CHECK(cudaGetLastError());
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        check_result(p, seed, "forced config");
+      }
+    }
+}
+
+TEST_CASE("gemm_fp8_wgrad reproduces the unquantized product within the accuracy yardstick",
+          "[gpu][wgrad]") {
+  // Random normal X (M, K) and Y (N, K), both quantized 1x128 by quantize_1x128 on the GPU;
+  // diff = 1 - 2 sum(xy) / sum(x^2 + y^2) against the exact product, as in the anchors (~7e-4).
+  const std::int64_t m = 256, n = 1024, k = 2048;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(static_cast<std::size_t>(m * k)), y(static_cast<std::size_t>(n * k));
+  for (float& v : x) v = normal(rng);
+  for (float& v : y) v = normal(rng);
+  test::DeviceBuffer<float> x_dev{x}, y_dev{y};
+  test::DeviceBuffer<std::uint8_t> a(x.size()), b(y.size());
+  test::DeviceBuffer<float> sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel()));
+  test::DeviceBuffer<float> sb(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel()));
+  for (int which = 0; which < 2; ++which) {
+    Quantize1x128Args q;
+    q.x = which ? y_dev.get() : x_dev.get(), q.x_dtype = DType::f32, q.m = which ? n : m, q.k = k;
+    q.q = which ? b.get() : a.get();
+    q.scales = which ? sb.get() : sa.get();
+    q.scales_capacity = static_cast<std::int64_t>(which ? sb.size() : sa.size());
+    quantize_1x128(q, nullptr);
+  }
+  test::DeviceBuffer<float> d(static_cast<std::size_t>(m * n));
+  GemmFp8WgradArgs g;
+  g.m = m, g.n = n, g.k = k, g.a = a.get(), g.a_scales = sa.get();
+  g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+  g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+  g.d = d.get();
+  gemm_fp8_wgrad(g, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto out = d.download();
+  double sxy = 0, sxx_yy = 0;
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t c = 0; c < n; ++c) {
+      double exact = 0;
+      for (std::int64_t kk = 0; kk < k; ++kk) exact += double(x[r * k + kk]) * y[c * k + kk];
+      const double got = out[r * n + c];
+      sxy += got * exact;
+      sxx_yy += got * got + exact * exact;
+    }
+  const double diff = 1.0 - 2.0 * sxy / sxx_yy;
+  std::printf("wgrad accuracy yardstick (1 - 2xy/(xx+yy)) at %lldx%lldx%lld: %.2e\n",
+              static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), diff);
+  CHECK(diff < 1.5e-3);
+  CHECK(diff > 0);
+}
+
+TEST_CASE("gemm_fp8_wgrad from several host threads and streams at once", "[gpu][wgrad][threads]") {
+  constexpr int kThreads = 6;
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(kThreads);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &failures] {
+      try {
+        cudaStream_t stream = nullptr;
+        JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        const std::int64_t m = 1 + 97 * t, n = t % 2 ? 2112 : 576, k = t % 3 ? 1024 : 2048;
+        Problem p(m, n, k, 500 + t, /*accumulate=*/t % 2 == 0);
+        gemm_fp8_wgrad(p.args(), stream);
+        std::mt19937_64 rng(t);
+        Comparison c = compare_with_reference(p, rows_to_check(m, rng), stream);
+        if (c.unwritten || c.worst >= 1.0)
+          failures[t] = c.first_bad + " / unwritten " + std::to_string(c.unwritten);
+        cudaStreamDestroy(stream);
+      } catch (const std::exception& e) {
+        failures[t] = e.what();
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    INFO("thread " << t);
+    CHECK(failures[t].empty());
+  }
+}
+
+TEST_CASE("gemm_fp8_wgrad with M = 0 does nothing", "[gpu][wgrad]") {
+  Problem p(64, 256, 256, 11);
+  GemmFp8WgradArgs g = p.args();
+  g.m = 0;
+  g.a_scales_capacity = 0;
+  gemm_fp8_wgrad(g, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  for (float v : p.d.download()) REQUIRE(float_bits(v) == kPoison);
+}
+
+TEST_CASE("gemm_fp8_wgrad rejects bad arguments before launching", "[gpu][wgrad]") {
+  Problem p(64, 256, 256, 9, /*accumulate=*/true);
+  auto expect_rejected = [&](const char* argument, auto mutate) {
+    GemmFp8WgradArgs g = p.args();
+    mutate(g);
+    INFO(argument);
+    try {
+      gemm_fp8_wgrad(g, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains(std::string("'") + argument + "'"));
+      CHECK_THAT(e.what(), Catch::Contains("gemm_fp8_wgrad"));
+    }
+  };
+  expect_rejected("n", [](GemmFp8WgradArgs& g) { g.n = 0; });
+  expect_rejected("n", [](GemmFp8WgradArgs& g) { g.n = 254; g.ldd = 0; });
+  expect_rejected("n", [](GemmFp8WgradArgs& g) { g.n = 250; });  // even with ldd = 256
+  expect_rejected("k", [](GemmFp8WgradArgs& g) { g.k = 200; });
+  expect_rejected("k", [](GemmFp8WgradArgs& g) { g.k = 0; });
+  expect_rejected("m", [](GemmFp8WgradArgs& g) { g.m = -1; });
+  expect_rejected("m", [](GemmFp8WgradArgs& g) { g.m = 1LL << 31; });
+  expect_rejected("a", [](GemmFp8WgradArgs& g) { g.a = static_cast<const char*>(g.a) + 8; });
+  expect_rejected("a", [](GemmFp8WgradArgs& g) { g.a = nullptr; });
+  expect_rejected("b", [](GemmFp8WgradArgs& g) { g.b = nullptr; });
+  expect_rejected("d", [](GemmFp8WgradArgs& g) { g.d = g.d + 1; });
+  expect_rejected("a_scales", [](GemmFp8WgradArgs& g) { g.a_scales = g.a_scales + 1; });
+  expect_rejected("b_scales", [](GemmFp8WgradArgs& g) { g.b_scales = g.b_scales + 2; });
+  expect_rejected("lda", [](GemmFp8WgradArgs& g) { g.lda = 264; });
+  expect_rejected("lda", [](GemmFp8WgradArgs& g) { g.lda = 128; });
+  expect_rejected("ldb", [](GemmFp8WgradArgs& g) { g.ldb = 8; });
+  expect_rejected("ldd", [](GemmFp8WgradArgs& g) { g.ldd = 254; });
+  expect_rejected("ldd", [](GemmFp8WgradArgs& g) { g.ldd = 128; });
+  expect_rejected("a_scales_capacity", [](GemmFp8WgradArgs& g) { g.a_scales_capacity -= 5; });
+  expect_rejected("b_scales_capacity", [](GemmFp8WgradArgs& g) { g.b_scales_capacity = 1; });
+  expect_rejected("d", [](GemmFp8WgradArgs& g) { g.d = reinterpret_cast<float*>(const_cast<void*>(g.a)); });
+  expect_rejected("d", [](GemmFp8WgradArgs& g) { g.d = const_cast<float*>(g.b_scales); });
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto d = p.d.download();
+  for (std::size_t i = 0; i < d.size(); ++i) REQUIRE(float_bits(d[i]) == float_bits(p.d0[i]));
+}

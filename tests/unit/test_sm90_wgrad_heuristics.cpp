@@ -1,0 +1,56 @@
+// The weight-gradient GEMM's heuristics: valid, deterministic configs for a sweep of shapes; the
+// host's shared-memory mirror matches the template (NVRTC static_assert); no spills.
+#include <catch2/catch.hpp>
+
+#include "heuristics/sm90_wgrad.hpp"
+#include "jitfp8/error.hpp"
+#include "ops/gemm_fp8_wgrad.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+
+TEST_CASE("wgrad heuristics choose valid configs for a sweep of shapes", "[wgrad][heuristics]") {
+  for (int sms : {132, 114, 78})
+    for (std::int64_t n : {4, 36, 576, 2112, 4096, 7168, 24576})
+      for (std::int64_t k : {16, 144, 512, 2048, 7168, 16384})
+        for (std::int64_t m : {1, 7, 64, 65, 129, 576, 2112, 4095, 7168, 32768}) {
+          const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, sms);
+          INFO("m " << m << " n " << n << " k " << k << " sms " << sms << ": " << c.to_json().dump());
+          CHECK(sm90_wgrad_config_error(c).empty());
+          CHECK(c.smem_bytes == sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch,
+                                                      c.epi_bufs));
+          CHECK(c.smem_bytes <= kSm90WgradMaxSmem);
+          CHECK(c.num_sms <= sms);
+          CHECK(c.num_sms % c.multicast == 0);
+          CHECK(c.stages >= 2);
+          // A pure function of (M bucket, N, K, SMs).
+          CHECK(choose_sm90_wgrad_config(sm90_wgrad_m_bucket(m), n, k, sms).to_json() == c.to_json());
+        }
+}
+
+TEST_CASE("wgrad configs that break a template rule are rejected", "[wgrad][heuristics]") {
+  CHECK_THROWS_AS(make_sm90_wgrad_config(256, 192, 0, 1, true, 132), Error);  // registers
+  CHECK_THROWS_AS(make_sm90_wgrad_config(96, 128, 0, 1, true, 132), Error);   // block_m
+  CHECK_THROWS_AS(make_sm90_wgrad_config(128, 120, 0, 1, true, 132), Error);  // block_n % 16
+  CHECK_THROWS_AS(make_sm90_wgrad_config(128, 128, 9, 1, true, 132), Error);  // shared memory
+  CHECK_THROWS_AS(make_sm90_wgrad_config(128, 128, 0, 1, true, 132, 3, 1), Error);  // batch
+  CHECK_THROWS_AS(make_sm90_wgrad_config(128, 128, 0, 1, true, 132, 1, 3), Error);  // buffers
+  CHECK(make_sm90_wgrad_config(128, 128, 0, 2, true, 133).num_sms == 132);
+}
+
+TEST_CASE("wgrad configs of the anchor shapes compile without spills", "[wgrad][nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  const std::int64_t shapes[][3] = {{2112, 4096, 7168}, {576, 4096, 7168}, {24576, 4096, 1536},
+                                    {32768, 4096, 512}, {7168, 4096, 16384}, {4096, 4096, 7168},
+                                    {7168, 4096, 2048}};
+  for (const auto& s : shapes) {
+    const KernelSpec spec =
+        gemm_fp8_wgrad_spec(s[1], s[2], choose_sm90_wgrad_config(s[0], s[1], s[2], 132), arch);
+    INFO(spec.display_name());
+    const CompileResult result = compile_kernel(spec);
+    CHECK(result.cubin.size() > 0);
+    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+  }
+}
