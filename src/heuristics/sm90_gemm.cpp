@@ -6,8 +6,21 @@
 // FLOP/cycle/SM -> bm*bn/32 cycles per 128-deep block, plus the promotion FFMAs (a quarter of
 // that, half hidden when a warpgroup alternates two 64-row waves, as bm = 256 does), plus 5%
 // where the B-scale boundary inside a tile is only known at run time (gcd(bn, 128) < 32).
-// Loads: (bm + bn) x 128 bytes per block at ~48 B/cycle/SM from L2. The candidate with the
-// least modelled time wins; ties go to bigger tiles (less operand traffic), then more stages.
+// Loads: (bm + bn) x 128 bytes per block at ~48 B/cycle/SM from L2. Every K block also costs a
+// latency floor (~250 cycles: wait for the stage, wgmma issue to wgmma.wait, promotion), which
+// is what small tiles over a long K hit.
+// Small M (bucket <= 128): a 2-CTA pair sharing B (two M blocks) halves the B loads; pairs
+// sharing A cost more than they save (A is tiny; measured 16.9 vs 14.9 us at 128x32768x512).
+// Split-K (S = 2, 4, 8 CTAs of a cluster on one tile, each ceil(K/128)/S blocks) is a candidate
+// when the tiles x S CTAs fit in one wave: it divides the per-tile K loop by S for a reduction
+// through distributed shared memory, (S-1)/S of an fp32 tile per CTA at ~8 B/cycle (fitted on
+// H100 sweeps: DSMEM is slow) plus ~1500 cycles of cluster launch and handshake. Clusters of 4
+// or 8 CTAs must fit in GPCs: 32 clusters of 4 (128 CTAs) ran as two waves on an H100, 22 did
+// not, so their grid is capped at 2/3 of the SMs. Net effect on the M = 128 anchors: split-K
+// only where the unsplit tiles are tiny (N = 576: 14.7 -> 11 us); elsewhere unsplit 64-row
+// tiles with B multicast measured as fast or faster.
+// The candidate with the least modelled time wins; ties go to bigger tiles (less operand
+// traffic: larger area, then fewer operand rows loaded in all), then fewer splits, then more stages.
 // On the 14 anchor shapes this lands on (or next to) the configurations that measured fastest
 // on an H100 (see templates/sm90/gemm_fp8_1d2d.cuh).
 #include "heuristics/sm90_gemm.hpp"
@@ -28,6 +41,14 @@ constexpr int kMaxStages = 16;
 
 int num_math_warpgroups(int block_m) { return block_m == 64 ? 1 : 2; }
 
+int num_waves(int block_m) { return block_m == 256 ? 2 : 1; }
+
+// Mirrors sm90_1d2d::num_col_parts.
+int num_col_parts(int block_m, int splits) {
+  const int frags = num_math_warpgroups(block_m) * num_waves(block_m);
+  return splits > frags ? splits / frags : 1;
+}
+
 int num_sfb_per_tile(int block_n) {
   return (128 - std::gcd(block_n, 128) + block_n + 127) / 128;
 }
@@ -40,14 +61,23 @@ bool block_n_allowed(int block_m, int block_n) {
   return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
 }
 
-double tile_cycles(int bm, int bn, std::int64_t k) {
-  const double k_blocks = std::ceil(static_cast<double>(k) / kBlockK);
+// b_shared: a 2-CTA pair multicasts B (each CTA loads half of it).
+double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
+  const double k_blocks = std::ceil(std::ceil(static_cast<double>(k) / kBlockK) / splits);
   const double promotion = bm == 256 ? 1.125 : 1.25;
-  const double runtime_select = std::gcd(bn, 128) < 32 ? 1.05 : 1.0;
+  // Run-time scale selects, and two 64-row waves straddling B-scale blocks (256 x 96 measured
+  // 1109 vs 1149 TFLOPS for 128 x 192 at 4096 x 2112 x 7168).
+  // The select also lengthens the per-block critical path of load- or latency-bound tiles (M =
+  // 128: 64 x 112 measured 14.8 us vs 13.7 for 64 x 128 at N = 7168, K = 2048).
+  const double runtime_select =
+      (std::gcd(bn, 128) < 32 ? 1.05 : 1.0) * (bm == 256 && num_sfb_per_tile(bn) > 1 ? 1.12 : 1.0);
   const double mma = bm * static_cast<double>(bn) / 32.0 * promotion * runtime_select;
-  const double load = (bm + bn) * 128.0 / 48.0;
-  const double epilogue = 400.0 + bm * bn * 2.0 / 64.0;
-  return k_blocks * std::max(mma, load) + epilogue;
+  const double path_select = std::gcd(bn, 128) < 32 ? 1.10 : 1.0;
+  const double load = (bm + (b_shared ? bn / 2.0 : bn)) * 128.0 / 48.0;
+  const double latency = 250.0;
+  const double epilogue = 400.0 + bm * bn * 2.0 / 64.0 / splits;
+  const double reduce = splits > 1 ? 1500.0 + (splits - 1.0) / splits * bm * bn * 4.0 / 8.0 : 0.0;
+  return k_blocks * std::max({mma, load * path_select, latency * path_select}) + epilogue + reduce;
 }
 
 }  // namespace
@@ -56,6 +86,7 @@ nlohmann::json Sm90GemmConfig::to_json() const {
   return {{"block_m", block_m},     {"block_n", block_n},   {"block_k", kBlockK},
           {"stages", stages},       {"multicast", multicast},
           {"multicast_on", multicast > 1 ? (multicast_on_a ? "a" : "b") : "none"},
+          {"splits", splits},
           {"num_sms", num_sms},     {"group_n", group_n},   {"smem_bytes", smem_bytes},
           {"threads", threads}};
 }
@@ -63,13 +94,21 @@ nlohmann::json Sm90GemmConfig::to_json() const {
 int sm90_gemm_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
 
 // Mirrors sm90_1d2d::smem_size; the template static_asserts that the two agree.
-int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages) {
+int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   const std::int64_t wgs = num_math_warpgroups(block_m);
   const std::int64_t stage = block_m * 128 + block_n * 128 + block_m * 4;
-  const std::int64_t bytes = wgs * 64 * block_n * 2 + stages * stage +
-                             wgs * 2 * num_sfb_per_tile(block_n) * k_blocks * 4 + stages * 2 * 8;
+  const std::int64_t chunks = wgs * num_waves(block_m) * num_col_parts(block_m, splits);
+  const std::int64_t recv = std::int64_t{splits - 1} * block_m * block_n * 4 / splits;
+  const std::int64_t splitk_barriers = splits > 1 ? chunks / splits + wgs : 0;
+  const std::int64_t bytes = wgs * 64 * block_n * 2 + stages * stage + recv +
+                             wgs * 2 * num_sfb_per_tile(block_n) * k_blocks * 4 + stages * 2 * 8 +
+                             splitk_barriers * 8;
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
+}
+
+int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
+  return block_n / num_col_parts(block_m, splits);
 }
 
 std::int64_t sm90_gemm_m_bucket(std::int64_t m) {
@@ -83,28 +122,45 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   const std::int64_t mb = sm90_gemm_m_bucket(m);
   Sm90GemmConfig best;
   double best_cycles = 0;
+  std::int64_t best_traffic = 0;
   bool found = false;
+  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   for (int bm : {64, 128, 256}) {
     if (bm > 64 && mb <= 64) continue;  // a 64-row bucket never needs taller tiles
     for (int bn = 16; bn <= 192; bn += 16) {
       if (!block_n_allowed(bm, bn)) continue;
-      int stages = kMaxStages;
-      while (stages >= 3 && sm90_gemm_smem_bytes(bm, bn, k, stages) > kSm90MaxSmem) --stages;
-      if (stages < 3) continue;
       const std::int64_t tiles = ((mb + bm - 1) / bm) * ((n + bn - 1) / bn);
-      const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
-      const double cycles = static_cast<double>(waves) * tile_cycles(bm, bn, k);
-      const bool better =
-          !found || cycles < best_cycles * 0.999 ||
-          (cycles < best_cycles * 1.001 &&
-           (bm * bn > best.block_m * best.block_n ||
-            (bm * bn == best.block_m * best.block_n && stages > best.stages)));
-      if (better) {
-        found = true;
-        best_cycles = cycles;
-        best.block_m = bm;
-        best.block_n = bn;
-        best.stages = stages;
+      for (int splits : {1, 2, 4, 8}) {
+        if (splits > k_blocks) break;
+        if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
+        const int grid = splits >= 4 ? sm_count * 2 / 3 / splits * splits : sm_count - sm_count % splits;
+        if (splits > 1 && tiles * splits > grid) continue;  // split-K only within one wave
+        int stages = kMaxStages;
+        while (stages >= 3 && sm90_gemm_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
+        if (stages < 3) continue;
+        const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
+        const std::int64_t m_blocks = (mb + bm - 1) / bm;
+        const bool b_shared = splits == 1 && mb <= 128 && m_blocks % 2 == 0 && sm_count % 2 == 0;
+        const double cycles = static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared);
+        const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
+        const bool better =
+            !found || cycles < best_cycles * 0.999 ||
+            (cycles < best_cycles * 1.001 &&
+             (bm * bn > best.block_m * best.block_n ||
+              (bm * bn == best.block_m * best.block_n &&
+               (traffic < best_traffic ||
+                (traffic == best_traffic &&
+                 (splits < best.splits || (splits == best.splits && stages > best.stages)))))));
+        if (better) {
+          found = true;
+          best_cycles = cycles;
+          best_traffic = traffic;
+          best.block_m = bm;
+          best.block_n = bn;
+          best.stages = stages;
+          best.splits = splits;
+          best.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count;
+        }
       }
     }
   }
@@ -121,18 +177,20 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   const std::int64_t m_blocks = (mb + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const bool small_m = mb <= 128;
-  if (sm_count % 2 == 0) {
+  if (best.splits > 1) {
+    // One cluster per tile of the bucket (a smaller M leaves some clusters without a tile).
+  } else if (sm_count % 2 == 0) {
     if (m_blocks >= 2 && m_blocks % 2 == 0 && (small_m || n_blocks % 2 == 1)) {
       best.multicast = 2;
       best.multicast_on_a = false;
-    } else if (n_blocks % 2 == 0 && (small_m || m_blocks * n_blocks > sm_count)) {
+    } else if (n_blocks % 2 == 0 && !small_m && m_blocks * n_blocks > sm_count) {
       best.multicast = 2;
       best.multicast_on_a = true;
     }
   }
-  best.num_sms = sm_count - sm_count % best.multicast;
+  if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
-  best.smem_bytes = sm90_gemm_smem_bytes(best.block_m, best.block_n, k, best.stages);
+  best.smem_bytes = sm90_gemm_smem_bytes(best.block_m, best.block_n, k, best.stages, best.splits);
   best.threads = sm90_gemm_threads(best.block_m);
   return best;
 }

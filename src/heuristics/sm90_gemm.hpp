@@ -13,6 +13,7 @@ struct Sm90GemmConfig {
   int stages = 4;
   int multicast = 1;          // CTAs per cluster sharing one operand through TMA multicast
   bool multicast_on_a = true; // which operand the pair shares
+  int splits = 1;             // split-K: CTAs per cluster sharing one tile's K blocks (1, 2, 4, 8)
   int num_sms = 132;          // persistent grid
   int group_n = 8;            // tile order: N blocks per L2 group
   int smem_bytes = 0;
@@ -22,7 +23,10 @@ struct Sm90GemmConfig {
 
 // Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh).
 int sm90_gemm_threads(int block_m);
-int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages);
+int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1);
+// Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D
+// tensor map's swizzle and box follow from it.
+int sm90_gemm_epilogue_n(int block_m, int block_n, int splits);
 inline constexpr int kSm90MaxSmem = 232448;
 
 // Configs depend on M only through this bucket (the next power of two, at least 64), so one

@@ -1,6 +1,7 @@
 // jitfp8::gemm_fp8_nt: validation, config and kernel choice (memoized), tensor maps, launch.
 #include "ops/gemm_fp8_nt.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -64,11 +65,11 @@ Strides validate(const GemmFp8Args& a) {
   const Scales1x128Layout sa{a.m, a.k};
   const Scales128x128Layout sb{a.n, a.k};
   require(a.a_scales_capacity >= sa.numel(), kFunction, "a_scales_capacity", a.a_scales_capacity,
-          fmt::format("must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
-                      sa.numel()));
+          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
+                      sa.numel());
   require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
-          fmt::format("must be >= Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", a.n, a.k,
-                      sb.numel()));
+          "must be >= Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", a.n, a.k,
+                      sb.numel());
   const ByteRange d = rows_range(a.d, a.m, a.n, s.ldd, 2);
   const std::pair<const char*, ByteRange> inputs[] = {
       {"a", rows_range(a.a, a.m, a.k, s.lda, 1)},
@@ -118,7 +119,7 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
                         std::to_string(c.block_m),  std::to_string(c.block_n),
                         std::to_string(c.stages),   std::to_string(c.multicast),
                         c.multicast_on_a ? "true" : "false",
-                        std::to_string(c.num_sms),  std::to_string(c.group_n),
+                        std::to_string(c.splits),   std::to_string(c.num_sms),  std::to_string(c.group_n),
                         std::to_string(c.smem_bytes)};
   spec.arch = arch;
   spec.dynamic_smem_bytes = c.smem_bytes;
@@ -147,30 +148,17 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
 
 namespace jitfp8 {
 
-void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
-  using namespace detail;
-  const Strides strides = validate(args);
-  if (args.m == 0) return;
+namespace detail {
+namespace {
 
-  const DeviceContext& device = current_device();
-  PlanKey key{};
-  key.device = device.device;
-  key.m_bucket = sm90_gemm_m_bucket(args.m);
-  key.n = args.n;
-  key.k = args.k;
-  const Plan& plan = plan_cache().get_or_make(key, [&] {
-    require_hopper(device.arch);
-    Plan made;
-    made.config = choose_sm90_gemm_config(key.m_bucket, args.n, args.k, device.sm_count);
-    made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
-                                                              device.arch));
-    return made;
-  });
-  const Sm90GemmConfig& c = plan.config;
+// Tensor maps and launch of an already chosen and loaded kernel (validated arguments, m > 0).
+void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, const GemmFp8Args& args,
+                        const Strides& strides, Stream stream) {
   const auto m = static_cast<std::uint64_t>(args.m);
   const auto n = static_cast<std::uint64_t>(args.n);
   const auto k = static_cast<std::uint64_t>(args.k);
-  const std::uint32_t d_swizzle = c.block_n % 64 == 0 ? 128 : c.block_n % 32 == 0 ? 64 : 32;
+  const int epi_n = sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits);
+  const std::uint32_t d_swizzle = epi_n % 64 == 0 ? 128 : epi_n % 32 == 0 ? 64 : 32;
   const std::uint32_t d_box_m = 64;  // each math warpgroup stores 64 rows (one wgmma wave) at a time
   auto swizzle_of = [](std::uint32_t bytes) {
     return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
@@ -203,8 +191,44 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
   shape.block = {static_cast<unsigned>(c.threads), 1, 1};
-  shape.cluster = {static_cast<unsigned>(c.multicast), 1, 1};
-  launch(*plan.kernel, shape, stream, kernel_args);
+  shape.cluster = {static_cast<unsigned>(std::max(c.multicast, c.splits)), 1, 1};
+  launch(kernel, shape, stream, kernel_args);
+}
+
+}  // namespace
+
+void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& config, Stream stream) {
+  const Strides strides = validate(args);
+  if (args.m == 0) return;
+  const DeviceContext& device = current_device();
+  require_hopper(device.arch);
+  const LoadedKernel& kernel =
+      get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, config, device.arch));
+  launch_gemm_fp8_nt(kernel, config, args, strides, stream);
+}
+
+}  // namespace detail
+
+void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
+  using namespace detail;
+  const Strides strides = validate(args);
+  if (args.m == 0) return;
+
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.m_bucket = sm90_gemm_m_bucket(args.m);
+  key.n = args.n;
+  key.k = args.k;
+  const Plan& plan = plan_cache().get_or_make(key, [&] {
+    require_hopper(device.arch);
+    Plan made;
+    made.config = choose_sm90_gemm_config(key.m_bucket, args.n, args.k, device.sm_count);
+    made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
+                                                              device.arch));
+    return made;
+  });
+  launch_gemm_fp8_nt(*plan.kernel, plan.config, args, strides, stream);
 }
 
 }  // namespace jitfp8

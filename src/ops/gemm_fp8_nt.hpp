@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "heuristics/sm90_gemm.hpp"
+#include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/kernel_spec.hpp"
 
@@ -11,6 +12,11 @@ namespace jitfp8::detail {
 
 KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig& config,
                             const Arch& arch);
+
+// gemm_fp8_nt with a given configuration instead of the heuristic's (tests and config sweeps):
+// validates, compiles or loads that kernel, launches it. The config must be valid for the shape
+// (the template's static_asserts reject the rest at compile time).
+void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& config, Stream stream);
 
 // Op family "gemm_fp8_nt": n, k and the m range of the manifest operation; one kernel per
 // distinct configuration over the M buckets of the range.

@@ -81,6 +81,24 @@ JITFP8_DEVICE u32 cluster_cta_rank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
   return r;
 }
+// Shared-memory address (shared::cluster window) of the same offset in CTA `cta_rank` of the cluster.
+JITFP8_DEVICE u32 map_cluster_smem(u32 smem_addr, u32 cta_rank) {
+  u32 r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(smem_addr), "r"(cta_rank));
+  return r;
+}
+// 16-byte store into (possibly another CTA's) shared memory that completes 16 transaction bytes on
+// the mbarrier `remote_bar` of the destination CTA (both shared::cluster addresses from mapa).
+// The receiver sees the data once its mbarrier phase completes.
+JITFP8_DEVICE void st_async_v4(u32 remote_addr, float a, float b, float c, float d, u32 remote_bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
+                   remote_addr),
+               "f"(a), "f"(b), "f"(c), "f"(d), "r"(remote_bar)
+               : "memory");
+}
+JITFP8_DEVICE void ld_shared_v4(u32 addr, float& a, float& b, float& c, float& d) {
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "r"(addr) : "memory");
+}
 JITFP8_DEVICE void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }

@@ -8,6 +8,9 @@
 // multicast) and covers M blocks 2u, 2u+1. An odd count leaves the last pair half outside the
 // matrix: that tile reads zero-filled boxes and its stores are clipped, so it costs time only.
 //
+// kClusterSize (default kNumMulticast): CTAs per cluster that all work on the same unit, e.g.
+// the kClusterSize split-K slices of one tile (then kNumMulticast must be 1 and rank is 0).
+//
 // Grouped order: units are taken in groups of kGroupN N-units; inside a group the N index moves
 // fastest. The ~kNumSMs tiles in flight then cover kGroupN N blocks and ~kNumSMs / kGroupN M
 // blocks, so each A and B panel is fetched from HBM about once and re-read from L2.
@@ -17,15 +20,17 @@
 
 namespace jitfp8 {
 
-template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN>
+template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN,
+          u32 kClusterSize = kNumMulticast>
 struct TileScheduler {
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "clusters of 1 or 2 CTAs");
-  static_assert(kNumSMs % kNumMulticast == 0, "grid must be a whole number of clusters");
+  static_assert(kNumMulticast == 1 || kClusterSize == kNumMulticast, "multicast pairs are the cluster");
+  static_assert(kNumSMs % kClusterSize == 0, "grid must be a whole number of clusters");
   static_assert(kGroupN >= 1, "group size");
   static constexpr bool kPairOnN = kNumMulticast == 2 && kMulticastOnA;   // pair = 2 N blocks
   static constexpr bool kPairOnM = kNumMulticast == 2 && !kMulticastOnA;  // pair = 2 M blocks
   static constexpr u32 kNumUnitsN = kPairOnN ? (kNumNBlocks + 1) / 2 : kNumNBlocks;
-  static constexpr u32 kStride = kNumSMs / kNumMulticast;
+  static constexpr u32 kStride = kNumSMs / kClusterSize;
 
   u32 num_units_m;
   u32 num_units;
@@ -36,7 +41,7 @@ struct TileScheduler {
     const u32 num_m_blocks = (m + BLOCK_M - 1) / BLOCK_M;
     num_units_m = kPairOnM ? (num_m_blocks + 1) / 2 : num_m_blocks;
     num_units = num_units_m * kNumUnitsN;
-    unit = blockIdx.x / kNumMulticast;
+    unit = blockIdx.x / kClusterSize;
     rank = kNumMulticast > 1 ? cluster_cta_rank() : 0;
   }
 

@@ -29,7 +29,7 @@ __device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f) {
   }
 }
 
-// Main loop of one tile for one math warpgroup: per K block, wait for the stage, run 4 wgmma k32
+// Main loop of one tile for one math warpgroup: per K block of [kb_begin, kb_end), wait for the stage, run 4 wgmma k32
 // steps per 64-row wave into a fresh accumulator, release the stage, promote into final_accum.
 // A functor, not a lambda (NVRTC treats unannotated lambdas as host code), so the tile loop can
 // be instantiated per Bounds (SfbBoundsStatic/Dynamic: where the columns cross B-scale blocks).
@@ -46,13 +46,14 @@ struct Mainloop1D2D {
   MBarrier* full;
   MBarrier* empty;
   u32 wg, row_in_wave, lane;
+  u32 kb_begin, kb_end;  // this CTA's K blocks (all of them, or its split-K slice)
 
   template <class Bounds>
   __device__ __forceinline__ void operator()(Bounds bounds) {
     constexpr u32 BLOCK_K = 128;
     constexpr u32 kNumAccum = BLOCK_N / 2;
     constexpr u32 kNumGroups = BLOCK_N / 8;
-    for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+    for (u32 kb = kb_begin; kb < kb_end; ++kb) {
       float sb[kNumSfb];  // B scales of this K block (not part of the stage)
 #pragma unroll
       for (u32 j = 0; j < kNumSfb; ++j) sb[j] = sfb_tile[j * kNumKBlocks + kb];

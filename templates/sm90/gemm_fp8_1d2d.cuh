@@ -21,6 +21,16 @@
 //   kNumMulticast 1, or 2 for a 2-CTA cluster sharing one operand through TMA multicast.
 //   kMulticastOnA with kNumMulticast == 2: true = the 2 CTAs share A (same M block, N blocks 2u
 //                 and 2u+1), false = they share B (same N block, M blocks 2u and 2u+1).
+//   kNumSplits    1, or 2/4/8 for split-K inside a cluster of kNumSplits CTAs (kNumMulticast must
+//                 be 1; kNumSplits <= ceil(K/128)): every CTA of the cluster takes the same tile and
+//                 a contiguous slice of its K blocks, then the fp32 partial tiles are reduced
+//                 through distributed shared memory, no global workspace: the tile's fragments
+//                 are cut into num_chunks() chunks (math warpgroup x wave x column part); each
+//                 CTA st.async's the chunks it does not own into their owner's receive buffer
+//                 (completing bytes on the owner's mbarrier), and chunk c's owner, CTA
+//                 c % kNumSplits, adds the partials and stores that chunk of D (a reduce-scatter:
+//                 every CTA receives (S-1)/S of a tile and stores 1/S of it). Column parts must
+//                 be multiples of 16 wide (static_assert).
 //   kNumSMs       persistent grid size (number of CTAs, normally the SM count: 132 on H100 SXM);
 //                 a multiple of kNumMulticast. The kernel traps if gridDim.x != kNumSMs.
 //   kGroupN       grouped tile order: N units per group (see common/tile_scheduler.cuh).
@@ -38,8 +48,8 @@
 //   TensorMapParam tmap_d
 //
 // Launch: grid (kNumSMs, 1, 1); block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
-//   cluster (kNumMulticast, 1, 1) (no cluster attribute needed when 1); dynamic shared memory
-//   smem_size(BLOCK_M, BLOCK_N, K, kNumStages) bytes, with
+//   cluster (max(kNumMulticast, kNumSplits), 1, 1) (no cluster attribute needed when 1); dynamic
+//   shared memory smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) bytes, with
 //   cudaFuncAttributeMaxDynamicSharedMemorySize / CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 //   raised to it. The functions in namespace sm90_1d2d are constexpr: mirror them on the host.
 //
@@ -50,7 +60,8 @@
 //   tmap_sfa FLOAT32, dims {align(M, 4), ceil(K/128)}, stride {align(M, 4) * 4},
 //            box {BLOCK_M, 1}, SWIZZLE_NONE  (scale(m, kb) at kb * align(M, 4) + m)
 //   tmap_d   BFLOAT16, dims {N, M}, stride {ldd * 2} (ldd >= N, usually N),
-//            box {d_box_n(BLOCK_N), 64}, swizzle d_swizzle_mode(BLOCK_N) bytes:
+//            box {d_box_n(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)), 64},
+//            swizzle d_swizzle_mode(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)) bytes:
 //            128 -> SWIZZLE_128B, 64 -> SWIZZLE_64B, 32 -> SWIZZLE_32B
 // M, N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores.
 // Global bases 16-byte aligned (cudaMalloc is); sfb 4-byte aligned.
@@ -75,7 +86,22 @@ namespace sm90_1d2d {
 
 __host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : 2; }
 __host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
-// Swizzle of the bf16 D staging tile / TMA store: the widest of 128/64/32 bytes dividing a row.
+// 64-row wgmma waves per math warpgroup.
+__host__ __device__ constexpr u32 num_waves(u32 block_m) { return block_m == 256 ? 2 : 1; }
+// Split-K reduction chunks: (math warpgroup, wave, column part), at least one per split.
+__host__ __device__ constexpr u32 num_col_parts(u32 block_m, u32 splits) {
+  return splits > num_math_wgs(block_m) * num_waves(block_m) ? splits / (num_math_wgs(block_m) * num_waves(block_m))
+                                                              : 1;
+}
+__host__ __device__ constexpr u32 num_chunks(u32 block_m, u32 splits) {
+  return num_math_wgs(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
+}
+// Width of the column slice one epilogue pass stages and stores (BLOCK_N without split-K).
+__host__ __device__ constexpr u32 epi_block_n(u32 block_m, u32 block_n, u32 splits) {
+  return block_n / num_col_parts(block_m, splits);
+}
+// Swizzle of the bf16 D staging tile / TMA store: the widest of 128/64/32 bytes dividing a row
+// (of the epilogue's column slice: pass epi_block_n).
 __host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) {
   return block_n % 64 == 0 ? 128 : block_n % 32 == 0 ? 64 : 32;
 }
@@ -91,18 +117,29 @@ __host__ __device__ constexpr u32 num_sfb_per_tile(u32 block_n) {
 __host__ __device__ constexpr u32 stage_bytes(u32 block_m, u32 block_n) {
   return block_m * 128 + block_n * 128 + block_m * 4;  // A tile + B tile + A scales
 }
+// Split-K receive buffer: (splits - 1) partials of the 1/splits of the tile this CTA owns, fp32.
+__host__ __device__ constexpr u32 splitk_recv_bytes(u32 block_m, u32 block_n, u32 splits) {
+  return (splits - 1) * block_m * block_n * 4 / splits;
+}
+// Split-K mbarriers: one "partials received" per owned chunk, one "all consumed" per warpgroup.
+__host__ __device__ constexpr u32 splitk_barriers(u32 block_m, u32 splits) {
+  return splits > 1 ? num_chunks(block_m, splits) / splits + num_math_wgs(block_m) : 0;
+}
 // Dynamic shared memory:
-//   [D staging: 64 x BLOCK_N bf16 per math warpgroup | A stages | B stages | A-scale stages |
-//    B scales: 2 tiles per math warpgroup | full + empty mbarriers]
-__host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32 stages) {
+//   [D staging: 64 x BLOCK_N bf16 per math warpgroup | A stages | B stages |
+//    split-K receive buffer | A-scale stages | B scales: 2 tiles per math warpgroup |
+//    full + empty mbarriers | split-K mbarriers]
+__host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits = 1) {
   return num_math_wgs(block_m) * 64 * block_n * 2 + stages * stage_bytes(block_m, block_n) +
-         num_math_wgs(block_m) * 2 * num_sfb_per_tile(block_n) * ((k + 127) / 128) * 4 + stages * 2 * 8;
+         splitk_recv_bytes(block_m, block_n, splits) +
+         num_math_wgs(block_m) * 2 * num_sfb_per_tile(block_n) * ((k + 127) / 128) * 4 + stages * 2 * 8 +
+         splitk_barriers(block_m, splits) * 8;
 }
 
 }  // namespace sm90_1d2d
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSMs, u32 kGroupN, u32 kSmemBytes>
+          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes>
 __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
                               const __grid_constant__ TensorMapParam tmap_b,
@@ -120,8 +157,15 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kNumGroups = BLOCK_N / 8;              // 8-column groups of the fragment
   constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
   constexpr u32 kSfbGcd = gcd_u32(BLOCK_N, 128);  // tile starts inside a 128-block: multiples of it
-  constexpr u32 kSwizzleD = d_swizzle_mode(BLOCK_N);
-  constexpr u32 kBoxN = d_box_n(BLOCK_N);
+  // Split-K: chunks of (warpgroup, wave, column part); without split-K one chunk per wave.
+  constexpr u32 kClusterSize = kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
+  constexpr u32 kParts = num_col_parts(BLOCK_M, kNumSplits);
+  constexpr u32 kEpiN = epi_block_n(BLOCK_M, BLOCK_N, kNumSplits);  // columns of one chunk
+  constexpr u32 kEpiGroups = kEpiN / 8;
+  constexpr u32 kChunkFloats = kNumAccum / kParts;                 // per thread
+  constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
+  constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
+  constexpr u32 kBoxN = d_box_n(kEpiN);
   constexpr u32 kBoxM = d_box_m(BLOCK_M);
   constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
   // Producer gives registers to the math warpgroups (64K regs / SM in total).
@@ -131,12 +175,17 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(N % 8 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
+  static_assert(kNumSplits == 1 || kNumSplits == 2 || kNumSplits == 4 || kNumSplits == 8, "kNumSplits");
+  static_assert(kNumSplits == 1 || kNumMulticast == 1, "split-K clusters do not multicast");
+  static_assert(kNumSplits <= kNumKBlocks, "every split needs at least one K block");
+  static_assert(kWaves == num_waves(BLOCK_M), "waves");
+  static_assert(kEpiN % 16 == 0 && kEpiN * kParts == BLOCK_N, "split-K column parts: multiples of 16 columns");
   static_assert(kNumSfb <= 3, "B-scale blocks per tile");
   // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages) <= 232448, "shared memory");
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages) == kSmemBytes,
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) <= 232448, "shared memory");
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
 
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
@@ -144,10 +193,18 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   u8* smem_d = smem;
   u8* smem_a = smem_d + kNumMathWGs * kBoxM * BLOCK_N * 2;
   u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
-  float* smem_sfa = reinterpret_cast<float*>(smem_b + kNumStages * BLOCK_N * BLOCK_K);
+  u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
+  float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kNumSplits));
   float* smem_sfb = smem_sfa + kNumStages * BLOCK_M;
   MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
   MBarrier* empty = full + kNumStages;
+  MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
+  MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
+
+  // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
+  const u32 split = kNumSplits > 1 ? cluster_cta_rank() : 0;
+  const u32 kb_begin = split * kNumKBlocks / kNumSplits;
+  const u32 kb_end = (split + 1) * kNumKBlocks / kNumSplits;
 
   const u32 warp = warp_id();
   const u32 lane = lane_id();
@@ -164,11 +221,19 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       // CTAs consumed it, since the peer's producer may multicast into it.
       mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
     }
+    if constexpr (kNumSplits > 1) {
+      // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
+      for (u32 c = 0; c < num_chunks(BLOCK_M, kNumSplits) / kNumSplits; ++c) mbar_init(&recv_full[c], 1);
+      // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
+      // receive buffers may take the next tile's partials.
+      for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
+    }
     fence_mbar_init();
   }
-  if constexpr (kNumMulticast > 1) cluster_sync(); else block_sync();
+  if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
 
-  using Scheduler = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
+  using Scheduler =
+      TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN, kClusterSize>;
 
   if (warp >= kNumMathThreads / 32) {
     // ================================ producer warpgroup ================================
@@ -178,7 +243,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       u32 m_block, n_block, stage = 0, phase = 0;
       while (sched.next(m_block, n_block)) {
         const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
-        for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+        for (u32 kb = kb_begin; kb < kb_end; ++kb) {
           mbar_wait(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
           mbar_arrive_expect_tx(bar, kStageBytes);  // includes bytes multicast by the peer
@@ -215,7 +280,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     float final_accum[kWaves][kNumAccum];
 
     Scheduler sched(M);
-    u32 m_block, n_block, stage = 0, phase = 0, tile_parity = 0;
+    u32 m_block, n_block, stage = 0, phase = 0, tile_parity = 0, tile_count = 0;
     while (sched.next(m_block, n_block)) {
       // -- this tile's B scales (kNumSfb rows x all K blocks) into this warpgroup's double buffer.
       //    The buffer written now was last read two tiles ago, before every thread of the
@@ -238,7 +303,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 
       // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks.
       sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb> mainloop{
-          accum, final_accum, stage, phase, sfb_tile, smem_sfa, smem_a, smem_b, full, empty, wg, row_in_wave, lane};
+          accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
+          full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
       if constexpr (kNumSfb == 1) {
         mainloop(SfbBoundsStatic<kNumGroups>{});
@@ -248,41 +314,101 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
       }
 
-      // -- epilogue, per 64-row wave: bf16 -> swizzled smem (stmatrix) -> TMA store.
-      const u32 d_base = smem_u32(smem_d_wg);
+      // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
+      //    Chunk c = (wg * kWaves + v) * kParts + part belongs to CTA c % kNumSplits and sits in
+      //    its receive buffer at slot ((c / kNumSplits) * (kNumSplits - 1) + j), j = the
+      //    sender's distance - 1 from the owner; inside a slot float4 i of thread t at
+      //    (i * 128 + t) * 16 bytes (conflict-free v4 accesses).
+      if constexpr (kNumSplits > 1) {
+        if (tile_count > 0) mbar_wait(&all_consumed[wg], (tile_count - 1) & 1);  // buffers free
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+          for (u32 part = 0; part < kParts; ++part) {
+            const u32 c = (wg * kWaves + v) * kParts + part;
+            const u32 owner = c % kNumSplits;
+            if (owner == split) continue;
+            const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
+            const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
+            const u32 dst = map_cluster_smem(slot + wg_thread * 16, owner);
+            const u32 bar = map_cluster_smem(smem_u32(&recv_full[c / kNumSplits]), owner);
+            const float* f = final_accum[v] + part * kChunkFloats;
+#pragma unroll
+            for (u32 i = 0; i < kChunkFloats / 4; ++i)
+              st_async_v4(dst + i * 128 * 16, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3], bar);
+          }
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+          for (u32 part = 0; part < kParts; ++part) {
+            const u32 c = (wg * kWaves + v) * kParts + part;
+            if (c % kNumSplits != split) continue;
+            MBarrier* bar = &recv_full[c / kNumSplits];
+            if (wg_thread == 0) mbar_arrive_expect_tx(bar, (kNumSplits - 1) * kChunkBytes);
+            mbar_wait(bar, tile_count & 1);
+            float* f = final_accum[v] + part * kChunkFloats;
+#pragma unroll
+            for (u32 j = 0; j + 1 < kNumSplits; ++j) {
+              const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
+#pragma unroll
+              for (u32 i = 0; i < kChunkFloats / 4; ++i) {
+                float x0, x1, x2, x3;
+                ld_shared_v4(slot + (i * 128 + wg_thread) * 16, x0, x1, x2, x3);
+                f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
+              }
+            }
+          }
+      }
+
+      // -- epilogue, per owned chunk (per 64-row wave without split-K): bf16 -> swizzled smem
+      //    (stmatrix) -> TMA store.
       const u32 mat = lane / 8;  // which 8x8 matrix of the x4 this lane addresses
       const u32 row = warp_in_wg * 16 + (mat % 2) * 8 + lane % 8;
 #pragma unroll
-      for (u32 v = 0; v < kWaves; ++v) {
-        if (store_leader) tma_store_wait_read_all();  // the previous store has read the buffer
-        named_barrier_sync(2 + wg, 128);
-        const float* f = final_accum[v];
+      for (u32 v = 0; v < kWaves; ++v)
 #pragma unroll
-        for (u32 g = 0; g < kNumGroups; g += 2) {
-          const u32 col = (g + mat / 2) * 8;
-          const u32 chunk = col / kBoxN, col_in_chunk = col % kBoxN;
-          const u32 offset = chunk * (kBoxM * kSwizzleD) + tma_swizzle<kSwizzleD>(row * kSwizzleD + col_in_chunk * 2);
-          stmatrix_x4(d_base + offset, pack_bf16x2(f[4 * g], f[4 * g + 1]), pack_bf16x2(f[4 * g + 2], f[4 * g + 3]),
-                      pack_bf16x2(f[4 * g + 4], f[4 * g + 5]), pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
-        }
-        fence_proxy_async_smem();
-        named_barrier_sync(2 + wg, 128);
-        if (store_leader) {
-          const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64), n0 = (i32)(n_block * BLOCK_N);
+        for (u32 part = 0; part < kParts; ++part) {
+          if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+          if (store_leader) tma_store_wait_read_all();  // the previous store has read the buffer
+          named_barrier_sync(2 + wg, 128);
+          const float* f = final_accum[v] + part * kChunkFloats;
+          u8* chunk_smem = smem_d_wg + part * (kEpiN / kBoxN) * (kBoxM * kSwizzleD);
 #pragma unroll
-          for (u32 c = 0; c < BLOCK_N / kBoxN; ++c)
-            tma_store_2d(tmap_d, smem_d_wg + c * kBoxM * kSwizzleD, n0 + (i32)(c * kBoxN), m0);
-          tma_store_commit();
+          for (u32 g = 0; g < kEpiGroups; g += 2) {
+            const u32 col = (g + mat / 2) * 8;
+            const u32 box = col / kBoxN, col_in_box = col % kBoxN;
+            const u32 offset = box * (kBoxM * kSwizzleD) + tma_swizzle<kSwizzleD>(row * kSwizzleD + col_in_box * 2);
+            stmatrix_x4(smem_u32(chunk_smem) + offset, pack_bf16x2(f[4 * g], f[4 * g + 1]),
+                        pack_bf16x2(f[4 * g + 2], f[4 * g + 3]), pack_bf16x2(f[4 * g + 4], f[4 * g + 5]),
+                        pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
+          }
+          fence_proxy_async_smem();
+          named_barrier_sync(2 + wg, 128);
+          if (store_leader) {
+            const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
+            const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
+#pragma unroll
+            for (u32 b = 0; b < kEpiN / kBoxN; ++b)
+              tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, n0 + (i32)(b * kBoxN), m0);
+            tma_store_commit();
+          }
         }
+      if constexpr (kNumSplits > 1) {
+        // Our partial reads of the receive buffer are done (named barrier), tell every CTA.
+        named_barrier_sync(2 + wg, 128);
+        if (wg_thread < kNumSplits) mbar_arrive_cluster(&all_consumed[wg], wg_thread);
       }
+      ++tile_count;
     }
-    if (store_leader) tma_store_wait_all();
+    // Only the shared-memory reads must be over before the CTA exits (as CUTLASS and DeepGEMM
+    // do); the global writes complete with the kernel. Saves the write latency of the last tile.
+    if (store_leader) tma_store_wait_read_all();
   }
   (void)d;
 
-  // The peer CTA may still arrive on our empty barriers (and we on its): neither CTA may leave
-  // (and free its shared memory) before both are done.
-  if constexpr (kNumMulticast > 1) cluster_sync();
+  // The peer CTA may still arrive on our empty barriers (and we on its), or write partials into
+  // our shared memory: no CTA of the cluster may leave (and free its shared memory) before all are done.
+  if constexpr (kClusterSize > 1) cluster_sync();
 }
 
 }  // namespace jitfp8

@@ -11,6 +11,8 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/quant.hpp"
+#include "heuristics/sm90_gemm.hpp"
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
 #include "support/fp8_reference.hpp"
 
@@ -144,11 +146,26 @@ Comparison compare_with_reference(const Problem& p, const std::vector<int>& rows
   return c;
 }
 
+// A config for gemm_fp8_nt_with_config (smem and threads from the host mirrors).
+detail::Sm90GemmConfig make_config(int bm, int bn, int stages, int splits, int num_sms, std::int64_t k,
+                                   int multicast = 1, bool on_a = true) {
+  detail::Sm90GemmConfig c;
+  c.block_m = bm, c.block_n = bn, c.stages = stages, c.splits = splits, c.num_sms = num_sms;
+  c.multicast = multicast, c.multicast_on_a = on_a;
+  c.smem_bytes = detail::sm90_gemm_smem_bytes(bm, bn, k, stages, splits);
+  c.threads = detail::sm90_gemm_threads(bm);
+  return c;
+}
+
 void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
-                   std::int64_t ldd = 0) {
+                   std::int64_t ldd = 0, const detail::Sm90GemmConfig* config = nullptr) {
   INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd);
+  INFO("config " << (config ? config->to_json().dump() : std::string("heuristic")));
   Problem p(m, n, k, seed, ldd);
-  gemm_fp8_nt(p.args(), nullptr);
+  if (config)
+    detail::gemm_fp8_nt_with_config(p.args(), *config, nullptr);
+  else
+    gemm_fp8_nt(p.args(), nullptr);
   JITFP8_CUDA_CHECK(cudaGetLastError());
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   std::mt19937_64 rng(seed + 1);
@@ -197,6 +214,30 @@ TEST_CASE("gemm_fp8_nt matches the reference on odd shapes and tails", "[gpu][ge
     for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {136, 272}, {576, 7168}, {200, 144}, {2112, 528}, {4096, 16}})
       check_problem(m, n, k, seed++);
+}
+
+TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the reference", "[gpu][gemm][splitk]") {
+  // (block_m, block_n, splits): every chunking of the reduction (column parts of 16, 32, 64
+  // columns; 1 or 2 chunks per CTA; BLOCK_M 256's two waves), K slices of unequal length (K tails
+  // included), M and N tails, and grids with fewer clusters than tiles (each cluster walks several
+  // tiles: the receive buffers' reuse handshake).
+  struct Case {
+    int bm, bn, splits;
+  };
+  const Case cases[] = {{64, 128, 8}, {128, 64, 8}, {128, 96, 4}, {128, 112, 2}, {128, 32, 4},
+                        {64, 32, 2},  {256, 64, 2}, {128, 128, 4}, {64, 64, 4}};
+  std::uint64_t seed = 3000;
+  for (const Case& c : cases)
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {128, 576, 7168}, {7, 1000, 1040}, {129, 2112, 528}, {300, 520, 2048}}) {
+      if ((k + 127) / 128 < c.splits) continue;
+      for (int clusters : {2, 1000}) {
+        const std::int64_t tiles = (m + c.bm - 1) / c.bm * ((n + c.bn - 1) / c.bn);
+        const int grid = static_cast<int>(std::min<std::int64_t>(clusters, tiles)) * c.splits;
+        const detail::Sm90GemmConfig config = make_config(c.bm, c.bn, 4, c.splits, grid, k);
+        check_problem(m, n, k, seed++, 0, &config);
+      }
+    }
 }
 
 TEST_CASE("gemm_fp8_nt leaves the padding of a strided D untouched", "[gpu][gemm]") {
