@@ -61,11 +61,11 @@ Strides validate(const GemmFp8WgradArgs& a) {
   const Scales1x128Layout sa{a.m, a.k};
   const Scales1x128Layout sb{a.n, a.k};
   require(a.a_scales_capacity >= sa.numel(), kFunction, "a_scales_capacity", a.a_scales_capacity,
-          fmt::format("must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
-                      sa.numel()));
+          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
+                      sa.numel());
   require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
-          fmt::format("must be >= Scales1x128Layout{{m = n = {}, k = {}}}.numel() = {}", a.n,
-                      a.k, sb.numel()));
+          "must be >= Scales1x128Layout{{m = n = {}, k = {}}}.numel() = {}", a.n,
+                      a.k, sb.numel());
   const ByteRange d = rows_range(a.d, a.m, a.n, s.ldd, 4);
   const std::pair<const char*, ByteRange> inputs[] = {
       {"a", rows_range(a.a, a.m, a.k, s.lda, 1)},

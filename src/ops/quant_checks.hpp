@@ -57,20 +57,20 @@ inline std::int64_t check_input(std::string_view fn, const InputNames& n, const 
   require(rows <= kInt32Max, fn, n.rows, rows, "must be < 2^31");
   if (rows_multiple > 1)
     require(rows % rows_multiple == 0, fn, n.rows, rows,
-            fmt::format("must be a multiple of {} (rows of the transposed fp8 output must be "
+            "must be a multiple of {} (rows of the transposed fp8 output must be "
                         "16-byte strided for TMA)",
-                        rows_multiple));
+                        rows_multiple);
   require(cols >= 16, fn, n.cols, cols, "must be >= 16");
   require(cols % 16 == 0, fn, n.cols, cols,
           "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
   require(cols <= kInt32Max, fn, n.cols, cols, "must be < 2^31");
   require(row_stride == 0 || row_stride >= cols, fn, n.stride, row_stride,
-          fmt::format("must be 0 (contiguous) or >= {}", n.cols));
+          "must be 0 (contiguous) or >= {}", n.cols);
   const std::int64_t stride = row_stride == 0 ? cols : row_stride;
   const std::int64_t multiple = 16 / elem;
   require(stride % multiple == 0, fn, n.stride, row_stride,
-          fmt::format("must be a multiple of {} elements for {} {} (16-byte aligned rows)",
-                      multiple, dtype_name(dtype), n.x));
+          "must be a multiple of {} elements for {} {} (16-byte aligned rows)",
+                      multiple, dtype_name(dtype), n.x);
   const unsigned __int128 elems =
       static_cast<unsigned __int128>(rows - 1) * static_cast<unsigned __int128>(stride) +
       static_cast<unsigned __int128>(cols);
@@ -83,10 +83,14 @@ inline std::int64_t check_input(std::string_view fn, const InputNames& n, const 
   return stride;
 }
 
-inline void check_capacity(std::string_view fn, std::string_view name, std::int64_t capacity,
-                           std::int64_t needed, const std::string& layout) {
-  require(capacity >= needed, fn, name, capacity,
-          fmt::format("must be >= {}.numel() = {}", layout, needed));
+// `layout` and its arguments describe the layout; formatted only when the rule is broken.
+template <class... Args>
+void check_capacity(std::string_view fn, std::string_view name, std::int64_t capacity,
+                    std::int64_t needed, fmt::format_string<Args...> layout, Args&&... args) {
+  if (capacity < needed)
+    fail_argument(fn, name, std::to_string(capacity),
+                  fmt::format("must be >= {}.numel() = {}",
+                              fmt::format(layout, std::forward<Args>(args)...), needed));
 }
 
 // A named byte range, for the overlap rules.

@@ -87,7 +87,7 @@ void quantize_rowwise(const QuantizeRowwiseArgs& a, Stream stream) {
   require_aligned(a.q, 16, kFunction, "q");
   require_aligned(a.scales, 16, kFunction, "scales");
   require(a.scales_capacity >= a.m, kFunction, "scales_capacity", a.scales_capacity,
-          fmt::format("must be >= m = {} (one float per row)", a.m));
+          "must be >= m = {} (one float per row)", a.m);
   check_eps(kFunction, a.eps, a.q_dtype);
   check_disjoint(kFunction, {{"x", a.x, x_bytes}, {"q", a.q, a.m * a.k}, {"scales", a.scales, a.m * 4}});
 

@@ -89,7 +89,7 @@ void launch_tile(const std::string& family, const TileVariant& v, const void* x,
 // The tile kernel's grid limits: K tiles on x (2^31 - 1), M tiles on y (65535).
 void check_grid(std::string_view fn, std::string_view rows_name, std::int64_t rows) {
   require(ceil_div(rows, kTileRows) <= 65535, fn, rows_name, rows,
-          fmt::format("ceil({} / 128) must be <= 65535 (grid.y)", rows_name));
+          "ceil({} / 128) must be <= 65535 (grid.y)", rows_name);
 }
 
 TileScale f32_scale(bool pow2) { return pow2 ? TileScale::f32_pow2 : TileScale::f32; }
@@ -207,13 +207,13 @@ void quantize_1x128_transposed(const Quantize1x128TransposedArgs& a, Stream stre
   require_aligned(a.qt_scales, 16, fn, "qt_scales");
   const Scales1x128Layout t_layout{a.k, a.m};
   check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
-                 fmt::format("Scales1x128Layout{{m = k = {}, k = m = {}}}", a.k, a.m));
+                 "Scales1x128Layout{{m = k = {}, k = m = {}}}", a.k, a.m);
   const Scales1x128Layout layout{a.m, a.k};
   if (fused) {
     require_aligned(a.q, 16, fn, "q");
     require_aligned(a.scales, 16, fn, "scales");
     check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
-                   fmt::format("Scales1x128Layout{{m = {}, k = {}}}", a.m, a.k));
+                   "Scales1x128Layout{{m = {}, k = {}}}", a.m, a.k);
   } else if (a.scales != nullptr) {
     fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
                   "must be nullptr when q is nullptr (transposed output only)");
@@ -247,12 +247,12 @@ void quantize_128x128(const Quantize128x128Args& a, Stream stream) {
   require_aligned(a.scales, 16, fn, "scales");
   const Scales128x128Layout layout{a.n, a.k};
   check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
-                 fmt::format("Scales128x128Layout{{n = {}, k = {}}}", a.n, a.k));
+                 "Scales128x128Layout{{n = {}, k = {}}}", a.n, a.k);
   const Scales128x128Layout t_layout{a.k, a.n};
   if (transposed) {
     require_aligned(a.qt_scales, 16, fn, "qt_scales");
     check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
-                   fmt::format("Scales128x128Layout{{n = k = {}, k = n = {}}}", a.k, a.n));
+                   "Scales128x128Layout{{n = k = {}, k = n = {}}}", a.k, a.n);
   } else if (a.qt_scales != nullptr) {
     fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
                   "must be nullptr when qt is nullptr");
@@ -289,7 +289,7 @@ void quantize_mxfp8(const QuantizeMxfp8Args& a, Stream stream) {
     require_aligned(a.q, 16, fn, "q");
     require_aligned(a.scales, 16, fn, "scales");
     check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
-                   fmt::format("ScalesMx32Layout{{rows = {}, cols = {}}}", a.m, a.k));
+                   "ScalesMx32Layout{{rows = {}, cols = {}}}", a.m, a.k);
   } else if (a.scales != nullptr) {
     fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
                   "must be nullptr when q is nullptr");
@@ -298,7 +298,7 @@ void quantize_mxfp8(const QuantizeMxfp8Args& a, Stream stream) {
     require_aligned(a.qt, 16, fn, "qt");
     require_aligned(a.qt_scales, 16, fn, "qt_scales");
     check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
-                   fmt::format("ScalesMx32Layout{{rows = k = {}, cols = m = {}}}", a.k, a.m));
+                   "ScalesMx32Layout{{rows = k = {}, cols = m = {}}}", a.k, a.m);
   } else if (a.qt_scales != nullptr) {
     fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
                   "must be nullptr when qt is nullptr");
