@@ -1,4 +1,6 @@
 // jitfp8 prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--quiet] MANIFEST...
+#include <unistd.h>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -24,7 +26,8 @@ int run_prewarm(Args args) {
   if (auto jobs = args.take("--jobs")) options.jobs = parse_int(*jobs, "--jobs");
   if (auto sms = args.take("--sms")) options.sm_count = parse_int(*sms, "--sms");
   if (auto dir = args.take("--cache-dir")) set_cache_roots({*dir});
-  options.progress = !args.take_flag("--quiet");
+  // The bar redraws one line: only for a terminal, not for logs.
+  options.progress = !args.take_flag("--quiet") && ::isatty(STDERR_FILENO);
   std::vector<std::string> paths = args.positional();
   if (paths.empty()) throw UsageError("needs at least one MANIFEST");
 
@@ -34,7 +37,7 @@ int run_prewarm(Args args) {
 
   for (const std::string& error : report.errors) fmt::print(stderr, "failed: {}\n", error);
   auto roots = cache_roots();
-  fmt::print("prewarm: {} kernels: {} compiled, {} already cached, {} failed in {:.2f} s",
+  fmt::print("prewarm: {} kernels: {} compiled, {} already cached, {} failed in {:.3f} s",
              report.kernels, report.compiled, report.cached, report.failed, report.wall_seconds);
   if (!report.compile_seconds.empty())
     fmt::print(" (compile median {:.2f} s, max {:.2f} s)", median(report.compile_seconds),
