@@ -82,11 +82,14 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   jobs = std::min(jobs, std::max(1, report.kernels));
 
+  // Loading happens in the worker threads, which must use the caller's context.
+  void* context = options.load ? detail::current_context() : nullptr;
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
   int done = 0;
   if (options.progress) draw_progress(0, report.kernels);
   auto worker = [&] {
+    if (context != nullptr) detail::make_context_current(context);
     for (std::size_t i; (i = next++) < specs.size();) {
       std::string error;
       detail::BuiltKernel built;

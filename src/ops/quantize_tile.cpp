@@ -61,7 +61,8 @@ DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
 }
 
 // Everything after validation: dispatch memo and launch.
-void launch_tile(const std::string& family, const TileVariant& v, const void* x,
+// `family` is a view: the hit path must not build a std::string (no allocation).
+void launch_tile(std::string_view family, const TileVariant& v, const void* x,
                  std::int64_t stride, std::int64_t m, std::int64_t k, void* q, void* q_scales,
                  void* qt, void* qt_scales, float eps, Stream stream) {
   const DeviceContext& device = current_device();
@@ -73,7 +74,7 @@ void launch_tile(const std::string& family, const TileVariant& v, const void* x,
   key.row = static_cast<std::uint8_t>(v.row);
   key.col = static_cast<std::uint8_t>(v.col);
   const LoadedKernel* kernel = plan_cache().get_or_make(key, [&] {
-    return &get_kernel(device.device, quantize_tile_spec(family, v, device.arch));
+    return &get_kernel(device.device, quantize_tile_spec(std::string(family), v, device.arch));
   });
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(ceil_div(k, kTileCols)),
@@ -196,7 +197,7 @@ using namespace detail::quant;
 void quantize_1x128_transposed(const Quantize1x128TransposedArgs& a, Stream stream) {
   using namespace detail;
   const bool fused = a.q != nullptr;
-  const std::string family = fused ? "quantize_1x128_fused" : "quantize_1x128_t";
+  const std::string_view family = fused ? "quantize_1x128_fused" : "quantize_1x128_t";
   const std::string_view fn = "quantize_1x128_transposed";
   check_q_dtype(fn, a.q_dtype);
   std::int64_t x_bytes = 0;

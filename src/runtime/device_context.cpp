@@ -62,6 +62,17 @@ const DeviceContext& current_device() {
   return facts_of(static_cast<int>(device));
 }
 
+void* current_context() {
+  current_device();  // establishes the primary context when the thread has none
+  CUcontext context = nullptr;
+  check_cuda(driver().cuCtxGetCurrent(&context), "cuCtxGetCurrent");
+  return context;
+}
+
+void make_context_current(void* context) {
+  check_cuda(driver().cuCtxSetCurrent(static_cast<CUcontext>(context)), "cuCtxSetCurrent");
+}
+
 }  // namespace jitfp8::detail
 
 namespace jitfp8 {

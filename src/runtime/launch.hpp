@@ -27,6 +27,11 @@ struct DeviceContext {
 };
 const DeviceContext& current_device();
 
+// The calling thread's CUDA context (a CUcontext), so that worker threads can adopt it with
+// make_context_current: contexts are per thread, and loading needs one.
+void* current_context();
+void make_context_current(void* context);
+
 // The loaded kernel for `spec` on `device`: in-process registry, then disk cache, then NVRTC.
 // Threads asking for the same missing kernel wait for one build; other keys are not blocked.
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec);

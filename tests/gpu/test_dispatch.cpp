@@ -161,6 +161,9 @@ TEST_CASE("prewarm with load makes the first call capturable", "[dispatch]") {
   PrewarmOptions options;
   options.load = true;
   PrewarmReport report = prewarm({manifest}, options);
+  std::string errors;
+  for (const std::string& error : report.errors) errors += error + "\n";
+  INFO(errors);
   REQUIRE(report.failed == 0);
   REQUIRE(report.kernels == 1);
 
