@@ -42,8 +42,9 @@ Arch Arch::parse(std::string_view text) {
   }
   int number = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-  if (ec != std::errc() || end != digits.data() + digits.size() || digits.size() < 2 ||
-      number < 10 || number > 999)
+  // Two or three digits, no sign or leading zero: "sm_090" would not print back as itself.
+  if (digits.size() < 2 || digits.size() > 3 || digits[0] < '1' || digits[0] > '9' ||
+      ec != std::errc() || end != digits.data() + digits.size())
     throw bad("the compute capability must be two or three digits");
   arch.major = number / 10;
   arch.minor = number % 10;

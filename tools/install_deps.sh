@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building libjitfp8 needs beyond the CUDA toolkit, from Debian/Ubuntu packages:
-# CMake, Ninja, fmt, nlohmann/json, Catch2 (v2) and xxHash. Does nothing when all are present.
+# CMake, Ninja, fmt, nlohmann/json, Catch2 (v2) and xxHash; clang with its sanitizer and libFuzzer
+# runtimes for tools/run_sanitizer_tests.sh. Does nothing when all are present.
 set -euo pipefail
-packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev catch2 libxxhash-dev)
+packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev catch2 libxxhash-dev clang
+          libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

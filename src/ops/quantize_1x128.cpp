@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -79,6 +80,13 @@ std::int64_t validate(const Quantize1x128Args& a) {
   const Range x_range = range_of(a.x, static_cast<std::int64_t>(x_bytes));
   const Range q_range = range_of(a.q, a.m * a.k);
   const Range s_range = range_of(a.scales, layout.numel() * 4);
+  // A buffer that would run past 2^64 cannot be device memory: a wild pointer, refused by name.
+  constexpr unsigned __int128 kAddressSpaceEnd = static_cast<unsigned __int128>(1) << 64;
+  const std::pair<const char*, Range> buffers[] = {{"x", x_range}, {"q", q_range}, {"scales", s_range}};
+  for (const auto& [name, range] : buffers)
+    if (range.end > kAddressSpaceEnd)
+      fail_argument(kFunction, name, fmt::format("{:#x}", static_cast<std::uint64_t>(range.begin)),
+                    "its extent runs past the end of the address space");
   if (overlaps(q_range, x_range))
     fail_argument(kFunction, "q", fmt::format("{}", a.q), "must not overlap x");
   if (overlaps(s_range, x_range))

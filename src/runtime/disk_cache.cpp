@@ -28,14 +28,6 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-// Logs a rejected entry once per path and process, so a bad file does not flood the log.
-void warn_once(const std::string& path, const std::string& why) {
-  static std::mutex mutex;
-  static std::set<std::string> warned;
-  std::lock_guard lock(mutex);
-  if (warned.insert(path).second) log(LogLevel::warn, "cache entry {} not used: {}", path, why);
-}
-
 // Trusted: owned by us or by root, and writable by nobody else.
 std::optional<std::string> untrusted(const struct stat& st) {
   if (st.st_uid != geteuid() && st.st_uid != 0)
@@ -95,7 +87,9 @@ bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* 
 std::optional<std::string> read_trusted_file(const std::string& path, bool* missing,
                                              std::string* why) {
   *missing = false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO planted at an entry's path must not wait for a writer (it is then
+  // refused as not a regular file); it changes nothing for regular files.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) *missing = true;
     *why = errno == ELOOP ? "the entry is a symlink" : errno_text();
@@ -168,6 +162,15 @@ bool exceeds_file_size_limit(std::size_t size) {
 
 }  // namespace
 
+// Logged once per entry and process, so that a bad file does not flood the log; counted always.
+void report_rejected_entry(const std::string& entry, const std::string& why) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  ++runtime_counters().disk_rejects;
+  std::lock_guard lock(mutex);
+  if (warned.insert(entry).second) log(LogLevel::warn, "cache entry {} not used: {}", entry, why);
+}
+
 std::string entry_path(const std::string& root, const Key128& key) {
   return fmt::format("{}/{}.kernel", dir_of_entry(root, key), key.hex());
 }
@@ -201,9 +204,8 @@ std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result) 
       }
       why = *problem;
     }
-    warn_once(path, why);
+    report_rejected_entry(path, why);
     if (result) *result = LookupResult::rejected;
-    ++runtime_counters().disk_rejects;
   }
   return std::nullopt;
 }

@@ -25,6 +25,10 @@ std::string entry_path(const std::string& root, const Key128& key);
 std::optional<std::string> read_entry_file(const std::string& path, const Key128& key,
                                            CacheEntry* entry, bool* missing);
 
+// Counts an entry that was found but not used (runtime_stats().disk_rejects) and logs it, once
+// per `entry` (a path, or a key where the path is not known) and process.
+void report_rejected_entry(const std::string& entry, const std::string& why);
+
 enum class LookupResult { hit, miss, rejected };
 
 // Reads the first valid, trusted entry for `key` from the roots, in order. Bad or untrusted

@@ -73,6 +73,8 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
     if (auto entry = cache_lookup(key)) {
       BuiltKernel built = from_entry(*entry);
       if (!built.lowered_name.empty()) return built;
+      // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
+      report_rejected_entry("of key " + key.hex(), "its metadata has no lowered kernel name");
     }
     return std::nullopt;
   };

@@ -1,0 +1,155 @@
+#include "fuzz/api_generator.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "jitfp8/layouts.hpp"
+
+namespace jitfp8::fuzz {
+namespace {
+
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+
+// Wrapping arithmetic: the generator itself must have no signed overflow (UBSan runs it too).
+std::int64_t wrap(std::uint64_t value) { return static_cast<std::int64_t>(value); }
+std::uint64_t u(std::int64_t value) { return static_cast<std::uint64_t>(value); }
+
+template <class T>
+T* as(const void* p) {
+  return static_cast<T*>(const_cast<void*>(p));
+}
+
+}  // namespace
+
+std::int64_t ArgGenerator::pick(std::int64_t lo, std::int64_t hi) {
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(random_);
+}
+
+std::int64_t ArgGenerator::log_uniform(std::int64_t lo, std::int64_t hi) {
+  double x = std::uniform_real_distribution<double>(std::log(double(lo)), std::log(double(hi) + 1))(random_);
+  return std::min(hi, std::max(lo, static_cast<std::int64_t>(std::exp(x))));
+}
+
+std::int64_t ArgGenerator::hostile_int(std::int64_t current) {
+  switch (pick(0, 17)) {
+    case 0: return 0;
+    case 1: return -1;
+    case 2: return 1;
+    case 3: return wrap(u(current) - 1);
+    case 4: return wrap(u(current) + 1);
+    case 5: return wrap(u(current) + 8);
+    case 6: return wrap(u(current) * 2);
+    case 7: return wrap(0 - u(current));
+    case 8: return (std::int64_t{1} << 31) - 1;
+    case 9: return std::int64_t{1} << 31;
+    case 10: return (std::int64_t{1} << 31) + 16;
+    case 11: return std::int64_t{1} << 40;
+    case 12: return kMax;
+    case 13: return kMin;
+    case 14: return kMax - 15;
+    case 15: return wrap(u(current) << 20);
+    case 16: return 15;
+    default: return static_cast<std::int64_t>(random_());
+  }
+}
+
+float ArgGenerator::hostile_eps() {
+  const float min_eps = 448.0f * std::numeric_limits<float>::min();
+  switch (pick(0, 9)) {
+    case 0: return std::numeric_limits<float>::quiet_NaN();
+    case 1: return std::numeric_limits<float>::infinity();
+    case 2: return -std::numeric_limits<float>::infinity();
+    case 3: return 0.0f;
+    case 4: return -1e-4f;
+    case 5: return std::numeric_limits<float>::denorm_min();
+    case 6: return min_eps;
+    case 7: return std::nextafter(min_eps, 0.0f);
+    case 8: return std::numeric_limits<float>::max();
+    default: return 1.0f;
+  }
+}
+
+const void* ArgGenerator::buffer(int index) {
+  // Buffers 2^40 bytes apart (address-space-sized gaps), so that only mutations overlap them.
+  std::uintptr_t base = (std::uintptr_t(index) + 1) << 40;
+  return reinterpret_cast<const void*>(base + 256 * std::uintptr_t(pick(0, 1023)));
+}
+
+const void* ArgGenerator::hostile_pointer(const void* current, int buffers) {
+  auto at = [](std::uintptr_t address) { return reinterpret_cast<const void*>(address); };
+  const auto p = reinterpret_cast<std::uintptr_t>(current);
+  switch (pick(0, 9)) {
+    case 0: return nullptr;
+    case 1: return at(p + 1);
+    case 2: return at(p + 2);
+    case 3: return at(p + 4);
+    case 4: return at(p + 8);
+    case 5: return at(p + 12);
+    case 6: return buffer(static_cast<int>(pick(0, buffers - 1)));     // inside another buffer
+    case 7: return at(reinterpret_cast<std::uintptr_t>(buffer(static_cast<int>(pick(0, buffers - 1)))) + 16 * pick(0, 1 << 20));
+    case 8: return at(16);
+    default: return at(p - 16 * pick(1, 1 << 16));
+  }
+}
+
+DType ArgGenerator::any_dtype() { return static_cast<DType>(pick(0, 5)); }  // 4, 5: no such dtype
+
+Quantize1x128Args ArgGenerator::quantize() {
+  Quantize1x128Args a;
+  a.x_dtype = pick(0, 1) ? DType::bf16 : DType::f32;
+  a.m = log_uniform(1, 65536);
+  a.k = 16 * log_uniform(1, 4096);
+  a.x_row_stride = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
+  a.x = buffer(0);
+  a.q = as<void>(buffer(1));
+  a.scales = as<float>(buffer(2));
+  a.scales_capacity = Scales1x128Layout{a.m, a.k}.numel() + pick(0, 1) * pick(0, 100);
+  a.pow2_scales = pick(0, 1) == 1;
+  a.eps = 1e-4f;
+  if (mutate()) a.x_dtype = any_dtype();
+  if (mutate()) a.m = hostile_int(a.m);
+  if (mutate()) a.k = hostile_int(a.k);
+  if (mutate()) a.x_row_stride = hostile_int(a.x_row_stride == 0 ? a.k : a.x_row_stride);
+  if (mutate()) a.x = hostile_pointer(a.x, 3);
+  if (mutate()) a.q = as<void>(hostile_pointer(a.q, 3));
+  if (mutate()) a.scales = as<float>(hostile_pointer(a.scales, 3));
+  if (mutate()) a.scales_capacity = hostile_int(a.scales_capacity);
+  if (mutate()) a.eps = hostile_eps();
+  return a;
+}
+
+GemmFp8Args ArgGenerator::gemm() {
+  GemmFp8Args a;
+  a.m = pick(0, 15) == 0 ? 0 : log_uniform(1, 65536);
+  a.n = 8 * log_uniform(1, 4096);
+  a.k = 16 * log_uniform(1, 2048);
+  a.lda = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
+  a.ldb = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
+  a.ldd = pick(0, 3) == 0 ? a.n + 8 * pick(0, 64) : 0;
+  a.a = buffer(0);
+  a.b = buffer(1);
+  a.d = as<void>(buffer(2));
+  a.a_scales = as<float>(buffer(3));
+  a.b_scales = as<float>(buffer(4));
+  a.a_scales_capacity = Scales1x128Layout{a.m, a.k}.numel() + pick(0, 1) * pick(0, 100);
+  a.b_scales_capacity = Scales128x128Layout{a.n, a.k}.numel() + pick(0, 1) * pick(0, 100);
+  if (mutate()) a.d_dtype = any_dtype();
+  if (mutate()) a.m = hostile_int(a.m);
+  if (mutate()) a.n = hostile_int(a.n);
+  if (mutate()) a.k = hostile_int(a.k);
+  if (mutate()) a.lda = hostile_int(a.lda == 0 ? a.k : a.lda);
+  if (mutate()) a.ldb = hostile_int(a.ldb == 0 ? a.k : a.ldb);
+  if (mutate()) a.ldd = hostile_int(a.ldd == 0 ? a.n : a.ldd);
+  if (mutate()) a.a = hostile_pointer(a.a, 5);
+  if (mutate()) a.b = hostile_pointer(a.b, 5);
+  if (mutate()) a.d = as<void>(hostile_pointer(a.d, 5));
+  if (mutate()) a.a_scales = as<float>(hostile_pointer(a.a_scales, 5));
+  if (mutate()) a.b_scales = as<float>(hostile_pointer(a.b_scales, 5));
+  if (mutate()) a.a_scales_capacity = hostile_int(a.a_scales_capacity);
+  if (mutate()) a.b_scales_capacity = hostile_int(a.b_scales_capacity);
+  return a;
+}
+
+}  // namespace jitfp8::fuzz

@@ -1,0 +1,36 @@
+// Random argument sets for the public operations: a valid call on fake device pointers, then
+// each field replaced, with some probability, by a hostile value (null or misaligned pointers,
+// pointers into another buffer, negative, zero, huge or off-by-one sizes, products that overflow,
+// strides shorter than a row, scale capacities one short, NaN eps, enum values out of range).
+// Pointers are aligned integers, never memory: validation must not touch them.
+#pragma once
+
+#include <random>
+
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/quant.hpp"
+
+namespace jitfp8::fuzz {
+
+class ArgGenerator {
+ public:
+  explicit ArgGenerator(std::uint64_t seed, double mutation_rate = 0.12)
+      : random_(seed), rate_(mutation_rate) {}
+  Quantize1x128Args quantize();
+  GemmFp8Args gemm();
+
+ private:
+  bool mutate() { return std::bernoulli_distribution(rate_)(random_); }
+  std::int64_t pick(std::int64_t lo, std::int64_t hi);  // uniform, inclusive
+  std::int64_t log_uniform(std::int64_t lo, std::int64_t hi);
+  std::int64_t hostile_int(std::int64_t current);
+  float hostile_eps();
+  const void* buffer(int index);  // fake device buffer number `index`, 256-byte aligned
+  const void* hostile_pointer(const void* current, int buffers);
+  DType any_dtype();
+
+  std::mt19937_64 random_;
+  double rate_;
+};
+
+}  // namespace jitfp8::fuzz
