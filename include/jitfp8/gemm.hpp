@@ -19,9 +19,10 @@ namespace jitfp8 {
 //
 // Alignment rules (TMA): a, b and d 16-byte aligned; a_scales 16-byte aligned; b_scales 4-byte
 // aligned; K % 16 == 0 and lda, ldb multiples of 16 (fp8 rows 16-byte strided); N % 8 == 0 and
-// ldd % 8 == 0 (bf16 rows 16-byte strided); lda >= K, ldb >= K, ldd >= N. M >= 0 (M = 0 launches
-// nothing), M < 2^31; N and K are baked into the compiled kernel (one kernel per weight shape),
-// M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not overlap
+// ldd % 8 == 0 (bf16 rows 16-byte strided); lda >= K, ldb >= K, ldd >= N; row strides at most
+// 2^31 - 1 units of 16 bytes (lda, ldb <= (2^31 - 1) * 16, ldd <= (2^31 - 1) * 8: the TMA
+// stride limit). M >= 0 (M = 0 launches nothing), M < 2^31; N and K are baked into the
+// compiled kernel (one kernel per weight shape), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not overlap
 // the inputs.
 struct GemmFp8Args {
   std::int64_t m = 0, n = 0, k = 0;
@@ -54,7 +55,8 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream);
 // Alignment rules (TMA): a, b, d, a_scales and b_scales 16-byte aligned; K % 16 == 0 and lda,
 // ldb multiples of 16 (fp8 rows 16-byte strided), lda >= K, ldb >= K; N % 4 == 0 and ldd a
 // multiple of 4 (fp32 rows 16-byte strided; the TMA reduce writes whole 16-byte units, so a
-// row may not end inside one) and >= N. N >= 4, K >= 16,
+// row may not end inside one) and >= N; row strides at most 2^31 - 1 units of 16 bytes (lda,
+// ldb <= (2^31 - 1) * 16, ldd <= (2^31 - 1) * 4: the TMA stride limit). N >= 4, K >= 16,
 // M >= 0 (M = 0 launches nothing), all < 2^31. N and K are baked into the compiled kernel, M is
 // a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not overlap the
 // inputs. Padding columns of a strided D (ldd > N) are never written. In accumulate mode D must

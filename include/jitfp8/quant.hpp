@@ -16,7 +16,8 @@ namespace jitfp8 {
 //   s     = 2^ceil(log2 s)          if pow2_scales     (UE8M0-style, makes 1/s exact)
 //   q     = e4m3_rn_satfinite(x * (1 / s))             (1/s in fp32, then one fp32 product)
 // so that x ~= q * s. Rules: M >= 1, K >= 16 and K % 16 == 0 (the fp8 rows must be 16-byte
-// strided for TMA), x 16-byte aligned with x_row_stride % 8 == 0 (bf16) or % 4 == 0 (fp32),
+// strided for TMA), M, K < 2^31 and M * ceil(K / 128) < 2^31 (tiles are numbered in 32 bits),
+// x 16-byte aligned with x_row_stride % 8 == 0 (bf16) or % 4 == 0 (fp32),
 // q 16-byte aligned, scales 16-byte aligned with at least Scales1x128Layout::numel() floats,
 // eps finite and >= 448 * 2^-126 (so every scale is a normal float with a finite reciprocal).
 // Special values: NaN elements are ignored by the max and encode as 0x7F (NaN); an Inf element
@@ -77,8 +78,9 @@ void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 // If q is not null (fused): also q (M, K) + scales exactly as quantize_1x128 (Scales1x128Layout
 // {M, K}), from the same single read of x.
 // Rules: M >= 1, K >= 16, M % 16 == 0 and K % 16 == 0 (fp8 rows 16-byte strided),
-// K < 2^31, ceil(M / 128) <= 65535; all pointers 16-byte aligned; no output overlaps x or
-// another output. (The same size limits hold for 128x128 and MXFP8.)
+// K < 2^31, ceil(M / 128) <= 65535; all pointers 16-byte aligned; scales must be null when q is
+// (scales_capacity is then ignored); no output overlaps x or another output. (The same size
+// limits hold for 128x128, with N for M, and MXFP8.)
 struct Quantize1x128TransposedArgs {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;
@@ -102,7 +104,8 @@ void quantize_1x128_transposed(const Quantize1x128TransposedArgs& args, Stream s
 // (ceil(N/128), ceil(K/128)); tail blocks are smaller). If qt is not null: also the K-major
 // transposed copy qt (K, N), qt[k][n] = q[n][k], and its scales Scales128x128Layout{K, N}
 // (the same values, transposed), in the same pass.
-// Rules: N >= 1, K >= 16, K % 16 == 0; with qt also N % 16 == 0; pointers 16-byte aligned.
+// Rules: N >= 1, K >= 16, K % 16 == 0; with qt also N % 16 == 0; pointers 16-byte aligned;
+// qt_scales must be null when qt is (qt_scales_capacity is then ignored).
 struct Quantize128x128Args {
   const void* w = nullptr;
   DType w_dtype = DType::bf16;
@@ -123,7 +126,8 @@ void quantize_128x128(const Quantize128x128Args& args, Stream stream);
 
 // ---- row-wise --------------------------------------------------------------------------------
 // x (M, K) -> q (M, K) + one fp32 scale per row (scales[m], M floats), the fp32 rule above with
-// B = the whole row. Rules: M >= 1, K >= 16, K % 16 == 0; pointers 16-byte aligned.
+// B = the whole row. Rules: M >= 1, K >= 16, K % 16 == 0, M, K < 2^31; pointers 16-byte
+// aligned; scales_capacity >= M.
 struct QuantizeRowwiseArgs {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;
@@ -144,8 +148,9 @@ void quantize_rowwise(const QuantizeRowwiseArgs& args, Stream stream);
 // (the 128x4 tiled layout of block-scaled GEMMs, padding 0).
 // Column-wise (qt != null): blocks of 32 along M, written transposed as qt (K, M) (K-major for a
 // consumer contracting over M) + ScalesMx32Layout{K, M}. Both in one pass when both are given.
-// Rules: M >= 1, K >= 16, K % 16 == 0; with qt also M % 16 == 0; at least one of q, qt; q, qt
-// 16-byte aligned, scale buffers 16-byte aligned. Tail blocks (K % 32 or M % 32 == 16) have 16
+// Rules: M >= 1, K >= 16, K % 16 == 0; with qt also M % 16 == 0; at least one of q, qt; x, q,
+// qt 16-byte aligned, scale buffers 16-byte aligned; scales must be null when q is, qt_scales
+// when qt is (their capacities are then ignored). Tail blocks (K % 32 or M % 32 == 16) have 16
 // elements.
 enum class MxScaleMode : std::uint8_t { floor, rceil };
 struct QuantizeMxfp8Args {

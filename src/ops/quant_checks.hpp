@@ -99,13 +99,18 @@ struct Span {
   const void* ptr = nullptr;
   std::int64_t bytes = 0;
 };
-// Every later span must not overlap any earlier one; the later one is named as the culprit.
+// No span may run past the end of the address space (a wild pointer: it cannot be device
+// memory), and every later span must not overlap any earlier one; the later one is named.
 inline void check_disjoint(std::string_view fn, std::initializer_list<Span> spans) {
   auto begin = [](const Span& s) {
     return static_cast<unsigned __int128>(reinterpret_cast<std::uintptr_t>(s.ptr));
   };
+  constexpr unsigned __int128 kAddressSpaceEnd = static_cast<unsigned __int128>(1) << 64;
   for (auto b = spans.begin(); b != spans.end(); ++b) {
     if (b->ptr == nullptr) continue;
+    if (begin(*b) + static_cast<unsigned __int128>(b->bytes) > kAddressSpaceEnd)
+      fail_argument(fn, b->name, fmt::format("{}", b->ptr),
+                    "its extent runs past the end of the address space");
     for (auto a = spans.begin(); a != b; ++a) {
       if (a->ptr == nullptr) continue;
       const auto a0 = begin(*a), a1 = a0 + static_cast<unsigned __int128>(a->bytes);

@@ -251,6 +251,7 @@ void quantize_128x128(const Quantize128x128Args& a, Stream stream) {
                  "Scales128x128Layout{{n = {}, k = {}}}", a.n, a.k);
   const Scales128x128Layout t_layout{a.k, a.n};
   if (transposed) {
+    require_aligned(a.qt, 16, fn, "qt");
     require_aligned(a.qt_scales, 16, fn, "qt_scales");
     check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
                    "Scales128x128Layout{{n = k = {}, k = n = {}}}", a.k, a.n);

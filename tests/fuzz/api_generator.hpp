@@ -17,7 +17,12 @@ class ArgGenerator {
   explicit ArgGenerator(std::uint64_t seed, double mutation_rate = 0.12)
       : random_(seed), rate_(mutation_rate) {}
   Quantize1x128Args quantize();
+  Quantize1x128TransposedArgs transposed();  // half of them fused (q, scales given)
+  Quantize128x128Args block128();            // half of them with qt
+  QuantizeRowwiseArgs rowwise();
+  QuantizeMxfp8Args mxfp8();                 // rows, columns or both; floor or rceil
   GemmFp8Args gemm();
+  GemmFp8WgradArgs wgrad();
 
  private:
   bool mutate() { return std::bernoulli_distribution(rate_)(random_); }
@@ -26,8 +31,14 @@ class ArgGenerator {
   std::int64_t hostile_int(std::int64_t current);
   float hostile_eps();
   const void* buffer(int index);  // fake device buffer number `index`, 256-byte aligned
+  // A null `current` (an optional output left out) becomes null, misaligned or some buffer.
   const void* hostile_pointer(const void* current, int buffers);
+  template <class T>
+  T* hostile(T* current, int buffers) {
+    return static_cast<T*>(const_cast<void*>(hostile_pointer(current, buffers)));
+  }
   DType any_dtype();
+  DType q_dtype();  // e4m3 or e5m2
 
   std::mt19937_64 random_;
   double rate_;

@@ -12,6 +12,11 @@
 namespace jitfp8::fuzz {
 
 std::set<std::string> quantize_violations(const Quantize1x128Args& a);
+std::set<std::string> transposed_violations(const Quantize1x128TransposedArgs& a);
+std::set<std::string> block128_violations(const Quantize128x128Args& a);
+std::set<std::string> rowwise_violations(const QuantizeRowwiseArgs& a);
+std::set<std::string> mxfp8_violations(const QuantizeMxfp8Args& a);
 std::set<std::string> gemm_violations(const GemmFp8Args& a);
+std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a);
 
 }  // namespace jitfp8::fuzz
