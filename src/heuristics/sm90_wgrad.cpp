@@ -41,7 +41,7 @@ Units count_units(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
   return u;
 }
 
-double tile_cycles(const Sm90WgradConfig& c, std::int64_t k) {
+double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std::int64_t k) {
   const double bm = c.block_m, bn = c.block_n;
   const double k_blocks = std::ceil(static_cast<double>(k) / kBlockK);
   const int wgs = num_math_warpgroups(c.block_m);
@@ -57,8 +57,18 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t k) {
   const int batches = waves * sm90_wgrad_store_boxes(c.block_n) / c.epi_batch;
   const double epilogue = 500.0 + bm * bn * 4.0 / 128.0 + batches * (c.epi_bufs == 1 && batches > 1 ? 250.0 : 80.0) / wgs;
   // The fp32 output at this SM's share of HBM bandwidth (~12.4 B/cycle): the stores overlap the
-  // next tile's main loop, so a tile costs at least that.
-  const double store_floor = bm * bn * 4.0 / 12.4;
+  // next tile's main loop, so a tile costs at least that. Only the in-bounds part of the tiles
+  // is written (TMA clips the tails): the floor counts the average in-bounds share (measured,
+  // 32768 x 4096 x 512: 128 x 192 tiles, 22 N blocks of which the last is a third full, write
+  // at 600 TFLOPS vs 558 for 256 x 128, interleaved A/B on H100 2026-11-23).
+  const double m_blocks = std::ceil(static_cast<double>(std::max<std::int64_t>(m, 1)) / bm);
+  const double n_blocks = std::ceil(static_cast<double>(n) / bn);
+  const double in_bounds = std::min(1.0, static_cast<double>(std::max<std::int64_t>(m, 1)) / (m_blocks * bm)) *
+                           std::min(1.0, static_cast<double>(n) / (n_blocks * bn));
+  // Where the output bounds the tile (small K), a 256-row tile's epilogue (two waves per
+  // warpgroup through one staging set before its next main loop) adds to that bound (measured
+  // there: 128 x 192 and 128 x 128 tiles beat 256 x 128 by 2-7%).
+  const double store_floor = bm * bn * 4.0 / 12.4 * in_bounds + (waves == 2 ? epilogue : 0.0);
   return std::max(k_blocks * block + epilogue, store_floor);
 }
 
@@ -69,8 +79,12 @@ nlohmann::json Sm90WgradConfig::to_json() const {
           {"stages", stages},       {"multicast", multicast},
           {"multicast_on", multicast > 1 ? (multicast_on_a ? "a" : "b") : "none"},
           {"num_sms", num_sms},     {"group_n", group_n},   {"epi_batch", epi_batch},
-          {"epi_bufs", epi_bufs},   {"pingpong", pingpong},
+          {"epi_bufs", epi_bufs},   {"pingpong", pingpong},   {"overlap", overlap},
           {"smem_bytes", smem_bytes}, {"threads", threads}};
+}
+
+bool sm90_wgrad_overlapped(int block_m, int block_n) {
+  return (waves_per_warpgroup(block_m) + 2) * (block_n / 2) <= 192;
 }
 
 int sm90_wgrad_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
@@ -106,6 +120,8 @@ std::string sm90_wgrad_config_error(const Sm90WgradConfig& c) {
   if (c.epi_bufs < 1 || batches % c.epi_bufs != 0)
     return fmt::format("epi_bufs must divide the {} store batches of a tile", batches);
   if (c.stages < 2) return "stages must be >= 2";
+  if (c.overlap && !sm90_wgrad_overlapped(c.block_m, c.block_n))
+    return "overlap needs (waves + 2) * block_n / 2 <= 192 (block_n <= 128, <= 96 with block_m 256)";
   if (sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs) > kSm90WgradMaxSmem)
     return fmt::format("needs more than {} bytes of shared memory", kSm90WgradMaxSmem);
   return {};
@@ -144,7 +160,7 @@ double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::in
                                std::int64_t k) {
   const Units u = count_units(c, m, n);
   const std::int64_t waves = (u.units + u.clusters - 1) / u.clusters;
-  return static_cast<double>(waves) * tile_cycles(c, k);
+  return static_cast<double>(waves) * tile_cycles(c, m, n, k);
 }
 
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
@@ -179,6 +195,14 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       }
       if (c.stages < 3 && !(bm == 64 && bn <= 32)) continue;
       c.pingpong = false;  // measured: no gain on the anchor shapes (0.93-1.10x, median 0.98x)
+      // The software-pipelined loop (overlap: next job's wgmma in flight during the promotion)
+      // fits only 128 x <=128 and 256 x <=96 tiles; measured on H100 (2026-11-23, configs
+      // interleaved, L2 flushed) on the 7 anchor shapes, those tiles run 4-15% below the plain
+      // loop's 128 x 192 / 256 x 128 (best overlapped vs chosen: 0.95, 0.86, 0.99, 0.95 (at
+      // 32768 x 512 vs 128 x 192), 0.95, 0.96, 0.97): the per-K-block time is ~2.2x the
+      // tensor-core time at nominal clock for every tile, overlapped or not, so promotion is not
+      // what bounds it. Off by default; the template keeps the option.
+      c.overlap = false;
       const double cycles = sm90_wgrad_model_cycles(c, mb, n, k);
       const bool better =
           !found || cycles < best_cycles * 0.995 ||

@@ -20,6 +20,7 @@ struct Sm90WgradConfig {
   int epi_batch = 4;           // epilogue: store boxes per batch (see the template)
   int epi_bufs = 1;            // epilogue: staging buffers of epi_batch boxes per warpgroup
   bool pingpong = true;        // 2 math warpgroups take turns issuing wgmma (see the template)
+  bool overlap = false;        // software-pipelined main loop, two accumulators (see the template)
   int smem_bytes = 0;
   int threads = 384;
   nlohmann::json to_json() const;
@@ -27,6 +28,9 @@ struct Sm90WgradConfig {
 
 // Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d1d.cuh).
 int sm90_wgrad_threads(int block_m);
+// Whether the template runs its software-pipelined main loop (two accumulator tiles) for this
+// tile: (waves + 2) * block_n / 2 <= 192 registers (sm90_1d1d::overlapped).
+bool sm90_wgrad_overlapped(int block_m, int block_n);
 int sm90_wgrad_smem_bytes(int block_m, int block_n, int stages, int epi_batch, int epi_bufs);
 // Store boxes per 64-row wave of the epilogue (BLOCK_N / box width).
 int sm90_wgrad_store_boxes(int block_n);

@@ -18,20 +18,6 @@ namespace {
 constexpr std::string_view kFunction = "gemm_fp8_wgrad";
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
-struct ByteRange {
-  std::uintptr_t begin = 0, end = 0;
-};
-ByteRange rows_range(const void* base, std::int64_t rows, std::int64_t row_elems,
-                     std::int64_t stride_elems, std::int64_t elem_bytes) {
-  auto begin = reinterpret_cast<std::uintptr_t>(base);
-  if (rows == 0) return {begin, begin};
-  return {begin, begin + static_cast<std::uintptr_t>(((rows - 1) * stride_elems + row_elems) *
-                                                     elem_bytes)};
-}
-bool overlaps(const ByteRange& a, const ByteRange& b) {
-  return a.begin < b.end && b.begin < a.end;
-}
-
 struct Strides {
   std::int64_t lda, ldb, ldd;
 };
@@ -61,18 +47,23 @@ Strides validate(const GemmFp8WgradArgs& a) {
   const Scales1x128Layout sa{a.m, a.k};
   const Scales1x128Layout sb{a.n, a.k};
   require(a.a_scales_capacity >= sa.numel(), kFunction, "a_scales_capacity", a.a_scales_capacity,
-          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
-                      sa.numel());
+          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k, sa.numel());
   require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
-          "must be >= Scales1x128Layout{{m = n = {}, k = {}}}.numel() = {}", a.n,
-                      a.k, sb.numel());
-  const ByteRange d = rows_range(a.d, a.m, a.n, s.ldd, 4);
-  const std::pair<const char*, ByteRange> inputs[] = {
-      {"a", rows_range(a.a, a.m, a.k, s.lda, 1)},
-      {"b", rows_range(a.b, a.n, a.k, s.ldb, 1)},
-      {"a_scales", rows_range(a.a_scales, 1, sa.numel(), 0, 4)},
-      {"b_scales", rows_range(a.b_scales, 1, sb.numel(), 0, 4)}};
-  for (const auto& [name, range] : inputs)
+          "must be >= Scales1x128Layout{{m = n = {}, k = {}}}.numel() = {}", a.n, a.k,
+          sb.numel());
+  const Extent d = rows_extent(a.d, a.m, a.n, s.ldd, 4);
+  require_in_address_space(kFunction, "d", a.d, d);
+  const struct {
+    const char* name;
+    const void* ptr;
+    Extent range;
+  } inputs[] = {{"a", a.a, rows_extent(a.a, a.m, a.k, s.lda, 1)},
+                {"b", a.b, rows_extent(a.b, a.n, a.k, s.ldb, 1)},
+                {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)},
+                {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, sb.numel(), 0, 4)}};
+  for (const auto& [name, ptr, range] : inputs)
+    require_in_address_space(kFunction, name, ptr, range);
+  for (const auto& [name, ptr, range] : inputs)
     if (overlaps(d, range))
       fail_argument(kFunction, "d", fmt::format("{}", static_cast<const void*>(a.d)),
                     fmt::format("must not overlap {}", name));
@@ -91,7 +82,7 @@ struct ConfigPlanKey {
   std::int32_t device = 0;
   std::int32_t block_m = 0, block_n = 0, stages = 0, multicast = 0, multicast_on_a = 0;
   std::int32_t num_sms = 0, group_n = 0, epi_batch = 0, epi_bufs = 0, pingpong = 0;
-  std::int32_t reserved = 0;
+  std::int32_t overlap = 0;
   std::int64_t n = 0, k = 0;
 };
 static_assert(sizeof(ConfigPlanKey) == 64, "ConfigPlanKey must have no padding");
@@ -177,7 +168,8 @@ KernelSpec gemm_fp8_wgrad_spec(std::int64_t n, std::int64_t k, const Sm90WgradCo
                         c.multicast_on_a ? "true" : "false",
                         std::to_string(c.num_sms),   std::to_string(c.group_n),
                         std::to_string(c.epi_batch), std::to_string(c.epi_bufs),
-                        c.pingpong ? "true" : "false", std::to_string(c.smem_bytes)};
+                        c.pingpong ? "true" : "false", c.overlap ? "true" : "false",
+                        std::to_string(c.smem_bytes)};
   spec.arch = arch;
   spec.dynamic_smem_bytes = c.smem_bytes;
   spec.config = c.to_json();
@@ -217,6 +209,7 @@ void gemm_fp8_wgrad_with_config(const GemmFp8WgradArgs& args, const Sm90WgradCon
   key.num_sms = config.num_sms, key.group_n = config.group_n;
   key.epi_batch = config.epi_batch, key.epi_bufs = config.epi_bufs;
   key.pingpong = config.pingpong ? 1 : 0;
+  key.overlap = config.overlap ? 1 : 0;
   key.n = args.n, key.k = args.k;
   const Plan& plan = config_plan_cache().get_or_make(key, [&] {
     require_hopper(device.arch);

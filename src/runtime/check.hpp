@@ -41,4 +41,29 @@ inline void require_aligned(const void* ptr, std::size_t alignment, std::string_
                   fmt::format("must be {}-byte aligned", alignment));
 }
 
+// The bytes [begin, end) that `rows` rows of `row_elems` elements, `stride_elems` apart, cover.
+// 128-bit, so that no valid-by-rule stride overflows and a range past 2^64 is visible.
+struct Extent {
+  unsigned __int128 begin = 0, end = 0;
+};
+inline Extent rows_extent(const void* base, std::int64_t rows, std::int64_t row_elems,
+                          std::int64_t stride_elems, std::int64_t elem_bytes) {
+  const auto begin = static_cast<unsigned __int128>(reinterpret_cast<std::uintptr_t>(base));
+  if (rows <= 0) return {begin, begin};
+  const auto span = static_cast<unsigned __int128>(rows - 1) *
+                        static_cast<unsigned __int128>(stride_elems) +
+                    static_cast<unsigned __int128>(row_elems);
+  return {begin, begin + span * static_cast<unsigned __int128>(elem_bytes)};
+}
+inline bool overlaps(const Extent& a, const Extent& b) {
+  return a.begin < b.end && b.begin < a.end;
+}
+// A buffer running past the end of the address space cannot be device memory: a wild pointer.
+inline void require_in_address_space(std::string_view function, std::string_view argument,
+                                     const void* ptr, const Extent& extent) {
+  if (extent.end > (static_cast<unsigned __int128>(1) << 64))
+    fail_argument(function, argument, fmt::format("{}", ptr),
+                  "its extent runs past the end of the address space");
+}
+
 }  // namespace jitfp8::detail

@@ -8,6 +8,8 @@
 // products with its two row scales (4 FMUL) and promotes (4 FFMA): 2 instructions per element
 // instead of the 1D2D kernel's 1, hidden behind the other math warpgroup's wgmma. Keeping the
 // column scales in registers instead would cost BLOCK_N / 4 registers per K block.
+// Optionally (kOverlap, small tiles only) the main loop is software-pipelined over two
+// accumulator tiles so each promotion runs under the next wgmma batch.
 // Both scale tiles come through TMA with their data tiles, one box each per stage.
 //
 // Epilogue: fp32 fragments -> 128B/64B-swizzled shared staging boxes (8-byte stores, conflict
@@ -40,6 +42,12 @@
 //                 or two 8 KB boxes free shared memory for more pipeline stages.
 //   kPingPong     with 2 math warpgroups: they take turns issuing their wgmma batches
 //                 (common/wg_order.cuh), so one promotes while the other's MMAs run.
+//   kOverlap      software-pipelined main loop with two accumulator tiles: the wgmma of job
+//                 j + 1 (next wave or next K block) is issued before job j is promoted. Needs
+//                 overlapped(BLOCK_M, BLOCK_N): BLOCK_N <= 128 (BLOCK_M 64/128), <= 96 (256).
+//                 Measured on H100 (2026-11-23, interleaved A/B): no faster than the plain loop's
+//                 larger tiles on the 7 anchor shapes (see src/heuristics/sm90_wgrad.cpp); kept as
+//                 an option, off by default. kPingPong is ignored with it.
 //   kSmemBytes    the dynamic shared memory the host launches with; must equal smem_size(...):
 //                 the host mirrors the formula, and this catches any drift at compile time.
 //
@@ -87,6 +95,11 @@ namespace sm90_1d1d {
 
 __host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : 2; }
 __host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
+// Whether the software-pipelined main loop (kOverlap: two accumulator tiles) fits the register
+// file: (waves + 2) * BLOCK_N / 2 <= 192: BLOCK_N <= 128 for BLOCK_M 64 / 128, <= 96 for 256.
+__host__ __device__ constexpr bool overlapped(u32 block_m, u32 block_n) {
+  return (block_m / 64 / num_math_wgs(block_m) + 2) * (block_n / 2) <= 192;
+}
 // Swizzle of the fp32 staging tile / TMA store: 128 bytes (32 floats) when BLOCK_N allows.
 __host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) { return block_n % 32 == 0 ? 128 : 64; }
 __host__ __device__ constexpr u32 d_box_n(u32 block_n) { return d_swizzle_mode(block_n) / 4; }
@@ -114,7 +127,8 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 stages
 }  // namespace sm90_1d1d
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSMs, u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong, u32 kSmemBytes>
+          u32 kNumSMs, u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong, bool kOverlap,
+          u32 kSmemBytes>
 __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
     sm90_fp8_gemm_1d1d_kernel(u32 M, u32 accumulate, const __grid_constant__ TensorMapParam tmap_a,
                               const __grid_constant__ TensorMapParam tmap_b,
@@ -147,6 +161,7 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   static_assert(kNumStages >= 2, "stages");
+  static_assert(!kOverlap || overlapped(BLOCK_M, BLOCK_N), "no room for two accumulator tiles");
   constexpr u32 kChunks = BLOCK_N / kBoxN;         // store boxes per 64-row wave
   constexpr u32 kChunkBytes = kBoxM * kSwizzleD;
   constexpr u32 kBatches = kWaves * kChunks / kEpiBatch;  // store groups per tile
@@ -233,10 +248,55 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
     const u32 sfa_base = smem_u32(smem_sfa) + ((wg * kWaves) * 64 + row_in_wave) * 4;
     const u32 sfb_base = smem_u32(smem_sfb) + (lane % 4) * 8;  // columns 2 * (lane % 4) + {0, 1}
 
-    float accum[kNumAccum];
     float final_accum[kWaves][kNumAccum];
-    constexpr bool kOrdered = kPingPong && kNumMathWGs == 2;
+    constexpr bool kOrdered = kPingPong && kNumMathWGs == 2 && !kOverlap;
     WarpgroupTurns<4> turns(wg);  // barriers 4 and 5 (2 and 3: the epilogue's)
+
+    // One "job" = one wave's 4 wgmma of one K block into a fresh accumulator.
+    const auto issue_job = [&](float (&acc)[kNumAccum], const u32 v, const u32 s) {
+#pragma unroll
+      for (u32 i = 0; i < kNumAccum; ++i) register_fence(acc[i]);
+      if constexpr (kOrdered) turns.wait_turn();
+      wgmma_fence();
+      const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + s * BLOCK_M * BLOCK_K));
+      const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + s * BLOCK_N * BLOCK_K));
+#pragma unroll
+      for (u32 k = 0; k < BLOCK_K / 32; ++k) {
+        const u64 da = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K + k * 32);
+        WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), acc, k > 0 ? 1u : 0u);
+      }
+      wgmma_commit();
+      if constexpr (kOrdered) turns.pass_turn();
+    };
+    // Promotion of a finished job: final += accum * sa[row] * sb[col], scales from stage s.
+    const auto promote_job = [&](float (&acc)[kNumAccum], float (&fin)[kNumAccum], const u32 v,
+                                 const u32 s) {
+#pragma unroll
+      for (u32 i = 0; i < kNumAccum; ++i) register_fence(acc[i]);
+      const u32 addr = sfa_base + s * kSfaStage + v * 64 * 4;
+      float sa0, sa1;
+      asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa0) : "r"(addr) : "memory");
+      asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa1) : "r"(addr + 8 * 4) : "memory");
+      const u32 sfb_stage = sfb_base + s * kSfbStage;
+#pragma unroll
+      for (u32 g = 0; g < kNumGroups; ++g) {
+        float sb0, sb1;
+        ld_shared_f32x2(sfb_stage + g * 32, sb0, sb1);
+        fin[4 * g + 0] += (sa0 * sb0) * acc[4 * g + 0];
+        fin[4 * g + 1] += (sa0 * sb1) * acc[4 * g + 1];
+        fin[4 * g + 2] += (sa1 * sb0) * acc[4 * g + 2];
+        fin[4 * g + 3] += (sa1 * sb1) * acc[4 * g + 3];
+      }
+    };
+    // Every read of stage s is done (wgmma waited, scales consumed): release it.
+    const auto release_stage = [&](const u32 s) {
+      __syncwarp();
+      if constexpr (kNumMulticast == 1) {
+        if (lane == 0) mbar_arrive(&empty[s]);
+      } else {
+        if (lane < kNumMulticast) mbar_arrive_cluster(&empty[s], lane);
+      }
+    };
 
     Scheduler sched(M);
     u32 m_block, n_block, stage = 0, phase = 0;
@@ -246,58 +306,67 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
 #pragma unroll
         for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
 
-      // ---- main loop over K blocks ----
-      for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
-        mbar_wait(&full[stage], phase);
-        // Row scales of this warpgroup's rows (2 per wave per thread).
-        float sa[kWaves][2];
-#pragma unroll
-        for (u32 v = 0; v < kWaves; ++v) {
-          const u32 addr = sfa_base + stage * kSfaStage + v * 64 * 4;
-          asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa[v][0]) : "r"(addr) : "memory");
-          asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa[v][1]) : "r"(addr + 8 * 4) : "memory");
+      if constexpr (kOverlap) {
+        // ---- main loop, software-pipelined over jobs (K block kb, wave v), job j in
+        //      accumulator j % 2: job j + 1's wgmma is issued before job j is promoted, so the
+        //      tensor cores run while the CUDA cores promote. kWaves == 2: the two waves of a
+        //      K block; kWaves == 1: two consecutive K blocks. Two stages are held at most.
+        constexpr u32 kJobs = kNumKBlocks * kWaves;
+        float acc0[kNumAccum], acc1[kNumAccum];
+        u32 is = stage, ip = phase;  // stage of the next job to issue
+        mbar_wait(&full[is], ip);
+        issue_job(acc0, 0, is);
+        if constexpr (kWaves == 1) {
+          if (++is == kNumStages) is = 0, ip ^= 1;
         }
-        const u32 sfb_stage = sfb_base + stage * kSfbStage;
-        const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K));
-        const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + stage * BLOCK_N * BLOCK_K));
-
-#pragma unroll
-        for (u32 v = 0; v < kWaves; ++v) {
-#pragma unroll
-          for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
-          if constexpr (kOrdered) turns.wait_turn();
-          wgmma_fence();
-#pragma unroll
-          for (u32 k = 0; k < BLOCK_K / 32; ++k) {
-            const u64 da = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K + k * 32);
-            WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), accum, k > 0 ? 1u : 0u);
+#pragma unroll 1
+        for (u32 j = 0; j < kJobs; j += 2) {
+          // job j: acc0, wave 0, stage `stage`; job j + 1: acc1, wave kWaves - 1.
+          const bool has_b = j + 1 < kJobs;
+          if (has_b) {
+            if constexpr (kWaves == 1) mbar_wait(&full[is], ip);
+            issue_job(acc1, kWaves - 1, is);
+            if (++is == kNumStages) is = 0, ip ^= 1;
+            wgmma_wait<1>();
+          } else {
+            wgmma_wait<0>();
           }
-          wgmma_commit();
-          if constexpr (kOrdered) turns.pass_turn();
-          wgmma_wait<0>();
-#pragma unroll
-          for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
-
-          // Promotion: final += accum * sa[row] * sb[col], column scales from the stage.
-          const float sa0 = sa[v][0], sa1 = sa[v][1];
-#pragma unroll
-          for (u32 g = 0; g < kNumGroups; ++g) {
-            float sb0, sb1;
-            ld_shared_f32x2(sfb_stage + g * 32, sb0, sb1);
-            final_accum[v][4 * g + 0] += (sa0 * sb0) * accum[4 * g + 0];
-            final_accum[v][4 * g + 1] += (sa0 * sb1) * accum[4 * g + 1];
-            final_accum[v][4 * g + 2] += (sa1 * sb0) * accum[4 * g + 2];
-            final_accum[v][4 * g + 3] += (sa1 * sb1) * accum[4 * g + 3];
+          promote_job(acc0, final_accum[0], 0, stage);
+          if constexpr (kWaves == 1) {
+            release_stage(stage);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+          }
+          if (has_b) {
+            if (j + 2 < kJobs) {
+              mbar_wait(&full[is], ip);
+              issue_job(acc0, 0, is);
+              if constexpr (kWaves == 1) {
+                if (++is == kNumStages) is = 0, ip ^= 1;
+              }
+              wgmma_wait<1>();
+            } else {
+              wgmma_wait<0>();
+            }
+            promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, stage);
+            release_stage(stage);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
         }
-        // Every read of this stage is done (wgmma waited, scales consumed): release it.
-        __syncwarp();
-        if constexpr (kNumMulticast == 1) {
-          if (lane == 0) mbar_arrive(&empty[stage]);
-        } else {
-          if (lane < kNumMulticast) mbar_arrive_cluster(&empty[stage], lane);
+      } else {
+        // ---- main loop over K blocks: issue, wait, promote (2 math warpgroups overlap each
+        //      other's promotion at best) ----
+        float accum[kNumAccum];
+        for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+          mbar_wait(&full[stage], phase);
+#pragma unroll
+          for (u32 v = 0; v < kWaves; ++v) {
+            issue_job(accum, v, stage);
+            wgmma_wait<0>();
+            promote_job(accum, final_accum[v], v, stage);
+          }
+          release_stage(stage);
+          if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
-        if (++stage == kNumStages) stage = 0, phase ^= 1;
       }
 
       // ---- epilogue: fp32 -> swizzled smem -> TMA store / reduce-add, in batches of kEpiBatch

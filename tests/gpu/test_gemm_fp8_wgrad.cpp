@@ -299,6 +299,7 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
     bool on_a;
     int epi_batch, epi_bufs;
     bool pingpong = true;
+    bool overlap = false;  // software-pipelined main loop (two accumulator tiles)
   };
   const Case cases[] = {
       {64, 16, 1, true, 0, 1},    {64, 48, 2, true, 0, 1},    {64, 192, 2, false, 1, 2},
@@ -306,7 +307,10 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
       {128, 112, 2, true, 0, 1},  {128, 144, 1, true, 1, 1},  {128, 160, 2, false, 0, 1},
       {128, 192, 2, true, 1, 2},  {256, 128, 2, true, 0, 1},  {256, 128, 1, true, 1, 2},
       {256, 96, 2, false, 1, 1},  {256, 80, 1, true, 1, 2},   {256, 32, 2, true, 0, 1},
-      {128, 192, 1, true, 1, 2, false}, {256, 128, 2, true, 0, 1, false}};
+      {128, 192, 1, true, 1, 2, false}, {256, 128, 2, true, 0, 1, false},
+      {64, 128, 1, true, 0, 1, false, true},  {128, 128, 2, true, 1, 2, false, true},
+      {128, 112, 1, true, 0, 1, true, true},  {256, 96, 2, false, 1, 1, false, true},
+      {256, 32, 1, true, 1, 2, false, true}};
   int sm_count = 0;
   JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   std::uint64_t seed = 2000;
@@ -315,11 +319,13 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
       detail::Sm90WgradConfig config = detail::make_sm90_wgrad_config(
           cs.bm, cs.bn, 0, cs.multicast, cs.on_a, sm_count, cs.epi_batch, cs.epi_bufs);
       config.pingpong = cs.pingpong;
+      config.overlap = cs.overlap;
       INFO(config.to_json().dump());
-      // N and K are baked into the kernel: one (N, K) with tails (K: 9 blocks + 16, more
+      // N and K are baked into the kernel: N and K with tails (K: 9 blocks + 16 = 10 K
+      // blocks, or 8 + 16 = 9: both parities of the software-pipelined loop's job pairs; more
       // blocks than stages), M from 1 to several tiles.
       for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-               {1, 1000, 1168}, {300, 1000, 1168}, {777, 1000, 1168}}) {
+               {1, 1000, 1168}, {300, 1000, 1168}, {777, 1000, 1040}}) {
         INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
         Problem p(m, n, k, seed++, accumulate);
         detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);

@@ -37,6 +37,33 @@ TEST_CASE("wgrad configs that break a template rule are rejected", "[wgrad][heur
   CHECK_THROWS_AS(make_sm90_wgrad_config(128, 128, 0, 1, true, 132, 3, 1), Error);  // batch
   CHECK_THROWS_AS(make_sm90_wgrad_config(128, 128, 0, 1, true, 132, 1, 3), Error);  // buffers
   CHECK(make_sm90_wgrad_config(128, 128, 0, 2, true, 133).num_sms == 132);
+  // The software-pipelined loop needs room for two accumulator tiles.
+  Sm90WgradConfig c = make_sm90_wgrad_config(128, 192, 0, 1, true, 132);
+  c.overlap = true;
+  CHECK_FALSE(sm90_wgrad_config_error(c).empty());
+  c = make_sm90_wgrad_config(256, 112, 0, 1, true, 132);
+  c.overlap = true;
+  CHECK_FALSE(sm90_wgrad_config_error(c).empty());
+  for (auto [bm, bn] : {std::pair{64, 128}, std::pair{128, 128}, std::pair{256, 96}}) {
+    c = make_sm90_wgrad_config(bm, bn, 0, 1, true, 132);
+    c.overlap = true;
+    CHECK(sm90_wgrad_config_error(c).empty());
+  }
+}
+
+TEST_CASE("wgrad overlapped-loop configs compile without spills", "[wgrad][nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  for (auto [bm, bn] : {std::pair{128, 128}, std::pair{256, 96}, std::pair{64, 128}}) {
+    Sm90WgradConfig c = make_sm90_wgrad_config(bm, bn, 0, 1, true, 132);
+    c.overlap = true;
+    c.pingpong = false;
+    const KernelSpec spec = gemm_fp8_wgrad_spec(4096, 7168, c, arch);
+    INFO(spec.display_name());
+    const CompileResult result = compile_kernel(spec);
+    CHECK(result.cubin.size() > 0);
+    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+  }
 }
 
 TEST_CASE("wgrad configs of the anchor shapes compile without spills", "[wgrad][nvrtc]") {
