@@ -9,8 +9,9 @@
 // Loads: (bm + bn) x 128 bytes per block at ~48 B/cycle/SM from L2. Every K block also costs a
 // latency floor (~250 cycles: wait for the stage, wgmma issue to wgmma.wait, promotion), which
 // is what small tiles over a long K hit.
-// Small M (bucket <= 128): a 2-CTA pair sharing B (two M blocks) halves the B loads; pairs
-// sharing A cost more than they save (A is tiny; measured 16.9 vs 14.9 us at 128x32768x512).
+// Small M (bucket <= 128): a 2-CTA pair sharing B (two M blocks) halves the B loads over a long
+// K (more than 16 K blocks; see small_m_pair_b); pairs sharing A cost more than they save (A is
+// tiny; measured 16.9 vs 14.9 us at 128x32768x512).
 // Split-K (S = 2, 4, 8 CTAs of a cluster on one tile, each ceil(K/128)/S blocks) is a candidate
 // when the tiles x S CTAs fit in one wave: it divides the per-tile K loop by S for a reduction
 // through distributed shared memory, (S-1)/S of an fp32 tile per CTA at ~8 B/cycle (fitted on
@@ -75,9 +76,21 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
   const double path_select = std::gcd(bn, 128) < 32 ? 1.10 : 1.0;
   const double load = (bm + (b_shared ? bn / 2.0 : bn)) * 128.0 / 48.0;
   const double latency = 250.0;
-  const double epilogue = 400.0 + bm * bn * 2.0 / 64.0 / splits;
+  // BLOCK_M 256 stages one 64-row wave per warpgroup at a time: its second wave waits for the
+  // first one's TMA store to read the staging tile (~1000 cycles in both warpgroups at once).
+  // Matters over a short K only: 4096 x 32768 x 512 measured 150 us with 128 x 192 (B pair)
+  // vs 156 us with 256 x 128 (A pair) in one sweep; 24576 x 1536 a tie, longer K favours 256.
+  const double epilogue = 400.0 + bm * bn * 2.0 / 64.0 / splits + (bm == 256 ? 1000.0 : 0.0);
   const double reduce = splits > 1 ? 1500.0 + (splits - 1.0) / splits * bm * bn * 4.0 / 8.0 : 0.0;
   return k_blocks * std::max({mma, load * path_select, latency * path_select}) + epilogue + reduce;
+}
+
+// Small M pairs two M blocks on one N block (B multicast) only over a long K: with at most 16
+// K blocks the whole B stream is in flight from the start anyway (HBM-bound), and the pair's
+// coupled stage release and cluster launch cost more than the halved L2 reads save (H100,
+// 128 x 7168 x 2048, 64 x 128 tiles: 9.7 us without a cluster vs 10.1 us as B pairs).
+bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
+  return m_bucket <= 128 && k_blocks > 16;
 }
 
 }  // namespace
@@ -140,7 +153,8 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
         if (stages < 3) continue;
         const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
         const std::int64_t m_blocks = (mb + bm - 1) / bm;
-        const bool b_shared = splits == 1 && mb <= 128 && m_blocks % 2 == 0 && sm_count % 2 == 0;
+        const bool b_shared =
+            splits == 1 && small_m_pair_b(mb, k_blocks) && m_blocks % 2 == 0 && sm_count % 2 == 0;
         const double cycles = static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =
@@ -180,7 +194,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   if (best.splits > 1) {
     // One cluster per tile of the bucket (a smaller M leaves some clusters without a tile).
   } else if (sm_count % 2 == 0) {
-    if (m_blocks >= 2 && m_blocks % 2 == 0 && (small_m || n_blocks % 2 == 1)) {
+    if (m_blocks >= 2 && m_blocks % 2 == 0 && (small_m ? small_m_pair_b(mb, k_blocks) : n_blocks % 2 == 1)) {
       best.multicast = 2;
       best.multicast_on_a = false;
     } else if (n_blocks % 2 == 0 && !small_m && m_blocks * n_blocks > sm_count) {

@@ -31,6 +31,8 @@ __device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f) {
 
 // Main loop of one tile for one math warpgroup: per K block of [kb_begin, kb_end), wait for the stage, run 4 wgmma k32
 // steps per 64-row wave into a fresh accumulator, release the stage, promote into final_accum.
+// One wave with BLOCK_N dividing 128 (kOverlap): two accumulators, K block kb + 1's wgmma issued before
+// kb is waited for and promoted (run_overlapped); otherwise wgmma, wait, promote (run_serial).
 // A functor, not a lambda (NVRTC treats unannotated lambdas as host code), so the tile loop can
 // be instantiated per Bounds (SfbBoundsStatic/Dynamic: where the columns cross B-scale blocks).
 template <u32 kNumKBlocks, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, u32 kWaves, u32 kNumSfb>
@@ -48,8 +50,137 @@ struct Mainloop1D2D {
   u32 wg, row_in_wave, lane;
   u32 kb_begin, kb_end;  // this CTA's K blocks (all of them, or its split-K slice)
 
+  // One 64-row wave per warpgroup and room for a second accumulator ((2 + 1) * BLOCK_N / 2 <= 192
+  // registers): software-pipelined loop, K block kb + 1's wgmma run while kb is
+  // promoted, so the promotion and the wgmma latency leave the per-block critical path.
+  // Only for tiles inside one B-scale block (BLOCK_N dividing 128): with the per-offset main loop
+  // variants of the straddling tiles, ptxas serialized the wgmma (C7514, seen for 64 x 96).
+  static constexpr bool kOverlap = kWaves == 1 && 3 * (BLOCK_N / 2) <= 192 && kNumSfb == 1;
+
+  __device__ __forceinline__ void release(u32 s) {
+    // All smem reads of stage s are done (its wgmma waited, its A scales in registers).
+    if constexpr (kNumMulticast == 1) {
+      if (lane == 0) mbar_arrive(&empty[s]);
+    } else {
+      if (lane < kNumMulticast) mbar_arrive_cluster(&empty[s], lane);
+    }
+  }
+
+  // Waits for the current stage, reads its A scales, starts its 4 wgmma into acc (not waited).
+  __device__ __forceinline__ void issue(float (&acc)[BLOCK_N / 2], u32& s, float& sa0, float& sa1) {
+    constexpr u32 BLOCK_K = 128;
+    s = stage;
+    mbar_wait(&full[stage], phase);
+    const float* sfa = smem_sfa + stage * BLOCK_M + wg * 64 + row_in_wave;
+    sa0 = sfa[0];
+    sa1 = sfa[8];
+    const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K));
+    const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + stage * BLOCK_N * BLOCK_K));
+#pragma unroll
+    for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
+    wgmma_fence();
+#pragma unroll
+    for (u32 k = 0; k < BLOCK_K / 32; ++k) {
+      const u64 da = add_desc_offset(desc_a, wg * 64 * BLOCK_K + k * 32);
+      WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), acc, k > 0 ? 1u : 0u);
+    }
+    wgmma_commit();
+#pragma unroll
+    for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
+    if (++stage == kNumStages) stage = 0, phase ^= 1;
+  }
+
+  // final += acc * sa[row] * sb[col block] for K block kb (acc's wgmma already waited).
+  template <class Bounds>
+  __device__ __forceinline__ void promote(const float (&acc)[BLOCK_N / 2], float sa0, float sa1, u32 kb,
+                                          Bounds bounds) {
+    float s0[kNumSfb], s1[kNumSfb];
+#pragma unroll
+    for (u32 j = 0; j < kNumSfb; ++j) {
+      const float sb = sfb_tile[j * kNumKBlocks + kb];
+      s0[j] = sa0 * sb, s1[j] = sa1 * sb;
+    }
+#pragma unroll
+    for (u32 g = 0; g < BLOCK_N / 8; ++g) {
+      float t0 = s0[0], t1 = s1[0];
+      if constexpr (kNumSfb > 1) {
+        t0 = g >= bounds.g1 ? s0[1] : t0;
+        t1 = g >= bounds.g1 ? s1[1] : t1;
+      }
+      if constexpr (kNumSfb > 2) {
+        t0 = g >= bounds.g2 ? s0[2] : t0;
+        t1 = g >= bounds.g2 ? s1[2] : t1;
+      }
+      final_accum[0][4 * g + 0] += t0 * acc[4 * g + 0];
+      final_accum[0][4 * g + 1] += t0 * acc[4 * g + 1];
+      final_accum[0][4 * g + 2] += t1 * acc[4 * g + 2];
+      final_accum[0][4 * g + 3] += t1 * acc[4 * g + 3];
+    }
+  }
+
+  template <class Bounds>
+  __device__ __forceinline__ void run_overlapped(Bounds bounds) {
+    constexpr u32 kNumAccum = BLOCK_N / 2;
+    float accum2[kNumAccum];
+    u32 kb = kb_begin;
+    // The trip count hidden from the compiler: with a known odd count (K = 1040 without split-K)
+    // its loop rewrite left a path on which ptxas serialized the wgmma (C7514).
+    u32 end;
+    asm volatile("mov.u32 %0, %1;" : "=r"(end) : "r"(kb_end));
+    u32 s_a, s_b;
+    float sa_a0, sa_a1, sa_b0, sa_b1;
+    issue(accum, s_a, sa_a0, sa_a1);
+    // Every exit of the loop follows a wgmma_wait<0> (no path leaves a wgmma in flight, else
+    // ptxas serializes all of them: C7514).
+    while (true) {
+      // accum: K block kb in flight
+      if (kb + 1 < end) {
+        issue(accum2, s_b, sa_b0, sa_b1);
+        wgmma_wait<1>();
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+        release(s_a);
+        promote(accum, sa_a0, sa_a1, kb, bounds);
+        ++kb;
+      } else {
+        wgmma_wait<0>();
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+        release(s_a);
+        promote(accum, sa_a0, sa_a1, kb, bounds);
+        break;
+      }
+      // accum2: K block kb in flight
+      if (kb + 1 < end) {
+        issue(accum, s_a, sa_a0, sa_a1);
+        wgmma_wait<1>();
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum2[i]);
+        release(s_b);
+        promote(accum2, sa_b0, sa_b1, kb, bounds);
+        ++kb;
+      } else {
+        wgmma_wait<0>();
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum2[i]);
+        release(s_b);
+        promote(accum2, sa_b0, sa_b1, kb, bounds);
+        break;
+      }
+    }
+  }
+
   template <class Bounds>
   __device__ __forceinline__ void operator()(Bounds bounds) {
+    if constexpr (kOverlap) {
+      run_overlapped(bounds);
+    } else {
+      run_serial(bounds);
+    }
+  }
+
+  template <class Bounds>
+  __device__ __forceinline__ void run_serial(Bounds bounds) {
     constexpr u32 BLOCK_K = 128;
     constexpr u32 kNumAccum = BLOCK_N / 2;
     constexpr u32 kNumGroups = BLOCK_N / 8;
