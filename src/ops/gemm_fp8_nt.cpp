@@ -20,20 +20,6 @@ namespace {
 constexpr std::string_view kFunction = "gemm_fp8_nt";
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
-struct ByteRange {
-  std::uintptr_t begin = 0, end = 0;
-};
-ByteRange rows_range(const void* base, std::int64_t rows, std::int64_t row_elems,
-                     std::int64_t stride_elems, std::int64_t elem_bytes) {
-  auto begin = reinterpret_cast<std::uintptr_t>(base);
-  if (rows == 0) return {begin, begin};
-  return {begin, begin + static_cast<std::uintptr_t>(((rows - 1) * stride_elems + row_elems) *
-                                                     elem_bytes)};
-}
-bool overlaps(const ByteRange& a, const ByteRange& b) {
-  return a.begin < b.end && b.begin < a.end;
-}
-
 struct Strides {
   std::int64_t lda, ldb, ldd;
 };
@@ -65,20 +51,15 @@ Strides validate(const GemmFp8Args& a) {
   const Scales1x128Layout sa{a.m, a.k};
   const Scales128x128Layout sb{a.n, a.k};
   require(a.a_scales_capacity >= sa.numel(), kFunction, "a_scales_capacity", a.a_scales_capacity,
-          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k,
-                      sa.numel());
+          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k, sa.numel());
   require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
-          "must be >= Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", a.n, a.k,
-                      sb.numel());
-  const ByteRange d = rows_range(a.d, a.m, a.n, s.ldd, 2);
-  const std::pair<const char*, ByteRange> inputs[] = {
-      {"a", rows_range(a.a, a.m, a.k, s.lda, 1)},
-      {"b", rows_range(a.b, a.n, a.k, s.ldb, 1)},
-      {"a_scales", rows_range(a.a_scales, 1, sa.numel(), 0, 4)},
-      {"b_scales", rows_range(a.b_scales, 1, sb.numel(), 0, 4)}};
-  for (const auto& [name, range] : inputs)
-    if (overlaps(d, range))
-      fail_argument(kFunction, "d", fmt::format("{}", a.d), fmt::format("must not overlap {}", name));
+          "must be >= Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", a.n, a.k, sb.numel());
+  require_disjoint_output(
+      kFunction, {"d", a.d, rows_extent(a.d, a.m, a.n, s.ldd, 2)},
+      {{"a", a.a, rows_extent(a.a, a.m, a.k, s.lda, 1)},
+       {"b", a.b, rows_extent(a.b, a.n, a.k, s.ldb, 1)},
+       {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)},
+       {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, sb.numel(), 0, 4)}});
   return s;
 }
 

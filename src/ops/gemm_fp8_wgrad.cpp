@@ -51,22 +51,12 @@ Strides validate(const GemmFp8WgradArgs& a) {
   require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
           "must be >= Scales1x128Layout{{m = n = {}, k = {}}}.numel() = {}", a.n, a.k,
           sb.numel());
-  const Extent d = rows_extent(a.d, a.m, a.n, s.ldd, 4);
-  require_in_address_space(kFunction, "d", a.d, d);
-  const struct {
-    const char* name;
-    const void* ptr;
-    Extent range;
-  } inputs[] = {{"a", a.a, rows_extent(a.a, a.m, a.k, s.lda, 1)},
-                {"b", a.b, rows_extent(a.b, a.n, a.k, s.ldb, 1)},
-                {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)},
-                {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, sb.numel(), 0, 4)}};
-  for (const auto& [name, ptr, range] : inputs)
-    require_in_address_space(kFunction, name, ptr, range);
-  for (const auto& [name, ptr, range] : inputs)
-    if (overlaps(d, range))
-      fail_argument(kFunction, "d", fmt::format("{}", static_cast<const void*>(a.d)),
-                    fmt::format("must not overlap {}", name));
+  require_disjoint_output(
+      kFunction, {"d", a.d, rows_extent(a.d, a.m, a.n, s.ldd, 4)},
+      {{"a", a.a, rows_extent(a.a, a.m, a.k, s.lda, 1)},
+       {"b", a.b, rows_extent(a.b, a.n, a.k, s.ldb, 1)},
+       {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)},
+       {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, sb.numel(), 0, 4)}});
   return s;
 }
 

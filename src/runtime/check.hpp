@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include <fmt/format.h>
@@ -64,6 +65,23 @@ inline void require_in_address_space(std::string_view function, std::string_view
   if (extent.end > (static_cast<unsigned __int128>(1) << 64))
     fail_argument(function, argument, fmt::format("{}", ptr),
                   "its extent runs past the end of the address space");
+}
+
+struct NamedExtent {
+  const char* name;
+  const void* ptr;
+  Extent range;
+};
+// Every extent inside the address space, and the output overlapping none of the inputs.
+inline void require_disjoint_output(std::string_view function, const NamedExtent& output,
+                                    std::initializer_list<NamedExtent> inputs) {
+  require_in_address_space(function, output.name, output.ptr, output.range);
+  for (const NamedExtent& input : inputs)
+    require_in_address_space(function, input.name, input.ptr, input.range);
+  for (const NamedExtent& input : inputs)
+    if (overlaps(output.range, input.range))
+      fail_argument(function, output.name, fmt::format("{}", output.ptr),
+                    fmt::format("must not overlap {}", input.name));
 }
 
 }  // namespace jitfp8::detail
