@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_common.hpp"
+#include "bench_inputs.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
@@ -115,25 +116,6 @@ class CublasLtGemm {
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
   cublasLtMatmulHeuristicResult_t heuristic_{};
 };
-
-std::vector<std::uint8_t> random_codes(std::size_t count, std::mt19937_64& rng) {
-  std::vector<std::uint8_t> codes(count);
-  for (std::size_t i = 0; i < count; i += 8) {
-    std::uint64_t bits = rng();
-    for (std::size_t j = 0; j < 8 && i + j < count; ++j, bits >>= 8) {
-      const auto byte = static_cast<std::uint8_t>(bits);
-      codes[i + j] = static_cast<std::uint8_t>((byte & 0x87) | ((3 + (byte >> 4) % 8) << 3));
-    }
-  }
-  return codes;
-}
-
-std::vector<float> random_scales(std::size_t count, std::mt19937_64& rng) {
-  std::uniform_real_distribution<float> u(1.0f, 2.0f);
-  std::vector<float> scales(count);
-  for (float& s : scales) s = std::ldexp(u(rng), -8);
-  return scales;
-}
 
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n) {
@@ -274,10 +256,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
     DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales1x128Layout{s.n, s.k}.numel());
     DeviceArray<float> d_ours(s.m * s.n), d_acc(s.m * s.n), d_cublas(s.m * s.n);
-    a.upload(random_codes(a.count, rng));
-    b.upload(random_codes(b.count, rng));
-    sa.upload(random_scales(sa.count, rng));
-    sb.upload(random_scales(sb.count, rng));
+    fill_normal_1x128(a, sa, s.m, s.k, rng(), stream);
+    fill_normal_1x128(b, sb, s.n, s.k, rng(), stream);
     std::vector<float> d0(static_cast<std::size_t>(s.m * s.n));
     {
       std::normal_distribution<float> normal(0.0f, 4.0f);
@@ -438,10 +418,8 @@ int run_gemm(int argc, char** argv) {
     DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
     DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales128x128Layout{s.n, s.k}.numel());
     DeviceArray<std::uint16_t> d_ours(s.m * s.n), d_cublas(s.m * s.n);
-    a.upload(random_codes(a.count, rng));
-    b.upload(random_codes(b.count, rng));
-    sa.upload(random_scales(sa.count, rng));
-    sb.upload(random_scales(sb.count, rng));
+    fill_normal_1x128(a, sa, s.m, s.k, rng(), stream);
+    fill_normal_128x128(b, sb, s.n, s.k, rng(), stream);
     GemmFp8Args g;
     g.m = s.m, g.n = s.n, g.k = s.k;
     g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);

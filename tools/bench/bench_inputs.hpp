@@ -1,0 +1,20 @@
+// Benchmark operands as the anchors were measured: random normal values, quantized with
+// amax / 448 scales per 1x128 tile (activations) or per 128x128 block (weights) by libjitfp8's
+// own quantization kernels, so the bytes the GEMMs see look like real FP8 data (the power a
+// GEMM draws, and so its clock, depends on the data).
+#pragma once
+
+#include <cstdint>
+
+#include "bench_common.hpp"
+
+namespace jitfp8::bench {
+
+// q (rows, k) e4m3 and scales in Scales1x128Layout{rows, k}.
+void fill_normal_1x128(DeviceArray<std::uint8_t>& q, DeviceArray<float>& scales, long long rows,
+                       long long k, std::uint64_t seed, cudaStream_t stream);
+// q (rows, k) e4m3 and scales in Scales128x128Layout{rows, k}.
+void fill_normal_128x128(DeviceArray<std::uint8_t>& q, DeviceArray<float>& scales, long long rows,
+                         long long k, std::uint64_t seed, cudaStream_t stream);
+
+}  // namespace jitfp8::bench
