@@ -20,7 +20,7 @@ status=0
 for step in "${steps[@]}"; do
   case $step in
     tests)
-      timeout 400 "$tests" --order rand > "$out/tests.log" 2>&1 || status=1
+      timeout ${TESTS_TIMEOUT_S:-400} "$tests" --order rand > "$out/tests.log" 2>&1 || status=1
       grep -E "^dispatch:|^load-probe:|yardstick|test cases|assertions" "$out/tests.log"
       grep -B2 -A8 "FAILED" "$out/tests.log" | head -60 ;;
     sanitize)
@@ -29,7 +29,7 @@ for step in "${steps[@]}"; do
       subset='[zeros],gemm_fp8_nt leaves the padding of a strided D untouched,gemm_fp8_wgrad leaves the padding of a strided D untouched,gemm_fp8_wgrad accumulates into D in place'
       for tool in memcheck racecheck synccheck; do
         echo "== compute-sanitizer --tool $tool" | tee -a "$out/sanitize.log"
-        timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests" "$subset" \
+        timeout ${SANITIZE_TIMEOUT_S:-300} compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests" "$subset" \
           >> "$out/sanitize.log" 2>&1
         rc=$?
         echo "exit $rc" | tee -a "$out/sanitize.log"
