@@ -36,13 +36,9 @@ Strides validate(const GemmFp8Args& a) {
   require(a.k >= 16 && a.k <= kInt32Max, kFunction, "k", a.k, "must be in [16, 2^31)");
   require(a.k % 16 == 0, kFunction, "k", a.k,
           "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
-  Strides s{a.lda == 0 ? a.k : a.lda, a.ldb == 0 ? a.k : a.ldb, a.ldd == 0 ? a.n : a.ldd};
-  require(s.lda >= a.k && s.lda % 16 == 0 && s.lda <= kInt32Max * 16LL, kFunction, "lda", a.lda,
-          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
-  require(s.ldb >= a.k && s.ldb % 16 == 0 && s.ldb <= kInt32Max * 16LL, kFunction, "ldb", a.ldb,
-          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
-  require(s.ldd >= a.n && s.ldd % 8 == 0 && s.ldd <= kInt32Max * 8LL, kFunction, "ldd", a.ldd,
-          "must be 0 or >= n and a multiple of 8 (16-byte strided bf16 rows)");
+  const Strides s{require_row_stride(kFunction, "lda", a.lda, a.k, "k", 1),
+                  require_row_stride(kFunction, "ldb", a.ldb, a.k, "k", 1),
+                  require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", 2)};
   require_aligned(a.a, 16, kFunction, "a");
   require_aligned(a.b, 16, kFunction, "b");
   require_aligned(a.d, 16, kFunction, "d");

@@ -32,13 +32,9 @@ Strides validate(const GemmFp8WgradArgs& a) {
   require(a.n % 4 == 0, kFunction, "n", a.n,
           "must be a multiple of 4 (fp32 rows of D 16-byte strided, and TMA writes D in "
           "16-byte units: a row end inside one would be touched)");
-  Strides s{a.lda == 0 ? a.k : a.lda, a.ldb == 0 ? a.k : a.ldb, a.ldd == 0 ? a.n : a.ldd};
-  require(s.lda >= a.k && s.lda % 16 == 0 && s.lda <= kInt32Max * 16LL, kFunction, "lda", a.lda,
-          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
-  require(s.ldb >= a.k && s.ldb % 16 == 0 && s.ldb <= kInt32Max * 16LL, kFunction, "ldb", a.ldb,
-          "must be 0 or >= k and a multiple of 16 (16-byte strided fp8 rows)");
-  require(s.ldd >= a.n && s.ldd % 4 == 0 && s.ldd <= kInt32Max * 4LL, kFunction, "ldd", a.ldd,
-          "must be 0 or >= n and a multiple of 4 (16-byte strided fp32 rows)");
+  const Strides s{require_row_stride(kFunction, "lda", a.lda, a.k, "k", 1),
+                  require_row_stride(kFunction, "ldb", a.ldb, a.k, "k", 1),
+                  require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", 4)};
   require_aligned(a.a, 16, kFunction, "a");
   require_aligned(a.b, 16, kFunction, "b");
   require_aligned(a.d, 16, kFunction, "d");

@@ -42,6 +42,21 @@ inline void require_aligned(const void* ptr, std::size_t alignment, std::string_
                   fmt::format("must be {}-byte aligned", alignment));
 }
 
+// A TMA row stride in elements: 0 means `row_elems` (contiguous rows); otherwise at least
+// `row_elems` and a multiple of 16 bytes, at most 2^31 - 1 units of 16 bytes. Returns the stride.
+inline std::int64_t require_row_stride(std::string_view function, std::string_view argument,
+                                       std::int64_t stride, std::int64_t row_elems,
+                                       std::string_view row_name, std::int64_t elem_bytes) {
+  const std::int64_t actual = stride == 0 ? row_elems : stride;
+  const std::int64_t multiple = 16 / elem_bytes;
+  require(actual >= row_elems && actual % multiple == 0 &&
+              actual <= std::int64_t{0x7FFFFFFF} * multiple,
+          function, argument, stride,
+          "must be 0 or >= {} and a multiple of {} (16-byte strided rows), < 2^31 x {}", row_name,
+          multiple, multiple);
+  return actual;
+}
+
 // The bytes [begin, end) that `rows` rows of `row_elems` elements, `stride_elems` apart, cover.
 // 128-bit, so that no valid-by-rule stride overflows and a range past 2^64 is visible.
 struct Extent {

@@ -15,32 +15,12 @@
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 #include "support/fp8_reference.hpp"
+#include "support/random_operands.hpp"
 
 using namespace jitfp8;
 
 namespace {
 
-// Random e4m3 codes with magnitudes in [2^-4, 2^4) and random signs: no NaN, realistic spread.
-std::vector<std::uint8_t> random_codes(std::size_t count, std::mt19937_64& rng) {
-  std::vector<std::uint8_t> codes(count);
-  for (std::size_t i = 0; i < count; i += 8) {
-    std::uint64_t bits = rng();
-    for (std::size_t j = 0; j < 8 && i + j < count; ++j, bits >>= 8) {
-      const std::uint8_t byte = static_cast<std::uint8_t>(bits);
-      const std::uint8_t exponent = 3 + (byte >> 4) % 8;  // biased 3..10 -> 2^-4 .. 2^3
-      codes[i + j] = static_cast<std::uint8_t>((byte & 0x80) | (exponent << 3) | (byte & 7));
-    }
-  }
-  return codes;
-}
-
-std::vector<float> random_scales(std::size_t count, std::mt19937_64& rng) {
-  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
-  std::uniform_int_distribution<int> exponent(-10, -4);
-  std::vector<float> scales(count);
-  for (float& s : scales) s = std::ldexp(mantissa(rng), exponent(rng));
-  return scales;
-}
 
 constexpr std::uint32_t kPoison = 0xFFFFFFFFu;  // a NaN: unwritten outputs show
 
@@ -67,10 +47,10 @@ struct Problem {
         sb(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel())),
         d(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * ldd)) {
     std::mt19937_64 rng(seed);
-    a.upload(random_codes(a.size(), rng));
-    b.upload(random_codes(b.size(), rng));
-    sa.upload(random_scales(sa.size(), rng));
-    sb.upload(random_scales(sb.size(), rng));
+    a.upload(test::random_e4m3_codes(a.size(), rng));
+    b.upload(test::random_e4m3_codes(b.size(), rng));
+    sa.upload(test::random_block_scales(sa.size(), rng));
+    sb.upload(test::random_block_scales(sb.size(), rng));
     reset(rng);
   }
 
