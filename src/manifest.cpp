@@ -30,7 +30,7 @@ std::int64_t positive_int(const json& value, const std::string& where) {
 
 ManifestOp parse_op(const json& item, const std::string& where) {
   static const std::set<std::string> known = {"op", "m", "n", "k", "groups", "x_dtype",
-                                              "pow2_scales", "comment"};
+                                              "q_dtype", "pow2_scales", "comment"};
   if (!item.is_object()) bad(where, "each operation must be a JSON object");
   for (const auto& [name, value] : item.items())
     if (!known.contains(name))
@@ -58,6 +58,12 @@ ManifestOp parse_op(const json& item, const std::string& where) {
   if (item.contains("x_dtype")) {
     if (!item["x_dtype"].is_string()) bad(where + ".x_dtype", "must be a string");
     op.x_dtype = item["x_dtype"].get<std::string>();
+  }
+  if (item.contains("q_dtype")) {
+    if (!item["q_dtype"].is_string()) bad(where + ".q_dtype", "must be a string");
+    op.q_dtype = item["q_dtype"].get<std::string>();
+    if (op.q_dtype != "e4m3" && op.q_dtype != "e5m2")
+      bad(where + ".q_dtype", fmt::format("\"{}\" must be \"e4m3\" or \"e5m2\"", op.q_dtype));
   }
   if (item.contains("pow2_scales")) {
     if (!item["pow2_scales"].is_boolean()) bad(where + ".pow2_scales", "must be true or false");

@@ -76,7 +76,8 @@ struct ManifestOp {
   std::int64_t m_min = 1, m_max = 1;
   std::int64_t n = 0, k = 0;      // what the op uses; unused ones stay 0
   std::int64_t groups = 0;        // MoE expert count, where the op has one
-  std::string x_dtype = "bf16";
+  std::string x_dtype = "bf16";   // quantization input: "bf16" or "f32"
+  std::string q_dtype = "e4m3";   // quantization output: "e4m3" or "e5m2"
   bool pow2_scales = false;
 };
 struct Manifest {

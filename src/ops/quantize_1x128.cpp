@@ -1,5 +1,6 @@
 // jitfp8::quantize_1x128: argument validation, kernel spec, dispatch memo and launch.
 #include "ops/quantize_1x128.hpp"
+#include "ops/quantize_tile.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -175,7 +176,7 @@ std::vector<KernelSpec> quantize_1x128_specs_for(const ManifestOp& op, const Arc
                 fmt::format("quantize_1x128: x_dtype \"{}\" must be \"bf16\" or \"f32\"",
                             op.x_dtype));
   }
-  return {quantize_1x128_spec(dtype, op.pow2_scales, arch)};
+  return {quantize_1x128_spec(dtype, op.pow2_scales, arch, manifest_q_dtype(op))};
 }
 
 }  // namespace jitfp8::detail

@@ -70,7 +70,7 @@ KernelSpec quantize_rowwise_spec(DType x_dtype, DType q_dtype, bool pow2_scales,
 }
 
 std::vector<KernelSpec> quantize_rowwise_specs_for(const ManifestOp& op, const Arch& arch, int) {
-  return {quantize_rowwise_spec(manifest_x_dtype(op), DType::e4m3, op.pow2_scales, arch)};
+  return {quantize_rowwise_spec(manifest_x_dtype(op), manifest_q_dtype(op), op.pow2_scales, arch)};
 }
 
 }  // namespace jitfp8::detail

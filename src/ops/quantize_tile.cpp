@@ -104,6 +104,10 @@ DType manifest_x_dtype(const ManifestOp& op) {
               fmt::format("{}: x_dtype \"{}\" must be \"bf16\" or \"f32\"", op.op, op.x_dtype));
 }
 
+DType manifest_q_dtype(const ManifestOp& op) {
+  return op.q_dtype == "e5m2" ? DType::e5m2 : DType::e4m3;
+}
+
 int quantize_tile_smem_bytes(const TileVariant& v) {
   if (v.col == TileCol::none) return 0;
   return kTileRows * kTileCols * static_cast<int>(dtype_size(v.x_dtype));
@@ -154,14 +158,15 @@ KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, c
 namespace {
 std::vector<KernelSpec> f32_family(const char* family, TileRow row, TileCol col,
                                    const ManifestOp& op, const Arch& arch) {
-  TileVariant v{manifest_x_dtype(op), DType::e4m3, f32_scale(op.pow2_scales), row, col};
+  TileVariant v{manifest_x_dtype(op), manifest_q_dtype(op), f32_scale(op.pow2_scales), row, col};
   return {quantize_tile_spec(family, v, arch)};
 }
 std::vector<KernelSpec> mx_family(const char* family, TileRow row, TileCol col,
                                   const ManifestOp& op, const Arch& arch) {
   std::vector<KernelSpec> specs;
   for (TileScale s : {TileScale::e8m0_floor, TileScale::e8m0_rceil})
-    specs.push_back(quantize_tile_spec(family, {manifest_x_dtype(op), DType::e4m3, s, row, col}, arch));
+    specs.push_back(
+        quantize_tile_spec(family, {manifest_x_dtype(op), manifest_q_dtype(op), s, row, col}, arch));
   return specs;
 }
 }  // namespace

@@ -59,5 +59,7 @@ std::vector<KernelSpec> quantize_rowwise_specs_for(const ManifestOp&, const Arch
 
 // Parses ManifestOp::x_dtype ("bf16" / "f32"); throws manifest_error naming `op`.
 DType manifest_x_dtype(const ManifestOp& op);
+// The op's "q_dtype" (parse_manifest admits only e4m3 and e5m2).
+DType manifest_q_dtype(const ManifestOp& op);
 
 }  // namespace jitfp8::detail

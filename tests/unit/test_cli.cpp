@@ -146,6 +146,8 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
              Catch::Contains("ops[0].k: must be in [1, 2^31]"));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "k": 1.5}]})"),
              Catch::Contains("ops[0].k: must be an integer"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "q_dtype": "e3m4"}]})"),
+             Catch::Contains("ops[0].q_dtype: \"e3m4\" must be \"e4m3\" or \"e5m2\""));
 
   Manifest ok = parse_manifest(kManifest);
   CHECK(ok.model == "test");

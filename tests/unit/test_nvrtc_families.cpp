@@ -55,3 +55,22 @@ TEST_CASE("compiling for another architecture on request", "[nvrtc]") {
     }
   }
 }
+
+TEST_CASE("quantization families prewarm e5m2 output when the manifest asks", "[nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  for (std::string_view name : op_family_names()) {
+    if (!name.starts_with("quantize_")) continue;
+    ManifestOp op;
+    op.op = std::string(name);
+    op.q_dtype = "e5m2";
+    std::vector<KernelSpec> e5m2 = find_op_family(name)->specs_for(op, arch, 132);
+    op.q_dtype = "e4m3";
+    std::vector<KernelSpec> e4m3 = find_op_family(name)->specs_for(op, arch, 132);
+    REQUIRE(e5m2.size() == e4m3.size());
+    for (std::size_t i = 0; i < e5m2.size(); ++i) {
+      INFO(e5m2[i].display_name());
+      CHECK(e5m2[i].name_expression() != e4m3[i].name_expression());
+      CHECK(compile_kernel(e5m2[i]).cubin.size() > 0);
+    }
+  }
+}
