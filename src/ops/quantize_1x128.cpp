@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -24,16 +23,6 @@ constexpr std::string_view kFunction = "quantize_1x128";
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 bool x_dtype_supported(DType dtype) { return dtype == DType::bf16 || dtype == DType::f32; }
-
-// Byte range [begin, end) of a buffer, for the overlap checks.
-struct Range {
-  unsigned __int128 begin = 0, end = 0;
-};
-Range range_of(const void* p, std::int64_t bytes) {
-  const auto begin = static_cast<unsigned __int128>(reinterpret_cast<std::uintptr_t>(p));
-  return {begin, begin + static_cast<unsigned __int128>(bytes)};
-}
-bool overlaps(const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; }
 
 // Every rule of quant.hpp, before anything is compiled or launched. Returns the row stride.
 std::int64_t validate(const Quantize1x128Args& a) {
@@ -78,24 +67,10 @@ std::int64_t validate(const Quantize1x128Args& a) {
   // Below fmax * 2^-126 the scale of an all-zero tile would be subnormal and its reciprocal Inf.
   quant::check_eps(kFunction, a.eps, a.q_dtype);
 
-  const Range x_range = range_of(a.x, static_cast<std::int64_t>(x_bytes));
-  const Range q_range = range_of(a.q, a.m * a.k);
-  const Range s_range = range_of(a.scales, layout.numel() * 4);
-  // A buffer that would run past 2^64 cannot be device memory: a wild pointer, refused by name.
-  constexpr unsigned __int128 kAddressSpaceEnd = static_cast<unsigned __int128>(1) << 64;
-  const std::pair<const char*, Range> buffers[] = {{"x", x_range}, {"q", q_range}, {"scales", s_range}};
-  for (const auto& [name, range] : buffers)
-    if (range.end > kAddressSpaceEnd)
-      fail_argument(kFunction, name, fmt::format("{:#x}", static_cast<std::uint64_t>(range.begin)),
-                    "its extent runs past the end of the address space");
-  if (overlaps(q_range, x_range))
-    fail_argument(kFunction, "q", fmt::format("{}", a.q), "must not overlap x");
-  if (overlaps(s_range, x_range))
-    fail_argument(kFunction, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
-                  "must not overlap x");
-  if (overlaps(s_range, q_range))
-    fail_argument(kFunction, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
-                  "must not overlap q");
+  // The shared rule of the quantizers: each buffer inside the address space, none overlapping.
+  quant::check_disjoint(kFunction, {{"x", a.x, static_cast<std::int64_t>(x_bytes)},
+                                    {"q", a.q, a.m * a.k},
+                                    {"scales", a.scales, layout.numel() * 4}});
   return stride;
 }
 
