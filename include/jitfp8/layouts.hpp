@@ -48,4 +48,26 @@ struct ScalesMx32Layout {
   }
 };
 
+// K-grouped operand of the MoE weight gradient (gemm_fp8_grouped_wgrad, written by the K-grouped
+// quantization): experts with T_e tokens each, P_e = align(T_e, 128) padded columns, and
+// O_e = P_0 + ... + P_(e-1). An operand of `rows` rows holds expert e's row-major (rows, P_e)
+// block, tokens contiguous, at element offset rows * O_e (padding columns [T_e, P_e) may hold
+// anything), and its per-1x128-along-tokens fp32 scales, Scales1x128Layout{rows, P_e}, at float
+// offset align(rows, 4) * O_e / 128. The offsets come from the device-side counts; the host knows
+// only the capacity: k_capacity padded columns (a multiple of 128, >= sum of P_e).
+struct KGroupedLayout {
+  std::int64_t rows = 0;
+  std::int64_t k_capacity = 0;
+  std::int64_t data_numel() const { return rows * k_capacity; }
+  std::int64_t scales_numel() const { return align_up(rows, 4) * (k_capacity / 128); }
+  std::int64_t data_offset(std::int64_t padded_prefix) const { return rows * padded_prefix; }
+  std::int64_t scales_offset(std::int64_t padded_prefix) const {
+    return align_up(rows, 4) * (padded_prefix / 128);
+  }
+  // Enough columns for any split of `tokens` tokens over `num_groups` experts.
+  static constexpr std::int64_t capacity_for(std::int64_t tokens, std::int64_t num_groups) {
+    return align_up(tokens + num_groups * 127, 128);
+  }
+};
+
 }  // namespace jitfp8

@@ -1,0 +1,126 @@
+// MoE grouped FP8 GEMMs (same scaling contract as gemm.hpp): M-grouped contiguous and masked
+// (forward, input gradient) and the K-grouped weight gradient. Everything about the grouping
+// (expert ids, offsets, counts) lives on the device: no call reads it on the host, none
+// synchronizes, and all are capturable in a CUDA graph whose replays see new routing.
+#pragma once
+
+#include <cstdint>
+
+#include "jitfp8/layouts.hpp"
+#include "jitfp8/types.hpp"
+
+namespace jitfp8 {
+
+// ==== M-grouped contiguous ======================================================================
+// Rows of every expert's segment of A and D start at a multiple of this (the kernels' M tile).
+constexpr std::int64_t kMoeMAlignment = 128;
+
+// A (M, K) e4m3 holds the tokens of all experts, expert after expert, each expert's segment
+// starting at a multiple of kMoeMAlignment rows (padding rows fill the gaps); A's scales in
+// Scales1x128Layout{M, K}. B (E, N, K) e4m3, experts back to back (expert e at b + e * N * K),
+// its scales (E, ceil(N/128), ceil(K/128)) back to back (Scales128x128Layout{N, K} each).
+// D (M, N) bf16: D[m] = A[m] . B[e(m)]^T with the 1D2D rule of gemm_fp8_nt.
+// The grouping, on the device, exactly one of:
+//   m_indices  (M) int32: the expert of each row, -1 for a padding row; every run of rows of one
+//              expert starts at a multiple of kMoeMAlignment (what moe_contiguous_layout writes);
+//   group_ends (E) int32: exclusive end row of each expert's segment, non-decreasing, each a
+//              multiple of kMoeMAlignment or equal to M; expert e owns [group_ends[e-1], group_ends[e])
+//              (group_ends[-1] = 0); rows at or past group_ends[E-1] are padding.
+// Padding rows of D are written with zeros (so D holds no stale data); padding rows of A are
+// never read for a whole padding tile, and their products are discarded otherwise.
+// Device values out of range (an id >= E, ends past M or decreasing) are not detected: rows
+// with an id outside [-1, E) are treated as padding, ends are clamped to [0, M].
+// Rules (host-checked): E >= 1, M >= 0 (0 launches nothing; M need not be a multiple of
+// kMoeMAlignment), N % 8 == 0, K % 16 == 0; a, b, d, a_scales 16-byte aligned, b_scales 4-byte aligned,
+// m_indices / group_ends 4-byte aligned; capacities as for gemm_fp8_nt (b_scales_capacity >=
+// E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs.
+struct GroupedGemmContiguousArgs {
+  std::int64_t num_groups = 0;  // E
+  std::int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  const float* a_scales = nullptr;
+  std::int64_t a_scales_capacity = 0;
+  const void* b = nullptr;  // (E, N, K)
+  const float* b_scales = nullptr;
+  std::int64_t b_scales_capacity = 0;
+  void* d = nullptr;  // (M, N) bf16
+  const std::int32_t* m_indices = nullptr;
+  const std::int32_t* group_ends = nullptr;
+};
+void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream stream);
+
+// From per-expert token counts on the device, writes the contiguous layout on the device:
+//   group_ends[e] = sum over e' <= e of align(counts[e'], kMoeMAlignment)    (E int32)
+//   group_starts[e] = group_ends[e] - align(counts[e], kMoeMAlignment)       (E int32, optional)
+//   m_indices[r] = e for r in [group_starts[e], group_starts[e] + counts[e]), -1 elsewhere
+//                  (padding rows and rows past group_ends[E-1]), for every r < max_rows
+// Token t of expert e goes to row group_starts[e] + t. max_rows is the host's bound on the
+// padded total (moe_contiguous_max_rows(tokens, E) is always enough); rows past it are not
+// written, and a total past it is not detected on the device. Negative counts count as 0.
+// Rules: E >= 1, max_rows >= 0, counts / group_ends / group_starts / m_indices 4-byte aligned,
+// outputs disjoint from counts and from each other.
+struct MoeContiguousLayoutArgs {
+  std::int64_t num_groups = 0;
+  const std::int32_t* counts = nullptr;  // (E)
+  std::int32_t* group_ends = nullptr;    // (E)
+  std::int32_t* group_starts = nullptr;  // (E), optional
+  std::int32_t* m_indices = nullptr;     // (max_rows)
+  std::int64_t max_rows = 0;
+};
+void moe_contiguous_layout(const MoeContiguousLayoutArgs& args, Stream stream);
+// The padded total for any split of `tokens` tokens over E experts is at most this.
+constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t num_groups) {
+  return align_up(tokens + num_groups * (kMoeMAlignment - 1), kMoeMAlignment);
+}
+
+// ==== M-grouped masked (decoding under CUDA graphs) ==========================================
+// A (E, max_m, K) e4m3, its scales per expert Scales1x128Layout{max_m, K}, experts back to back
+// (E * numel floats); B and its scales as for the contiguous form; D (E, max_m, N) bf16.
+// masked_m (E) int32 on the device: rows [0, masked_m[e]) of expert e are computed (values
+// clamped to [0, max_m]); rows past it are neither read nor written. expected_m: the host's
+// guess of the typical masked_m, for the heuristics only (any value >= 1 gives correct results).
+// Rules: E >= 1, max_m >= 1, N % 8 == 0, K % 16 == 0, alignment and capacities as above.
+struct GroupedGemmMaskedArgs {
+  std::int64_t num_groups = 0;
+  std::int64_t max_m = 0, n = 0, k = 0;
+  const void* a = nullptr;  // (E, max_m, K)
+  const float* a_scales = nullptr;
+  std::int64_t a_scales_capacity = 0;
+  const void* b = nullptr;  // (E, N, K)
+  const float* b_scales = nullptr;
+  std::int64_t b_scales_capacity = 0;
+  void* d = nullptr;  // (E, max_m, N) bf16
+  const std::int32_t* masked_m = nullptr;  // (E)
+  std::int64_t expected_m = 0;
+};
+void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream);
+
+// ==== K-grouped weight gradient ==============================================================
+// For each expert e with T_e = tokens[e] tokens (device int32, negative counts as 0):
+//   D_e (M, N) fp32 = A_e (M, T_e) . B_e (N, T_e)^T   (+= with accumulate)
+// with A_e and B_e in the K-grouped layout (KGroupedLayout in layouts.hpp): expert after expert,
+// each a row-major (rows, P_e) block, P_e = align(T_e, 128), tokens contiguous, scaled per 1x128
+// along the tokens; tokens [T_e, P_e) are padding and never read. D (E, M, N) fp32, experts back
+// to back. An expert with T_e = 0 leaves D_e unchanged with accumulate and zeroes it otherwise.
+// k_capacity: the padded token columns the buffers hold (sum of P_e must not exceed it: experts
+// that would read past it are computed as empty; this is not detected otherwise).
+// Rules: E >= 1, M >= 1, N % 4 == 0 (N >= 4), k_capacity % 128 == 0 and >= 0; a, b, d, scales
+// 16-byte aligned; a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), same for B
+// with N; D disjoint from the inputs.
+struct GroupedGemmWgradArgs {
+  std::int64_t num_groups = 0;
+  std::int64_t m = 0, n = 0;
+  std::int64_t k_capacity = 0;
+  const void* a = nullptr;
+  const float* a_scales = nullptr;
+  std::int64_t a_scales_capacity = 0;
+  const void* b = nullptr;
+  const float* b_scales = nullptr;
+  std::int64_t b_scales_capacity = 0;
+  float* d = nullptr;  // (E, M, N)
+  const std::int32_t* tokens = nullptr;  // (E)
+  bool accumulate = false;
+};
+void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream);
+
+}  // namespace jitfp8
