@@ -1,8 +1,6 @@
 // jitfp8 bench gemm: gemm_fp8_nt beside cuBLASLt's block-scaled FP8 GEMM (1x128 x 128x128 scales),
 // then gemm_fp8_wgrad (weight gradient) beside cuBLASLt with 1x128 scales on both operands and
 // fp32 output.
-#include <cublasLt.h>
-
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -16,6 +14,7 @@
 
 #include "bench_common.hpp"
 #include "bench_inputs.hpp"
+#include "cublaslt_gemm.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
@@ -50,73 +49,6 @@ const std::vector<WgradAnchor> kWgradAnchors = {
     {{7168, 4096, 16384}, 1057, 1066}, {{4096, 4096, 7168}, 936, 1019},
     {{7168, 4096, 2048}, 683, 876}};
 
-void check_cublas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    std::fprintf(stderr, "%s: cuBLAS status %d\n", what, static_cast<int>(status));
-    std::exit(1);
-  }
-}
-
-// cuBLASLt block-scaled FP8 GEMM on our buffers. cuBLAS is column-major, so D (M, N) row-major
-// is computed as D^T (N, M) = B (N, K) . A (M, K)^T with "TN" operands. Its VEC128 scales are
-// (ceil(K/128), M) M-contiguous and its BLK128x128 scales (ceil(N/128), align(ceil(K/128), 4)):
-// ours exactly when M % 4 == 0 and ceil(K/128) % 4 == 0, which the bench requires.
-class CublasLtGemm {
- public:
-  CublasLtGemm(const GemmFp8Args& g, cublasLtHandle_t handle, void* workspace, size_t workspace_bytes)
-      : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes), args_(g) {
-    check_cublas(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    cublasLtMatmulMatrixScale_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
-    cublasLtMatmulMatrixScale_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-    const void* a_scale = g.b_scales;
-    const void* b_scale = g.a_scales;
-    set(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
-    set(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
-    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &a_mode, sizeof(a_mode));
-    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &b_mode, sizeof(b_mode));
-    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof(a_scale));
-    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale));
-    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
-    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
-    check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_16BF, g.n, g.m, g.n), "layout d");
-    cublasLtMatmulPreference_t preference;
-    check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
-    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
-                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
-                     sizeof(workspace_bytes_)), "workspace");
-    int found = 0;
-    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, d_, d_, preference, 1,
-                                                &heuristic_, &found), "heuristic");
-    cublasLtMatmulPreferenceDestroy(preference);
-    if (found == 0) check_cublas(CUBLAS_STATUS_NOT_SUPPORTED, "no cuBLASLt algorithm");
-  }
-  ~CublasLtGemm() {
-    cublasLtMatrixLayoutDestroy(a_);
-    cublasLtMatrixLayoutDestroy(b_);
-    cublasLtMatrixLayoutDestroy(d_);
-    cublasLtMatmulDescDestroy(desc_);
-  }
-  void run(void* d, cudaStream_t stream) {
-    const float alpha = 1.0f, beta = 0.0f;
-    check_cublas(cublasLtMatmul(handle_, desc_, &alpha, args_.b, a_, args_.a, b_, &beta, d, d_, d,
-                                d_, &heuristic_.algo, workspace_, workspace_bytes_, stream),
-                 "cublasLtMatmul");
-  }
-
- private:
-  void set(cublasLtMatmulDescAttributes_t attribute, const void* value, size_t size) {
-    check_cublas(cublasLtMatmulDescSetAttribute(desc_, attribute, value, size), "set attribute");
-  }
-  cublasLtHandle_t handle_;
-  void* workspace_;
-  size_t workspace_bytes_;
-  GemmFp8Args args_;
-  cublasLtMatmulDesc_t desc_ = nullptr;
-  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
-};
-
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n) {
   std::vector<std::uint16_t> all = d.download();
@@ -146,68 +78,6 @@ std::vector<Shape> parse_shapes(const std::string& text) {
   return shapes;
 }
 
-
-// cuBLASLt FP8 GEMM with 1x128 (VEC128_32F) scales on both operands and fp32 output, on our
-// buffers: D^T (N, M) = B (N, K) . A (M, K)^T column-major, as CublasLtGemm. Its VEC128 scales
-// of an operand with R rows are (ceil(K/128), R) R-contiguous: ours (Scales1x128Layout) when
-// R % 4 == 0, which the bench requires of M and N.
-class CublasLtWgrad {
- public:
-  CublasLtWgrad(const GemmFp8WgradArgs& g, cublasLtHandle_t handle, void* workspace,
-                size_t workspace_bytes)
-      : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes), args_(g) {
-    check_cublas(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-    const void* a_scale = g.b_scales;
-    const void* b_scale = g.a_scales;
-    set(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
-    set(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
-    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof(mode));
-    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode));
-    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof(a_scale));
-    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale));
-    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
-    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
-    check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_32F, g.n, g.m, g.n), "layout d");
-    cublasLtMatmulPreference_t preference;
-    check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
-    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
-                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
-                     sizeof(workspace_bytes_)), "workspace");
-    int found = 0;
-    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-        handle_, desc_, a_, b_, d_, d_, preference, 1, &heuristic_, &found);
-    cublasLtMatmulPreferenceDestroy(preference);
-    ok_ = status == CUBLAS_STATUS_SUCCESS && found > 0;
-  }
-  ~CublasLtWgrad() {
-    cublasLtMatrixLayoutDestroy(a_);
-    cublasLtMatrixLayoutDestroy(b_);
-    cublasLtMatrixLayoutDestroy(d_);
-    cublasLtMatmulDescDestroy(desc_);
-  }
-  bool ok() const { return ok_; }
-  void run(float* d, cudaStream_t stream) {
-    const float alpha = 1.0f, beta = 0.0f;
-    check_cublas(cublasLtMatmul(handle_, desc_, &alpha, args_.b, a_, args_.a, b_, &beta, d, d_, d,
-                                d_, &heuristic_.algo, workspace_, workspace_bytes_, stream),
-                 "cublasLtMatmul (wgrad)");
-  }
-
- private:
-  void set(cublasLtMatmulDescAttributes_t attribute, const void* value, size_t size) {
-    check_cublas(cublasLtMatmulDescSetAttribute(desc_, attribute, value, size), "set attribute");
-  }
-  cublasLtHandle_t handle_;
-  void* workspace_;
-  size_t workspace_bytes_;
-  GemmFp8WgradArgs args_;
-  bool ok_ = false;
-  cublasLtMatmulDesc_t desc_ = nullptr;
-  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
-};
 
 std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::vector<int>& rows,
                                      long long n) {

@@ -17,4 +17,10 @@ void fill_normal_1x128(DeviceArray<std::uint8_t>& q, DeviceArray<float>& scales,
 void fill_normal_128x128(DeviceArray<std::uint8_t>& q, DeviceArray<float>& scales, long long rows,
                          long long k, std::uint64_t seed, cudaStream_t stream);
 
+// The same into raw device buffers (scales_capacity floats at scales), e.g. one expert's slice.
+void fill_normal_1x128(std::uint8_t* q, float* scales, std::int64_t scales_capacity, long long rows,
+                       long long k, std::uint64_t seed, cudaStream_t stream);
+void fill_normal_128x128(std::uint8_t* q, float* scales, std::int64_t scales_capacity, long long rows,
+                         long long k, std::uint64_t seed, cudaStream_t stream);
+
 }  // namespace jitfp8::bench
