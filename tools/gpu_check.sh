@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build, GPU tests, compute-sanitizer on a small subset, benchmarks.
-# Usage (from the repository root, with .deps carried): tools/gpu_check.sh [tests|sanitize|bench]...
-# (default: all three). Logs go to $OUT (or ./gpu-check-out) as tests.log, sanitize.log,
-# bench_gemm.{txt,json}, bench_quant.{txt,json}.
+# One call on the GPU machine: build, GPU tests, compute-sanitizer, benchmarks.
+# Usage (from the repository root, with .deps carried):
+#   tools/gpu_check.sh [tests|stress|sanitize|sanitize-all|bench|bench-moe]...   (default: tests sanitize bench)
+# Logs go to $OUT (or ./gpu-check-out): tests.log, stress.log, sanitize.log, sanitize-<tool>.log,
+# bench_gemm.{txt,json}, bench_quant.{txt,json}, bench_moe.{txt,json}.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -36,6 +37,44 @@ for step in "${steps[@]}"; do
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$out/sanitize.log" | tail -2
         [ $rc -eq 0 ] || status=1
       done ;;
+    stress)
+      # Processes x threads dispatching on one empty cache (tests/stress/gpu_dispatch_stress.cpp).
+      timeout ${STRESS_TIMEOUT_S:-300} "$build/tests/stress/jitfp8_gpu_dispatch_stress" 64 16 \
+        > "$out/stress.log" 2>&1 || status=1
+      tail -3 "$out/stress.log" ;;
+    sanitize-all)
+      # Every GPU test case under memcheck, racecheck and synccheck (the three tools side by side,
+      # each case in its own process with its own time limit), except the timing micro-benchmark
+      # and the full-size anchor/yardstick shapes, whose kernels are the same templates at sizes
+      # the sanitizers would take hours over. A case name is matched up to its first character
+      # that Catch's test spec treats specially, then '*'.
+      "$tests" --list-test-names-only | grep -v -e '^$' -e 'micro-benchmark' -e 'anchor' \
+        -e 'yardstick' -e 'load probe' | sed -e 's/[],[].*$//' -e 's/$/*/' | sort -u > "$out/sanitize-cases.txt"
+      for tool in memcheck racecheck synccheck; do
+        (
+          log=$out/sanitize-$tool.log; : > "$log"
+          while IFS= read -r spec; do
+            timeout ${SANITIZE_CASE_TIMEOUT_S:-240} compute-sanitizer --tool "$tool" --error-exitcode 3 \
+              "$tests" "$spec" > "$out/case.$tool.log" 2>&1
+            rc=$?
+            summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/case.$tool.log" | tail -1)
+            cases=$(grep -E "^(All tests passed|test cases)" "$out/case.$tool.log" | tail -1)
+            echo "$tool rc=$rc | $spec | $summary | $cases" >> "$log"
+            [ $rc -eq 0 ] || cat "$out/case.$tool.log" | grep -v "^$" | head -40 >> "$log"
+          done < "$out/sanitize-cases.txt"
+        ) &
+      done
+      wait
+      for tool in memcheck racecheck synccheck; do
+        log=$out/sanitize-$tool.log
+        echo "== $tool: $(grep -c ' rc=0 ' "$log") of $(grep -c ' rc=' "$log") cases clean"
+        grep -E ' rc=[1-9]' "$log" | head -20
+        grep -q -E ' rc=[1-9]' "$log" && status=1
+      done ;;
+    bench-moe)
+      timeout ${BENCH_MOE_TIMEOUT_S:-400} "$build/tools/jitfp8" bench moe --json "$out/bench_moe.json" \
+        > "$out/bench_moe.txt" 2>&1 || status=1
+      cat "$out/bench_moe.txt" ;;
     bench)
       timeout 200 "$build/tools/jitfp8" bench gemm --json "$out/bench_gemm.json" \
         > "$out/bench_gemm.txt" 2>&1 || status=1
