@@ -43,34 +43,32 @@ for step in "${steps[@]}"; do
         > "$out/stress.log" 2>&1 || status=1
       tail -3 "$out/stress.log" ;;
     sanitize-all)
-      # Every GPU test case under memcheck, racecheck and synccheck (the three tools side by side,
-      # each case in its own process with its own time limit), except the timing micro-benchmark
+      # Every GPU test case under memcheck, racecheck and synccheck, each (tool, case) in its own
+      # process with its own time limit, SANITIZE_JOBS at once, except the timing micro-benchmark
       # and the full-size anchor/yardstick shapes, whose kernels are the same templates at sizes
       # the sanitizers would take hours over. A case name is matched up to its first character
-      # that Catch's test spec treats specially, then '*'.
+      # that Catch's test spec treats specially, then '*'. Per-case logs stay in $out/sanitize/.
+      mkdir -p "$out/sanitize"
       "$tests" --list-test-names-only | grep -v -e '^$' -e 'micro-benchmark' -e 'anchor' \
         -e 'yardstick' -e 'load probe' | sed -e 's/[],[].*$//' -e 's/$/*/' | sort -u > "$out/sanitize-cases.txt"
+      export tests out
+      export SANITIZE_CASE_TIMEOUT_S=${SANITIZE_CASE_TIMEOUT_S:-300}
       for tool in memcheck racecheck synccheck; do
-        (
-          log=$out/sanitize-$tool.log; : > "$log"
-          while IFS= read -r spec; do
-            timeout ${SANITIZE_CASE_TIMEOUT_S:-240} compute-sanitizer --tool "$tool" --error-exitcode 3 \
-              "$tests" "$spec" > "$out/case.$tool.log" 2>&1
-            rc=$?
-            summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/case.$tool.log" | tail -1)
-            cases=$(grep -E "^(All tests passed|test cases)" "$out/case.$tool.log" | tail -1)
-            echo "$tool rc=$rc | $spec | $summary | $cases" >> "$log"
-            [ $rc -eq 0 ] || cat "$out/case.$tool.log" | grep -v "^$" | head -40 >> "$log"
-          done < "$out/sanitize-cases.txt"
-        ) &
+        awk -v t=$tool '{ print t "\t" NR "\t" $0 }' "$out/sanitize-cases.txt"
+      done | xargs -d '\n' -P ${SANITIZE_JOBS:-8} -n 1 bash -c '
+        IFS=$(printf "\t") read -r tool n spec <<< "$1"
+        log=$out/sanitize/$tool.$n.log
+        timeout $SANITIZE_CASE_TIMEOUT_S compute-sanitizer --tool $tool --error-exitcode 3 "$tests" "$spec" > "$log" 2>&1
+        rc=$?
+        summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed "s/^=* *//")
+        cases=$(grep -E "^(All tests passed|test cases)" "$log" | tail -1)
+        echo "$tool rc=$rc | $spec | $summary | $cases"' _ > "$out/sanitize.log"
+      for tool in memcheck racecheck synccheck; do
+        echo "== $tool: $(grep -c "^$tool rc=0 " "$out/sanitize.log") of $(grep -c "^$tool rc=" "$out/sanitize.log") cases clean"
+        grep -E "^$tool rc=[1-9]" "$out/sanitize.log" | head -20
       done
-      wait
-      for tool in memcheck racecheck synccheck; do
-        log=$out/sanitize-$tool.log
-        echo "== $tool: $(grep -c ' rc=0 ' "$log") of $(grep -c ' rc=' "$log") cases clean"
-        grep -E ' rc=[1-9]' "$log" | head -20
-        grep -q -E ' rc=[1-9]' "$log" && status=1
-      done ;;
+      grep -q -E ' rc=[1-9]' "$out/sanitize.log" && status=1
+      tar czf "$out/sanitize-logs.tgz" -C "$out" sanitize && rm -rf "$out/sanitize" ;;
     bench-moe)
       timeout ${BENCH_MOE_TIMEOUT_S:-400} "$build/tools/jitfp8" bench moe --json "$out/bench_moe.json" \
         > "$out/bench_moe.txt" 2>&1 || status=1
