@@ -124,6 +124,10 @@ int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
   return block_n / num_col_parts(block_m, splits);
 }
 
+double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared) {
+  return tile_cycles(block_m, block_n, k, splits, b_shared);
+}
+
 std::int64_t sm90_gemm_m_bucket(std::int64_t m) {
   std::int64_t bucket = 64;
   while (bucket < m) bucket *= 2;

@@ -33,6 +33,10 @@ inline constexpr int kSm90MaxSmem = 232448;
 // kernel serves a whole bucket and a manifest's M range expands to a few kernels.
 std::int64_t sm90_gemm_m_bucket(std::int64_t m);
 
+// The cost model behind choose_sm90_gemm_config: modelled cycles of one tile of bm x bn over K
+// (split in `splits`), b_shared: a 2-CTA pair multicasts B. Also used by the grouped GEMMs.
+double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared);
+
 // Throws Error(unsupported) when no configuration fits (K too large for shared memory).
 Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
                                        int sm_count);

@@ -1,0 +1,107 @@
+// Chooses tile shape, pipeline depth and cluster for the M-grouped GEMMs.
+//
+// The dense model (sm90_gemm.cpp: waves x modelled tile cycles) over the tiles the grouping
+// implies: contiguous, ceil(M / bm) x ceil(N / bn) tiles (padding tiles cost an epilogue only,
+// ignored); masked, E x ceil(expected_m / bm) x ceil(N / bn) (a partial last tile per expert
+// costs a full one). BLOCK_M is 64 or 128 for contiguous (segments start at multiples of 128, so
+// a tile never holds two experts), 64, 128 or 256 for masked. No split-K.
+// Clusters: contiguous pairs two N blocks on one M block (A multicast, same expert) once the
+// grid is full; masked pairs the M blocks of one expert (B multicast: B dominates the traffic of
+// small per-expert counts) when an expert has at least 2 M blocks, else two N blocks.
+#include "heuristics/sm90_grouped.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr int kMaxStages = 16;
+
+int num_sfb_per_tile(int block_n) { return (128 - std::gcd(block_n, 128) + block_n + 127) / 128; }
+
+bool block_n_allowed(int block_m, int block_n) {
+  const int waves = block_m == 256 ? 2 : 1;
+  return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
+}
+
+}  // namespace
+
+int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
+  const std::int64_t bytes = grouping == Sm90Grouping::contiguous_ends ? num_groups * 4
+                             : grouping == Sm90Grouping::masked        ? (2 * num_groups + 1) * 4
+                                                                       : 0;
+  return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
+}
+
+Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
+                                          std::int64_t num_groups, std::int64_t n, std::int64_t k,
+                                          int sm_count) {
+  const bool masked = grouping == Sm90Grouping::masked;
+  const std::int64_t bucket = sm90_gemm_m_bucket(std::max<std::int64_t>(rows, 1));
+  const int extra = sm90_grouping_smem_bytes(grouping, num_groups);
+  Sm90GemmConfig best;
+  double best_cycles = 0;
+  bool found = false;
+  for (int bm : {64, 128, 256}) {
+    if (bm == 256 && !masked) continue;
+    if (bm > 64 && bucket <= 64) continue;
+    const std::int64_t m_blocks_per_group = (bucket + bm - 1) / bm;
+    const std::int64_t m_blocks = masked ? num_groups * m_blocks_per_group : m_blocks_per_group;
+    for (int bn = 16; bn <= 192; bn += 16) {
+      if (!block_n_allowed(bm, bn)) continue;
+      int stages = kMaxStages;
+      while (stages >= 3 && sm90_gemm_smem_bytes(bm, bn, k, stages) + extra > kSm90MaxSmem) --stages;
+      if (stages < 3) continue;
+      const std::int64_t n_blocks = (n + bn - 1) / bn;
+      const std::int64_t tiles = m_blocks * n_blocks;
+      const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
+      const bool b_shared = masked && m_blocks_per_group >= 2 && sm_count % 2 == 0;
+      const double cycles =
+          static_cast<double>(waves) * sm90_gemm_tile_cycles(bm, bn, k, 1, b_shared);
+      const bool better = !found || cycles < best_cycles * 0.999 ||
+                          (cycles < best_cycles * 1.001 &&
+                           (bm * bn > best.block_m * best.block_n ||
+                            (bm * bn == best.block_m * best.block_n && stages > best.stages)));
+      if (better) {
+        found = true;
+        best_cycles = cycles;
+        best.block_m = bm;
+        best.block_n = bn;
+        best.stages = stages;
+      }
+    }
+  }
+  if (!found)
+    throw Error(ErrorCode::unsupported,
+                fmt::format("grouped gemm: no sm_90a tile configuration fits K = {} and {} experts "
+                            "in {} bytes of shared memory",
+                            k, num_groups, kSm90MaxSmem));
+  best.splits = 1;
+  best.multicast = 1;
+  best.multicast_on_a = true;
+  const std::int64_t m_blocks_per_group = (bucket + best.block_m - 1) / best.block_m;
+  const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
+  const std::int64_t tiles =
+      (masked ? num_groups * m_blocks_per_group : m_blocks_per_group) * n_blocks;
+  if (sm_count % 2 == 0) {
+    if (masked && m_blocks_per_group >= 2) {
+      best.multicast = 2;
+      best.multicast_on_a = false;
+    } else if (n_blocks % 2 == 0 && tiles > sm_count) {
+      best.multicast = 2;
+      best.multicast_on_a = true;
+    }
+  }
+  best.num_sms = sm_count - sm_count % best.multicast;
+  best.group_n = 8;
+  best.smem_bytes = sm90_gemm_smem_bytes(best.block_m, best.block_n, k, best.stages) + extra;
+  best.threads = sm90_gemm_threads(best.block_m);
+  return best;
+}
+
+}  // namespace jitfp8::detail

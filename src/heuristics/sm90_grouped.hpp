@@ -1,0 +1,27 @@
+// Config choice for the sm_90a M-grouped MoE FP8 GEMMs (contiguous and masked): pure functions
+// of the shape, the expert count and the SM count, on the dense GEMM's cost model.
+#pragma once
+
+#include <cstdint>
+
+#include "heuristics/sm90_gemm.hpp"
+
+namespace jitfp8::detail {
+
+// The template's grouping policies (templates/moe/grouping.cuh, kGrouping*).
+enum class Sm90Grouping : int { contiguous_ids = 1, contiguous_ends = 2, masked = 3 };
+
+// Mirror of sm90_1d2d::grouping_smem_bytes.
+int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups);
+
+// Contiguous: rows = M (all experts' padded rows; configs depend on its power-of-two bucket).
+// Masked: rows = expected_m (rows per expert, bucketed the same way), num_groups experts.
+// The result has splits = 1, block_m 64 or 128 (contiguous; 256 possible when masked),
+// multicast only where both CTAs of a pair share the expert (contiguous: pairs on N), and
+// smem_bytes including the grouping tables of `grouping`.
+// Throws Error(unsupported) when nothing fits in shared memory (very large E or K).
+Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
+                                          std::int64_t num_groups, std::int64_t n, std::int64_t k,
+                                          int sm_count);
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,329 @@
+// jitfp8::gemm_fp8_grouped_contiguous / gemm_fp8_grouped_masked: validation, config and kernel
+// choice (memoized), tensor maps, launch. The kernel: templates/moe/gemm_fp8_grouped.cuh.
+#include "ops/gemm_fp8_grouped.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/tensor_map.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr std::string_view kContiguous = "gemm_fp8_grouped_contiguous";
+constexpr std::string_view kMasked = "gemm_fp8_grouped_masked";
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+void require_hopper(const Arch& arch, std::string_view function) {
+  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
+    throw Error(ErrorCode::unsupported,
+                fmt::format("{}: no kernel for {} yet (sm_90a: wgmma, TMA, clusters)", function,
+                            arch.name()));
+}
+
+// The rules both forms share: E, N, K, B and its scales.
+void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::int64_t k,
+                     const void* b, const float* b_scales, std::int64_t b_scales_capacity) {
+  require(e >= 1 && e <= kInt32Max, f, "num_groups", e, "must be in [1, 2^31)");
+  require(n >= 8 && n <= kInt32Max, f, "n", n, "must be in [8, 2^31)");
+  require(n % 8 == 0, f, "n", n, "must be a multiple of 8 (bf16 rows of D must be 16-byte strided for TMA)");
+  require(k >= 16 && k <= kInt32Max, f, "k", k, "must be in [16, 2^31)");
+  require(k % 16 == 0, f, "k", k, "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+  require(e * n <= kInt32Max, f, "num_groups", e, "num_groups * n must be < 2^31 (B is one (E * N, K) tensor), n = {}", n);
+  require_aligned(b, 16, f, "b");
+  require_aligned(b_scales, 4, f, "b_scales");
+  const std::int64_t sb = Scales128x128Layout{n, k}.numel();
+  require(b_scales_capacity >= e * sb, f, "b_scales_capacity", b_scales_capacity,
+          "must be >= num_groups * Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", n, k, e * sb);
+}
+
+struct PlanKey {
+  std::int32_t device = 0;
+  std::int32_t grouping = 0;
+  std::int64_t num_groups = 0, rows_bucket = 0, n = 0, k = 0;
+};
+static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
+
+struct Plan {
+  const LoadedKernel* kernel = nullptr;
+  Sm90GemmConfig config;
+};
+
+DispatchCache<PlanKey, Plan>& plan_cache() {
+  static DispatchCache<PlanKey, Plan> cache;
+  return cache;
+}
+
+const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, std::int64_t n,
+                     std::int64_t k, std::string_view function) {
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.grouping = static_cast<std::int32_t>(grouping);
+  key.num_groups = e;
+  key.rows_bucket = sm90_gemm_m_bucket(std::max<std::int64_t>(rows, 1));
+  key.n = n;
+  key.k = k;
+  return plan_cache().get_or_make(key, [&] {
+    require_hopper(device.arch, function);
+    Plan made;
+    made.config = choose_sm90_grouped_config(grouping, key.rows_bucket, e, n, k, device.sm_count);
+    made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, made.config,
+                                                                   device.arch));
+    return made;
+  });
+}
+
+CUtensorMapSwizzle swizzle_of(std::uint32_t bytes) {
+  return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                      : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
+}
+
+// Tensor maps and launch. a_rows / d_rows: rows of the 2D A and D; sfa_inner / sfa_outer: the
+// A-scale tensor's 2D shape; m_param: the kernel's M (contiguous: M, masked: max_m).
+void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::int64_t e,
+                    std::int64_t n, std::int64_t k, const void* a, std::int64_t a_rows,
+                    const float* a_scales, std::int64_t sfa_inner, std::int64_t sfa_outer,
+                    const void* b, const float* b_scales, void* d, const std::int32_t* grouping,
+                    std::int64_t m_param, Stream stream) {
+  const int epi_n = sm90_gemm_epilogue_n(c.block_m, c.block_n, 1);
+  const std::uint32_t d_swizzle = epi_n % 64 == 0 ? 128 : epi_n % 32 == 0 ? 64 : 32;
+  const auto ku = static_cast<std::uint64_t>(k), nu = static_cast<std::uint64_t>(n);
+  CUtensorMap maps[4] = {
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, a, ku, static_cast<std::uint64_t>(a_rows), ku,
+                         128, static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "a"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, b, ku, static_cast<std::uint64_t>(e * n), ku,
+                         128, static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "b"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a_scales,
+                         static_cast<std::uint64_t>(sfa_inner), static_cast<std::uint64_t>(sfa_outer),
+                         static_cast<std::uint64_t>(sfa_inner) * 4,
+                         static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
+                        "a_scales"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, nu, static_cast<std::uint64_t>(a_rows),
+                         nu * 2, d_swizzle / 2, 64, swizzle_of(d_swizzle)},
+                        "d")};
+  std::uint32_t m32 = static_cast<std::uint32_t>(m_param);
+  void* d_ptr = d;
+  const float* sfb = b_scales;
+  const std::int32_t* g = grouping;
+  void* kernel_args[] = {&m32, &d_ptr, &sfb, &g, &maps[0], &maps[1], &maps[2], &maps[3]};
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
+  shape.block = {static_cast<unsigned>(c.threads), 1, 1};
+  shape.cluster = {static_cast<unsigned>(c.multicast), 1, 1};
+  launch(kernel, shape, stream, kernel_args);
+}
+
+Sm90Grouping contiguous_grouping(const GroupedGemmContiguousArgs& a) {
+  return a.m_indices != nullptr ? Sm90Grouping::contiguous_ids : Sm90Grouping::contiguous_ends;
+}
+
+void launch_contiguous(const LoadedKernel& kernel, const Sm90GemmConfig& c,
+                       const GroupedGemmContiguousArgs& a, Stream stream) {
+  const Scales1x128Layout sa{a.m, a.k};
+  launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.m, a.a_scales, sa.row_stride(),
+                 sa.k_blocks(), a.b, a.b_scales, a.d,
+                 a.m_indices != nullptr ? a.m_indices : a.group_ends, a.m, stream);
+}
+
+void launch_masked(const LoadedKernel& kernel, const Sm90GemmConfig& c, const GroupedGemmMaskedArgs& a,
+                   Stream stream) {
+  const Scales1x128Layout sa{a.max_m, a.k};
+  launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.num_groups * a.max_m, a.a_scales,
+                 sa.row_stride(), a.num_groups * sa.k_blocks(), a.b, a.b_scales, a.d, a.masked_m,
+                 a.max_m, stream);
+}
+
+std::string config_error(Sm90Grouping grouping, const Sm90GemmConfig& c, std::int64_t e,
+                         std::int64_t k) {
+  const bool contiguous = grouping != Sm90Grouping::masked;
+  if (c.splits != 1) return "splits must be 1";
+  if (contiguous && c.block_m > 128) return "block_m must be 64 or 128 (contiguous)";
+  if (contiguous && c.multicast == 2 && !c.multicast_on_a) return "contiguous pairs must share A";
+  if (c.smem_bytes != sm90_gemm_smem_bytes(c.block_m, c.block_n, k, c.stages) + sm90_grouping_smem_bytes(grouping, e))
+    return "smem_bytes differs from the layout";
+  return {};
+}
+
+}  // namespace
+
+void validate_grouped_contiguous(const GroupedGemmContiguousArgs& a) {
+  const std::string_view f = kContiguous;
+  validate_common(f, a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity);
+  require(a.m >= 0 && a.m <= kInt32Max, f, "m", a.m, "must be in [0, 2^31)");
+  require_aligned(a.a, 16, f, "a");
+  require_aligned(a.d, 16, f, "d");
+  require_aligned(a.a_scales, 16, f, "a_scales");
+  if (a.m_indices != nullptr && a.group_ends != nullptr)
+    fail_argument(f, "group_ends", fmt::format("{}", static_cast<const void*>(a.group_ends)),
+                  "must be null when m_indices is set (exactly one grouping form)");
+  if (a.m_indices == nullptr && a.group_ends == nullptr)
+    fail_argument(f, "m_indices", "nullptr", "exactly one of m_indices and group_ends must be set");
+  if (a.m_indices != nullptr) require_aligned(a.m_indices, 4, f, "m_indices");
+  if (a.group_ends != nullptr) require_aligned(a.group_ends, 4, f, "group_ends");
+  const Scales1x128Layout sa{a.m, a.k};
+  const std::int64_t sb = Scales128x128Layout{a.n, a.k}.numel();
+  require(a.a_scales_capacity >= sa.numel(), f, "a_scales_capacity", a.a_scales_capacity,
+          "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k, sa.numel());
+  const std::int32_t* grouping = a.m_indices != nullptr ? a.m_indices : a.group_ends;
+  const std::int64_t grouping_len = a.m_indices != nullptr ? a.m : a.num_groups;
+  require_disjoint_output(
+      f, {"d", a.d, rows_extent(a.d, a.m, a.n, a.n, 2)},
+      {{"a", a.a, rows_extent(a.a, a.m, a.k, a.k, 1)},
+       {"b", a.b, rows_extent(a.b, a.num_groups * a.n, a.k, a.k, 1)},
+       {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)},
+       {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, a.num_groups * sb, 0, 4)},
+       {a.m_indices != nullptr ? "m_indices" : "group_ends", grouping,
+        rows_extent(grouping, 1, grouping_len, 0, 4)}});
+}
+
+void validate_grouped_masked(const GroupedGemmMaskedArgs& a) {
+  const std::string_view f = kMasked;
+  validate_common(f, a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity);
+  require(a.max_m >= 1 && a.max_m <= kInt32Max, f, "max_m", a.max_m, "must be in [1, 2^31)");
+  require(a.num_groups * a.max_m <= kInt32Max, f, "max_m", a.max_m,
+          "num_groups * max_m must be < 2^31, num_groups = {}", a.num_groups);
+  // Tile units (at most E x ceil(max_m / 64) x ceil(N / 16)) are counted in 32 bits.
+  require(a.num_groups * ((a.max_m + 63) / 64) * ((a.n + 15) / 16) <= kInt32Max, f, "max_m", a.max_m,
+          "num_groups * ceil(max_m / 64) * ceil(n / 16) must be < 2^31 (tile count)");
+  require_aligned(a.a, 16, f, "a");
+  require_aligned(a.d, 16, f, "d");
+  require_aligned(a.a_scales, 16, f, "a_scales");
+  require_aligned(a.masked_m, 4, f, "masked_m");
+  const Scales1x128Layout sa{a.max_m, a.k};
+  const std::int64_t sb = Scales128x128Layout{a.n, a.k}.numel();
+  require(a.a_scales_capacity >= a.num_groups * sa.numel(), f, "a_scales_capacity",
+          a.a_scales_capacity,
+          "must be >= num_groups * Scales1x128Layout{{max_m = {}, k = {}}}.numel() = {}", a.max_m, a.k,
+          a.num_groups * sa.numel());
+  const std::int64_t rows = a.num_groups * a.max_m;
+  require_disjoint_output(
+      f, {"d", a.d, rows_extent(a.d, rows, a.n, a.n, 2)},
+      {{"a", a.a, rows_extent(a.a, rows, a.k, a.k, 1)},
+       {"b", a.b, rows_extent(a.b, a.num_groups * a.n, a.k, a.k, 1)},
+       {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, a.num_groups * sa.numel(), 0, 4)},
+       {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, a.num_groups * sb, 0, 4)},
+       {"masked_m", a.masked_m, rows_extent(a.masked_m, 1, a.num_groups, 0, 4)}});
+}
+
+KernelSpec gemm_fp8_grouped_spec(Sm90Grouping grouping, std::int64_t num_groups, std::int64_t n,
+                                 std::int64_t k, const Sm90GemmConfig& c, const Arch& arch) {
+  const bool masked = grouping == Sm90Grouping::masked;
+  require_hopper(arch, masked ? kMasked : kContiguous);
+  KernelSpec spec;
+  spec.family = std::string(masked ? kMasked : kContiguous);
+  spec.header = "moe/gemm_fp8_grouped.cuh";
+  spec.kernel = "jitfp8::sm90_fp8_gemm_grouped_kernel";
+  spec.template_args = {std::to_string(n),         std::to_string(k),
+                        std::to_string(c.block_m), std::to_string(c.block_n),
+                        std::to_string(c.stages),  std::to_string(c.multicast),
+                        c.multicast_on_a ? "true" : "false",
+                        std::to_string(c.num_sms), std::to_string(c.group_n),
+                        std::to_string(c.smem_bytes),
+                        std::to_string(static_cast<int>(grouping)), std::to_string(num_groups)};
+  spec.arch = arch;
+  spec.dynamic_smem_bytes = c.smem_bytes;
+  spec.config = c.to_json();
+  spec.config["n"] = n;
+  spec.config["k"] = k;
+  spec.config["num_groups"] = num_groups;
+  spec.config["grouping"] = grouping == Sm90Grouping::contiguous_ids    ? "m_indices"
+                            : grouping == Sm90Grouping::contiguous_ends ? "group_ends"
+                                                                        : "masked";
+  return spec;
+}
+
+std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& op,
+                                                              const Arch& arch, int sm_count) {
+  if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
+    throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_contiguous: needs groups, n and k");
+  std::vector<KernelSpec> specs;
+  std::set<std::string> seen;
+  for (std::int64_t m = sm90_gemm_m_bucket(std::max<std::int64_t>(op.m_min, 1));; m *= 2) {
+    for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
+      KernelSpec spec = gemm_fp8_grouped_spec(
+          g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
+      if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+    }
+    if (m >= op.m_max) break;
+  }
+  return specs;
+}
+
+std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, const Arch& arch,
+                                                          int sm_count) {
+  if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
+    throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_masked: needs groups, n and k");
+  std::vector<KernelSpec> specs;
+  std::set<std::string> seen;
+  const Sm90Grouping g = Sm90Grouping::masked;
+  for (std::int64_t m = sm90_gemm_m_bucket(std::max<std::int64_t>(op.m_min, 1));; m *= 2) {
+    KernelSpec spec = gemm_fp8_grouped_spec(
+        g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
+    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+    if (m >= op.m_max) break;
+  }
+  return specs;
+}
+
+void gemm_fp8_grouped_contiguous_with_config(const GroupedGemmContiguousArgs& args,
+                                             const Sm90GemmConfig& config, Stream stream) {
+  validate_grouped_contiguous(args);
+  const Sm90Grouping g = contiguous_grouping(args);
+  const std::string error = config_error(g, config, args.num_groups, args.k);
+  if (!error.empty())
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{} config {}: {}", kContiguous, config.to_json().dump(), error));
+  if (args.m == 0) return;
+  const DeviceContext& device = current_device();
+  const LoadedKernel& kernel =
+      get_kernel(device.device, gemm_fp8_grouped_spec(g, args.num_groups, args.n, args.k, config, device.arch));
+  launch_contiguous(kernel, config, args, stream);
+}
+
+void gemm_fp8_grouped_masked_with_config(const GroupedGemmMaskedArgs& args,
+                                         const Sm90GemmConfig& config, Stream stream) {
+  validate_grouped_masked(args);
+  const std::string error = config_error(Sm90Grouping::masked, config, args.num_groups, args.k);
+  if (!error.empty())
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{} config {}: {}", kMasked, config.to_json().dump(), error));
+  const DeviceContext& device = current_device();
+  const LoadedKernel& kernel = get_kernel(
+      device.device,
+      gemm_fp8_grouped_spec(Sm90Grouping::masked, args.num_groups, args.n, args.k, config, device.arch));
+  launch_masked(kernel, config, args, stream);
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream stream) {
+  using namespace detail;
+  validate_grouped_contiguous(args);
+  if (args.m == 0) return;
+  const Sm90Grouping g = contiguous_grouping(args);
+  const Plan& plan = plan_for(g, args.m, args.num_groups, args.n, args.k, kContiguous);
+  launch_contiguous(*plan.kernel, plan.config, args, stream);
+}
+
+void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream) {
+  using namespace detail;
+  validate_grouped_masked(args);
+  // expected_m is a hint only: a value below 1 means "no idea", taken as max_m.
+  const std::int64_t expected = args.expected_m >= 1 ? std::min(args.expected_m, args.max_m) : args.max_m;
+  const Plan& plan = plan_for(Sm90Grouping::masked, expected, args.num_groups, args.n, args.k, kMasked);
+  launch_masked(*plan.kernel, plan.config, args, stream);
+}
+
+}  // namespace jitfp8

@@ -1,0 +1,425 @@
+// M-grouped MoE GEMMs (contiguous, masked) and moe_contiguous_layout on the GPU, against the
+// fp64 GPU reference per expert and a CPU layout.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "gpu_support.hpp"
+#include "heuristics/sm90_grouped.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/moe.hpp"
+#include "ops/gemm_fp8_grouped.hpp"
+#include "ops/gemm_reference.hpp"
+#include "support/fp8_reference.hpp"
+#include "support/random_operands.hpp"
+
+using namespace jitfp8;
+
+namespace {
+
+constexpr double kRoundingTolerance = 1.0 / 128;
+constexpr double kAccumulationTolerance = 1.0 / 2048;
+
+struct Check {
+  double worst = 0;
+  std::int64_t bad_padding = 0, unwritten = 0, clobbered = 0;
+  std::string first_bad;
+};
+
+// Rows `rows` of D (row stride n) against the reference of A rows `a_rows` (same count) of the
+// problem (a, sa with a_m rows) x expert B (b_e, sb_e).
+void compare_rows(const std::vector<std::uint16_t>& d, std::int64_t n, std::int64_t k,
+                  const std::vector<int>& d_rows, const std::vector<int>& a_rows, const void* a,
+                  const float* sa, std::int64_t a_m, const void* b_e, const float* sb_e, Check& c) {
+  if (d_rows.empty()) return;
+  GemmFp8Args g;
+  g.m = a_m, g.n = n, g.k = k, g.a = a, g.a_scales = sa, g.b = b_e, g.b_scales = sb_e;
+  test::DeviceBuffer<int> rows_dev{a_rows};
+  test::DeviceBuffer<double> ref_dev(a_rows.size() * static_cast<std::size_t>(n));
+  test::DeviceBuffer<double> abs_dev(ref_dev.size());
+  detail::gemm_reference(g, false, rows_dev.get(), static_cast<int>(a_rows.size()), ref_dev.get(),
+                         abs_dev.get(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto ref = ref_dev.download(), abs_ref = abs_dev.download();
+  for (std::size_t r = 0; r < d_rows.size(); ++r)
+    for (std::int64_t col = 0; col < n; ++col) {
+      const std::uint16_t bits = d[static_cast<std::size_t>(d_rows[r]) * n + col];
+      const double got = test::bf16_to_float(bits);
+      const std::size_t at = r * static_cast<std::size_t>(n) + col;
+      if (std::isnan(got)) {
+        ++c.unwritten;
+        continue;
+      }
+      const double score = std::abs(got - ref[at]) /
+                           (kRoundingTolerance * std::abs(ref[at]) + kAccumulationTolerance * abs_ref[at] + 1e-30);
+      if (score > c.worst) {
+        c.worst = score;
+        c.first_bad = "row " + std::to_string(d_rows[r]) + " col " + std::to_string(col) + ": got " +
+                      std::to_string(got) + " want " + std::to_string(ref[at]);
+      }
+    }
+}
+
+std::vector<int> sample(int begin, int end, std::mt19937_64& rng, int max_rows = 48) {
+  std::vector<int> rows;
+  if (end - begin <= max_rows) {
+    for (int r = begin; r < end; ++r) rows.push_back(r);
+    return rows;
+  }
+  rows = {begin, begin + 1, end - 1, end - 2};
+  if (end - begin > 130) rows.push_back(begin + 127), rows.push_back(begin + 128);
+  std::uniform_int_distribution<int> pick(begin, end - 1);
+  while (static_cast<int>(rows.size()) < max_rows) rows.push_back(pick(rng));
+  return rows;
+}
+
+// Contiguous problem: counts per expert, segments aligned to 128, `tail` padding rows after the
+// last segment (M need not be a multiple of 128).
+struct Contiguous {
+  std::int64_t e, n, k, m;
+  std::vector<int> counts, starts, ends, ids;
+  test::DeviceBuffer<std::uint8_t> a, b;
+  test::DeviceBuffer<float> sa, sb;
+  test::DeviceBuffer<std::uint16_t> d;
+  test::DeviceBuffer<int> ids_dev, ends_dev;
+
+  static std::int64_t rows_of(const std::vector<int>& counts, int tail) {
+    std::int64_t m = 0;
+    for (int c : counts) m += align_up(c, kMoeMAlignment);
+    return m + tail;
+  }
+  Contiguous(std::int64_t n_, std::int64_t k_, std::vector<int> counts_, int tail, std::uint64_t seed)
+      : e(static_cast<std::int64_t>(counts_.size())), n(n_), k(k_), m(rows_of(counts_, tail)),
+        counts(std::move(counts_)),
+        a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * k)),
+        b(static_cast<std::size_t>(e * n * k)),
+        sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel() + 4)),
+        sb(static_cast<std::size_t>(e * Scales128x128Layout{n, k}.numel())),
+        d(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * n)),
+        ids_dev(static_cast<std::size_t>(std::max<std::int64_t>(m, 1))), ends_dev(static_cast<std::size_t>(e)) {
+    std::mt19937_64 rng(seed);
+    a.upload(test::random_e4m3_codes(a.size(), rng));
+    b.upload(test::random_e4m3_codes(b.size(), rng));
+    sa.upload(test::random_block_scales(sa.size(), rng));
+    sb.upload(test::random_block_scales(sb.size(), rng));
+    ids.assign(static_cast<std::size_t>(std::max<std::int64_t>(m, 1)), -1);
+    int row = 0;
+    for (std::int64_t g = 0; g < e; ++g) {
+      starts.push_back(row);
+      for (int t = 0; t < counts[g]; ++t) ids[row + t] = static_cast<int>(g);
+      row += static_cast<int>(align_up(counts[g], kMoeMAlignment));
+      ends.push_back(row);
+    }
+    ids_dev.upload(ids);
+    ends_dev.upload(ends);
+  }
+  GroupedGemmContiguousArgs args(bool use_ids) const {
+    GroupedGemmContiguousArgs g;
+    g.num_groups = e, g.m = m, g.n = n, g.k = k;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.d = d.get();
+    (use_ids ? g.m_indices : g.group_ends) = use_ids ? ids_dev.get() : ends_dev.get();
+    return g;
+  }
+  // Checks D: every expert's rows against the reference (sampled), every padding row zero.
+  Check check(std::uint64_t seed) const {
+    Check c;
+    const auto dh = d.download();
+    std::mt19937_64 rng(seed);
+    const std::int64_t sb_numel = Scales128x128Layout{n, k}.numel();
+    for (std::int64_t g = 0; g < e; ++g) {
+      const auto rows = sample(starts[g], starts[g] + counts[g], rng);
+      compare_rows(dh, n, k, rows, rows, a.get(), sa.get(), m, b.get() + g * n * k, sb.get() + g * sb_numel, c);
+    }
+    for (std::int64_t r = 0; r < m; ++r)
+      if (ids[r] < 0)
+        for (std::int64_t col = 0; col < n; ++col)
+          if (dh[r * n + col] != 0) ++c.bad_padding;
+    return c;
+  }
+};
+
+detail::Sm90GemmConfig make_config(detail::Sm90Grouping grouping, std::int64_t e, std::int64_t k, int bm, int bn,
+                                   int stages, int multicast, bool on_a, int num_sms = 132) {
+  detail::Sm90GemmConfig c;
+  c.block_m = bm, c.block_n = bn, c.stages = stages, c.multicast = multicast, c.multicast_on_a = on_a;
+  c.splits = 1, c.num_sms = num_sms, c.group_n = 8;
+  c.smem_bytes = detail::sm90_gemm_smem_bytes(bm, bn, k, stages) + detail::sm90_grouping_smem_bytes(grouping, e);
+  c.threads = detail::sm90_gemm_threads(bm);
+  return c;
+}
+
+void run_contiguous(Contiguous& p, bool use_ids, const detail::Sm90GemmConfig* config, std::uint64_t seed) {
+  INFO("E=" << p.e << " M=" << p.m << " N=" << p.n << " K=" << p.k << (use_ids ? " m_indices" : " group_ends"));
+  INFO("config " << (config ? config->to_json().dump() : std::string("heuristic")));
+  p.d.poison(0xFF);
+  if (config)
+    detail::gemm_fp8_grouped_contiguous_with_config(p.args(use_ids), *config, nullptr);
+  else
+    gemm_fp8_grouped_contiguous(p.args(use_ids), nullptr);
+  JITFP8_CUDA_CHECK(cudaGetLastError());
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const Check c = p.check(seed);
+  INFO(c.first_bad);
+  CHECK(c.unwritten == 0);
+  CHECK(c.bad_padding == 0);
+  CHECK(c.worst < 1.0);
+}
+
+std::vector<int> random_counts(int e, int max_count, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> pick(0, max_count);
+  std::vector<int> counts(static_cast<std::size_t>(e));
+  for (int& c : counts) c = pick(rng);
+  return counts;
+}
+
+// Masked problem: A (E, max_m, K), D (E, max_m, N) poisoned.
+struct Masked {
+  std::int64_t e, max_m, n, k;
+  test::DeviceBuffer<std::uint8_t> a, b;
+  test::DeviceBuffer<float> sa, sb;
+  test::DeviceBuffer<std::uint16_t> d;
+  test::DeviceBuffer<int> counts_dev;
+  Masked(std::int64_t e_, std::int64_t max_m_, std::int64_t n_, std::int64_t k_, std::uint64_t seed)
+      : e(e_), max_m(max_m_), n(n_), k(k_), a(static_cast<std::size_t>(e * max_m * k)),
+        b(static_cast<std::size_t>(e * n * k)),
+        sa(static_cast<std::size_t>(e * Scales1x128Layout{max_m, k}.numel())),
+        sb(static_cast<std::size_t>(e * Scales128x128Layout{n, k}.numel())),
+        d(static_cast<std::size_t>(e * max_m * n)), counts_dev(static_cast<std::size_t>(e)) {
+    std::mt19937_64 rng(seed);
+    a.upload(test::random_e4m3_codes(a.size(), rng));
+    b.upload(test::random_e4m3_codes(b.size(), rng));
+    sa.upload(test::random_block_scales(sa.size(), rng));
+    sb.upload(test::random_block_scales(sb.size(), rng));
+  }
+  GroupedGemmMaskedArgs args(std::int64_t expected) const {
+    GroupedGemmMaskedArgs g;
+    g.num_groups = e, g.max_m = max_m, g.n = n, g.k = k;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.d = d.get(), g.masked_m = counts_dev.get(), g.expected_m = expected;
+    return g;
+  }
+  // counts: as uploaded (may be out of range: clamped to [0, max_m]).
+  Check check(const std::vector<int>& counts, std::uint64_t seed) const {
+    Check c;
+    const auto dh = d.download();
+    std::mt19937_64 rng(seed);
+    const std::int64_t sa_numel = Scales1x128Layout{max_m, k}.numel();
+    const std::int64_t sb_numel = Scales128x128Layout{n, k}.numel();
+    for (std::int64_t g = 0; g < e; ++g) {
+      const int valid = static_cast<int>(std::clamp<std::int64_t>(counts[g], 0, max_m));
+      const auto local = sample(0, valid, rng);
+      std::vector<int> d_rows;
+      for (int r : local) d_rows.push_back(static_cast<int>(g * max_m + r));
+      compare_rows(dh, n, k, d_rows, local, a.get() + g * max_m * k, sa.get() + g * sa_numel, max_m,
+                   b.get() + g * n * k, sb.get() + g * sb_numel, c);
+      for (std::int64_t r = valid; r < max_m; ++r)
+        for (std::int64_t col = 0; col < n; ++col)
+          if (dh[(g * max_m + r) * n + col] != 0xFFFF) ++c.clobbered;
+    }
+    return c;
+  }
+};
+
+void run_masked(Masked& p, const std::vector<int>& counts, std::int64_t expected,
+                const detail::Sm90GemmConfig* config, std::uint64_t seed) {
+  INFO("E=" << p.e << " max_m=" << p.max_m << " N=" << p.n << " K=" << p.k << " expected " << expected);
+  INFO("config " << (config ? config->to_json().dump() : std::string("heuristic")));
+  p.counts_dev.upload(counts);
+  p.d.poison(0xFF);
+  if (config)
+    detail::gemm_fp8_grouped_masked_with_config(p.args(expected), *config, nullptr);
+  else
+    gemm_fp8_grouped_masked(p.args(expected), nullptr);
+  JITFP8_CUDA_CHECK(cudaGetLastError());
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const Check c = p.check(counts, seed);
+  INFO(c.first_bad);
+  CHECK(c.unwritten == 0);
+  CHECK(c.clobbered == 0);
+  CHECK(c.worst < 1.0);
+}
+
+// CPU model of moe_contiguous_layout.
+void layout_cpu(const std::vector<int>& counts, std::int64_t max_rows, std::vector<int>& ends,
+                std::vector<int>& starts, std::vector<int>& ids) {
+  ends.clear(), starts.clear();
+  ids.assign(static_cast<std::size_t>(max_rows), -1);
+  std::int64_t total = 0;
+  for (std::size_t e = 0; e < counts.size(); ++e) {
+    const std::int64_t c = std::max(counts[e], 0);
+    const std::int64_t start = total;
+    total += align_up(c, kMoeMAlignment);
+    ends.push_back(static_cast<int>(total));
+    starts.push_back(static_cast<int>(start));
+    for (std::int64_t r = start; r < start + c && r < max_rows; ++r) ids[r] = static_cast<int>(e);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]") {
+  std::mt19937_64 rng(11);
+  std::uint64_t seed = 1;
+  using G = detail::Sm90Grouping;
+  // Random sizes including 0, 1 and exactly 128; N and K tails.
+  for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{{320, 640}, {576, 1040}, {4096, 256}}) {
+    std::vector<int> counts = {0, 1, 128, 300, 77, 0, 129, 255};
+    Contiguous p(n, k, counts, 37, seed++);
+    for (bool ids : {true, false}) {
+      run_contiguous(p, ids, nullptr, seed++);
+      const G g = ids ? G::contiguous_ids : G::contiguous_ends;
+      for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 96, 1}, {128, 160, 1}, {64, 64, 2}}) {
+        const auto config = make_config(g, p.e, k, bm, bn, 4, mc, true);
+        run_contiguous(p, ids, &config, seed++);
+      }
+    }
+  }
+  SECTION("all tokens on one expert, E = 1, E = 256") {
+    for (auto counts : std::vector<std::vector<int>>{{0, 0, 1000, 0}, {777}, {128}, random_counts(256, 40, rng)}) {
+      Contiguous p(256, 512, counts, 0, seed++);
+      for (bool ids : {true, false}) run_contiguous(p, ids, nullptr, seed++);
+    }
+  }
+}
+
+TEST_CASE("grouped masked GEMM computes only rows below masked_m", "[gpu][moe]") {
+  std::uint64_t seed = 500;
+  using G = detail::Sm90Grouping;
+  Masked p(6, 300, 320, 640, seed++);
+  const std::vector<int> counts = {0, 1, 128, 300, 77, 200};
+  run_masked(p, counts, 128, nullptr, seed++);
+  run_masked(p, {300, 300, 300, 300, 300, 300}, 300, nullptr, seed++);
+  run_masked(p, {0, 0, 0, 0, 0, 0}, 1, nullptr, seed++);
+  run_masked(p, {-5, 1000, 64, 65, 299, 2}, 64, nullptr, seed++);  // out of range: clamped
+  for (auto [bm, bn, mc, on_a] : std::vector<std::tuple<int, int, int, bool>>{
+           {128, 128, 2, false}, {64, 96, 2, false}, {256, 128, 1, true}, {128, 160, 2, true}, {64, 64, 1, true},
+           {256, 64, 2, false}}) {
+    const auto config = make_config(G::masked, p.e, p.k, bm, bn, 4, mc, on_a);
+    run_masked(p, counts, 128, &config, seed++);
+  }
+  SECTION("many experts") {
+    Masked q(32, 200, 256, 512, seed++);
+    std::mt19937_64 rng(5);
+    run_masked(q, random_counts(32, 200, rng), 100, nullptr, seed++);
+  }
+}
+
+TEST_CASE("moe_contiguous_layout matches a CPU layout bit for bit", "[gpu][moe]") {
+  std::mt19937_64 rng(3);
+  for (int e : {1, 7, 256, 3000}) {
+    auto counts = random_counts(e, 300, rng);
+    counts[0] = 0;
+    if (e > 2) counts[1] = -4, counts[2] = 128;
+    std::int64_t tokens = 0;
+    for (int c : counts) tokens += std::max(c, 0);
+    const std::int64_t full = moe_contiguous_max_rows(tokens, e);
+    for (std::int64_t max_rows : {full, full / 3, std::int64_t{0}}) {
+      for (bool with_starts : {true, false}) {
+        INFO("E " << e << " max_rows " << max_rows << " starts " << with_starts);
+        test::DeviceBuffer<int> counts_dev{counts};
+        test::DeviceBuffer<int> ends(static_cast<std::size_t>(e)), starts(static_cast<std::size_t>(e));
+        test::DeviceBuffer<int> ids(static_cast<std::size_t>(max_rows + 16));
+        ids.poison(0x7F);
+        MoeContiguousLayoutArgs args;
+        args.num_groups = e, args.counts = counts_dev.get(), args.group_ends = ends.get();
+        args.group_starts = with_starts ? starts.get() : nullptr;
+        args.m_indices = ids.get(), args.max_rows = max_rows;
+        moe_contiguous_layout(args, nullptr);
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<int> want_ends, want_starts, want_ids;
+        layout_cpu(counts, max_rows, want_ends, want_starts, want_ids);
+        CHECK(ends.download() == want_ends);
+        if (with_starts) CHECK(starts.download() == want_starts);
+        auto got_ids = ids.download();
+        for (int i = 0; i < 16; ++i) CHECK(got_ids[max_rows + i] == 0x7F7F7F7F);
+        got_ids.resize(static_cast<std::size_t>(max_rows));
+        CHECK(got_ids == want_ids);
+      }
+    }
+  }
+}
+
+TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu][moe][graph]") {
+  const std::int64_t e = 8, n = 512, k = 512, tokens = 900;
+  const std::int64_t m = moe_contiguous_max_rows(tokens, e);
+  // The contiguous form: layout + GEMM (m_indices) + GEMM (group_ends) captured together.
+  Contiguous p(n, k, std::vector<int>(e, 0), static_cast<int>(m), 77);  // m rows, layout filled per replay
+  REQUIRE(p.m == m);
+  test::DeviceBuffer<int> counts_dev(static_cast<std::size_t>(e));
+  test::DeviceBuffer<int> ends_dev(static_cast<std::size_t>(e));
+  test::DeviceBuffer<int> ids_dev(static_cast<std::size_t>(m));
+  test::DeviceBuffer<std::uint16_t> d2(static_cast<std::size_t>(m * n));
+  Masked q(e, 256, n, k, 78);
+  cudaStream_t stream;
+  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  MoeContiguousLayoutArgs layout;
+  layout.num_groups = e, layout.counts = counts_dev.get(), layout.group_ends = ends_dev.get();
+  layout.m_indices = ids_dev.get(), layout.max_rows = m;
+  GroupedGemmContiguousArgs by_ids = p.args(true);
+  by_ids.m_indices = ids_dev.get();
+  GroupedGemmContiguousArgs by_ends = p.args(false);
+  by_ends.group_ends = ends_dev.get();
+  by_ends.d = d2.get();
+  const GroupedGemmMaskedArgs masked = q.args(64);
+  // Load every kernel before capture (a first call compiles and loads).
+  moe_contiguous_layout(layout, stream);
+  gemm_fp8_grouped_contiguous(by_ids, stream);
+  gemm_fp8_grouped_contiguous(by_ends, stream);
+  gemm_fp8_grouped_masked(masked, stream);
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  moe_contiguous_layout(layout, stream);
+  gemm_fp8_grouped_contiguous(by_ids, stream);
+  gemm_fp8_grouped_contiguous(by_ends, stream);
+  gemm_fp8_grouped_masked(masked, stream);
+  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  std::mt19937_64 rng(9);
+  for (int replay = 0; replay < 3; ++replay) {
+    INFO("replay " << replay);
+    // New routing: counts summing to at most `tokens`.
+    std::vector<int> counts(e, 0);
+    std::uniform_int_distribution<int> pick(0, static_cast<int>(e) - 1);
+    const int used = replay == 2 ? static_cast<int>(tokens) : 300 + 250 * replay;
+    for (int t = 0; t < used; ++t) ++counts[pick(rng)];
+    if (replay == 1) counts[3] = 0;
+    counts_dev.upload(counts);
+    std::vector<int> masked_counts = random_counts(static_cast<int>(e), 256, rng);
+    masked_counts[replay] = 0;
+    q.counts_dev.upload(masked_counts);
+    p.d.poison(0xFF), d2.poison(0xFF), q.d.poison(0xFF);
+    JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+    // The host model of the new layout, then both contiguous outputs.
+    std::vector<int> ends, starts, ids;
+    layout_cpu(counts, m, ends, starts, ids);
+    REQUIRE(ids_dev.download() == ids);
+    p.counts = counts, p.starts = starts, p.ends = ends, p.ids = ids;
+    Check c = p.check(replay);
+    INFO(c.first_bad);
+    CHECK(c.unwritten == 0);
+    CHECK(c.bad_padding == 0);
+    CHECK(c.worst < 1.0);
+    JITFP8_CUDA_CHECK(cudaMemcpy(p.d.get(), d2.get(), d2.bytes(), cudaMemcpyDeviceToDevice));
+    c = p.check(replay + 10);
+    CHECK(c.unwritten == 0);
+    CHECK(c.bad_padding == 0);
+    CHECK(c.worst < 1.0);
+    const Check mc = q.check(masked_counts, replay);
+    CHECK(mc.unwritten == 0);
+    CHECK(mc.clobbered == 0);
+    CHECK(mc.worst < 1.0);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}

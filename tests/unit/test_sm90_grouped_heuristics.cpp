@@ -1,0 +1,181 @@
+// The grouped GEMMs' heuristics (valid, deterministic configs; the chosen sm_90a configs compile
+// without spills) and the host-side argument rules of moe.hpp (each broken rule throws
+// Error(invalid_argument) naming the argument, before any device is touched).
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "heuristics/sm90_grouped.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/moe.hpp"
+#include "ops/gemm_fp8_grouped.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+
+namespace {
+
+struct Shape {
+  Sm90Grouping grouping;
+  std::int64_t rows, groups, n, k;
+  int sms;
+};
+
+std::vector<Shape> sweep() {
+  std::vector<Shape> shapes;
+  for (int sms : {132, 114})
+    for (std::int64_t n : {8, 320, 4096, 6144, 7168})
+      for (std::int64_t k : {16, 640, 2048, 7168})
+        for (std::int64_t groups : {1, 8, 256}) {
+          for (std::int64_t m : {1, 128, 4096, 32768})
+            for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends})
+              shapes.push_back({g, m, groups, n, k, sms});
+          for (std::int64_t expected : {1, 64, 192, 1024, 4096})
+            shapes.push_back({Sm90Grouping::masked, expected, groups, n, k, sms});
+        }
+  return shapes;
+}
+
+}  // namespace
+
+TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", "[moe][heuristics]") {
+  for (const Shape& s : sweep()) {
+    const Sm90GemmConfig c = choose_sm90_grouped_config(s.grouping, s.rows, s.groups, s.n, s.k, s.sms);
+    INFO("grouping " << static_cast<int>(s.grouping) << " rows " << s.rows << " E " << s.groups << " n " << s.n
+                     << " k " << s.k << " sms " << s.sms << ": " << c.to_json().dump());
+    const bool contiguous = s.grouping != Sm90Grouping::masked;
+    CHECK((c.block_m == 64 || c.block_m == 128 || (!contiguous && c.block_m == 256)));
+    CHECK(c.block_n % 16 == 0);
+    CHECK(c.block_n >= 16);
+    CHECK(c.block_n <= (c.block_m == 256 ? 128 : 192));
+    CHECK(c.stages >= 3);
+    CHECK(c.splits == 1);
+    CHECK(c.smem_bytes == sm90_gemm_smem_bytes(c.block_m, c.block_n, s.k, c.stages) +
+                              sm90_grouping_smem_bytes(s.grouping, s.groups));
+    CHECK(c.smem_bytes <= kSm90MaxSmem);
+    CHECK(c.threads == sm90_gemm_threads(c.block_m));
+    CHECK((c.multicast == 1 || c.multicast == 2));
+    if (contiguous && c.multicast == 2) CHECK(c.multicast_on_a);
+    CHECK(c.num_sms <= s.sms);
+    CHECK(c.num_sms % c.multicast == 0);
+    CHECK(choose_sm90_grouped_config(s.grouping, sm90_gemm_m_bucket(s.rows), s.groups, s.n, s.k, s.sms).to_json() ==
+          c.to_json());
+  }
+}
+
+TEST_CASE("every grouped config the heuristics choose on H100 compiles without spills",
+          "[moe][heuristics][nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  std::set<std::string> seen;
+  for (const Shape& s : sweep()) {
+    if (s.sms != 132 || s.n == 8 || s.k == 16 || s.n == 320) continue;  // keep the compile count modest
+    const KernelSpec spec = gemm_fp8_grouped_spec(
+        s.grouping, s.groups, s.n, s.k, choose_sm90_grouped_config(s.grouping, s.rows, s.groups, s.n, s.k, s.sms),
+        arch);
+    if (!seen.insert(spec.name_expression()).second) continue;
+    INFO(spec.display_name());
+    const CompileResult result = compile_kernel(spec);
+    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+  }
+  std::printf("grouped gemm heuristics: %zu distinct sm_90a kernels compiled\n", seen.size());
+}
+
+namespace {
+
+// Fake, well-aligned, disjoint device addresses: validation never dereferences them.
+template <class T>
+T* fake(std::uintptr_t at) {
+  return reinterpret_cast<T*>(at);
+}
+
+template <class Args, class F>
+void expect_rejected(const Args& good, const char* argument, F mutate,
+                     const std::function<void(const Args&)>& call) {
+  Args a = good;
+  mutate(a);
+  INFO(argument);
+  try {
+    call(a);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::invalid_argument);
+    CHECK_THAT(e.what(), Catch::Contains(std::string("'") + argument + "'"));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe][validation]") {
+  const std::uintptr_t gb = std::uintptr_t{1} << 30;
+  GroupedGemmContiguousArgs c;
+  c.num_groups = 4, c.m = 1024, c.n = 512, c.k = 256;
+  c.a = fake<void>(1 * gb), c.a_scales = fake<float>(2 * gb), c.a_scales_capacity = 2 * 1024;
+  c.b = fake<void>(3 * gb), c.b_scales = fake<float>(4 * gb), c.b_scales_capacity = 4 * 4 * 2;
+  c.d = fake<void>(5 * gb), c.m_indices = fake<std::int32_t>(6 * gb);
+  REQUIRE_NOTHROW(validate_grouped_contiguous(c));
+  const std::function<void(const GroupedGemmContiguousArgs&)> call_c = [](const GroupedGemmContiguousArgs& a) {
+    gemm_fp8_grouped_contiguous(a, nullptr);
+  };
+  using C = GroupedGemmContiguousArgs;
+  expect_rejected(c, "num_groups", [](C& a) { a.num_groups = 0; }, call_c);
+  expect_rejected(c, "m", [](C& a) { a.m = -1; }, call_c);
+  expect_rejected(c, "n", [](C& a) { a.n = 100; }, call_c);
+  expect_rejected(c, "k", [](C& a) { a.k = 8; }, call_c);
+  expect_rejected(c, "a", [](C& a) { a.a = fake<void>(gb + 8); }, call_c);
+  expect_rejected(c, "b", [](C& a) { a.b = nullptr; }, call_c);
+  expect_rejected(c, "d", [](C& a) { a.d = fake<void>(5 * gb + 2); }, call_c);
+  expect_rejected(c, "a_scales", [](C& a) { a.a_scales = fake<float>(2 * gb + 4); }, call_c);
+  expect_rejected(c, "b_scales", [](C& a) { a.b_scales = fake<float>(4 * gb + 2); }, call_c);
+  expect_rejected(c, "a_scales_capacity", [](C& a) { a.a_scales_capacity = 100; }, call_c);
+  expect_rejected(c, "b_scales_capacity", [](C& a) { a.b_scales_capacity = 8; }, call_c);
+  expect_rejected(c, "m_indices", [](C& a) { a.m_indices = fake<std::int32_t>(6 * gb + 2); }, call_c);
+  expect_rejected(c, "m_indices", [](C& a) { a.m_indices = nullptr; }, call_c);
+  expect_rejected(c, "group_ends", [](C& a) { a.group_ends = fake<std::int32_t>(7 * gb); }, call_c);
+  expect_rejected(c, "group_ends", [](C& a) { a.m_indices = nullptr, a.group_ends = fake<std::int32_t>(7 * gb + 1); },
+                  call_c);
+  expect_rejected(c, "d", [](C& a) { a.d = const_cast<void*>(a.a); }, call_c);
+  expect_rejected(c, "d", [](C& a) { a.d = fake<void>(6 * gb); }, call_c);  // overlaps m_indices
+
+  GroupedGemmMaskedArgs m;
+  m.num_groups = 4, m.max_m = 256, m.n = 512, m.k = 256, m.expected_m = 64;
+  m.a = fake<void>(1 * gb), m.a_scales = fake<float>(2 * gb), m.a_scales_capacity = 4 * 2 * 256;
+  m.b = fake<void>(3 * gb), m.b_scales = fake<float>(4 * gb), m.b_scales_capacity = 4 * 4 * 2;
+  m.d = fake<void>(5 * gb), m.masked_m = fake<std::int32_t>(6 * gb);
+  REQUIRE_NOTHROW(validate_grouped_masked(m));
+  const std::function<void(const GroupedGemmMaskedArgs&)> call_m = [](const GroupedGemmMaskedArgs& a) {
+    gemm_fp8_grouped_masked(a, nullptr);
+  };
+  using M = GroupedGemmMaskedArgs;
+  expect_rejected(m, "num_groups", [](M& a) { a.num_groups = -3; }, call_m);
+  expect_rejected(m, "max_m", [](M& a) { a.max_m = 0; }, call_m);
+  expect_rejected(m, "max_m", [](M& a) { a.max_m = std::int64_t{1} << 30; }, call_m);  // E * max_m >= 2^31
+  expect_rejected(m, "n", [](M& a) { a.n = 4; }, call_m);
+  expect_rejected(m, "k", [](M& a) { a.k = 250; }, call_m);
+  expect_rejected(m, "masked_m", [](M& a) { a.masked_m = nullptr; }, call_m);
+  expect_rejected(m, "masked_m", [](M& a) { a.masked_m = fake<std::int32_t>(6 * gb + 1); }, call_m);
+  expect_rejected(m, "a_scales_capacity", [](M& a) { a.a_scales_capacity = 2 * 256; }, call_m);
+  expect_rejected(m, "b_scales_capacity", [](M& a) { a.b_scales_capacity = 7; }, call_m);
+  expect_rejected(m, "d", [](M& a) { a.d = const_cast<void*>(a.b); }, call_m);
+
+  MoeContiguousLayoutArgs l;
+  l.num_groups = 8, l.counts = fake<std::int32_t>(1 * gb), l.group_ends = fake<std::int32_t>(2 * gb);
+  l.group_starts = fake<std::int32_t>(3 * gb), l.m_indices = fake<std::int32_t>(4 * gb), l.max_rows = 4096;
+  REQUIRE_NOTHROW(validate_moe_contiguous_layout(l));
+  const std::function<void(const MoeContiguousLayoutArgs&)> call_l = [](const MoeContiguousLayoutArgs& a) {
+    moe_contiguous_layout(a, nullptr);
+  };
+  using L = MoeContiguousLayoutArgs;
+  expect_rejected(l, "num_groups", [](L& a) { a.num_groups = 0; }, call_l);
+  expect_rejected(l, "max_rows", [](L& a) { a.max_rows = -1; }, call_l);
+  expect_rejected(l, "counts", [](L& a) { a.counts = nullptr; }, call_l);
+  expect_rejected(l, "group_ends", [](L& a) { a.group_ends = fake<std::int32_t>(2 * gb + 2); }, call_l);
+  expect_rejected(l, "group_starts", [](L& a) { a.group_starts = fake<std::int32_t>(3 * gb + 1); }, call_l);
+  expect_rejected(l, "m_indices", [](L& a) { a.m_indices = nullptr; }, call_l);
+  expect_rejected(l, "group_ends", [](L& a) { a.group_ends = const_cast<std::int32_t*>(a.counts); }, call_l);
+  expect_rejected(l, "m_indices", [](L& a) { a.m_indices = fake<std::int32_t>(1 * gb + 16); }, call_l);
+}
