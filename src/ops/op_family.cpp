@@ -1,5 +1,6 @@
 #include "ops/op_family.hpp"
 
+#include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/quantize_1x128.hpp"
@@ -20,6 +21,7 @@ constexpr OpFamily kFamilies[] = {
     {"quantize_mxfp8_fused", &quantize_mxfp8_fused_specs_for},
     {"gemm_fp8_nt", &gemm_fp8_nt_specs_for},
     {"gemm_fp8_wgrad", &gemm_fp8_wgrad_specs_for},
+    {"gemm_fp8_grouped_wgrad", &gemm_fp8_grouped_wgrad_specs_for},
 };
 
 }  // namespace
