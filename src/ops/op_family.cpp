@@ -1,6 +1,7 @@
 #include "ops/op_family.hpp"
 
 #include "ops/gemm_fp8_grouped.hpp"
+#include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/quantize_1x128.hpp"
@@ -23,6 +24,7 @@ constexpr OpFamily kFamilies[] = {
     {"gemm_fp8_wgrad", &gemm_fp8_wgrad_specs_for},
     {"gemm_fp8_grouped_contiguous", &gemm_fp8_grouped_contiguous_specs_for},
     {"gemm_fp8_grouped_masked", &gemm_fp8_grouped_masked_specs_for},
+    {"gemm_fp8_grouped_wgrad", &gemm_fp8_grouped_wgrad_specs_for},
 };
 
 }  // namespace

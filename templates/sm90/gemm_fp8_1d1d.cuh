@@ -84,6 +84,8 @@
 #include "common/ptx.cuh"
 #include "common/smem_vec.cuh"
 #include "common/stmatrix.cuh"
+#include "common/k_grouped_scheduler.cuh"
+#include "common/tensormap_patch.cuh"
 #include "common/tile_scheduler.cuh"
 #include "common/tma.cuh"
 #include "common/tma_reduce.cuh"
@@ -126,18 +128,36 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 stages
 
 }  // namespace sm90_1d1d
 
-template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSMs, u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong, bool kOverlap,
-          u32 kSmemBytes>
-__global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
-    sm90_fp8_gemm_1d1d_kernel(u32 M, u32 accumulate, const __grid_constant__ TensorMapParam tmap_a,
-                              const __grid_constant__ TensorMapParam tmap_b,
-                              const __grid_constant__ TensorMapParam tmap_sfa,
-                              const __grid_constant__ TensorMapParam tmap_sfb,
-                              const __grid_constant__ TensorMapParam tmap_d) {
+namespace sm90_1d1d {
+
+// K-grouped mode: patched data maps, per SM (see common/tensormap_patch.cuh). kPatchSlots per
+// operand and SM, used round-robin, one per expert switch of the producer.
+constexpr u32 kPatchSlots = 4;
+constexpr u32 kMaxSmId = 256;
+__device__ TensorMapParam g_patched_maps[kMaxSmId][2][kPatchSlots];
+
+// Run-time description of the K-grouped problem (unused by the dense kernel).
+struct KGroupedParams {
+  u32 num_groups;    // E
+  u32 k_cap_blocks;  // k_capacity / 128
+  const i32* tokens;
+  u64 a, b;          // base addresses of the K-grouped operands
+};
+
+}  // namespace sm90_1d1d
+
+// The kernel body, shared by the dense kernel (kGrouped = false: one (M, N, K) problem, K baked)
+// and the K-grouped one (kGrouped = true: see sm90_fp8_gemm_1d1d_k_grouped_kernel below; K unused).
+template <bool kGrouped, u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast,
+          bool kMulticastOnA, u32 kNumSMs, u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong,
+          bool kOverlap, u32 kSmemBytes>
+__device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, const sm90_1d1d::KGroupedParams& grouping,
+                                                        const TensorMapParam& tmap_a, const TensorMapParam& tmap_b,
+                                                        const TensorMapParam& tmap_sfa, const TensorMapParam& tmap_sfb,
+                                                        const TensorMapParam& tmap_d) {
   using namespace sm90_1d1d;
   constexpr u32 BLOCK_K = 128;
-  constexpr u32 kNumKBlocks = (K + BLOCK_K - 1) / BLOCK_K;
+  constexpr u32 kNumKBlocks = kGrouped ? 0 : (K + BLOCK_K - 1) / BLOCK_K;
   constexpr u32 kNumNBlocks = (N + BLOCK_N - 1) / BLOCK_N;
   constexpr u32 kNumMathWGs = num_math_wgs(BLOCK_M);
   constexpr u32 kNumMathThreads = 128 * kNumMathWGs;
@@ -151,12 +171,16 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
   constexpr u32 kSfbStage = sfb_stage_bytes(BLOCK_N);
   // Transaction bytes per stage: full boxes (out-of-bounds parts are zero-filled and counted).
   constexpr u32 kStageTxBytes = (BLOCK_M + BLOCK_N) * BLOCK_K + (BLOCK_M + BLOCK_N) * 4;
-  constexpr u32 kProducerRegs = 40;
+  // K-grouped: the producer also walks the token counts and patches tensor maps (48 registers:
+  // 2 x 232 + 48 is the whole register file at 384 threads).
+  constexpr u32 kProducerRegs = kGrouped ? 48 : 40;
   constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(BLOCK_N % kBoxN == 0, "staging chunks");
-  static_assert(K % 16 == 0 && K >= 16, "TMA strides must be multiples of 16 bytes");
+  static_assert(kGrouped || (K % 16 == 0 && K >= 16), "TMA strides must be multiples of 16 bytes");
+  // K-grouped: the per-SM map slots are exclusive only if no two CTAs can share an SM.
+  static_assert(!kGrouped || kSmemBytes > 233472 / 2, "K-grouped mode needs one resident CTA per SM");
   static_assert(N >= 1, "N");
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
@@ -187,8 +211,10 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
   if (threadIdx.x == kNumMathThreads) {
     if ((smem_u32(smem) & 1023u) != 0) trap();  // the swizzle math below relies on it
     if (gridDim.x != kNumSMs) trap();            // the tile scheduler strides by kNumSMs
-    tma_prefetch_desc(tmap_a);
-    tma_prefetch_desc(tmap_b);
+    if constexpr (!kGrouped) {
+      tma_prefetch_desc(tmap_a);
+      tma_prefetch_desc(tmap_b);
+    }
     tma_prefetch_desc(tmap_sfa);
     tma_prefetch_desc(tmap_sfb);
     tma_prefetch_desc(tmap_d);
@@ -207,31 +233,96 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
   if (warp >= kNumMathThreads / 32) {
     // ================================ producer warpgroup ================================
     setmaxnreg_dec<kProducerRegs>();
+    // One stage: the A and B tiles at column k0 of the given maps, and the scales of column
+    // block kb_scale (absolute: the scale maps cover the whole K-grouped capacity).
+    const auto produce_stage = [&](const TensorMapParam& map_a, const TensorMapParam& map_b, const u32 stage,
+                                   const i32 m0, const i32 n0, const i32 k0, const i32 kb_scale, const u32 rank) {
+      MBarrier* bar = &full[stage];
+      mbar_arrive_expect_tx(bar, kStageTxBytes);  // includes bytes multicast by the peer
+      u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
+      u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
+      if constexpr (kNumMulticast > 1 && kMulticastOnA) {
+        if (rank == 0) tma_load_2d_multicast(a_dst, map_a, bar, k0, m0, (u16)0x3);
+      } else {
+        tma_load_2d(a_dst, map_a, bar, k0, m0);
+      }
+      if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
+        if (rank == 0) tma_load_2d_multicast(b_dst, map_b, bar, k0, n0, (u16)0x3);
+      } else {
+        tma_load_2d(b_dst, map_b, bar, k0, n0);
+      }
+      tma_load_2d(smem_sfa + stage * kSfaStage, tmap_sfa, bar, m0, kb_scale);
+      tma_load_2d(smem_sfb + stage * kSfbStage, tmap_sfb, bar, n0, kb_scale);
+    };
     if (warp == kNumMathThreads / 32 && lane == 0) {
-      Scheduler sched(M);
-      u32 m_block, n_block, stage = 0, phase = 0;
-      while (sched.next(m_block, n_block)) {
-        const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
-        for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
-          mbar_wait(&empty[stage], phase ^ 1);
-          MBarrier* bar = &full[stage];
-          mbar_arrive_expect_tx(bar, kStageTxBytes);  // includes bytes multicast by the peer
-          const i32 k0 = (i32)(kb * BLOCK_K);
-          u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
-          u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
-          if constexpr (kNumMulticast > 1 && kMulticastOnA) {
-            if (sched.rank == 0) tma_load_2d_multicast(a_dst, tmap_a, bar, k0, m0, (u16)0x3);
-          } else {
-            tma_load_2d(a_dst, tmap_a, bar, k0, m0);
+      if constexpr (!kGrouped) {
+        Scheduler sched(M);
+        u32 m_block, n_block, stage = 0, phase = 0;
+        while (sched.next(m_block, n_block)) {
+          const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
+          for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+            mbar_wait(&empty[stage], phase ^ 1);
+            produce_stage(tmap_a, tmap_b, stage, m0, n0, (i32)(kb * BLOCK_K), (i32)kb, sched.rank);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
-          if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
-            if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, n0, (u16)0x3);
-          } else {
-            tma_load_2d(b_dst, tmap_b, bar, k0, n0);
+        }
+      } else {
+        // Data maps patched per expert in this SM's global slots (round-robin); a slot is
+        // re-patched only once every copy issued with its previous contents has been consumed.
+        const u32 smid = sm_id();
+        if (smid >= kMaxSmId) trap();
+        TensorMapParam* slots_a = g_patched_maps[smid][0];
+        TensorMapParam* slots_b = g_patched_maps[smid][1];
+#pragma unroll
+        for (u32 i = 0; i < kPatchSlots; ++i) {
+          tmap_slot_init(&slots_a[i], tmap_a);
+          tmap_slot_init(&slots_b[i], tmap_b);
+        }
+        KGroupedTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN> sched(
+            M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens);
+        KGroupedTile t;
+        u32 stage = 0, phase = 0, issued = 0;
+        u32 slot = kPatchSlots - 1, patched_group = 0xFFFFFFFFu;
+        u32 last_use[kPatchSlots];
+#pragma unroll
+        for (u32 i = 0; i < kPatchSlots; ++i) last_use[i] = 0xFFFFFFFFu;
+        while (sched.next(t)) {
+          if (t.num_kb == 0) continue;
+          if (t.group != patched_group) {
+            slot = slot + 1 == kPatchSlots ? 0 : slot + 1;
+            u32 j = 0xFFFFFFFFu;  // (registers only: constant indices)
+#pragma unroll
+            for (u32 i = 0; i < kPatchSlots; ++i)
+              if (i == slot) j = last_use[i];
+            if (j != 0xFFFFFFFFu && j + kNumStages > issued) {
+              // Copy j is consumed once its stage is released (the release the producer would wait
+              // for before copy j + kNumStages, not issued yet: no phase ambiguity).
+              mbar_wait(&empty[j % kNumStages], (j / kNumStages) & 1);
+            }
+            const u64 col0 = (u64)t.kb0 * BLOCK_K;
+            const u64 pitch = (u64)(t.kb0 + t.num_kb) * BLOCK_K - col0;  // P_e bytes per row
+            tmap_replace_global_address(&slots_a[slot], grouping.a + (u64)M * col0);
+            tmap_replace_global_dim<0>(&slots_a[slot], t.tokens);
+            tmap_replace_global_stride<0>(&slots_a[slot], pitch);
+            tmap_replace_global_address(&slots_b[slot], grouping.b + (u64)N * col0);
+            tmap_replace_global_dim<0>(&slots_b[slot], t.tokens);
+            tmap_replace_global_stride<0>(&slots_b[slot], pitch);
+            tmap_fence_release();
+            tmap_fence_acquire(&slots_a[slot]);
+            tmap_fence_acquire(&slots_b[slot]);
+            patched_group = t.group;
           }
-          tma_load_2d(smem_sfa + stage * kSfaStage, tmap_sfa, bar, m0, (i32)kb);
-          tma_load_2d(smem_sfb + stage * kSfbStage, tmap_sfb, bar, n0, (i32)kb);
-          if (++stage == kNumStages) stage = 0, phase ^= 1;
+          const i32 m0 = (i32)(t.m_block * BLOCK_M), n0 = (i32)(t.n_block * BLOCK_N);
+          for (u32 kb = 0; kb < t.num_kb; ++kb) {
+            mbar_wait(&empty[stage], phase ^ 1);
+            produce_stage(slots_a[slot], slots_b[slot], stage, m0, n0, (i32)(kb * BLOCK_K), (i32)(t.kb0 + kb),
+                          sched.rank);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+            ++issued;
+          }
+#pragma unroll
+          for (u32 i = 0; i < kPatchSlots; ++i)
+            if (i == slot) last_use[i] = issued - 1;
         }
       }
     }
@@ -298,9 +389,32 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
       }
     };
 
-    Scheduler sched(M);
-    u32 m_block, n_block, stage = 0, phase = 0;
-    while (sched.next(m_block, n_block)) {
+    // The same walk as the producer's; K-grouped tiles carry their expert and K extent.
+    struct DenseWalk {
+      Scheduler s;
+      JITFP8_DEVICE bool next(KGroupedTile& t) {
+        if (!s.next(t.m_block, t.n_block)) return false;
+        t.group = 0, t.kb0 = 0, t.num_kb = kNumKBlocks, t.tokens = 0;
+        return true;
+      }
+    };
+    auto walk = [&] {
+      if constexpr (kGrouped)
+        return KGroupedTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>(
+            M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens);
+      else
+        return DenseWalk{Scheduler(M)};
+    }();
+    KGroupedTile tile;
+    u32 stage = 0, phase = 0;
+    while (walk.next(tile)) {
+      // An empty expert (nothing to contract) leaves D untouched with accumulate, and is
+      // written with zeros otherwise.
+      if constexpr (kGrouped) {
+        if (tile.num_kb == 0 && accumulate) continue;
+      }
+      const u32 m_block = tile.m_block, n_block = tile.n_block;
+      const u32 num_kb = kGrouped ? tile.num_kb : kNumKBlocks;
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v)
 #pragma unroll
@@ -311,9 +425,10 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
         //      accumulator j % 2: job j + 1's wgmma is issued before job j is promoted, so the
         //      tensor cores run while the CUDA cores promote. kWaves == 2: the two waves of a
         //      K block; kWaves == 1: two consecutive K blocks. Two stages are held at most.
-        constexpr u32 kJobs = kNumKBlocks * kWaves;
+        const u32 kJobs = num_kb * kWaves;
         float acc0[kNumAccum], acc1[kNumAccum];
         u32 is = stage, ip = phase;  // stage of the next job to issue
+        if (kJobs > 0) {
         mbar_wait(&full[is], ip);
         issue_job(acc0, 0, is);
         if constexpr (kWaves == 1) {
@@ -352,11 +467,12 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
             if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
         }
+        }  // kJobs > 0
       } else {
         // ---- main loop over K blocks: issue, wait, promote (2 math warpgroups overlap each
         //      other's promotion at best) ----
         float accum[kNumAccum];
-        for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
+        for (u32 kb = 0; kb < num_kb; ++kb) {
           mbar_wait(&full[stage], phase);
 #pragma unroll
           for (u32 v = 0; v < kWaves; ++v) {
@@ -398,7 +514,19 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
             const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
             const i32 n0 = (i32)(n_block * BLOCK_N + c0 * kBoxN);
             const u8* src = smem_d_wg + buf * kEpiBatch * kChunkBytes;
-            if (accumulate) {
+            if constexpr (kGrouped) {
+              // D (E, M, N): a 3D map, so a tile's M tail is clipped at its own expert's end.
+              const i32 g = (i32)tile.group;
+              if (accumulate) {
+#pragma unroll
+                for (u32 c = 0; c < kEpiBatch; ++c)
+                  tma_reduce_add_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
+              } else {
+#pragma unroll
+                for (u32 c = 0; c < kEpiBatch; ++c)
+                  tma_store_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
+              }
+            } else if (accumulate) {
 #pragma unroll
               for (u32 c = 0; c < kEpiBatch; ++c)
                 tma_reduce_add_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
@@ -419,6 +547,57 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
   // The peer CTA may still arrive on our empty barriers (and we on its): neither CTA may leave
   // (and free its shared memory) before both are done.
   if constexpr (kNumMulticast > 1) cluster_sync();
+}
+
+// The dense weight-gradient kernel (parameters: see the top of this file).
+template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
+          u32 kNumSMs, u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong, bool kOverlap,
+          u32 kSmemBytes>
+__global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
+    sm90_fp8_gemm_1d1d_kernel(u32 M, u32 accumulate, const __grid_constant__ TensorMapParam tmap_a,
+                              const __grid_constant__ TensorMapParam tmap_b,
+                              const __grid_constant__ TensorMapParam tmap_sfa,
+                              const __grid_constant__ TensorMapParam tmap_sfb,
+                              const __grid_constant__ TensorMapParam tmap_d) {
+  const sm90_1d1d::KGroupedParams none{0, 0, nullptr, 0, 0};
+  sm90_fp8_gemm_1d1d_body<false, N, K, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, kNumSMs,
+                          kGroupN, kEpiBatch, kEpiBufs, kPingPong, kOverlap, kSmemBytes>(
+      M, accumulate, none, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d);
+}
+
+// The K-grouped (MoE) weight-gradient kernel: for each expert e with T_e = tokens[e] tokens,
+// D_e (M, N) fp32 (+)= A_e (M, T_e) . B_e (N, T_e)^T, operands in the K-grouped layout (see
+// KGroupedLayout in include/jitfp8/layouts.hpp and common/k_grouped_scheduler.cuh).
+// Template parameters as for the dense kernel, without K; kSmemBytes > half an SM's shared memory.
+// Kernel parameters:
+//   u32 M, u32 accumulate       as for the dense kernel (M >= 1)
+//   u32 num_groups              E >= 1; E * (units of one expert) + grid < 2^32
+//   u32 k_cap_blocks            k_capacity / 128: experts whose columns would end past it are empty
+//   const i32* tokens           (E) device token counts (negative: 0)
+//   const u8* a, const u8* b    the K-grouped operands (16-byte aligned)
+//   tmap_a  UINT8, dims {128, M}, stride {128}, box {128, BLOCK_M}, SWIZZLE_128B: a template only
+//           (address, dims[0] and the row stride are replaced per expert on the device)
+//   tmap_b  the same with N and BLOCK_N
+//   tmap_sfa FLOAT32, dims {align(M, 4), max(k_cap_blocks, 1)}, stride {align(M, 4) * 4},
+//           box {BLOCK_M, 1}: KGroupedLayout{M, k_capacity} scales, read at row O_e / 128 + kb
+//   tmap_sfb the same with N and BLOCK_N
+//   tmap_d  FLOAT32, 3D dims {N, M, E}, strides {N * 4, M * N * 4}, box {d_box_n(BLOCK_N), 64, 1},
+//           swizzle d_swizzle_mode(BLOCK_N)
+template <u32 N, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs,
+          u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong, bool kOverlap, u32 kSmemBytes>
+__global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
+    sm90_fp8_gemm_1d1d_k_grouped_kernel(u32 M, u32 accumulate, u32 num_groups, u32 k_cap_blocks,
+                                        const i32* tokens, const u8* a, const u8* b,
+                                        const __grid_constant__ TensorMapParam tmap_a,
+                                        const __grid_constant__ TensorMapParam tmap_b,
+                                        const __grid_constant__ TensorMapParam tmap_sfa,
+                                        const __grid_constant__ TensorMapParam tmap_sfb,
+                                        const __grid_constant__ TensorMapParam tmap_d) {
+  const sm90_1d1d::KGroupedParams grouping{num_groups, k_cap_blocks, tokens, reinterpret_cast<u64>(a),
+                                           reinterpret_cast<u64>(b)};
+  sm90_fp8_gemm_1d1d_body<true, N, 128, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, kNumSMs,
+                          kGroupN, kEpiBatch, kEpiBufs, kPingPong, kOverlap, kSmemBytes>(
+      M, accumulate, grouping, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d);
 }
 
 }  // namespace jitfp8

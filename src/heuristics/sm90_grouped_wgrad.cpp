@@ -1,0 +1,76 @@
+// Config choice for the K-grouped weight-gradient kernel: the dense weight-gradient chooser on the
+// equivalent problem (E x M rows of tiles, k_capacity / E tokens each), then the K-grouped rules:
+// shared memory above half an SM (deepen the pipeline or take whole-wave staging until it is),
+// and no B-sharing pairs across an odd number of M blocks (a pair never spans two experts, but
+// half of it would compute nothing).
+#include "heuristics/sm90_grouped_wgrad.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+
+namespace jitfp8::detail {
+
+std::int64_t sm90_grouped_wgrad_tokens_bucket(std::int64_t k_capacity, std::int64_t num_groups) {
+  const std::int64_t per = (std::max<std::int64_t>(k_capacity, 1) + std::max<std::int64_t>(num_groups, 1) - 1) /
+                           std::max<std::int64_t>(num_groups, 1);
+  std::int64_t bucket = 128;
+  while (bucket < per && bucket < (std::int64_t{1} << 30)) bucket *= 2;
+  return bucket;
+}
+
+std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& c) {
+  std::string error = sm90_wgrad_config_error(c);
+  if (!error.empty()) return error;
+  if (c.smem_bytes != sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs))
+    return "smem_bytes must be the template's layout size";
+  if (c.smem_bytes < kSm90GroupedWgradMinSmem)
+    return fmt::format("needs at least {} bytes of shared memory (one resident CTA per SM)",
+                       kSm90GroupedWgradMinSmem);
+  return {};
+}
+
+Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
+                                                 std::int64_t k_capacity, std::int64_t num_groups,
+                                                 int sm_count) {
+  const std::int64_t groups = std::max<std::int64_t>(num_groups, 1);
+  const std::int64_t mb = sm90_wgrad_m_bucket(m);
+  const std::int64_t tokens = sm90_grouped_wgrad_tokens_bucket(k_capacity, groups);
+  const std::int64_t rows = std::min<std::int64_t>(groups * mb, std::int64_t{1} << 30);
+  Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count);
+  const std::int64_t m_blocks = (mb + c.block_m - 1) / c.block_m;
+  if (c.multicast == 2 && !c.multicast_on_a && m_blocks % 2 != 0) {
+    c = make_sm90_wgrad_config(c.block_m, c.block_n, c.stages, 1, true, sm_count, c.epi_batch,
+                               c.epi_bufs, c.group_n);
+  }
+  if (c.smem_bytes < kSm90GroupedWgradMinSmem) {
+    const bool pingpong = c.pingpong, overlap = c.overlap;
+    // Deepest pipeline with the same staging; whole-wave staging if that is still too small.
+    Sm90WgradConfig deeper = make_sm90_wgrad_config(c.block_m, c.block_n, 0, c.multicast,
+                                                    c.multicast_on_a, sm_count, c.epi_batch,
+                                                    c.epi_bufs, c.group_n);
+    if (deeper.smem_bytes < kSm90GroupedWgradMinSmem)
+      deeper = make_sm90_wgrad_config(c.block_m, c.block_n, 0, c.multicast, c.multicast_on_a,
+                                      sm_count, 0, 1, c.group_n);
+    // Still too small (tiny tiles): more stages than the dense cap, up to the floor.
+    while (deeper.smem_bytes < kSm90GroupedWgradMinSmem) {
+      deeper.stages += 1;
+      deeper.smem_bytes = sm90_wgrad_smem_bytes(deeper.block_m, deeper.block_n, deeper.stages,
+                                                deeper.epi_batch, deeper.epi_bufs);
+    }
+    c = deeper;
+    c.pingpong = pingpong;
+    c.overlap = overlap;
+  }
+  const std::string error = sm90_grouped_wgrad_config_error(c);
+  if (!error.empty())
+    throw Error(ErrorCode::unsupported,
+                fmt::format("gemm_fp8_grouped_wgrad: no sm_90a configuration for m = {}, n = {}, "
+                            "k_capacity = {}, groups = {}: {}",
+                            m, n, k_capacity, num_groups, error));
+  return c;
+}
+
+}  // namespace jitfp8::detail

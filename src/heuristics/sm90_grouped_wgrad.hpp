@@ -1,0 +1,31 @@
+// Config choice for the sm_90a K-grouped (MoE) weight-gradient FP8 GEMM
+// (templates/sm90/gemm_fp8_1d1d.cuh, sm90_fp8_gemm_1d1d_k_grouped_kernel): a pure function of
+// (M bucket, N, token bucket, experts, SM count). It reuses the dense weight-gradient model
+// (heuristics/sm90_wgrad.hpp): E experts of (M, N) outputs are E times the tiles of one, each
+// contracting about k_capacity / E tokens.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "heuristics/sm90_wgrad.hpp"
+
+namespace jitfp8::detail {
+
+// The kernel keeps its per-SM tensor-map slots exclusive by never sharing an SM: its dynamic
+// shared memory must exceed half of an SM's (228 KB).
+inline constexpr int kSm90GroupedWgradMinSmem = 233472 / 2 + 1;
+
+// Tokens per expert the config is chosen for: k_capacity / E rounded up to a power of two
+// (>= 128), so nearby capacities share a kernel.
+std::int64_t sm90_grouped_wgrad_tokens_bucket(std::int64_t k_capacity, std::int64_t num_groups);
+
+// Empty when the K-grouped kernel accepts the config (the dense rules plus the shared-memory
+// floor); else the rule it breaks.
+std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& config);
+
+Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
+                                                 std::int64_t k_capacity, std::int64_t num_groups,
+                                                 int sm_count);
+
+}  // namespace jitfp8::detail

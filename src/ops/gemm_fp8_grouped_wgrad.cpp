@@ -1,0 +1,265 @@
+// jitfp8::gemm_fp8_grouped_wgrad: validation, config and kernel choice (memoized), tensor maps,
+// launch. The token counts stay on the device: nothing here reads them, nothing synchronizes.
+#include "ops/gemm_fp8_grouped_wgrad.hpp"
+
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/driver_api.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/tensor_map.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr std::string_view kFunction = "gemm_fp8_grouped_wgrad";
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+// Every rule of moe.hpp, before anything is compiled, launched or written.
+void validate(const GroupedGemmWgradArgs& a) {
+  require(a.num_groups >= 1 && a.num_groups <= (std::int64_t{1} << 20), kFunction, "num_groups",
+          a.num_groups, "must be in [1, 2^20]");
+  require(a.m >= 1 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [1, 2^31)");
+  require(a.n >= 4 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [4, 2^31)");
+  require(a.n % 4 == 0, kFunction, "n", a.n,
+          "must be a multiple of 4 (fp32 rows of D 16-byte strided, written in 16-byte units)");
+  require(a.k_capacity >= 0 && a.k_capacity <= kInt32Max - 127, kFunction, "k_capacity",
+          a.k_capacity, "must be in [0, 2^31 - 128]");
+  require(a.k_capacity % 128 == 0, kFunction, "k_capacity", a.k_capacity,
+          "must be a multiple of 128 (experts' columns are padded to 128)");
+  // Tile counter of the kernel (32-bit): E x the smallest tiles (64 x 16) of one expert.
+  const unsigned __int128 tiles = static_cast<unsigned __int128>(a.num_groups) *
+                                  static_cast<unsigned __int128>((a.m + 63) / 64) *
+                                  static_cast<unsigned __int128>((a.n + 15) / 16);
+  require(tiles < (static_cast<unsigned __int128>(1) << 31), kFunction, "num_groups",
+          a.num_groups, "times the tiles of one (m, n) output must stay below 2^31");
+  // The 3D map of D: an expert's stride M * N * 4 bytes below the TMA limit (2^40).
+  require(a.m * a.n < (std::int64_t{1} << 37), kFunction, "m", a.m,
+          "times n must be below 2^37 (TMA stride of D's expert dimension)");
+  require_aligned(a.a, 16, kFunction, "a");
+  require_aligned(a.b, 16, kFunction, "b");
+  require_aligned(a.d, 16, kFunction, "d");
+  require_aligned(a.a_scales, 16, kFunction, "a_scales");
+  require_aligned(a.b_scales, 16, kFunction, "b_scales");
+  require_aligned(a.tokens, 4, kFunction, "tokens");
+  const KGroupedLayout la{a.m, a.k_capacity};
+  const KGroupedLayout lb{a.n, a.k_capacity};
+  require(a.a_scales_capacity >= la.scales_numel(), kFunction, "a_scales_capacity",
+          a.a_scales_capacity, "must be >= KGroupedLayout{{rows = m = {}, k_capacity = {}}}.scales_numel() = {}",
+          a.m, a.k_capacity, la.scales_numel());
+  require(a.b_scales_capacity >= lb.scales_numel(), kFunction, "b_scales_capacity",
+          a.b_scales_capacity, "must be >= KGroupedLayout{{rows = n = {}, k_capacity = {}}}.scales_numel() = {}",
+          a.n, a.k_capacity, lb.scales_numel());
+  require_disjoint_output(
+      kFunction, {"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)},
+      {{"a", a.a, rows_extent(a.a, 1, la.data_numel(), 0, 1)},
+       {"b", a.b, rows_extent(a.b, 1, lb.data_numel(), 0, 1)},
+       {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, la.scales_numel(), 0, 4)},
+       {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)},
+       {"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)}});
+}
+
+struct PlanKey {
+  std::int32_t device = 0;
+  std::int32_t reserved = 0;
+  std::int64_t m_bucket = 0, n = 0, tokens_bucket = 0, groups = 0;
+};
+static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
+
+struct ConfigPlanKey {
+  std::int32_t device = 0;
+  std::int32_t block_m = 0, block_n = 0, stages = 0, multicast = 0, multicast_on_a = 0;
+  std::int32_t num_sms = 0, group_n = 0, epi_batch = 0, epi_bufs = 0, pingpong = 0;
+  std::int32_t overlap = 0;
+  std::int64_t n = 0;
+};
+static_assert(sizeof(ConfigPlanKey) == 56, "ConfigPlanKey must have no padding");
+
+struct Plan {
+  const LoadedKernel* kernel = nullptr;
+  Sm90WgradConfig config;
+};
+
+DispatchCache<PlanKey, Plan>& plan_cache() {
+  static DispatchCache<PlanKey, Plan> cache;
+  return cache;
+}
+DispatchCache<ConfigPlanKey, Plan>& config_plan_cache() {
+  static DispatchCache<ConfigPlanKey, Plan> cache;
+  return cache;
+}
+
+void require_hopper(const Arch& arch) {
+  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
+    throw Error(ErrorCode::unsupported,
+                fmt::format("gemm_fp8_grouped_wgrad: no kernel for {} yet (sm_90a: wgmma, TMA, "
+                            "tensormap.replace)",
+                            arch.name()));
+}
+
+// D (E, M, N) fp32 as a 3D map, so that a tile's rows past M are clipped at its expert's end.
+CUtensorMap encode_d_map(const GroupedGemmWgradArgs& args, std::uint32_t swizzle) {
+  CUtensorMap result{};
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(args.n), static_cast<cuuint64_t>(args.m),
+                              static_cast<cuuint64_t>(args.num_groups)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(args.n) * 4,
+                                 static_cast<cuuint64_t>(args.m) * static_cast<cuuint64_t>(args.n) * 4};
+  const cuuint32_t box[3] = {swizzle / 4, 64, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult status = driver().cuTensorMapEncodeTiled(
+      &result, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, args.d, dims, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE,
+      swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS)
+    check_cuda(status, fmt::format("encoding the tensor map of d (dims {}x{}x{})", args.n, args.m,
+                                   args.num_groups)
+                           .c_str());
+  return result;
+}
+
+void launch_plan(const Plan& plan, const GroupedGemmWgradArgs& args, Stream stream) {
+  const Sm90WgradConfig& c = plan.config;
+  const std::uint32_t d_swizzle = c.block_n % 32 == 0 ? 128 : 64;
+  const auto m = static_cast<std::uint64_t>(args.m);
+  const auto n = static_cast<std::uint64_t>(args.n);
+  const std::uint64_t sa_stride = static_cast<std::uint64_t>(align_up(args.m, 4));
+  const std::uint64_t sb_stride = static_cast<std::uint64_t>(align_up(args.n, 4));
+  const std::uint64_t k_blocks = static_cast<std::uint64_t>(args.k_capacity / 128);
+  CUtensorMap maps[5] = {
+      // Templates of the data maps: the kernel replaces address, columns and row stride per
+      // expert; rows, box, swizzle and the rest are these.
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, 128, m, 128, 128,
+                         static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "a"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, 128, n, 128, 128,
+                         static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
+                        "b"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales, sa_stride,
+                         std::max<std::uint64_t>(k_blocks, 1), sa_stride * 4,
+                         static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
+                        "a_scales"),
+      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.b_scales, sb_stride,
+                         std::max<std::uint64_t>(k_blocks, 1), sb_stride * 4,
+                         static_cast<std::uint32_t>(c.block_n), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
+                        "b_scales"),
+      encode_d_map(args, d_swizzle)};
+  std::uint32_t m32 = static_cast<std::uint32_t>(args.m);
+  std::uint32_t accumulate = args.accumulate ? 1u : 0u;
+  std::uint32_t groups = static_cast<std::uint32_t>(args.num_groups);
+  std::uint32_t cap_blocks = static_cast<std::uint32_t>(k_blocks);
+  const void* tokens = args.tokens;
+  const void* a = args.a;
+  const void* b = args.b;
+  void* kernel_args[] = {&m32,     &accumulate, &groups,  &cap_blocks, &tokens, &a, &b,
+                         &maps[0], &maps[1],    &maps[2], &maps[3],    &maps[4]};
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
+  shape.block = {static_cast<unsigned>(c.threads), 1, 1};
+  shape.cluster = {static_cast<unsigned>(c.multicast), 1, 1};
+  launch(*plan.kernel, shape, stream, kernel_args);
+}
+
+}  // namespace
+
+KernelSpec gemm_fp8_grouped_wgrad_spec(std::int64_t n, const Sm90WgradConfig& c,
+                                       const Arch& arch) {
+  require_hopper(arch);
+  KernelSpec spec;
+  spec.family = "gemm_fp8_grouped_wgrad";
+  spec.header = "sm90/gemm_fp8_1d1d.cuh";
+  spec.kernel = "jitfp8::sm90_fp8_gemm_1d1d_k_grouped_kernel";
+  spec.template_args = {std::to_string(n),           std::to_string(c.block_m),
+                        std::to_string(c.block_n),   std::to_string(c.stages),
+                        std::to_string(c.multicast), c.multicast_on_a ? "true" : "false",
+                        std::to_string(c.num_sms),   std::to_string(c.group_n),
+                        std::to_string(c.epi_batch), std::to_string(c.epi_bufs),
+                        c.pingpong ? "true" : "false", c.overlap ? "true" : "false",
+                        std::to_string(c.smem_bytes)};
+  spec.arch = arch;
+  spec.dynamic_smem_bytes = c.smem_bytes;
+  spec.config = c.to_json();
+  spec.config["n"] = n;
+  return spec;
+}
+
+std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
+                                                         int sm_count) {
+  if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
+    throw Error(ErrorCode::manifest_error,
+                "gemm_fp8_grouped_wgrad: needs n, k (the token capacity) and groups");
+  std::vector<KernelSpec> specs;
+  std::set<std::string> seen;
+  const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
+  for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
+    KernelSpec spec = gemm_fp8_grouped_wgrad_spec(
+        op.n, choose_sm90_grouped_wgrad_config(m, op.n, op.k, op.groups, sm_count), arch);
+    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+void gemm_fp8_grouped_wgrad_with_config(const GroupedGemmWgradArgs& args,
+                                        const Sm90WgradConfig& config, Stream stream) {
+  validate(args);
+  Sm90WgradConfig checked = config;
+  checked.threads = sm90_wgrad_threads(config.block_m);
+  checked.smem_bytes = sm90_wgrad_smem_bytes(config.block_m, config.block_n, config.stages,
+                                             config.epi_batch, config.epi_bufs);
+  const std::string error = sm90_grouped_wgrad_config_error(checked);
+  if (!error.empty())
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("gemm_fp8_grouped_wgrad config {}: {}", checked.to_json().dump(), error));
+  const DeviceContext& device = current_device();
+  ConfigPlanKey key{};
+  key.device = device.device;
+  key.block_m = config.block_m, key.block_n = config.block_n, key.stages = config.stages;
+  key.multicast = config.multicast, key.multicast_on_a = config.multicast_on_a ? 1 : 0;
+  key.num_sms = config.num_sms, key.group_n = config.group_n;
+  key.epi_batch = config.epi_batch, key.epi_bufs = config.epi_bufs;
+  key.pingpong = config.pingpong ? 1 : 0;
+  key.overlap = config.overlap ? 1 : 0;
+  key.n = args.n;
+  const Plan& plan = config_plan_cache().get_or_make(key, [&] {
+    require_hopper(device.arch);
+    Plan made;
+    made.config = checked;
+    made.kernel = &get_kernel(device.device,
+                              gemm_fp8_grouped_wgrad_spec(args.n, made.config, device.arch));
+    return made;
+  });
+  launch_plan(plan, args, stream);
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
+  using namespace detail;
+  validate(args);
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.m_bucket = sm90_wgrad_m_bucket(args.m);
+  key.n = args.n;
+  key.tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
+  key.groups = args.num_groups;
+  const Plan& plan = plan_cache().get_or_make(key, [&] {
+    require_hopper(device.arch);
+    Plan made;
+    made.config = choose_sm90_grouped_wgrad_config(key.m_bucket, args.n, key.tokens_bucket * args.num_groups,
+                                                   args.num_groups, device.sm_count);
+    made.kernel = &get_kernel(device.device,
+                              gemm_fp8_grouped_wgrad_spec(args.n, made.config, device.arch));
+    return made;
+  });
+  launch_plan(plan, args, stream);
+}
+
+}  // namespace jitfp8

@@ -1,0 +1,311 @@
+// gemm_fp8_grouped_wgrad (K-grouped MoE weight gradient) on the GPU against per-expert
+// double-precision references (the dense reference on each expert's block, lda = ldb = P_e).
+// Padding columns [T_e, P_e) and the unused capacity hold e4m3 NaN bytes (0xFF), so a kernel
+// that reads them produces NaN; D is poisoned (NaN) in overwrite mode, random in accumulate mode.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "gpu_support.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/moe.hpp"
+#include "ops/gemm_reference.hpp"
+#include "support/random_operands.hpp"
+
+using namespace jitfp8;
+
+namespace {
+
+constexpr std::uint32_t kPoison = 0xFFFFFFFFu;
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float poison_float() {
+  float f;
+  std::memcpy(&f, &kPoison, 4);
+  return f;
+}
+
+constexpr double kRelativeTolerance = 1e-5;
+constexpr double kAccumulationTolerance = 1.0 / 512;
+constexpr double kD0Tolerance = 1e-6;
+
+struct GroupedProblem {
+  std::int64_t e, m, n, k_cap;
+  std::vector<std::int32_t> counts;
+  bool accumulate;
+  test::DeviceBuffer<std::uint8_t> a, b;
+  test::DeviceBuffer<float> sa, sb, d;
+  test::DeviceBuffer<std::int32_t> tokens;
+  std::vector<float> d0;
+
+  static std::int64_t needed_capacity(const std::vector<std::int32_t>& counts) {
+    std::int64_t total = 0;
+    for (std::int32_t c : counts) total += align_up(std::max(c, 0), 128);
+    return std::max<std::int64_t>(total, 128);
+  }
+
+  GroupedProblem(std::int64_t m_, std::int64_t n_, std::vector<std::int32_t> counts_,
+                 std::uint64_t seed, bool accumulate_, std::int64_t k_cap_ = -1)
+      : e(static_cast<std::int64_t>(counts_.size())), m(m_), n(n_),
+        k_cap(k_cap_ >= 0 ? k_cap_ : needed_capacity(counts_)), counts(std::move(counts_)),
+        accumulate(accumulate_),
+        a(static_cast<std::size_t>(std::max<std::int64_t>(KGroupedLayout{m_, k_cap}.data_numel(), 16))),
+        b(static_cast<std::size_t>(std::max<std::int64_t>(KGroupedLayout{n_, k_cap}.data_numel(), 16))),
+        sa(static_cast<std::size_t>(std::max<std::int64_t>(KGroupedLayout{m_, k_cap}.scales_numel(), 4))),
+        sb(static_cast<std::size_t>(std::max<std::int64_t>(KGroupedLayout{n_, k_cap}.scales_numel(), 4))),
+        d(static_cast<std::size_t>(e * m_ * n_)),
+        tokens(counts) {
+    std::mt19937_64 rng(seed);
+    fill_operand(a, m, rng);
+    fill_operand(b, n, rng);
+    sa.upload(test::random_block_scales(sa.size(), rng));
+    sb.upload(test::random_block_scales(sb.size(), rng));
+    reset(rng);
+  }
+
+  std::vector<std::int64_t> offsets() const {  // O_e (unbounded by the capacity)
+    std::vector<std::int64_t> o(counts.size());
+    std::int64_t at = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      o[i] = at;
+      at += align_up(std::max(counts[i], 0), 128);
+    }
+    return o;
+  }
+  // Whether expert g is computed (non-empty and inside the capacity).
+  bool computed(std::size_t g) const {
+    const std::int64_t p = align_up(std::max(counts[g], 0), 128);
+    return p > 0 && offsets()[g] + p <= k_cap;
+  }
+
+  // Random e4m3 codes for the tokens, NaN bytes in every padding column and in unused capacity.
+  void fill_operand(test::DeviceBuffer<std::uint8_t>& buf, std::int64_t rows, std::mt19937_64& rng) {
+    std::vector<std::uint8_t> host = test::random_e4m3_codes(buf.size(), rng);
+    const std::vector<std::int64_t> o = offsets();
+    for (std::size_t g = 0; g < counts.size(); ++g) {
+      const std::int64_t p = align_up(std::max(counts[g], 0), 128);
+      if (o[g] + p > k_cap) continue;
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = std::max(counts[g], 0); c < p; ++c)
+          host[static_cast<std::size_t>(rows * o[g] + r * p + c)] = 0xFF;
+    }
+    // Capacity no computed expert covers: rows * k_cap bytes past the last fitting block.
+    std::int64_t end = 0;
+    for (std::size_t g = 0; g < counts.size(); ++g) {
+      const std::int64_t p = align_up(std::max(counts[g], 0), 128);
+      if (o[g] + p <= k_cap) end = o[g] + p;
+    }
+    for (std::int64_t i = rows * end; i < rows * k_cap; ++i) host[static_cast<std::size_t>(i)] = 0xFF;
+    buf.upload(host);
+  }
+
+  void reset(std::mt19937_64& rng) {
+    d0.assign(d.size(), 0.0f);
+    std::uniform_real_distribution<float> value(-64.0f, 64.0f);
+    for (float& x : d0) x = accumulate ? value(rng) : poison_float();
+    d.upload(d0);
+  }
+
+  GroupedGemmWgradArgs args() const {
+    GroupedGemmWgradArgs g;
+    g.num_groups = e, g.m = m, g.n = n, g.k_capacity = k_cap;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.d = d.get();
+    g.tokens = tokens.get();
+    g.accumulate = accumulate;
+    return g;
+  }
+};
+
+struct Comparison {
+  double worst = 0;
+  std::int64_t bad_empty = 0;   // empty experts: not zero (overwrite) / changed (accumulate)
+  std::int64_t unwritten = 0;   // NaN in a computed expert
+  std::string first_bad;
+};
+
+Comparison compare(const GroupedProblem& p, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::vector<float> d = p.d.download();
+  const std::vector<std::int64_t> o = p.offsets();
+  const std::int64_t sa_stride = align_up(p.m, 4), sb_stride = align_up(p.n, 4);
+  Comparison c;
+  for (std::size_t g = 0; g < p.counts.size(); ++g) {
+    const std::size_t base = g * static_cast<std::size_t>(p.m * p.n);
+    if (!p.computed(g)) {
+      for (std::int64_t i = 0; i < p.m * p.n; ++i) {
+        const std::size_t at = base + static_cast<std::size_t>(i);
+        const bool ok = p.accumulate ? float_bits(d[at]) == float_bits(p.d0[at])
+                                     : float_bits(d[at]) == 0u;
+        if (!ok) ++c.bad_empty;
+      }
+      continue;
+    }
+    std::vector<int> rows;
+    if (p.m <= 512) {
+      for (int r = 0; r < p.m; ++r) rows.push_back(r);
+    } else {
+      for (int r : {0, 1, 63, 64, 127, 128, static_cast<int>(p.m) - 1}) rows.push_back(r);
+      std::uniform_int_distribution<int> pick(0, static_cast<int>(p.m) - 1);
+      while (rows.size() < 48) rows.push_back(pick(rng));
+    }
+    const std::int64_t pe = align_up(p.counts[g], 128);
+    GemmFp8Args r;
+    r.m = p.m, r.n = p.n, r.k = p.counts[g];
+    r.a = p.a.get() + p.m * o[g], r.lda = pe;
+    r.a_scales = p.sa.get() + sa_stride * o[g] / 128;
+    r.a_scales_capacity = sa_stride * (pe / 128);
+    r.b = p.b.get() + p.n * o[g], r.ldb = pe;
+    r.b_scales = p.sb.get() + sb_stride * o[g] / 128;
+    r.b_scales_capacity = sb_stride * (pe / 128);
+    test::DeviceBuffer<int> rows_dev{rows};
+    test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n));
+    test::DeviceBuffer<double> abs_dev(ref_dev.size());
+    detail::gemm_reference(r, true, rows_dev.get(), static_cast<int>(rows.size()), ref_dev.get(),
+                           abs_dev.get(), nullptr);
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+    for (std::size_t ri = 0; ri < rows.size(); ++ri)
+      for (std::int64_t col = 0; col < p.n; ++col) {
+        const std::size_t at = base + static_cast<std::size_t>(rows[ri] * p.n + col);
+        const std::size_t at_ref = ri * static_cast<std::size_t>(p.n) + static_cast<std::size_t>(col);
+        const double got = d[at];
+        const double d0 = p.accumulate ? p.d0[at] : 0.0;
+        const double want = d0 + ref[at_ref];
+        if (std::isnan(got)) {
+          if (c.unwritten++ == 0 && c.first_bad.empty())
+            c.first_bad = "expert " + std::to_string(g) + " row " + std::to_string(rows[ri]) +
+                          " col " + std::to_string(col) + ": NaN";
+          continue;
+        }
+        const double score = std::abs(got - want) /
+                             (kRelativeTolerance * std::abs(want) + kAccumulationTolerance * abs_ref[at_ref] +
+                              kD0Tolerance * std::abs(d0) + 1e-30);
+        if (score > c.worst) {
+          c.worst = score;
+          c.first_bad = "expert " + std::to_string(g) + " row " + std::to_string(rows[ri]) + " col " +
+                        std::to_string(col) + ": got " + std::to_string(got) + " want " +
+                        std::to_string(want);
+        }
+      }
+  }
+  return c;
+}
+
+void check(const GroupedProblem& p, std::uint64_t seed, const char* what) {
+  const Comparison c = compare(p, seed);
+  std::printf("grouped wgrad %s E=%lld M=%lld N=%lld cap=%lld%s: worst %.3f of tolerance\n", what,
+              static_cast<long long>(p.e), static_cast<long long>(p.m), static_cast<long long>(p.n),
+              static_cast<long long>(p.k_cap), p.accumulate ? " (+=)" : "", c.worst);
+  INFO(what << ": " << c.first_bad);
+  CHECK(c.unwritten == 0);
+  CHECK(c.bad_empty == 0);
+  CHECK(c.worst < 1.0);
+}
+
+void run_case(std::int64_t m, std::int64_t n, const std::vector<std::int32_t>& counts,
+              std::uint64_t seed, bool accumulate, std::int64_t k_cap = -1) {
+  std::string list;
+  for (auto c : counts) list += std::to_string(c) + " ";
+  INFO("M=" << m << " N=" << n << " counts " << list << "accumulate=" << accumulate
+            << " k_cap=" << k_cap);
+  GroupedProblem p(m, n, counts, seed, accumulate, k_cap);
+  gemm_fp8_grouped_wgrad(p.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaGetLastError());
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  check(p, seed + 1, "heuristic");
+}
+
+}  // namespace
+
+TEST_CASE("gemm_fp8_grouped_wgrad matches per-expert references", "[gpu][moe_wgrad]") {
+  std::uint64_t seed = 1000;
+  for (bool acc : {false, true}) {
+    run_case(200, 136, {0, 1, 127, 128, 129}, seed++, acc);             // edge counts, M/N tails
+    run_case(256, 256, {37, 250, 5, 1, 300}, seed++, acc);              // odd counts
+    run_case(128, 512, {0, 0, 1000, 0}, seed++, acc);                    // all tokens on one expert
+    run_case(130, 264, {300}, seed++, acc);                              // E = 1
+    run_case(96, 4096, {513, 0, 77, 2048}, seed++, acc);                 // wide N
+    std::mt19937_64 rng(seed++);
+    std::uniform_int_distribution<int> count(0, 300);
+    std::vector<std::int32_t> many(64);
+    for (auto& c : many) c = count(rng) < 40 ? 0 : count(rng);
+    many[3] = -5;                                                        // negative counts as 0
+    run_case(64, 64, many, seed++, acc);                                 // E = 64, small M, N
+    run_case(64, 48, many, seed++, acc);                                 // N not a multiple of 16
+  }
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad on a larger shape", "[gpu][moe_wgrad]") {
+  run_case(1024, 2048, {1500, 2100, 0, 1800, 2304, 700, 2000, 1200}, 77, false);
+  run_case(1024, 2048, {1500, 2100, 0, 1800, 2304, 700, 2000, 1200}, 78, true);
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad computes experts past k_capacity as empty",
+          "[gpu][moe_wgrad][sanitize]") {
+  // P = 384, 256, 128, 128: offsets 0, 384, 640, 768; capacity 512: experts 1-3 do not fit.
+  for (bool acc : {false, true}) run_case(136, 144, {300, 200, 100, 1}, 500 + acc, acc, 512);
+  // Counts summing past 2^31 (wrap-around must not bring an expert back into range).
+  for (bool acc : {false, true})
+    run_case(64, 64, {0x7FFFFFF0, 0x7FFFFFF0, 0x7FFFFFF0, 129}, 510 + acc, acc, 256);
+  // Zero capacity: everything empty.
+  run_case(64, 64, {5, 6}, 520, false, 0);
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad replays in a CUDA graph with new token counts",
+          "[gpu][moe_wgrad]") {
+  const std::vector<std::vector<std::int32_t>> rounds = {
+      {300, 0, 129, 700}, {0, 1000, 1, 128}, {1129, 0, 0, 0}, {64, 64, 64, 937}};
+  std::int64_t cap = 0;
+  for (const auto& r : rounds) cap = std::max(cap, GroupedProblem::needed_capacity(r));
+  for (bool acc : {false, true}) {
+    GroupedProblem p(192, 320, rounds[0], 900 + acc, acc, cap);
+    gemm_fp8_grouped_wgrad(p.args(), nullptr);  // loads the kernel before capture
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    cudaStream_t stream;
+    JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    gemm_fp8_grouped_wgrad(p.args(), stream);
+    JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    std::mt19937_64 rng(42);
+    for (const auto& r : rounds) {
+      // New counts (and operands filled for them) in the same buffers; the graph is unchanged.
+      p.counts = r;
+      p.tokens.upload(r);
+      p.fill_operand(p.a, p.m, rng);
+      p.fill_operand(p.b, p.n, rng);
+      p.reset(rng);
+      JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+      JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+      check(p, 7, "graph replay");
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad accumulating twice adds the product twice", "[gpu][moe_wgrad]") {
+  GroupedProblem p(136, 200, {129, 0, 255, 40}, 61, true);
+  const std::vector<float> start = p.d0;
+  gemm_fp8_grouped_wgrad(p.args(), nullptr);
+  gemm_fp8_grouped_wgrad(p.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  // (D - D0) / 2 against the product, in accumulate mode from zero.
+  std::vector<float> d = p.d.download();
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = (d[i] - start[i]) * 0.5f;
+  p.d.upload(d);
+  p.d0.assign(d.size(), 0.0f);
+  check(p, 3, "accumulate twice");
+}

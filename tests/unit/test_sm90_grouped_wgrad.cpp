@@ -1,0 +1,113 @@
+// The K-grouped weight-gradient GEMM without a GPU: its heuristics (valid, deterministic configs
+// over a sweep, one resident CTA per SM), spill-free compiles of the anchor configs, and the
+// host-side argument rules (each bad argument named in the Error).
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <string>
+
+#include "heuristics/sm90_grouped_wgrad.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/moe.hpp"
+#include "ops/gemm_fp8_grouped_wgrad.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+
+TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgrad][heuristics]") {
+  for (int sms : {132, 114, 78})
+    for (std::int64_t groups : {1, 4, 8, 16, 64, 256})
+      for (std::int64_t n : {4, 48, 576, 2048, 4096, 7168})
+        for (std::int64_t m : {1, 64, 100, 2048, 4096, 7168})
+          for (std::int64_t cap : {0, 128, 4096, 32768, 262144}) {
+            const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(m, n, cap, groups, sms);
+            INFO("m " << m << " n " << n << " cap " << cap << " groups " << groups << " sms "
+                      << sms << ": " << c.to_json().dump());
+            CHECK(sm90_grouped_wgrad_config_error(c).empty());
+            CHECK(c.smem_bytes >= kSm90GroupedWgradMinSmem);
+            CHECK(c.smem_bytes <= kSm90WgradMaxSmem);
+            CHECK(c.num_sms <= sms);
+            CHECK(c.num_sms % c.multicast == 0);
+            // A pure function of (M bucket, N, token bucket, groups, SMs).
+            const std::int64_t tokens = sm90_grouped_wgrad_tokens_bucket(cap, groups);
+            CHECK(choose_sm90_grouped_wgrad_config(sm90_wgrad_m_bucket(m), n, tokens * groups,
+                                                   groups, sms)
+                      .to_json() == c.to_json());
+          }
+}
+
+TEST_CASE("grouped wgrad configs of the anchor shapes compile without spills",
+          "[moe_wgrad][nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  // experts, tokens per expert, M, N; plus small and odd shapes.
+  const std::int64_t shapes[][4] = {{4, 8192, 4096, 7168}, {4, 8192, 7168, 2048},
+                                    {8, 4096, 4096, 7168}, {8, 4096, 7168, 2048},
+                                    {16, 2048, 4096, 7168}, {16, 2048, 7168, 2048},
+                                    {64, 200, 64, 64},      {4, 300, 200, 136}};
+  for (const auto& s : shapes) {
+    const KernelSpec spec = gemm_fp8_grouped_wgrad_spec(
+        s[3], choose_sm90_grouped_wgrad_config(s[2], s[3], KGroupedLayout::capacity_for(s[0] * s[1], s[0]), s[0], 132),
+        arch);
+    INFO(spec.display_name());
+    const CompileResult result = compile_kernel(spec);
+    CHECK(result.cubin.size() > 0);
+    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+  }
+}
+
+namespace {
+
+GroupedGemmWgradArgs valid_args() {
+  GroupedGemmWgradArgs g;
+  g.num_groups = 4, g.m = 256, g.n = 512, g.k_capacity = 4096;
+  // Fake, aligned, disjoint device addresses: validation never dereferences them.
+  g.a = reinterpret_cast<const void*>(std::uintptr_t{0x10000000});
+  g.b = reinterpret_cast<const void*>(std::uintptr_t{0x20000000});
+  g.a_scales = reinterpret_cast<const float*>(std::uintptr_t{0x30000000});
+  g.b_scales = reinterpret_cast<const float*>(std::uintptr_t{0x40000000});
+  g.a_scales_capacity = KGroupedLayout{256, 4096}.scales_numel();
+  g.b_scales_capacity = KGroupedLayout{512, 4096}.scales_numel();
+  g.d = reinterpret_cast<float*>(std::uintptr_t{0x50000000});
+  g.tokens = reinterpret_cast<const std::int32_t*>(std::uintptr_t{0x60000000});
+  return g;
+}
+
+void expect_rejected(const std::function<void(GroupedGemmWgradArgs&)>& edit, const std::string& name) {
+  GroupedGemmWgradArgs g = valid_args();
+  edit(g);
+  INFO("argument " << name);
+  try {
+    gemm_fp8_grouped_wgrad(g, nullptr);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::invalid_argument);
+    CHECK(std::string(e.what()).find("gemm_fp8_grouped_wgrad: argument '" + name + "'") !=
+          std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gemm_fp8_grouped_wgrad rejects bad host arguments by name", "[moe_wgrad][args]") {
+  expect_rejected([](auto& g) { g.num_groups = 0; }, "num_groups");
+  expect_rejected([](auto& g) { g.num_groups = -3; }, "num_groups");
+  expect_rejected([](auto& g) { g.m = 0; }, "m");
+  expect_rejected([](auto& g) { g.m = std::int64_t{1} << 31; }, "m");
+  expect_rejected([](auto& g) { g.n = 0; }, "n");
+  expect_rejected([](auto& g) { g.n = 514; }, "n");
+  expect_rejected([](auto& g) { g.k_capacity = 100; }, "k_capacity");
+  expect_rejected([](auto& g) { g.k_capacity = -128; }, "k_capacity");
+  expect_rejected([](auto& g) { g.a = nullptr; }, "a");
+  expect_rejected([](auto& g) { g.b = static_cast<const char*>(g.b) + 8; }, "b");
+  expect_rejected([](auto& g) { g.d = g.d + 1; }, "d");
+  expect_rejected([](auto& g) { g.a_scales = nullptr; }, "a_scales");
+  expect_rejected([](auto& g) { g.b_scales = g.b_scales + 2; }, "b_scales");
+  expect_rejected([](auto& g) { g.tokens = nullptr; }, "tokens");
+  expect_rejected([](auto& g) { g.tokens = reinterpret_cast<const std::int32_t*>(0x60000002); }, "tokens");
+  expect_rejected([](auto& g) { g.a_scales_capacity -= 1; }, "a_scales_capacity");
+  expect_rejected([](auto& g) { g.b_scales_capacity = 0; }, "b_scales_capacity");
+  expect_rejected([](auto& g) { g.d = reinterpret_cast<float*>(const_cast<void*>(g.a)); }, "d");
+  expect_rejected([](auto& g) { g.d = reinterpret_cast<float*>(0x60000000 - 64); }, "d");  // over tokens
+}
