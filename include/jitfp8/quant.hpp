@@ -170,4 +170,147 @@ struct QuantizeMxfp8Args {
 };
 void quantize_mxfp8(const QuantizeMxfp8Args& args, Stream stream);
 
+// ==== MoE layouts ================================================================================
+// Group data (offsets, counts) lives on the device: no function here reads it on the host or
+// synchronizes, so all of them are capturable in a CUDA graph. Device data breaking the stated
+// sanitizing rules cannot be detected on the host; each function says what it does with it and
+// none ever reads or writes outside the buffers its host-side arguments describe.
+
+// ---- per-group column-wise scales of a jagged (tokens, D) tensor -----------------------------
+// x (tokens, D): the rows of num_groups groups concatenated (MoE activations or gradients sorted
+// by expert). Group g holds rows [start_g, end_g), end_g = group_ends[g] (device int32, the
+// inclusive prefix sums of the group sizes, torchao's `offs`), start_0 = 0, start_g = end_(g-1).
+// One fp32 scale per (group, column) over that group's rows (the fp32 rule of "Common rules"
+// with B = the column's rows of the group):
+//   scales (num_groups, D) row-major: s(g, c) = scales[g * D + c]
+//   q (tokens, D) row-major, contiguous rows of D bytes: q[t][c] = fp8(x[t][c] * (1 / s(g, c)))
+//   for the group g holding row t.
+// Device data: the ends are sanitized as end'_g = min(max(end_(g-1)', end_g, 0), tokens)
+// (non-decreasing, never past `tokens`), so groups never overlap and nothing past x is read.
+// Rows at or past end'_(num_groups - 1) are not written. An empty group gets the all-zero block
+// scale s = eps / fmax (rounded up to 2^k with pow2_scales) for every column.
+// Rules: num_groups in [1, 65535], tokens >= 1, D >= 16, D % 16 == 0, tokens, D < 2^31;
+// x 16-byte aligned, x_row_stride 0 or >= D and a multiple of 8 (bf16) / 4 (fp32); q, scales,
+// group_ends 16-byte, 16-byte, 4-byte aligned; scales_capacity >= num_groups * D; eps as in
+// "Common rules"; no output overlaps x, group_ends or the other output.
+struct QuantizeGroupedColwiseArgs {
+  const void* x = nullptr;
+  DType x_dtype = DType::bf16;
+  std::int64_t tokens = 0;  // rows of x
+  std::int64_t d = 0;       // columns of x
+  std::int64_t x_row_stride = 0;
+  std::int64_t num_groups = 0;
+  const std::int32_t* group_ends = nullptr;  // (num_groups), device
+  void* q = nullptr;                         // (tokens, D)
+  float* scales = nullptr;                   // (num_groups, D)
+  std::int64_t scales_capacity = 0;
+  bool pow2_scales = false;
+  float eps = 1e-4f;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& args, Stream stream);
+
+// ---- K-grouped quantization: the operand layout of gemm_fp8_grouped_wgrad ---------------------
+// x (tokens, R): the rows (tokens) of num_groups experts concatenated; expert e has T_e =
+// max(counts[e], 0) tokens (device int32), at rows [off_e, off_e + T_e), off_e = T_0 + ... +
+// T_(e-1). Writes KGroupedLayout{rows = R, k_capacity} (include/jitfp8/layouts.hpp): with
+// P_e = align(T_e, 128) and O_e = P_0 + ... + P_(e-1),
+//   q:      expert e's row-major (R, P_e) block at byte R * O_e, tokens contiguous:
+//           q[R * O_e + r * P_e + t] = fp8(x[off_e + t][r] * (1 / s_e(r, t / 128)))  (t < T_e)
+//           and the padding columns t in [T_e, P_e) are written as +0 codes;
+//   scales: s_e(r, j) over x[off_e + 128 j .. off_e + min(128 j + 128, T_e) - 1][r] (the tail
+//           block over its valid tokens only; the fp32 rule of "Common rules"), stored in
+//           Scales1x128Layout{R, P_e} at float offset align(R, 4) * O_e / 128, i.e. at
+//           (O_e / 128 + j) * align(R, 4) + r; the padding entries r in [R, align(R, 4)) are 0.
+// Columns past the last expert (sum of P_e .. k_capacity) are not written.
+// Device data: expert e is written only if off_e + T_e <= tokens and O_e + P_e <= k_capacity
+// (prefix sums in 64 bits); an expert that does not fit is skipped entirely (not written), so
+// nothing is ever read past x or written past KGroupedLayout{R, k_capacity}, whatever the counts.
+// Rules: num_groups >= 1, tokens >= 1, R >= 16, R % 16 == 0, tokens, R < 2^31; k_capacity >= 0,
+// a multiple of 128, k_capacity / 128 <= 65535 (grid.y), R * k_capacity < 2^63;
+// x 16-byte aligned, x_row_stride 0 or >= R and a multiple of 8 (bf16) / 4 (fp32); q and scales
+// 16-byte aligned (both may be null when k_capacity = 0: nothing is written), counts 4-byte
+// aligned; scales_capacity >= KGroupedLayout{R, k_capacity}.scales_numel(); eps as in "Common
+// rules"; no output overlaps x, counts or the other output.
+struct QuantizeKGroupedArgs {
+  const void* x = nullptr;
+  DType x_dtype = DType::bf16;
+  std::int64_t tokens = 0;  // rows of x
+  std::int64_t rows = 0;    // R: columns of x, rows of every expert's block
+  std::int64_t x_row_stride = 0;
+  std::int64_t num_groups = 0;
+  const std::int32_t* counts = nullptr;  // (num_groups), device
+  std::int64_t k_capacity = 0;           // padded token columns q and scales hold
+  void* q = nullptr;                     // KGroupedLayout{rows, k_capacity}.data_numel() bytes
+  float* scales = nullptr;               // KGroupedLayout{rows, k_capacity}.scales_numel()
+  std::int64_t scales_capacity = 0;
+  bool pow2_scales = false;
+  float eps = 1e-4f;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_kgrouped(const QuantizeKGroupedArgs& args, Stream stream);
+
+// ---- 3D expert weights (E, N, K), 128x128 blocks: a batched quantize_128x128 ---------------------
+// w: E matrices (N, K), expert e's at w + e * w_expert_stride elements (0: N * row stride), rows
+// w_row_stride elements apart. Each expert is quantized exactly as quantize_128x128 would (its
+// own 128x128 blocks; tails per expert), and every output holds the experts back to back:
+//   q (E, N, K):  expert e at byte e * N * K;
+//   scales:       (E, ceil(N/128), ceil(K/128)) row-major, Scales128x128Layout{N, K} per expert
+//                 at float e * Scales128x128Layout{N, K}.numel();
+//   qt (E, K, N): optional, per expert the K-major transposed copy, qt[e][k][n] = q[e][n][k],
+//                 with qt_scales (E, ceil(K/128), ceil(N/128)) (Scales128x128Layout{K, N} each),
+//                 written in the same pass (the forward weight and the dgrad weight at once).
+// Rules: as quantize_128x128 per expert (N >= 1, K >= 16, K % 16 == 0, N % 16 == 0 with qt,
+// ceil(N/128) <= 65535), plus experts in [1, 65535]; w_expert_stride 0 or >= (N - 1) * row
+// stride + K and a multiple of 8 (bf16) / 4 (fp32); capacities >= E * the per-expert numel().
+struct QuantizeExperts128x128Args {
+  const void* w = nullptr;
+  DType w_dtype = DType::bf16;
+  std::int64_t experts = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t w_row_stride = 0;
+  std::int64_t w_expert_stride = 0;
+  void* q = nullptr;                   // (E, N, K)
+  float* scales = nullptr;             // (E, ceil(N/128), ceil(K/128))
+  std::int64_t scales_capacity = 0;
+  void* qt = nullptr;                  // optional (E, K, N)
+  float* qt_scales = nullptr;          // (E, ceil(K/128), ceil(N/128)), with qt
+  std::int64_t qt_scales_capacity = 0;
+  bool pow2_scales = false;
+  float eps = 1e-4f;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_experts_128x128(const QuantizeExperts128x128Args& args, Stream stream);
+
+// ---- MXFP8 3D expert weights (E, N, K) ---------------------------------------------------------
+// Column-wise (qt != null): blocks of 32 along N, written per expert transposed: qt (E, K, N),
+// expert e's (K, N) matrix row-major with N contiguous (that is, each expert's (N, K) weight in
+// column-major order), at byte e * N * K; qt[e][k][n] = fp8(w[e][n][k] * 2^(127 - b)) with b the
+// E8M0 byte of the block w[e][32 j .. 32 j + 31][k], j = n / 32; the bytes in
+// ScalesMx32Layout{rows = K, cols = N} per expert, at byte e * ScalesMx32Layout{K, N}.numel().
+// Row-wise (q != null, optional, same pass): blocks of 32 along K, q (E, N, K) and
+// ScalesMx32Layout{N, K} per expert at byte e * ScalesMx32Layout{N, K}.numel().
+// Each expert is exactly quantize_mxfp8 of its (N, K) matrix (floor or rceil, special values,
+// tails as there). Rules: as quantize_mxfp8 per expert (N % 16 == 0 with qt), plus experts in
+// [1, 65535], w_expert_stride as in quantize_experts_128x128, capacities >= E * per-expert numel().
+struct QuantizeExpertsMxfp8Args {
+  const void* w = nullptr;
+  DType w_dtype = DType::bf16;
+  std::int64_t experts = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t w_row_stride = 0;
+  std::int64_t w_expert_stride = 0;
+  void* q = nullptr;                     // optional (E, N, K), blocks along K
+  std::uint8_t* scales = nullptr;        // E x ScalesMx32Layout{N, K}
+  std::int64_t scales_capacity = 0;      // bytes
+  void* qt = nullptr;                    // (E, K, N), blocks along N
+  std::uint8_t* qt_scales = nullptr;     // E x ScalesMx32Layout{K, N}
+  std::int64_t qt_scales_capacity = 0;   // bytes
+  MxScaleMode scale_mode = MxScaleMode::floor;
+  DType q_dtype = DType::e4m3;
+};
+void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& args, Stream stream);
+
 }  // namespace jitfp8

@@ -5,6 +5,7 @@
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/quantize_1x128.hpp"
+#include "ops/quantize_moe.hpp"
 #include "ops/quantize_tile.hpp"
 
 namespace jitfp8::detail {
@@ -20,6 +21,8 @@ constexpr OpFamily kFamilies[] = {
     {"quantize_mxfp8", &quantize_mxfp8_specs_for},
     {"quantize_mxfp8_t", &quantize_mxfp8_t_specs_for},
     {"quantize_mxfp8_fused", &quantize_mxfp8_fused_specs_for},
+    {"quantize_kgrouped", &quantize_kgrouped_specs_for},
+    {"quantize_grouped_colwise", &quantize_grouped_colwise_specs_for},
     {"gemm_fp8_nt", &gemm_fp8_nt_specs_for},
     {"gemm_fp8_wgrad", &gemm_fp8_wgrad_specs_for},
     {"gemm_fp8_grouped_contiguous", &gemm_fp8_grouped_contiguous_specs_for},

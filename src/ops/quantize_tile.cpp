@@ -3,6 +3,7 @@
 #include "ops/quantize_tile.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -64,7 +65,8 @@ DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
 // `family` is a view: the hit path must not build a std::string (no allocation).
 void launch_tile(std::string_view family, const TileVariant& v, const void* x,
                  std::int64_t stride, std::int64_t m, std::int64_t k, void* q, void* q_scales,
-                 void* qt, void* qt_scales, float eps, Stream stream) {
+                 void* qt, void* qt_scales, float eps, Stream stream, std::int64_t batch = 1,
+                 std::int64_t x_batch_stride = 0) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
@@ -78,12 +80,13 @@ void launch_tile(std::string_view family, const TileVariant& v, const void* x,
   });
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(ceil_div(k, kTileCols)),
-                static_cast<unsigned>(ceil_div(m, kTileRows)), 1};
+                static_cast<unsigned>(ceil_div(m, kTileRows)), static_cast<unsigned>(batch)};
   shape.block = {kTileThreads, 1, 1};
   long long x_row_stride = stride;
   int mi = static_cast<int>(m), ki = static_cast<int>(k);
+  long long batch_stride = x_batch_stride;
   void* args[] = {&x, &x_row_stride, &q, &q_scales, &qt, &qt_scales,
-                  &mi, &ki, &eps};
+                  &mi, &ki, &eps, &batch_stride};
   launch(*kernel, shape, stream, args);
 }
 
@@ -94,6 +97,36 @@ void check_grid(std::string_view fn, std::string_view rows_name, std::int64_t ro
 }
 
 TileScale f32_scale(bool pow2) { return pow2 ? TileScale::f32_pow2 : TileScale::f32; }
+
+// 3D expert weights: experts in [1, 65535] (grid.z); w_expert_stride 0 (= n * row stride) or
+// at least one expert's span and 16-byte aligned. Returns the expert stride in elements and sets
+// `bytes` to the span of all experts (given `expert_bytes`, the span of one).
+std::int64_t check_experts(std::string_view fn, std::int64_t experts, std::int64_t expert_stride,
+                           std::int64_t n, std::int64_t row_stride, DType dtype,
+                           std::int64_t expert_bytes, std::int64_t& bytes) {
+  require(experts >= 1 && experts <= 65535, fn, "experts", experts, "must be in [1, 65535] (grid.z)");
+  const std::int64_t elem = dtype == DType::bf16 ? 2 : 4;
+  const std::int64_t span = expert_bytes / elem;  // (n - 1) * row_stride + k
+  require(expert_stride == 0 || expert_stride >= span, fn, "w_expert_stride", expert_stride,
+          "must be 0 (experts back to back) or >= (n - 1) * w_row_stride + k = {}", span);
+  const unsigned __int128 stride =
+      expert_stride == 0 ? static_cast<unsigned __int128>(n) * static_cast<unsigned __int128>(row_stride)
+                         : static_cast<unsigned __int128>(expert_stride);
+  require(expert_stride % (16 / elem) == 0, fn, "w_expert_stride", expert_stride,
+          "must be a multiple of {} elements for {} w (16-byte aligned experts)", 16 / elem,
+          dtype_name(dtype));
+  const unsigned __int128 total =
+      (static_cast<unsigned __int128>(experts - 1) * stride) * static_cast<unsigned __int128>(elem) +
+      static_cast<unsigned __int128>(expert_bytes);
+  if (total > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()) / 2)
+    fail_argument(fn, "experts", std::to_string(experts),
+                  "the span of all experts of w overflows 63 bits");
+  require(static_cast<unsigned __int128>(experts) * static_cast<unsigned __int128>(span) <
+              (static_cast<unsigned __int128>(1) << 62),
+          fn, "experts", experts, "experts * ((n - 1) * w_row_stride + k) must be < 2^62");
+  bytes = static_cast<std::int64_t>(total);
+  return static_cast<std::int64_t>(stride);
+}
 
 }  // namespace
 
@@ -322,6 +355,113 @@ void quantize_mxfp8(const QuantizeMxfp8Args& a, Stream stream) {
   const char* family =
       rows && cols ? "quantize_mxfp8_fused" : (rows ? "quantize_mxfp8" : "quantize_mxfp8_t");
   launch_tile(family, v, a.x, stride, a.m, a.k, a.q, a.scales, a.qt, a.qt_scales, 1.0f, stream);
+}
+
+}  // namespace jitfp8
+
+namespace jitfp8 {
+
+void quantize_experts_128x128(const QuantizeExperts128x128Args& a, Stream stream) {
+  using namespace detail;
+  const bool transposed = a.qt != nullptr;
+  const std::string_view fn = "quantize_experts_128x128";
+  check_q_dtype(fn, a.q_dtype);
+  InputNames names;
+  names.x = "w";
+  names.dtype = "w_dtype";
+  names.rows = "n";
+  names.stride = "w_row_stride";
+  std::int64_t expert_bytes = 0;
+  const std::int64_t stride = check_input(fn, names, a.w, a.w_dtype, a.n, a.k, a.w_row_stride,
+                                          transposed ? 16 : 1, expert_bytes);
+  check_grid(fn, "n", a.n);
+  std::int64_t w_bytes = 0;
+  const std::int64_t expert_stride = check_experts(fn, a.experts, a.w_expert_stride, a.n, stride,
+                                                   a.w_dtype, expert_bytes, w_bytes);
+  const std::int64_t e = a.experts;
+  require_aligned(a.q, 16, fn, "q");
+  require_aligned(a.scales, 16, fn, "scales");
+  const Scales128x128Layout layout{a.n, a.k};
+  check_capacity(fn, "scales_capacity", a.scales_capacity, e * layout.numel(),
+                 "experts ({}) x Scales128x128Layout{{n = {}, k = {}}}", e, a.n, a.k);
+  const Scales128x128Layout t_layout{a.k, a.n};
+  if (transposed) {
+    require_aligned(a.qt, 16, fn, "qt");
+    require_aligned(a.qt_scales, 16, fn, "qt_scales");
+    check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, e * t_layout.numel(),
+                   "experts ({}) x Scales128x128Layout{{n = k = {}, k = n = {}}}", e, a.k, a.n);
+  } else if (a.qt_scales != nullptr) {
+    fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
+                  "must be nullptr when qt is nullptr");
+  }
+  check_eps(fn, a.eps, a.q_dtype);
+  check_disjoint(fn, {{"w", a.w, w_bytes},
+                      {"q", a.q, e * a.n * a.k},
+                      {"scales", a.scales, e * layout.numel() * 4},
+                      {"qt", a.qt, transposed ? e * a.n * a.k : 0},
+                      {"qt_scales", a.qt_scales, transposed ? e * t_layout.numel() * 4 : 0}});
+  TileVariant v{a.w_dtype, a.q_dtype, f32_scale(a.pow2_scales), TileRow::block128,
+                transposed ? TileCol::block128 : TileCol::none};
+  launch_tile(transposed ? "quantize_128x128_t" : "quantize_128x128", v, a.w, stride, a.n, a.k,
+              a.q, a.scales, a.qt, a.qt_scales, a.eps, stream, e, expert_stride);
+}
+
+void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& a, Stream stream) {
+  using namespace detail;
+  const std::string_view fn = "quantize_experts_mxfp8";
+  const bool rows = a.q != nullptr, cols = a.qt != nullptr;
+  if (!rows && !cols)
+    fail_argument(fn, "qt", "nullptr", "qt (column-wise) or q (row-wise) or both must be given");
+  check_q_dtype(fn, a.q_dtype);
+  if (a.scale_mode != MxScaleMode::floor && a.scale_mode != MxScaleMode::rceil)
+    fail_argument(fn, "scale_mode", std::to_string(static_cast<int>(a.scale_mode)),
+                  "must be floor or rceil");
+  InputNames names;
+  names.x = "w";
+  names.dtype = "w_dtype";
+  names.rows = "n";
+  names.stride = "w_row_stride";
+  std::int64_t expert_bytes = 0;
+  const std::int64_t stride = check_input(fn, names, a.w, a.w_dtype, a.n, a.k, a.w_row_stride,
+                                          cols ? 16 : 1, expert_bytes);
+  check_grid(fn, "n", a.n);
+  std::int64_t w_bytes = 0;
+  const std::int64_t expert_stride = check_experts(fn, a.experts, a.w_expert_stride, a.n, stride,
+                                                   a.w_dtype, expert_bytes, w_bytes);
+  const std::int64_t e = a.experts;
+  const ScalesMx32Layout layout{a.n, a.k};
+  const ScalesMx32Layout t_layout{a.k, a.n};
+  if (rows) {
+    require_aligned(a.q, 16, fn, "q");
+    require_aligned(a.scales, 16, fn, "scales");
+    check_capacity(fn, "scales_capacity", a.scales_capacity, e * layout.numel(),
+                   "experts ({}) x ScalesMx32Layout{{rows = n = {}, cols = k = {}}}", e, a.n, a.k);
+  } else if (a.scales != nullptr) {
+    fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
+                  "must be nullptr when q is nullptr");
+  }
+  if (cols) {
+    require_aligned(a.qt, 16, fn, "qt");
+    require_aligned(a.qt_scales, 16, fn, "qt_scales");
+    check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, e * t_layout.numel(),
+                   "experts ({}) x ScalesMx32Layout{{rows = k = {}, cols = n = {}}}", e, a.k, a.n);
+  } else if (a.qt_scales != nullptr) {
+    fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
+                  "must be nullptr when qt is nullptr");
+  }
+  check_disjoint(fn, {{"w", a.w, w_bytes},
+                      {"q", a.q, rows ? e * a.n * a.k : 0},
+                      {"scales", a.scales, rows ? e * layout.numel() : 0},
+                      {"qt", a.qt, cols ? e * a.n * a.k : 0},
+                      {"qt_scales", a.qt_scales, cols ? e * t_layout.numel() : 0}});
+  const TileScale scale =
+      a.scale_mode == MxScaleMode::rceil ? TileScale::e8m0_rceil : TileScale::e8m0_floor;
+  TileVariant v{a.w_dtype, a.q_dtype, scale, rows ? TileRow::mx32 : TileRow::none,
+                cols ? TileCol::mx32 : TileCol::none};
+  const char* family =
+      rows && cols ? "quantize_mxfp8_fused" : (rows ? "quantize_mxfp8" : "quantize_mxfp8_t");
+  launch_tile(family, v, a.w, stride, a.n, a.k, a.q, a.scales, a.qt, a.qt_scales, 1.0f, stream, e,
+              expert_stride);
 }
 
 }  // namespace jitfp8

@@ -42,14 +42,14 @@ enum QuantColMode { kColNone = 0, kCol1x128 = 1, kColMx32 = 2, kColBlock128 = 3 
 
 // kXIsBf16: x bf16 (else fp32). kE5M2: e5m2 output (else e4m3). kScaleMode: quant_detail::ScaleMode
 // (fp32 modes with kRow1x128/kCol1x128/block modes, E8M0 modes with the Mx32 modes).
-// Launch: block 256, grid (ceil(K/128), ceil(M/128)), dynamic shared memory 128 * 128 * sizeof(x)
+// Launch: block 256, grid (ceil(K/128), ceil(M/128), batch), dynamic shared memory 128 * 128 * sizeof(x)
 // bytes when kColMode != kColNone (else 0). q_scales / qt_scales are float* or unsigned char*
 // per mode. eps is used by the fp32 modes only.
 template <bool kXIsBf16, bool kE5M2, int kScaleMode, int kRowMode, int kColMode>
 __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
     void* __restrict__ q_scales, unsigned char* __restrict__ qt, void* __restrict__ qt_scales,
-    int m, int k, float eps) {
+    int m, int k, float eps, long long x_batch_stride) {
   using namespace quant_detail;
   constexpr bool kMx = kScaleMode == kScaleE8M0Floor || kScaleMode == kScaleE8M0Rceil;
   constexpr bool kRceil = kScaleMode == kScaleE8M0Rceil;
@@ -75,6 +75,29 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
   const int col0 = blockIdx.x * 128;  // first column (K) of the tile
   const int row0 = blockIdx.y * 128;  // first row (M) of the tile
   const int k_blocks = (k + 127) >> 7;
+
+  // ---- 0. batch (3D expert weights): blockIdx.z = expert; every output is the 2D layout of one
+  // (M, K) matrix, experts back to back; x's experts are x_batch_stride elements apart.
+  if (blockIdx.z != 0) {
+    const long long b = blockIdx.z;
+    const long long m_blocks = (m + 127) >> 7;
+    const long long mk = (long long)m * k;
+    x = static_cast<const char*>(x) + b * x_batch_stride * kElemBytes;
+    if (kRowMode != kRowNone) {
+      q += b * mk;
+      const long long n = kRowMode == kRow1x128 ? (long long)k_blocks * ((m + 3) & ~3)
+                          : kRowMode == kRowMx32 ? m_blocks * k_blocks * 512
+                                                 : m_blocks * k_blocks;
+      q_scales = static_cast<char*>(q_scales) + b * n * (kRowMode == kRowMx32 ? 1 : 4);
+    }
+    if (kColMode != kColNone) {
+      qt += b * mk;
+      const long long n = kColMode == kCol1x128 ? m_blocks * k
+                          : kColMode == kColMx32 ? m_blocks * k_blocks * 512
+                                                 : m_blocks * k_blocks;
+      qt_scales = static_cast<char*>(qt_scales) + b * n * (kColMode == kColMx32 ? 1 : 4);
+    }
+  }
 
   // ---- 1. load --------------------------------------------------------------------------------
   U32x4 data[8][kVecs];

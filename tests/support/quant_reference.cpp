@@ -183,4 +183,65 @@ std::vector<float> transpose_block_scales(const std::vector<float>& s, std::int6
   return transpose(s, (n + 127) / 128, (k + 127) / 128);
 }
 
+
+QuantizedF32 ref_grouped_colwise(const std::vector<float>& x, std::int64_t tokens, std::int64_t d,
+                                 const std::vector<std::int32_t>& group_ends, DType q_dtype,
+                                 bool pow2, float eps, std::uint8_t untouched) {
+  const std::int64_t groups = static_cast<std::int64_t>(group_ends.size());
+  QuantizedF32 out;
+  out.q.assign(static_cast<std::size_t>(tokens * d), untouched);
+  out.scales.assign(static_cast<std::size_t>(groups * d), 0.0f);
+  std::int64_t prev = 0;  // end'_(g-1)
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::int64_t end =
+        std::min<std::int64_t>(std::max<std::int64_t>({prev, group_ends[static_cast<std::size_t>(g)], 0}), tokens);
+    for (std::int64_t c = 0; c < d; ++c) {
+      const float s = f32_block_scale(abs_max_of(x, d, prev, end, c, c + 1), eps, q_dtype, pow2);
+      encode_block(x, d, prev, end, c, c + 1, 1.0f / s, q_dtype, out.q);
+      out.scales[static_cast<std::size_t>(g * d + c)] = s;
+    }
+    prev = end;
+  }
+  return out;
+}
+
+QuantizedF32 ref_kgrouped(const std::vector<float>& x, std::int64_t tokens, std::int64_t r,
+                          const std::vector<std::int32_t>& counts, std::int64_t k_capacity,
+                          DType q_dtype, bool pow2, float eps, std::uint8_t untouched,
+                          float untouched_scale) {
+  const std::int64_t r4 = (r + 3) / 4 * 4;
+  QuantizedF32 out;
+  out.q.assign(static_cast<std::size_t>(r * k_capacity), untouched);
+  out.scales.assign(static_cast<std::size_t>(r4 * (k_capacity / 128)), untouched_scale);
+  std::int64_t off = 0, o = 0;  // token offset, padded column offset
+  for (std::int32_t raw : counts) {
+    const std::int64_t t_e = std::max<std::int32_t>(raw, 0);
+    const std::int64_t p_e = (t_e + 127) / 128 * 128;
+    if (off + t_e <= tokens && o + p_e <= k_capacity) {
+      // The expert's tokens, transposed: (r, T_e), quantized 1x128 along the tokens.
+      std::vector<float> xt(static_cast<std::size_t>(r * t_e));
+      for (std::int64_t t = 0; t < t_e; ++t)
+        for (std::int64_t i = 0; i < r; ++i)
+          xt[static_cast<std::size_t>(i * t_e + t)] = x[static_cast<std::size_t>((off + t) * r + i)];
+      for (std::int64_t i = 0; i < r; ++i) {
+        for (std::int64_t j = 0; j < p_e / 128; ++j) {
+          const std::int64_t c0 = j * 128, c1 = std::min(t_e, c0 + 128);
+          const float s = f32_block_scale(abs_max_of(xt, t_e, i, i + 1, c0, c1), eps, q_dtype, pow2);
+          const float inv = 1.0f / s;
+          for (std::int64_t t = c0; t < c0 + 128; ++t)
+            out.q[static_cast<std::size_t>(r * o + i * p_e + t)] =
+                t < c1 ? fp8_encode(xt[static_cast<std::size_t>(i * t_e + t)] * inv, q_dtype) : 0;
+          out.scales[static_cast<std::size_t>((o / 128 + j) * r4 + i)] = s;
+        }
+      }
+      for (std::int64_t i = r; i < r4; ++i)
+        for (std::int64_t j = 0; j < p_e / 128; ++j)
+          out.scales[static_cast<std::size_t>((o / 128 + j) * r4 + i)] = 0.0f;
+    }
+    off += t_e;
+    o += p_e;
+  }
+  return out;
+}
+
 }  // namespace jitfp8::test

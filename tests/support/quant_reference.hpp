@@ -59,4 +59,19 @@ std::vector<std::uint8_t> mx_scales_tiled(const std::vector<std::uint8_t>& row_m
 std::vector<float> transpose_block_scales(const std::vector<float>& s, std::int64_t n,
                                           std::int64_t k);
 
+
+// ---- MoE layouts (quant.hpp, "MoE layouts"), from the header's formulas -----------------------
+// Per-group column-wise: x (tokens, d), group_ends as the device would hold them (sanitized here
+// as the header states). q bytes of rows no group holds keep `untouched`; scales (groups, d).
+QuantizedF32 ref_grouped_colwise(const std::vector<float>& x, std::int64_t tokens, std::int64_t d,
+                                 const std::vector<std::int32_t>& group_ends, DType q_dtype,
+                                 bool pow2, float eps, std::uint8_t untouched);
+// K-grouped: x (tokens, r), counts per expert (raw, negative allowed). Returns q of
+// KGroupedLayout{r, k_capacity}.data_numel() bytes and scales of scales_numel() floats; bytes and
+// floats the function must not write keep `untouched` / `untouched_scale` (compared bitwise).
+QuantizedF32 ref_kgrouped(const std::vector<float>& x, std::int64_t tokens, std::int64_t r,
+                          const std::vector<std::int32_t>& counts, std::int64_t k_capacity,
+                          DType q_dtype, bool pow2, float eps, std::uint8_t untouched,
+                          float untouched_scale);
+
 }  // namespace jitfp8::test

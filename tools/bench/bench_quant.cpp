@@ -13,15 +13,127 @@
 
 namespace jitfp8::bench {
 
+namespace {
+
+// Random bf16/f32 bytes with normal-ish magnitudes (never zeros).
+void fill_random(DeviceArray<char>& x, std::mt19937& rng) {
+  std::vector<char> host(x.count);
+  for (std::size_t i = 0; i < host.size(); i += 2) {
+    host[i] = static_cast<char>(rng());
+    host[i + 1] = static_cast<char>(0x3c + rng() % 8);
+  }
+  x.upload(host);
+}
+
+// Group sizes 0.7-1.3x of tokens / groups (the last absorbs the rest), as the anchors' MoE runs.
+std::vector<std::int32_t> group_sizes(long long tokens, int groups, std::mt19937& rng) {
+  std::vector<std::int32_t> c(static_cast<std::size_t>(groups));
+  std::uniform_real_distribution<double> u(0.7, 1.3);
+  long long left = tokens;
+  for (int g = 0; g < groups; ++g) {
+    long long v = g + 1 == groups ? left : std::min<long long>(left, std::llround(u(rng) * tokens / groups));
+    c[static_cast<std::size_t>(g)] = static_cast<std::int32_t>(v);
+    left -= v;
+  }
+  return c;
+}
+
+}  // namespace
+
+// MoE layouts: 3D expert weights (E, N, K) and the token-grouped quantizations.
+void run_quant_moe(cudaStream_t stream, int iters, std::mt19937& rng, nlohmann::json& results) {
+  auto report = [&](const std::string& name, const std::string& shape, const Timing& t, double bytes) {
+    const double gbs = bytes / t.median_us / 1e3;
+    fmt::print("{:>34} {:>20} | {:>9.1f} {:>9.0f} {:>6.1f}%\n", name, shape, t.median_us, gbs,
+               100 * gbs / 3010.0);
+    std::fflush(stdout);
+    results.push_back({{"kernel", name}, {"shape", shape}, {"us", t.median_us}, {"gbs", gbs},
+                       {"bytes", bytes}});
+  };
+  fmt::print("\n{:>34} {:>20} | {:>9} {:>9} {:>7}\n", "MoE kernel (bf16 in)", "shape", "us", "GB/s", "%copy");
+  // (E, N, K) expert weights: DeepSeek-V3-like, Qwen3-30B-A3B-like and in between.
+  const long long experts[][3] = {{8, 4096, 7168}, {16, 4096, 7168}, {32, 2048, 7168},
+                                  {64, 1536, 2048}, {128, 1536, 2048}, {128, 768, 2048}};
+  for (const auto& s : experts) {
+    const long long e = s[0], n = s[1], k = s[2];
+    const std::string shape = fmt::format("{}x{}x{}", e, n, k);
+    DeviceArray<char> w(e * n * k * 2);
+    fill_random(w, rng);
+    DeviceArray<std::uint8_t> q(e * n * k), qt(e * n * k);
+    {
+      DeviceArray<float> sc(e * Scales128x128Layout{n, k}.numel()), sct(e * Scales128x128Layout{k, n}.numel());
+      QuantizeExperts128x128Args a;
+      a.w = w.ptr, a.experts = e, a.n = n, a.k = k, a.q = q.ptr, a.scales = sc.ptr;
+      a.scales_capacity = sc.count, a.qt = qt.ptr, a.qt_scales = sct.ptr, a.qt_scales_capacity = sct.count;
+      Timing t = time_kernel([&] { quantize_experts_128x128(a, stream); }, stream, 3, iters);
+      report("experts 128x128 +transposed", shape, t, e * n * k * 4.0 + (sc.count + sct.count) * 4.0);
+    }
+    for (bool both : {false, true}) {
+      DeviceArray<std::uint8_t> sc(e * ScalesMx32Layout{n, k}.numel()), sct(e * ScalesMx32Layout{k, n}.numel());
+      QuantizeExpertsMxfp8Args a;
+      a.w = w.ptr, a.experts = e, a.n = n, a.k = k, a.qt = qt.ptr, a.qt_scales = sct.ptr;
+      a.qt_scales_capacity = sct.count, a.scale_mode = MxScaleMode::rceil;
+      if (both) a.q = q.ptr, a.scales = sc.ptr, a.scales_capacity = sc.count;
+      Timing t = time_kernel([&] { quantize_experts_mxfp8(a, stream); }, stream, 3, iters);
+      report(both ? "experts mxfp8 along N + along K" : "experts mxfp8 along N (col-major)", shape, t,
+             e * n * k * (both ? 4.0 : 3.0) + sct.count + (both ? sc.count : 0));
+    }
+  }
+  // Token-grouped: (tokens, D) activations/gradients over E experts.
+  const long long grouped[][3] = {{16, 8192, 7168}, {16, 32768, 2048}, {64, 32768, 7168},
+                                  {128, 32768, 2048}, {128, 65536, 7168}};
+  for (const auto& s : grouped) {
+    const int e = static_cast<int>(s[0]);
+    const long long tokens = s[1], d = s[2];
+    const std::string shape = fmt::format("E{} {}x{}", e, tokens, d);
+    DeviceArray<char> x(tokens * d * 2);
+    fill_random(x, rng);
+    const auto counts = group_sizes(tokens, e, rng);
+    std::vector<std::int32_t> ends;
+    long long padded = 0, acc = 0;
+    for (auto c : counts) {
+      ends.push_back(static_cast<std::int32_t>(acc += c));
+      padded += align_up(c, 128);
+    }
+    DeviceArray<std::int32_t> counts_d(counts.size()), ends_d(ends.size());
+    counts_d.upload(counts);
+    ends_d.upload(ends);
+    {
+      const long long cap = KGroupedLayout::capacity_for(tokens, e);
+      const KGroupedLayout l{d, cap};
+      DeviceArray<std::uint8_t> q(l.data_numel());
+      DeviceArray<float> sc(l.scales_numel());
+      QuantizeKGroupedArgs a;
+      a.x = x.ptr, a.tokens = tokens, a.rows = d, a.num_groups = e, a.counts = counts_d.ptr;
+      a.k_capacity = cap, a.q = q.ptr, a.scales = sc.ptr, a.scales_capacity = sc.count;
+      Timing t = time_kernel([&] { quantize_kgrouped(a, stream); }, stream, 3, iters);
+      report("kgrouped (K-grouped wgrad layout)", shape, t,
+             tokens * d * 2.0 + d * padded * 1.0 + d * (padded / 128) * 4.0);
+    }
+    {
+      DeviceArray<std::uint8_t> q(tokens * d);
+      DeviceArray<float> sc(e * d);
+      QuantizeGroupedColwiseArgs a;
+      a.x = x.ptr, a.tokens = tokens, a.d = d, a.num_groups = e, a.group_ends = ends_d.ptr;
+      a.q = q.ptr, a.scales = sc.ptr, a.scales_capacity = sc.count;
+      Timing t = time_kernel([&] { quantize_grouped_colwise(a, stream); }, stream, 3, iters);
+      report("grouped colwise (per-group col)", shape, t, tokens * d * 3.0 + e * d * 4.0);
+    }
+  }
+}
+
 int run_quant(int argc, char** argv) {
   std::vector<std::pair<long long, long long>> shapes = {
       {1, 7168}, {128, 7168}, {4096, 7168}, {8192, 7168}, {16384, 7168}, {65536, 7168}};
   std::string json_path;
   int iters = 20;
+  bool dense = true, moe = true;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
+    else if (arg == "--moe-only") dense = false;
+    else if (arg == "--dense-only") moe = false;
     else if (arg == "--shapes" && i + 1 < argc) {
       shapes.clear();
       std::stringstream list(argv[++i]);
@@ -49,6 +161,7 @@ int run_quant(int argc, char** argv) {
                        {"bytes", bytes}});
   };
   for (auto [m_in, k] : shapes) {
+    if (!dense) break;
     // Random bf16/f32 inputs (normal-ish magnitudes; never zeros).
     auto make_x = [&](long long m, bool f32) {
       const std::size_t elem = f32 ? 4 : 2;
@@ -137,6 +250,7 @@ int run_quant(int argc, char** argv) {
       }
     }
   }
+  if (moe) run_quant_moe(stream, iters, rng, results);
   if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
   return 0;
 }

@@ -1,0 +1,191 @@
+// jitfp8::quantize_kgrouped, quantize_grouped_colwise: argument validation, kernel specs,
+// dispatch memo and launch of templates/quant/quantize_moe.cuh.
+#include "ops/quantize_moe.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
+#include "jitfp8/quant.hpp"
+#include "ops/quant_checks.hpp"
+#include "ops/quantize_tile.hpp"
+#include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
+#include "runtime/launch.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+using namespace quant;
+
+const char* kind_family(MoeKind k) {
+  return k == MoeKind::kgrouped ? "quantize_kgrouped" : "quantize_grouped_colwise";
+}
+
+struct PlanKey {
+  std::int32_t device = 0;
+  std::uint8_t kind = 0, x_dtype = 0, q_dtype = 0, pow2 = 0;
+};
+static_assert(sizeof(PlanKey) == 8, "PlanKey must have no padding");
+
+DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
+  static DispatchCache<PlanKey, const LoadedKernel*> cache;
+  return cache;
+}
+
+const LoadedKernel& kernel_for(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2) {
+  const DeviceContext& device = current_device();
+  PlanKey key{};
+  key.device = device.device;
+  key.kind = static_cast<std::uint8_t>(kind);
+  key.x_dtype = static_cast<std::uint8_t>(x_dtype);
+  key.q_dtype = static_cast<std::uint8_t>(q_dtype);
+  key.pow2 = pow2 ? 1 : 0;
+  return *plan_cache().get_or_make(key, [&] {
+    return &get_kernel(device.device, quantize_moe_spec(kind, x_dtype, q_dtype, pow2, device.arch));
+  });
+}
+
+void check_groups(std::string_view fn, std::int64_t num_groups, std::int64_t max_groups,
+                  const std::int32_t* data, std::string_view data_name) {
+  require(num_groups >= 1 && num_groups <= max_groups, fn, "num_groups", num_groups,
+          "must be in [1, {}]", max_groups);
+  require_aligned(data, 4, fn, data_name);
+}
+
+}  // namespace
+
+KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,
+                             const Arch& arch) {
+  const std::string_view fn = kind_family(kind);
+  check_x_dtype(fn, "x_dtype", x_dtype);
+  check_q_dtype(fn, q_dtype);
+  if (kind != MoeKind::kgrouped && kind != MoeKind::grouped_colwise)
+    throw Error(ErrorCode::invalid_argument, fmt::format("quantize_moe: unknown kind {}", int(kind)));
+  if (arch.number() < 89)
+    throw Error(ErrorCode::unsupported,
+                fmt::format("{}: arch {} has no fp8 conversion (needs sm_89 or newer)", fn,
+                            arch.name()));
+  KernelSpec spec;
+  spec.family = std::string(fn);
+  spec.header = "quant/quantize_moe.cuh";
+  spec.kernel = kind == MoeKind::kgrouped ? "jitfp8::quantize_kgrouped_kernel"
+                                          : "jitfp8::quantize_grouped_colwise_kernel";
+  spec.template_args = {x_dtype == DType::bf16 ? "true" : "false",
+                        q_dtype == DType::e5m2 ? "true" : "false", pow2_scales ? "true" : "false"};
+  spec.arch = arch;
+  spec.dynamic_smem_bytes = kind == MoeKind::kgrouped
+                                ? 128 * 128 * static_cast<int>(dtype_size(x_dtype))
+                                : kColwiseStashBytes;
+  spec.config = {{"x_dtype", std::string(dtype_name(x_dtype))},
+                 {"q_dtype", std::string(dtype_name(q_dtype))},
+                 {"pow2_scales", pow2_scales},
+                 {"block_threads", kMoeThreads},
+                 {"tile", kind == MoeKind::kgrouped ? "128 tokens x 128 rows, transposed"
+                                                    : "group rows x 128 columns"}};
+  return spec;
+}
+
+std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp& op, const Arch& arch, int) {
+  return {quantize_moe_spec(MoeKind::kgrouped, manifest_x_dtype(op), manifest_q_dtype(op),
+                            op.pow2_scales, arch)};
+}
+std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp& op, const Arch& arch,
+                                                           int) {
+  return {quantize_moe_spec(MoeKind::grouped_colwise, manifest_x_dtype(op), manifest_q_dtype(op),
+                            op.pow2_scales, arch)};
+}
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+using namespace detail::quant;
+
+void quantize_kgrouped(const QuantizeKGroupedArgs& a, Stream stream) {
+  using namespace detail;
+  const std::string_view fn = "quantize_kgrouped";
+  check_q_dtype(fn, a.q_dtype);
+  InputNames names;
+  names.rows = "tokens";
+  names.cols = "rows";
+  std::int64_t x_bytes = 0;
+  const std::int64_t stride =
+      check_input(fn, names, a.x, a.x_dtype, a.tokens, a.rows, a.x_row_stride, 1, x_bytes);
+  check_groups(fn, a.num_groups, kInt32Max, a.counts, "counts");
+  require(a.k_capacity >= 0 && a.k_capacity % 128 == 0, fn, "k_capacity", a.k_capacity,
+          "must be >= 0 and a multiple of 128");
+  require(a.k_capacity / 128 <= 65535, fn, "k_capacity", a.k_capacity,
+          "k_capacity / 128 must be <= 65535 (grid.y)");
+  const KGroupedLayout layout{a.rows, a.k_capacity};
+  if (a.k_capacity > 0) {
+    require_aligned(a.q, 16, fn, "q");
+    require_aligned(a.scales, 16, fn, "scales");
+    check_capacity(fn, "scales_capacity", a.scales_capacity, layout.scales_numel(),
+                   "KGroupedLayout{{rows = {}, k_capacity = {}}} scales (scales_numel())", a.rows,
+                   a.k_capacity);
+  }
+  check_eps(fn, a.eps, a.q_dtype);
+  check_disjoint(fn, {{"x", a.x, x_bytes},
+                      {"counts", a.counts, a.num_groups * 4},
+                      {"q", a.q, a.k_capacity > 0 ? layout.data_numel() : 0},
+                      {"scales", a.scales, a.k_capacity > 0 ? layout.scales_numel() * 4 : 0}});
+  if (a.k_capacity == 0) return;
+  const LoadedKernel& kernel = kernel_for(MoeKind::kgrouped, a.x_dtype, a.q_dtype, a.pow2_scales);
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(ceil_div(a.rows, 128)),
+                static_cast<unsigned>(a.k_capacity / 128), 1};
+  shape.block = {kMoeThreads, 1, 1};
+  const void* x = a.x;
+  long long x_row_stride = stride;
+  const std::int32_t* counts = a.counts;
+  int groups = static_cast<int>(a.num_groups), tokens = static_cast<int>(a.tokens);
+  int r = static_cast<int>(a.rows), kcb = static_cast<int>(a.k_capacity / 128);
+  void* q = a.q;
+  float* scales = a.scales;
+  float eps = a.eps;
+  void* args[] = {&x, &x_row_stride, &counts, &groups, &tokens, &r, &q, &scales, &kcb, &eps};
+  launch(kernel, shape, stream, args);
+}
+
+void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream) {
+  using namespace detail;
+  const std::string_view fn = "quantize_grouped_colwise";
+  check_q_dtype(fn, a.q_dtype);
+  InputNames names;
+  names.rows = "tokens";
+  names.cols = "d";
+  std::int64_t x_bytes = 0;
+  const std::int64_t stride =
+      check_input(fn, names, a.x, a.x_dtype, a.tokens, a.d, a.x_row_stride, 1, x_bytes);
+  check_groups(fn, a.num_groups, 65535, a.group_ends, "group_ends");
+  require_aligned(a.q, 16, fn, "q");
+  require_aligned(a.scales, 16, fn, "scales");
+  if (a.scales_capacity < a.num_groups * a.d)
+    fail_argument(fn, "scales_capacity", std::to_string(a.scales_capacity),
+                  fmt::format("must be >= num_groups * d = {}", a.num_groups * a.d));
+  check_eps(fn, a.eps, a.q_dtype);
+  check_disjoint(fn, {{"x", a.x, x_bytes},
+                      {"group_ends", a.group_ends, a.num_groups * 4},
+                      {"q", a.q, a.tokens * a.d},
+                      {"scales", a.scales, a.num_groups * a.d * 4}});
+  const LoadedKernel& kernel =
+      kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype, a.pow2_scales);
+  LaunchShape shape;
+  shape.grid = {static_cast<unsigned>(ceil_div(a.d, 128)), static_cast<unsigned>(a.num_groups), 1};
+  shape.block = {kMoeThreads, 1, 1};
+  const void* x = a.x;
+  long long x_row_stride = stride;
+  const std::int32_t* ends = a.group_ends;
+  int tokens = static_cast<int>(a.tokens), d = static_cast<int>(a.d);
+  void* q = a.q;
+  float* scales = a.scales;
+  float eps = a.eps;
+  void* args[] = {&x, &x_row_stride, &ends, &tokens, &d, &q, &scales, &eps};
+  launch(kernel, shape, stream, args);
+}
+
+}  // namespace jitfp8

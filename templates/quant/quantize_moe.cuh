@@ -1,0 +1,391 @@
+// MoE quantization layouts (include/jitfp8/quant.hpp, "MoE layouts"), from device-side group data:
+//   quantize_kgrouped_kernel:        (tokens, R) -> KGroupedLayout{R, k_capacity}: per expert the
+//                                    transposed (R, P_e) block, 1x128 along the tokens;
+//   quantize_grouped_colwise_kernel: (tokens, D) -> q (tokens, D) + one scale per (group, column).
+// The numerical contract is include/jitfp8/quant.hpp; tests/support/quant_reference.cpp is an
+// independent CPU model and the GPU tests compare bit for bit. No host synchronization: the group
+// boundaries are computed on the device by every block (graph-capturable).
+#pragma once
+
+#include "quant/quant_common.cuh"
+
+namespace jitfp8 {
+namespace quant_detail {
+
+__device__ __forceinline__ long long shfl_up_s64(long long v, int delta) {
+  unsigned int lo = (unsigned int)v, hi = (unsigned int)((unsigned long long)v >> 32);
+  asm volatile("shfl.sync.up.b32 %0, %0, %1, 0x0, 0xffffffff;" : "+r"(lo) : "r"(delta));
+  asm volatile("shfl.sync.up.b32 %0, %0, %1, 0x0, 0xffffffff;" : "+r"(hi) : "r"(delta));
+  return (long long)(((unsigned long long)hi << 32) | lo);
+}
+__device__ __forceinline__ int load_s32(const int* p) {
+  int v;
+  asm volatile("ld.global.nc.s32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+}  // namespace quant_detail
+
+// ---- K-grouped ---------------------------------------------------------------------------------
+// Launch: block 256, grid (ceil(R / 128), k_capacity / 128), dynamic shared memory
+// 128 * 128 * sizeof(x). Block (rb, J) owns padded token block J (global, in units of 128 padded
+// columns) and rows [128 rb, 128 rb + 128) of R.
+// 1. Expert lookup: thread t scans experts [t * per, (t + 1) * per), per = ceil(E / 256), for
+//    its sums of T_e and of P_e / 128 (64-bit); a block-wide exclusive scan gives every thread its
+//    chunk's offsets, and the thread whose chunk holds block J finds the expert e, O_e, T_e, off_e.
+//    Blocks past the last expert, and experts that do not fit (off_e + T_e > tokens or
+//    O_e + P_e > k_capacity), exit without writing.
+// 2. Load the 128 (tokens) x 128 (R) tile of x: half-warp h loads tokens h + 16 i (i < 8), lane
+//    l the same 16-byte vectors as quantize_tile (bf16 [8l, 8l+8), fp32 [4l, 4l+4) and
+//    [64+4l, 64+4l+4)); tokens >= T_e (padding) and columns >= R load zeros.
+// 3. Raw tile to shared memory with the swizzle of quantize_tile, then the column pass of
+//    quantize_tile's kCol1x128: lane (p, j) of warp w reads column pair c = 32 pass + 4 w + p over
+//    tokens [16 j, 16 j + 16), amax over the 128 tokens (zeros of the padding never raise it),
+//    and writes 16 bytes of two rows of the expert's (R, P_e) block, padding included (+0).
+template <bool kXIsBf16, bool kE5M2, bool kPow2>
+__global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kernel(
+    const void* __restrict__ x, long long x_row_stride, const int* __restrict__ counts,
+    int num_groups, int tokens, int r_total, unsigned char* __restrict__ q,
+    float* __restrict__ scales, int k_cap_blocks, float eps) {
+  using namespace quant_detail;
+  constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
+  constexpr int kVecs = kXIsBf16 ? 1 : 2;
+  constexpr int kRowBytes = 128 * kElemBytes;
+  constexpr int kPairBytes = 2 * kElemBytes;
+
+  extern __shared__ __align__(16) unsigned char tile[];
+  __shared__ long long warp_sums[8][2];
+  __shared__ long long found[4];  // valid (0/1), T_e, off_e, O_e (blocks)
+
+  const int tid = threadIdx.x;
+  const long long J = blockIdx.y;
+
+  // ---- 1. expert lookup --------------------------------------------------------------------
+  const int per = (num_groups + 255) >> 8;
+  const int e0 = tid * per;
+  const int e1 = min(e0 + per, num_groups);
+  long long sum_t = 0, sum_p = 0;
+  for (int e = e0; e < e1; ++e) {
+    const long long c = max(load_s32(counts + e), 0);
+    sum_t += c;
+    sum_p += (c + 127) >> 7;
+  }
+  long long inc_t = sum_t, inc_p = sum_p;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const long long ut = shfl_up_s64(inc_t, d), up = shfl_up_s64(inc_p, d);
+    if ((tid & 31) >= d) {
+      inc_t += ut;
+      inc_p += up;
+    }
+  }
+  if (tid == 0) found[0] = 0;
+  if ((tid & 31) == 31) {
+    warp_sums[tid >> 5][0] = inc_t;
+    warp_sums[tid >> 5][1] = inc_p;
+  }
+  __syncthreads();
+  for (int w = 0; w < (tid >> 5); ++w) {
+    inc_t += warp_sums[w][0];
+    inc_p += warp_sums[w][1];
+  }
+  long long off = inc_t - sum_t, pb = inc_p - sum_p;  // exclusive: the chunk's first offsets
+  if (J >= pb && J < inc_p) {
+    for (int e = e0; e < e1; ++e) {
+      const long long c = max(load_s32(counts + e), 0);
+      const long long p = (c + 127) >> 7;
+      if (J < pb + p) {
+        const bool fits = off + c <= (long long)tokens && pb + p <= (long long)k_cap_blocks;
+        found[1] = c;
+        found[2] = off;
+        found[3] = pb;
+        found[0] = fits ? 1 : 0;
+        break;
+      }
+      off += c;
+      pb += p;
+    }
+  }
+  __syncthreads();
+  if (found[0] == 0) return;
+  const long long t_e = found[1], off_e = found[2], o_e = found[3];
+  const long long jb = J - o_e;                         // token block within the expert
+  const long long p_e = ((t_e + 127) >> 7) << 7;        // padded tokens of the expert
+  const int valid_tokens = (int)min(t_e - (jb << 7), 128LL);
+  const int col0 = blockIdx.x * 128;                    // first row of R (a column of x)
+
+  // ---- 2. load ----------------------------------------------------------------------------------
+  const int lane16 = tid & 15;
+  const int half_warp = tid >> 4;
+  U32x4 data[8][kVecs];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int tl = half_warp + 16 * i;
+    const char* row_ptr = static_cast<const char*>(x) +
+                          ((off_e + (jb << 7) + tl) * x_row_stride + col0) * kElemBytes;
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
+      if (tl < valid_tokens && col0 + e < r_total) {
+        data[i][v] = load_stream_16(row_ptr + e * kElemBytes);
+      } else {
+        data[i][v].x = data[i][v].y = data[i][v].z = data[i][v].w = 0u;
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int r = half_warp + 16 * i;
+    const int swz = ((r >> 4) & 7) << 2;
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const int pair = (kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4) >> 1;
+      *reinterpret_cast<U32x4*>(tile + r * kRowBytes + (pair ^ swz) * kPairBytes) = data[i][v];
+    }
+  }
+  __syncthreads();
+
+  // ---- 3. column pass -------------------------------------------------------------------------
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int p = lane & 3;
+  const int jc = lane >> 2;
+  unsigned char* q_block = q + (long long)r_total * (o_e << 7) + (jb << 7) + 16 * jc;
+  float* scale_row = scales + (o_e + jb) * (long long)r_total;  // R % 16 == 0: no padding
+#pragma unroll
+  for (int pass = 0; pass < 2; ++pass) {
+    const int c = 32 * pass + 4 * warp + p;
+    const int gr = col0 + 2 * c;  // row of R of the pair's first element
+    float a[16], b[16];
+#pragma unroll
+    for (int t = 0; t < 16; ++t) {
+      const unsigned char* src = tile + (16 * jc + t) * kRowBytes + (c ^ (jc << 2)) * kPairBytes;
+      if (kXIsBf16) {
+        const unsigned int w = *reinterpret_cast<const unsigned int*>(src);
+        a[t] = bf16_lo(w);
+        b[t] = bf16_hi(w);
+      } else {
+        const F32x2 f = *reinterpret_cast<const F32x2*>(src);
+        a[t] = f.x;
+        b[t] = f.y;
+      }
+    }
+    float amax_a = 0.0f, amax_b = 0.0f;
+#pragma unroll
+    for (int t = 0; t < 16; ++t) {
+      amax_a = abs_max(amax_a, a[t]);
+      amax_b = abs_max(amax_b, b[t]);
+    }
+#pragma unroll
+    for (int mask = 4; mask <= 16; mask <<= 1) {
+      amax_a = max_f32(amax_a, shfl_xor(amax_a, mask));
+      amax_b = max_f32(amax_b, shfl_xor(amax_b, mask));
+    }
+    const float sa = f32_scale<kE5M2, kPow2>(amax_a, eps);
+    const float sb = f32_scale<kE5M2, kPow2>(amax_b, eps);
+    const float inv_a = rcp_rn(sa), inv_b = rcp_rn(sb);
+    if (gr < r_total) {
+      if (jc == 0) {
+        store_f32(scale_row + gr, sa);
+        store_f32(scale_row + gr + 1, sb);
+      }
+      unsigned int wa[4], wb[4];
+#pragma unroll
+      for (int g = 0; g < 4; ++g) {
+        wa[g] = fp8x4<kE5M2>(mul_rn(a[4 * g], inv_a), mul_rn(a[4 * g + 1], inv_a),
+                             mul_rn(a[4 * g + 2], inv_a), mul_rn(a[4 * g + 3], inv_a));
+        wb[g] = fp8x4<kE5M2>(mul_rn(b[4 * g], inv_b), mul_rn(b[4 * g + 1], inv_b),
+                             mul_rn(b[4 * g + 2], inv_b), mul_rn(b[4 * g + 3], inv_b));
+      }
+      unsigned char* dst = q_block + (long long)gr * p_e;
+      store_16(dst, wa[0], wa[1], wa[2], wa[3]);
+      store_16(dst + p_e, wb[0], wb[1], wb[2], wb[3]);
+    }
+  }
+}
+
+// ---- per-group column-wise scales ---------------------------------------------------------------
+// Launch: block 256, grid (ceil(D / 128), num_groups), dynamic shared memory kStashRows * 128 *
+// sizeof(x) (64 KB). Block (cb, g) owns columns [128 cb, 128 cb + 128) of group g.
+// 1. Group bounds: start = clamp(max(0, ends[0..g-1])), end = clamp(max(start, ends[g])), clamp to
+//    [0, tokens]: a block-wide max over ends[0..g-1].
+// 2. Pass 1: half-warp h reads rows start + h + 16 i (kUnroll rows in flight per half-warp), lane
+//    l the 16-byte vectors of quantize_tile; each thread keeps the running |max| of its 8
+//    columns; the first kStashRows rows of the group also go to shared memory (row-major).
+// 3. The 16 half-warps' maxima meet in shared memory: scale and reciprocal per column.
+// 4. Pass 2: every row again, from shared memory when stashed, else re-read from global memory
+//    (last rows first, the most recently read, most likely still in L2): scale, cast, store.
+template <bool kXIsBf16, bool kE5M2, bool kPow2>
+__global__ void __launch_bounds__(256, 3) quantize_grouped_colwise_kernel(
+    const void* __restrict__ x, long long x_row_stride, const int* __restrict__ group_ends,
+    int tokens, int d, unsigned char* __restrict__ q, float* __restrict__ scales, float eps) {
+  using namespace quant_detail;
+  constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
+  constexpr int kVecs = kXIsBf16 ? 1 : 2;
+  constexpr int kRowBytes = 128 * kElemBytes;
+  constexpr int kStashRows = 65536 / kRowBytes;  // 256 bf16 rows, 128 fp32 rows
+  constexpr int kUnroll = kXIsBf16 ? 4 : 2;
+
+  extern __shared__ __align__(16) unsigned char stash[];
+  __shared__ float col_max[16][129];
+  __shared__ float col_inv[128];
+  __shared__ int bounds[8];
+
+  const int tid = threadIdx.x;
+  const int g = blockIdx.y;
+  const int col0 = blockIdx.x * 128;
+
+  // ---- 1. group bounds -------------------------------------------------------------------
+  int m = 0;
+  for (int i = tid; i < g; i += 256) m = max(m, load_s32(group_ends + i));
+#pragma unroll
+  for (int mask = 16; mask >= 1; mask >>= 1) {
+    int o;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(o) : "r"(m), "r"(mask));
+    m = max(m, o);
+  }
+  if ((tid & 31) == 0) bounds[tid >> 5] = m;
+  __syncthreads();
+  int start = bounds[0];
+#pragma unroll
+  for (int w = 1; w < 8; ++w) start = max(start, bounds[w]);
+  const int end = min(max(start, load_s32(group_ends + g)), tokens);
+  start = min(start, tokens);
+  const int rows = end - start;
+
+  const int lane16 = tid & 15;
+  const int half_warp = tid >> 4;
+  const bool col_ok[2] = {col0 + (kXIsBf16 ? lane16 * 8 : lane16 * 4) < d,
+                          !kXIsBf16 && col0 + 64 + lane16 * 4 < d};
+  const char* x_cols = static_cast<const char*>(x) + (long long)col0 * kElemBytes;
+
+  // ---- 2. pass 1: amax (and stash) ---------------------------------------------------------------
+  float amax[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) amax[j] = 0.0f;
+  for (int base = 0; base < rows; base += 16 * kUnroll) {
+    U32x4 data[kUnroll][kVecs];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int r = base + half_warp + 16 * u;
+      const char* row_ptr = x_cols + (long long)(start + r) * x_row_stride * kElemBytes;
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) {
+        const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
+        if (r < rows && col_ok[v]) {
+          data[u][v] = load_stream_16(row_ptr + e * kElemBytes);
+        } else {
+          data[u][v].x = data[u][v].y = data[u][v].z = data[u][v].w = 0u;
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int r = base + half_warp + 16 * u;
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) {
+        const unsigned int w[4] = {data[u][v].x, data[u][v].y, data[u][v].z, data[u][v].w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (kXIsBf16) {
+            amax[2 * j] = abs_max(amax[2 * j], bf16_lo(w[j]));
+            amax[2 * j + 1] = abs_max(amax[2 * j + 1], bf16_hi(w[j]));
+          } else {
+            amax[4 * v + j] = abs_max(amax[4 * v + j], f32_from_bits(w[j]));
+          }
+        }
+        if (r < kStashRows) {
+          const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
+          *reinterpret_cast<U32x4*>(stash + r * kRowBytes + e * kElemBytes) = data[u][v];
+        }
+      }
+    }
+  }
+
+  // ---- 3. per-column scales ---------------------------------------------------------------------
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const int c = kXIsBf16 ? lane16 * 8 + j : (j >> 2) * 64 + lane16 * 4 + (j & 3);
+    col_max[half_warp][c] = amax[j];
+  }
+  __syncthreads();
+  if (tid < 128) {
+    float a = col_max[0][tid];
+#pragma unroll
+    for (int h = 1; h < 16; ++h) a = max_f32(a, col_max[h][tid]);
+    const float s = f32_scale<kE5M2, kPow2>(a, eps);
+    col_inv[tid] = rcp_rn(s);
+    if (col0 + tid < d) store_f32(scales + (long long)g * d + col0 + tid, s);
+  }
+  __syncthreads();
+  float inv[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    inv[j] = col_inv[kXIsBf16 ? lane16 * 8 + j : (j >> 2) * 64 + lane16 * 4 + (j & 3)];
+
+  // ---- 4. pass 2: cast and store -------------------------------------------------------------------
+  unsigned char* q_cols = q + col0;
+  auto emit = [&](int r, const U32x4 (&vec)[kVecs]) {
+    unsigned char* q_row = q_cols + (long long)(start + r) * d;
+    float vals[8];
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const unsigned int w[4] = {vec[v].x, vec[v].y, vec[v].z, vec[v].w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        if (kXIsBf16) {
+          vals[2 * j] = bf16_lo(w[j]);
+          vals[2 * j + 1] = bf16_hi(w[j]);
+        } else {
+          vals[4 * v + j] = f32_from_bits(w[j]);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) vals[j] = mul_rn(vals[j], inv[j]);
+    if (kXIsBf16) {
+      if (col_ok[0])
+        store_8(q_row + lane16 * 8, fp8x4<kE5M2>(vals[0], vals[1], vals[2], vals[3]),
+                fp8x4<kE5M2>(vals[4], vals[5], vals[6], vals[7]));
+    } else {
+      if (col_ok[0]) store_4(q_row + lane16 * 4, fp8x4<kE5M2>(vals[0], vals[1], vals[2], vals[3]));
+      if (col_ok[1])
+        store_4(q_row + 64 + lane16 * 4, fp8x4<kE5M2>(vals[4], vals[5], vals[6], vals[7]));
+    }
+  };
+  const int stashed = min(rows, kStashRows);
+  for (int r = half_warp; r < stashed; r += 16) {
+    U32x4 vec[kVecs];
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
+      vec[v] = *reinterpret_cast<const U32x4*>(stash + r * kRowBytes + e * kElemBytes);
+    }
+    emit(r, vec);
+  }
+  // Rows past the stash, last first, kUnroll rows in flight per half-warp.
+  for (int top = rows; top > stashed; top -= 16 * kUnroll) {
+    U32x4 data[kUnroll][kVecs];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int r = top - 1 - half_warp - 16 * u;
+      const char* row_ptr = x_cols + (long long)(start + r) * x_row_stride * kElemBytes;
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) {
+        const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
+        if (r >= stashed && col_ok[v]) {
+          data[u][v] = load_stream_16(row_ptr + e * kElemBytes);
+        } else {
+          data[u][v].x = data[u][v].y = data[u][v].z = data[u][v].w = 0u;
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int r = top - 1 - half_warp - 16 * u;
+      if (r >= stashed) emit(r, data[u]);
+    }
+  }
+}
+
+}  // namespace jitfp8
