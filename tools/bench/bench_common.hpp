@@ -56,5 +56,6 @@ double calc_diff(const std::vector<double>& x, const std::vector<double>& y);
 
 int run_gemm(int argc, char** argv);
 int run_quant(int argc, char** argv);
+int run_moe(int argc, char** argv);
 
 }  // namespace jitfp8::bench

@@ -1,5 +1,5 @@
 // jitfp8-bench: times libjitfp8's kernels beside cuBLASLt in the same process.
-// Run as `jitfp8 bench <gemm|quant> [options]` or directly.
+// Run as `jitfp8 bench <gemm|quant|moe> [options]` or directly.
 #include <cstdio>
 #include <cstring>
 
@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
         "       (two tables: gemm_fp8_nt on the forward shapes, gemm_fp8_wgrad on the weight-gradient\n"
         "        shapes, overwrite and accumulate; --wgrad-sweep also times candidate configs)\n"
         "       jitfp8 bench quant [--shapes M,K;...] [--iters N] [--json FILE]\n"
+        "       jitfp8 bench moe   [--only contiguous,masked,kgrouped] [--iters N] [--json FILE]\n"
+        "       (the anchors' MoE shapes beside cuBLASLt called once per expert)\n"
         "Kernel time as a profiler reports it: CUDA graphs of --iters (default 20) x (64 MB L2\n"
         "flush, kernel) minus the flushes alone, median of 5 replays; the same random inputs for\n"
         "every contender.\n");
@@ -20,6 +22,7 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "gemm") == 0) return jitfp8::bench::run_gemm(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "quant") == 0) return jitfp8::bench::run_quant(argc - 1, argv + 1);
-  std::fprintf(stderr, "jitfp8 bench: unknown benchmark '%s' (gemm, quant)\n", argv[1]);
+  if (std::strcmp(argv[1], "moe") == 0) return jitfp8::bench::run_moe(argc - 1, argv + 1);
+  std::fprintf(stderr, "jitfp8 bench: unknown benchmark '%s' (gemm, quant, moe)\n", argv[1]);
   return 2;
 }

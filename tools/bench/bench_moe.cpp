@@ -1,0 +1,422 @@
+// jitfp8 bench moe: the MoE grouped GEMMs (M-grouped contiguous, masked, K-grouped weight
+// gradient) beside a baseline of cuBLASLt's block-scaled GEMM called once per expert, on the same
+// inputs in the same process. TFLOPS count valid rows (tokens) only, never padding.
+//
+// Inputs: per expert, normal values quantized by libjitfp8 into a packed (count, K) operand
+// (cuBLASLt's scale layout needs packed scales), then copied into the grouped layouts our
+// kernels read; group sizes 0.7-1.3x the expected count as in anchors.md, rounded to multiples
+// of 4 (cuBLASLt's 1x128 scales need M % 4 == 0) or, for the K-grouped form, to 128 (as the
+// anchors' DeepGEMM run). The baseline's time is kernel time only: the host launch gaps and the
+// device-to-host copy of the group sizes that such a loop needs in real use are not counted.
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench_common.hpp"
+#include "bench_inputs.hpp"
+#include "cublaslt_gemm.hpp"
+#include "jitfp8/moe.hpp"
+#include "ops/gemm_reference.hpp"
+
+namespace jitfp8::bench {
+namespace {
+
+constexpr double kPeakTflops = 1979.0;
+
+// The anchors' shapes and DeepGEMM's figures on this machine kind (anchors.md).
+struct MGroupedCase {
+  int groups;
+  long long expected, n, k;
+  double deepgemm_tflops;
+};
+const std::vector<MGroupedCase> kContiguous = {
+    {4, 8192, 6144, 7168, 1401}, {4, 8192, 7168, 3072, 1335}, {4, 8192, 4096, 4096, 1336},
+    {4, 8192, 4096, 2048, 1272}, {8, 4096, 6144, 7168, 1366}, {8, 4096, 7168, 3072, 1326},
+    {8, 4096, 4096, 4096, 1311}, {8, 4096, 4096, 2048, 1239}};
+const std::vector<MGroupedCase> kMasked = {
+    {32, 192, 6144, 7168, 876},  {32, 192, 7168, 3072, 817},  {32, 192, 4096, 4096, 737},
+    {32, 192, 4096, 2048, 682},  {6, 1024, 6144, 7168, 1279}, {6, 1024, 7168, 3072, 1220},
+    {6, 1024, 4096, 4096, 1178}, {6, 1024, 4096, 2048, 1138}};
+constexpr long long kMaskedMaxM = 4096;
+struct KGroupedCase {
+  int groups;
+  long long expected, m, n;
+  double deepgemm_tflops;
+};
+const std::vector<KGroupedCase> kKGrouped = {
+    {4, 8192, 4096, 7168, 1036}, {4, 8192, 7168, 2048, 1004}, {8, 4096, 4096, 7168, 986},
+    {8, 4096, 7168, 2048, 957},  {16, 2048, 4096, 7168, 850}, {16, 2048, 7168, 2048, 857}};
+
+// Group sizes uniformly 0.7-1.3x expected, rounded to multiples of `multiple`.
+std::vector<long long> group_sizes(int groups, long long expected, long long multiple,
+                                   std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> factor(0.7, 1.3);
+  std::vector<long long> sizes;
+  for (int e = 0; e < groups; ++e)
+    sizes.push_back(std::llround(expected * factor(rng) / multiple) * multiple);
+  return sizes;
+}
+
+long long sum(const std::vector<long long>& v) {
+  long long total = 0;
+  for (long long x : v) total += x;
+  return total;
+}
+
+// One expert's packed activations: q (rows, k) and Scales1x128Layout{rows, k}.
+struct PackedOperand {
+  long long rows, k;
+  DeviceArray<std::uint8_t> q;
+  DeviceArray<float> scales;
+  PackedOperand(long long r, long long kk, std::uint64_t seed, cudaStream_t stream)
+      : rows(r), k(kk), q(r * kk), scales(Scales1x128Layout{r, kk}.numel()) {
+    if (rows > 0) fill_normal_1x128(q, scales, rows, k, seed, stream);
+  }
+};
+
+// Copies a packed expert operand into rows [row0, row0 + rows) of a grouped operand whose scales
+// are Scales1x128Layout with `scale_stride` floats per K block.
+void place_rows(const PackedOperand& e, std::uint8_t* q, float* scales, long long row0,
+                long long scale_stride) {
+  if (e.rows == 0) return;
+  BENCH_CHECK(cudaMemcpy(q + row0 * e.k, e.q.ptr, e.rows * e.k, cudaMemcpyDeviceToDevice));
+  BENCH_CHECK(cudaMemcpy2D(scales + row0, scale_stride * 4, e.scales.ptr, e.rows * 4, e.rows * 4,
+                           Scales1x128Layout{e.rows, e.k}.k_blocks(), cudaMemcpyDeviceToDevice));
+}
+
+double bf16_at(const std::vector<std::uint16_t>& d, std::size_t i) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(d[i]) << 16;
+  float value;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+// Accuracy against the fp64 reference of each expert on up to 8 sampled rows: returns the
+// yardstick diff of `got_row(e, r, c)` over all samples.
+template <class GotFn>
+double sampled_diff(const std::vector<GemmFp8Args>& experts, bool b_scales_1x128, GotFn got,
+                    cudaStream_t stream) {
+  std::vector<double> x, y;
+  for (std::size_t e = 0; e < experts.size(); ++e) {
+    const GemmFp8Args& g = experts[e];
+    if (g.m == 0) continue;
+    std::vector<int> rows;
+    for (int i = 0; i < 8; ++i) rows.push_back(static_cast<int>((g.m - 1) * i / 7));
+    DeviceArray<int> rows_dev(rows.size());
+    rows_dev.upload(rows);
+    DeviceArray<double> ref(rows.size() * g.n);
+    detail::gemm_reference(g, b_scales_1x128, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr,
+                           nullptr, stream);
+    BENCH_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<double> ref_host = ref.download();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (long long c = 0; c < g.n; ++c) {
+        x.push_back(got(e, rows[i], c));
+        y.push_back(ref_host[i * g.n + c]);
+      }
+  }
+  return calc_diff(x, y);
+}
+
+void print_row(const std::string& label, long long n, long long k, double ours_us, double flops,
+               double cublas_us, double anchor, double diff_ours, double diff_cublas) {
+  const double tf = flops / ours_us / 1e6, tf_cublas = flops / cublas_us / 1e6;
+  fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>5.2f}x | {:>8.1e} {:>8.1e}\n",
+             label, n, k, ours_us, tf, 100 * tf / kPeakTflops, cublas_us, tf_cublas, tf / tf_cublas,
+             anchor, tf / anchor, diff_ours, diff_cublas);
+  std::fflush(stdout);
+}
+
+void print_header(const char* title) {
+  fmt::print("\n{}\n{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8}\n",
+             title, "E x exp", "N", "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio",
+             "DG", "vs DG", "diff", "diff cuBL");
+}
+
+struct Context {
+  cudaStream_t stream;
+  cublasLtHandle_t handle;
+  DeviceArray<char>* workspace;
+  int iters;
+  std::mt19937_64 rng{2026};
+  nlohmann::json results = nlohmann::json::array();
+};
+
+// Shared by the contiguous and masked forms: per-expert packed A, one (E * N, K) B.
+struct MGroupedInputs {
+  std::vector<long long> counts;
+  std::vector<std::unique_ptr<PackedOperand>> a;
+  DeviceArray<std::uint8_t> b;
+  DeviceArray<float> b_scales;
+  long long n, k, b_scales_per_expert;
+  MGroupedInputs(const MGroupedCase& c, Context& ctx)
+      : counts(group_sizes(c.groups, c.expected, 4, ctx.rng)),
+        b(c.groups * c.n * c.k),
+        b_scales(c.groups * Scales128x128Layout{c.n, c.k}.numel()),
+        n(c.n), k(c.k), b_scales_per_expert(Scales128x128Layout{c.n, c.k}.numel()) {
+    for (long long rows : counts) a.push_back(std::make_unique<PackedOperand>(rows, c.k, ctx.rng(), ctx.stream));
+    // N % 128 == 0 on every anchor shape: the 128x128 blocks of the stacked (E * N, K) weight
+    // are exactly the experts' blocks, back to back.
+    fill_normal_128x128(b, b_scales, c.groups * c.n, c.k, ctx.rng(), ctx.stream);
+  }
+  // Expert e's product as a dense GEMM on its packed operand, for cuBLASLt and the reference.
+  GemmFp8Args expert(std::size_t e, void* d) const {
+    GemmFp8Args g;
+    g.m = counts[e], g.n = n, g.k = k;
+    g.a = a[e]->q.ptr, g.a_scales = a[e]->scales.ptr;
+    g.a_scales_capacity = static_cast<std::int64_t>(a[e]->scales.count);
+    g.b = b.ptr + e * n * k, g.b_scales = b_scales.ptr + e * b_scales_per_expert;
+    g.b_scales_capacity = b_scales_per_expert;
+    g.d = d;
+    return g;
+  }
+  double flops() const { return 2.0 * sum(counts) * n * k; }
+};
+
+// The per-expert cuBLASLt loop on the packed operands, writing expert e's rows at d_rows[e].
+Timing time_cublas_loop(const MGroupedInputs& in, DeviceArray<std::uint16_t>& d,
+                        const std::vector<long long>& d_rows, Context& ctx) {
+  std::vector<std::unique_ptr<CublasLtGemm>> gemms;
+  std::vector<std::uint16_t*> outs;
+  for (std::size_t e = 0; e < in.counts.size(); ++e) {
+    if (in.counts[e] == 0) continue;
+    gemms.push_back(std::make_unique<CublasLtGemm>(in.expert(e, nullptr), ctx.handle, ctx.workspace->ptr,
+                                                   ctx.workspace->count));
+    outs.push_back(d.ptr + d_rows[e] * in.n);
+  }
+  return time_kernel(
+      [&] {
+        for (std::size_t i = 0; i < gemms.size(); ++i) gemms[i]->run(outs[i], ctx.stream);
+      },
+      ctx.stream, 2, ctx.iters);
+}
+
+void run_contiguous(Context& ctx) {
+  print_header("M-grouped contiguous: D (M, N) bf16 = A (M, K) . B[e(m)] (N, K)^T, per-row expert ids; "
+               "cuBLASLt: one block-scaled GEMM per expert");
+  for (const MGroupedCase& c : kContiguous) {
+    MGroupedInputs in(c, ctx);
+    std::vector<long long> starts;
+    long long m = 0;
+    for (long long rows : in.counts) starts.push_back(m), m += align_up(rows, kMoeMAlignment);
+    DeviceArray<std::uint8_t> a(m * c.k);
+    DeviceArray<float> sa(Scales1x128Layout{m, c.k}.numel());
+    BENCH_CHECK(cudaMemset(a.ptr, 0, a.count));
+    BENCH_CHECK(cudaMemset(sa.ptr, 0, sa.count * 4));
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(m), -1);
+    for (std::size_t e = 0; e < in.counts.size(); ++e) {
+      place_rows(*in.a[e], a.ptr, sa.ptr, starts[e], Scales1x128Layout{m, c.k}.row_stride());
+      std::fill(ids.begin() + starts[e], ids.begin() + starts[e] + in.counts[e], static_cast<std::int32_t>(e));
+    }
+    DeviceArray<std::int32_t> m_indices(ids.size());
+    m_indices.upload(ids);
+    DeviceArray<std::uint16_t> d(m * c.n), d_cublas(m * c.n);
+
+    GroupedGemmContiguousArgs g;
+    g.num_groups = c.groups, g.m = m, g.n = c.n, g.k = c.k;
+    g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
+    g.b = in.b.ptr, g.b_scales = in.b_scales.ptr;
+    g.b_scales_capacity = static_cast<std::int64_t>(in.b_scales.count);
+    g.d = d.ptr, g.m_indices = m_indices.ptr;
+    const Timing ours = time_kernel([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
+    const Timing theirs = time_cublas_loop(in, d_cublas, starts, ctx);
+
+    std::vector<GemmFp8Args> experts;
+    for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
+    const std::vector<std::uint16_t> d_host = d.download(), d_cublas_host = d_cublas.download();
+    auto at = [&](const std::vector<std::uint16_t>& h) {
+      return [&, h_ptr = &h](std::size_t e, int r, long long col) {
+        return bf16_at(*h_ptr, static_cast<std::size_t>((starts[e] + r) * c.n + col));
+      };
+    };
+    const double diff_ours = sampled_diff(experts, false, at(d_host), ctx.stream);
+    const double diff_cublas = sampled_diff(experts, false, at(d_cublas_host), ctx.stream);
+    const std::string label = fmt::format("{}x{}", c.groups, c.expected);
+    print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
+              diff_cublas);
+    ctx.results.push_back({{"kind", "contiguous"}, {"groups", c.groups}, {"expected_m", c.expected},
+                           {"m", m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
+                           {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
+                           {"cublaslt_loop_us", theirs.median_us},
+                           {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
+                           {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
+                           {"diff_cublaslt", diff_cublas}});
+  }
+}
+
+void run_masked(Context& ctx) {
+  print_header(fmt::format("M-grouped masked: A (E, {}, K), valid rows per expert on the device; "
+                           "cuBLASLt: one GEMM per expert on its valid rows", kMaskedMaxM).c_str());
+  for (const MGroupedCase& c : kMasked) {
+    MGroupedInputs in(c, ctx);
+    const long long max_m = kMaskedMaxM;
+    const long long sa_per_expert = Scales1x128Layout{max_m, c.k}.numel();
+    DeviceArray<std::uint8_t> a(c.groups * max_m * c.k);
+    DeviceArray<float> sa(c.groups * sa_per_expert);
+    std::vector<long long> rows0;
+    for (int e = 0; e < c.groups; ++e) {
+      place_rows(*in.a[e], a.ptr + e * max_m * c.k, sa.ptr + e * sa_per_expert, 0, max_m);
+      rows0.push_back(e * max_m);
+    }
+    std::vector<std::int32_t> masked(in.counts.begin(), in.counts.end());
+    DeviceArray<std::int32_t> masked_m(masked.size());
+    masked_m.upload(masked);
+    DeviceArray<std::uint16_t> d(c.groups * max_m * c.n), d_cublas(c.groups * max_m * c.n);
+
+    GroupedGemmMaskedArgs g;
+    g.num_groups = c.groups, g.max_m = max_m, g.n = c.n, g.k = c.k;
+    g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
+    g.b = in.b.ptr, g.b_scales = in.b_scales.ptr;
+    g.b_scales_capacity = static_cast<std::int64_t>(in.b_scales.count);
+    g.d = d.ptr, g.masked_m = masked_m.ptr, g.expected_m = c.expected;
+    const Timing ours = time_kernel([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
+    const Timing theirs = time_cublas_loop(in, d_cublas, rows0, ctx);
+
+    std::vector<GemmFp8Args> experts;
+    for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
+    const std::vector<std::uint16_t> d_host = d.download(), d_cublas_host = d_cublas.download();
+    auto at = [&](const std::vector<std::uint16_t>& h) {
+      return [&, h_ptr = &h](std::size_t e, int r, long long col) {
+        return bf16_at(*h_ptr, static_cast<std::size_t>((rows0[e] + r) * c.n + col));
+      };
+    };
+    const double diff_ours = sampled_diff(experts, false, at(d_host), ctx.stream);
+    const double diff_cublas = sampled_diff(experts, false, at(d_cublas_host), ctx.stream);
+    const std::string label = fmt::format("{}x{}", c.groups, c.expected);
+    print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
+              diff_cublas);
+    ctx.results.push_back({{"kind", "masked"}, {"groups", c.groups}, {"expected_m", c.expected},
+                           {"max_m", max_m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
+                           {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
+                           {"cublaslt_loop_us", theirs.median_us},
+                           {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
+                           {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
+                           {"diff_cublaslt", diff_cublas}});
+  }
+}
+
+void run_kgrouped(Context& ctx) {
+  fmt::print("\nK-grouped weight gradient: D_e (M, N) fp32 (+)= A_e (M, T_e) . B_e (N, T_e)^T, token "
+             "counts on the device (ours) / on the host (cuBLASLt, one GEMM per expert, fp32 out)\n");
+  fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8}\n",
+             "E x tokens", "M", "N", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
+             "ratio", "DG", "acc/DG", "diff", "diff cuBL");
+  for (const KGroupedCase& c : kKGrouped) {
+    const std::vector<long long> tokens = group_sizes(c.groups, c.expected, 128, ctx.rng);
+    const long long capacity = sum(tokens);  // every count is already a multiple of 128
+    const KGroupedLayout la{c.m, capacity}, lb{c.n, capacity};
+    DeviceArray<std::uint8_t> a(la.data_numel()), b(lb.data_numel());
+    DeviceArray<float> sa(la.scales_numel()), sb(lb.scales_numel());
+    std::vector<GemmFp8Args> experts;
+    DeviceArray<float> d(c.groups * c.m * c.n), d_acc(c.groups * c.m * c.n), d_cublas(c.groups * c.m * c.n);
+    long long prefix = 0;
+    for (int e = 0; e < c.groups; ++e) {
+      const long long t = tokens[e];
+      GemmFp8Args x;  // expert e as a dense 1D1D product, for cuBLASLt and the reference
+      x.m = c.m, x.n = c.n, x.k = t;
+      x.a = a.ptr + la.data_offset(prefix), x.a_scales = sa.ptr + la.scales_offset(prefix);
+      x.b = b.ptr + lb.data_offset(prefix), x.b_scales = sb.ptr + lb.scales_offset(prefix);
+      x.a_scales_capacity = Scales1x128Layout{c.m, t}.numel();
+      x.b_scales_capacity = Scales1x128Layout{c.n, t}.numel();
+      if (t > 0) {
+        fill_normal_1x128(a.ptr + la.data_offset(prefix), sa.ptr + la.scales_offset(prefix),
+                          x.a_scales_capacity, c.m, t, ctx.rng(), ctx.stream);
+        fill_normal_1x128(b.ptr + lb.data_offset(prefix), sb.ptr + lb.scales_offset(prefix),
+                          x.b_scales_capacity, c.n, t, ctx.rng(), ctx.stream);
+      }
+      experts.push_back(x);
+      prefix += t;
+    }
+    std::vector<std::int32_t> counts(tokens.begin(), tokens.end());
+    DeviceArray<std::int32_t> counts_dev(counts.size());
+    counts_dev.upload(counts);
+    GroupedGemmWgradArgs g;
+    g.num_groups = c.groups, g.m = c.m, g.n = c.n, g.k_capacity = capacity;
+    g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
+    g.b = b.ptr, g.b_scales = sb.ptr, g.b_scales_capacity = static_cast<std::int64_t>(sb.count);
+    g.d = d.ptr, g.tokens = counts_dev.ptr;
+    GroupedGemmWgradArgs g_acc = g;
+    g_acc.d = d_acc.ptr, g_acc.accumulate = true;
+    BENCH_CHECK(cudaMemset(d_acc.ptr, 0, d_acc.count * 4));
+    const Timing ours = time_kernel([&] { gemm_fp8_grouped_wgrad(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
+    const Timing ours_acc =
+        time_kernel([&] { gemm_fp8_grouped_wgrad(g_acc, ctx.stream); }, ctx.stream, 3, ctx.iters);
+
+    std::vector<std::unique_ptr<CublasLtWgrad>> gemms;
+    std::vector<float*> outs;
+    for (int e = 0; e < c.groups; ++e) {
+      if (tokens[e] == 0) continue;
+      GemmFp8WgradArgs w;
+      w.m = c.m, w.n = c.n, w.k = tokens[e];
+      w.a = experts[e].a, w.a_scales = experts[e].a_scales, w.b = experts[e].b, w.b_scales = experts[e].b_scales;
+      gemms.push_back(std::make_unique<CublasLtWgrad>(w, ctx.handle, ctx.workspace->ptr, ctx.workspace->count));
+      outs.push_back(d_cublas.ptr + e * c.m * c.n);
+    }
+    bool cublas_ok = true;
+    for (auto& gemm : gemms) cublas_ok = cublas_ok && gemm->ok();
+    Timing theirs{NAN, NAN};
+    if (cublas_ok)
+      theirs = time_kernel([&] { for (std::size_t i = 0; i < gemms.size(); ++i) gemms[i]->run(outs[i], ctx.stream); },
+                           ctx.stream, 2, ctx.iters);
+
+    const std::vector<float> d_host = d.download(), d_cublas_host = d_cublas.download();
+    auto at = [&](const std::vector<float>& h) {
+      return [&, h_ptr = &h](std::size_t e, int r, long long col) {
+        return static_cast<double>((*h_ptr)[static_cast<std::size_t>((e * c.m + r) * c.n + col)]);
+      };
+    };
+    const double diff_ours = sampled_diff(experts, true, at(d_host), ctx.stream);
+    const double diff_cublas = cublas_ok ? sampled_diff(experts, true, at(d_cublas_host), ctx.stream) : NAN;
+    const double flops = 2.0 * c.m * c.n * sum(tokens);
+    const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
+                 tf_cublas = flops / theirs.median_us / 1e6;
+    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>5.2f}x | {:>8.1e} {:>8.1e}\n",
+               fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
+               ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas, c.deepgemm_tflops,
+               tf_acc / c.deepgemm_tflops, diff_ours, diff_cublas);
+    std::fflush(stdout);
+    ctx.results.push_back({{"kind", "k_grouped"}, {"groups", c.groups}, {"expected_tokens", c.expected},
+                           {"tokens", sum(tokens)}, {"m", c.m}, {"n", c.n}, {"ours_us", ours.median_us},
+                           {"ours_tflops", tf}, {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
+                           {"cublaslt_loop_us", theirs.median_us}, {"cublaslt_loop_tflops", tf_cublas},
+                           {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
+                           {"diff_cublaslt", diff_cublas}});
+  }
+}
+
+}  // namespace
+
+int run_moe(int argc, char** argv) {
+  std::string json_path, only;
+  int iters = 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
+    else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
+    else if (arg == "--only" && i + 1 < argc) only = argv[++i];
+    else {
+      std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
+      return 2;
+    }
+  }
+  auto wanted = [&](const char* kind) { return only.empty() || only.find(kind) != std::string::npos; };
+  Context ctx;
+  ctx.iters = iters;
+  BENCH_CHECK(cudaStreamCreate(&ctx.stream));
+  check_cublas(cublasLtCreate(&ctx.handle), "cublasLtCreate");
+  DeviceArray<char> workspace(64u << 20);
+  ctx.workspace = &workspace;
+  if (wanted("contiguous")) run_contiguous(ctx);
+  if (wanted("masked")) run_masked(ctx);
+  if (wanted("kgrouped")) run_kgrouped(ctx);
+  if (!json_path.empty()) std::ofstream(json_path) << ctx.results.dump(2) << "\n";
+  cublasLtDestroy(ctx.handle);
+  return 0;
+}
+
+}  // namespace jitfp8::bench
