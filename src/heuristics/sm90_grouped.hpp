@@ -16,7 +16,7 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups);
 
 // Contiguous: rows = M (all experts' padded rows; configs depend on its power-of-two bucket).
 // Masked: rows = expected_m (rows per expert, bucketed the same way), num_groups experts.
-// The result has splits = 1, block_m 64 or 128 (contiguous; 256 possible when masked),
+// The result has splits = 1, block_m 64 or 128,
 // multicast only where both CTAs of a pair share the expert (contiguous: pairs on N), and
 // smem_bytes including the grouping tables of `grouping`.
 // Throws Error(unsupported) when nothing fits in shared memory (very large E or K).

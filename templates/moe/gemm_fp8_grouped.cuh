@@ -1,5 +1,10 @@
 // M-grouped MoE FP8 GEMMs for sm_90a, contiguous and masked: the dense 1D2D GEMM's body
-// (sm90/gemm_fp8_1d2d.cuh) with a grouping policy (moe/grouping.cuh) and no split-K.
+// (sm90/gemm_fp8_1d2d.cuh) generalized with a grouping policy (moe/grouping.cuh), no split-K.
+// A generalized body, not the dense kernel's own: compiling the dense kernel through it cost the
+// dense GEMM 8-10% on an H100 (4096 x 4096 x 7168: 1446 -> 1322 TFLOPS, event-timed), so the
+// dense template keeps its code and this one restates the body with the grouping hooks. It is
+// written to also compile with kGroupingDense and split-K (the hooks fold away) so the two can be
+// merged again once the codegen difference is understood.
 //   contiguous: D (M, N) bf16, D[m] = A[m] . B[e(m)]^T, A (M, K), B (E * N, K) as one 2D tensor.
 //   masked:     D (E * max_m, N) bf16, rows [e * max_m, e * max_m + masked_m[e]) computed.
 // Template parameters as the dense kernel's (kNumSplits fixed to 1) plus
@@ -17,9 +22,378 @@
 // Launch as the dense kernel (grid kNumSMs, cluster kNumMulticast). Do not launch with M == 0.
 #pragma once
 
+#include "moe/grouping.cuh"
 #include "sm90/gemm_fp8_1d2d.cuh"
 
 namespace jitfp8 {
+namespace sm90_1d2d {
+
+// Shared memory of the grouping tables (M-grouped forms), after the mbarriers.
+__host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts) {
+  return grouping == kGroupingContiguousEnds ? experts * 4
+         : grouping == kGroupingMasked       ? (2 * experts + 1) * 4
+                                             : 0;
+}
+
+// The dense kernel's body (sm90/gemm_fp8_1d2d.cuh) generalized with a grouping policy.
+// kGrouping (moe/grouping.cuh): kGroupingDense (kept compilable: same tiles as the dense kernel), or one of
+// the M-grouped forms, where a tile also has an expert (B rows expert * N, its B scales), may be
+// a padding tile (zeros, no main loop) and has a row range of D it may write (see GroupedTile).
+// M: rows of A and D (dense, contiguous) or max_m (masked). grouping: the device-side grouping
+// array (m_indices, group_ends or masked_m), unused when dense.
+template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
+          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, u32 kGrouping, u32 kNumExperts>
+__device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, const i32* grouping,
+                                          const TensorMapParam& tmap_a, const TensorMapParam& tmap_b,
+                                          const TensorMapParam& tmap_sfa, const TensorMapParam& tmap_d) {
+  constexpr u32 BLOCK_K = 128;
+  constexpr u32 kNumKBlocks = (K + BLOCK_K - 1) / BLOCK_K;
+  constexpr u32 kNumNBlocks = (N + BLOCK_N - 1) / BLOCK_N;
+  constexpr u32 kNumSfbRows = (N + 127) / 128;
+  constexpr u32 kNumMathWGs = num_math_wgs(BLOCK_M);
+  constexpr u32 kNumMathThreads = 128 * kNumMathWGs;
+  constexpr u32 kWaves = BLOCK_M / 64 / kNumMathWGs;  // m64 wgmma rows per math warpgroup / 64
+  constexpr u32 kNumAccum = BLOCK_N / 2;
+  constexpr u32 kNumGroups = BLOCK_N / 8;              // 8-column groups of the fragment
+  constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
+  constexpr u32 kSfbGcd = gcd_u32(BLOCK_N, 128);  // tile starts inside a 128-block: multiples of it
+  // Split-K: chunks of (warpgroup, wave, column part); without split-K one chunk per wave.
+  constexpr u32 kClusterSize = kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
+  constexpr u32 kParts = num_col_parts(BLOCK_M, kNumSplits);
+  constexpr u32 kEpiN = epi_block_n(BLOCK_M, BLOCK_N, kNumSplits);  // columns of one chunk
+  constexpr u32 kEpiGroups = kEpiN / 8;
+  constexpr u32 kChunkFloats = kNumAccum / kParts;                 // per thread
+  constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
+  constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
+  constexpr u32 kBoxN = d_box_n(kEpiN);
+  constexpr u32 kBoxM = d_box_m(BLOCK_M);
+  constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
+  // Producer gives registers to the math warpgroups (64K regs / SM in total).
+  constexpr u32 kProducerRegs = 40;
+  constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
+  static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
+  static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
+  static_assert(N % 8 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
+  static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
+  static_assert(kNumSplits == 1 || kNumSplits == 2 || kNumSplits == 4 || kNumSplits == 8, "kNumSplits");
+  static_assert(kNumSplits == 1 || kNumMulticast == 1, "split-K clusters do not multicast");
+  static_assert(kNumSplits <= kNumKBlocks, "every split needs at least one K block");
+  static_assert(kWaves == num_waves(BLOCK_M), "waves");
+  static_assert(kEpiN % 16 == 0 && kEpiN * kParts == BLOCK_N, "split-K column parts: multiples of 16 columns");
+  static_assert(kNumSfb <= 3, "B-scale blocks per tile");
+  // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
+  // with 1 wave and BN 144 with 2 waves).
+  static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
+  constexpr u32 kGroupingSmem = grouping_smem_bytes(kGrouping, kNumExperts);
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) + kGroupingSmem <= 232448, "shared memory");
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) + kGroupingSmem == kSmemBytes,
+                "the host's shared-memory size differs from the template's layout");
+  // M-grouped: no split-K; a contiguous tile must hold one expert's rows (segments start at
+  // multiples of 128) and a multicast pair must share the expert (pairs on N share the M block).
+  static_assert(kGrouping == kGroupingDense || kNumSplits == 1, "grouped GEMMs do not split K");
+  static_assert(kGrouping == kGroupingDense || kNumExperts >= 1, "experts");
+  static_assert(!(kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) ||
+                    (BLOCK_M <= 128 && (kNumMulticast == 1 || kMulticastOnA)),
+                "contiguous grouping: BLOCK_M <= 128, multicast pairs on N only");
+
+  // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
+  extern __shared__ __attribute__((aligned(1024))) u8 smem[];
+  u8* smem_d = smem;
+  u8* smem_a = smem_d + kNumMathWGs * kBoxM * BLOCK_N * 2;
+  u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
+  u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
+  float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kNumSplits));
+  float* smem_sfb = smem_sfa + kNumStages * BLOCK_M;
+  MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
+  MBarrier* empty = full + kNumStages;
+  MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
+  MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
+  // Grouping tables (M-grouped forms only), after every mbarrier.
+  u32* group_smem = reinterpret_cast<u32*>(reinterpret_cast<u8*>(full) + kNumStages * 2 * 8 +
+                                           splitk_barriers(BLOCK_M, kNumSplits) * 8);
+  GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(
+      M, grouping, group_smem);
+
+  // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
+  const u32 split = kNumSplits > 1 ? cluster_cta_rank() : 0;
+  const u32 kb_begin = split * kNumKBlocks / kNumSplits;
+  const u32 kb_end = (split + 1) * kNumKBlocks / kNumSplits;
+
+  const u32 warp = warp_id();
+  const u32 lane = lane_id();
+  if (threadIdx.x == kNumMathThreads) {
+    if ((smem_u32(smem) & 1023u) != 0) trap();  // the swizzle math below relies on it
+    if (gridDim.x != kNumSMs) trap();            // the tile scheduler strides by kNumSMs
+    tma_prefetch_desc(tmap_a);
+    tma_prefetch_desc(tmap_b);
+    tma_prefetch_desc(tmap_sfa);
+    tma_prefetch_desc(tmap_d);
+    for (u32 s = 0; s < kNumStages; ++s) {
+      mbar_init(&full[s], 1);  // the producer's arrive_expect_tx; TMA completes the bytes
+      // One arrive per math warp of every CTA of the cluster: a stage is free only when both
+      // CTAs consumed it, since the peer's producer may multicast into it.
+      mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
+    }
+    if constexpr (kNumSplits > 1) {
+      // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
+      for (u32 c = 0; c < num_chunks(BLOCK_M, kNumSplits) / kNumSplits; ++c) mbar_init(&recv_full[c], 1);
+      // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
+      // receive buffers may take the next tile's partials.
+      for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
+    }
+    fence_mbar_init();
+  }
+  if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
+
+  using Scheduler = GroupedTileScheduler<kGrouping, kNumExperts, BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA,
+                                         kNumSMs, kGroupN, kClusterSize>;
+
+  if (warp >= kNumMathThreads / 32) {
+    // ================================ producer warpgroup ================================
+    setmaxnreg_dec<kProducerRegs>();
+    if (warp == kNumMathThreads / 32 && lane == 0) {
+      Scheduler sched(M, grouping, group_smem);
+      GroupedTile t;
+      u32 stage = 0, phase = 0;
+      while (sched.next(t)) {
+        if (!t.compute) continue;  // padding tile: no loads
+        const i32 m0 = (i32)t.row0, n0 = (i32)(t.n_block * BLOCK_N);
+        const i32 b0 = (i32)(t.expert * N) + n0;  // B (E * N, K): this expert's rows
+        // A scales: masked A is (E, max_m) with per-expert scale blocks, 2D as (E * k blocks) rows.
+        const i32 sfa_m = kGrouping == kGroupingMasked ? (i32)(t.m_block * BLOCK_M) : m0;
+        const i32 sfa_kb0 = kGrouping == kGroupingMasked ? (i32)(t.expert * kNumKBlocks) : 0;
+        for (u32 kb = kb_begin; kb < kb_end; ++kb) {
+          mbar_wait(&empty[stage], phase ^ 1);
+          MBarrier* bar = &full[stage];
+          mbar_arrive_expect_tx(bar, kStageBytes);  // includes bytes multicast by the peer
+          const i32 k0 = (i32)(kb * BLOCK_K);
+          u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
+          u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
+          if constexpr (kNumMulticast > 1 && kMulticastOnA) {
+            if (sched.rank == 0) tma_load_2d_multicast(a_dst, tmap_a, bar, k0, m0, (u16)0x3);
+          } else {
+            tma_load_2d(a_dst, tmap_a, bar, k0, m0);
+          }
+          if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
+            if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, b0, (u16)0x3);
+          } else {
+            tma_load_2d(b_dst, tmap_b, bar, k0, b0);
+          }
+          tma_load_2d(smem_sfa + stage * BLOCK_M, tmap_sfa, bar, sfa_m, sfa_kb0 + (i32)kb);
+          if (++stage == kNumStages) stage = 0, phase ^= 1;
+        }
+      }
+    }
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+  } else {
+    // ================================= math warpgroups =================================
+    setmaxnreg_inc<kMathRegs>();
+    const u32 wg = warp / 4;
+    const u32 warp_in_wg = warp % 4;
+    const u32 row_in_wave = warp_in_wg * 16 + lane / 4;  // fragment rows row_in_wave and +8
+    const u32 wg_thread = threadIdx.x % 128;
+    const bool store_leader = wg_thread == 0;
+    u8* smem_d_wg = smem_d + wg * kBoxM * BLOCK_N * 2;
+
+    float accum[kNumAccum];
+    float final_accum[kWaves][kNumAccum];
+
+    Scheduler sched(M, grouping, group_smem);
+    GroupedTile t;
+    u32 stage = 0, phase = 0, tile_parity = 0, tile_count = 0;
+    while (sched.next(t)) {
+      const u32 n_block = t.n_block;
+      // -- this tile's B scales (kNumSfb rows x all K blocks) into this warpgroup's double buffer.
+      //    The buffer written now was last read two tiles ago, before every thread of the
+      //    warpgroup passed the previous tile's barrier, so one barrier per tile suffices. The
+      //    math warpgroups never wait for each other (only through the smem ring), so one's
+      //    epilogue overlaps the other's wgmma.
+      float* sfb_tile = smem_sfb + (wg * 2 + tile_parity) * kNumSfb * kNumKBlocks;
+      const u32 sfb_row0 = n_block * BLOCK_N / 128;
+      const float* sfb_expert = sfb + t.expert * (kNumSfbRows * kNumKBlocks);  // this expert's B scales
+      if (t.compute) {
+        for (u32 i = wg_thread; i < kNumSfb * kNumKBlocks; i += 128) {
+          const u32 j = i / kNumKBlocks, kb = i - j * kNumKBlocks;
+          const u32 row = sfb_row0 + j < kNumSfbRows ? sfb_row0 + j : kNumSfbRows - 1;  // N tail
+          sfb_tile[i] = ld_global_nc(sfb_expert + row * kNumKBlocks + kb);
+        }
+      }
+      // Contiguous with per-row ids: the expert of this thread's fragment rows (rows of another
+      // expert or padding come out as zeros), loaded now, used by the epilogue.
+      i32 row_ids[kWaves][2];
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+        for (u32 h = 0; h < 2; ++h) {
+          row_ids[v][h] = (i32)t.expert;
+          if constexpr (kGrouping == kGroupingContiguousIds) {
+            const u32 r = t.row0 + (wg * kWaves + v) * 64 + row_in_wave + h * 8;
+            row_ids[v][h] = r < M ? ld_global_nc_i32(grouping + r) : -1;
+          }
+        }
+      named_barrier_sync(2 + wg, 128);
+      tile_parity ^= 1;
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+
+      // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks.
+      sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb> mainloop{
+          accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
+          full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end};
+      const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
+      if (t.compute) {  // a padding tile (contiguous) stores zeros
+        if constexpr (kNumSfb == 1) {
+          mainloop(SfbBoundsStatic<kNumGroups>{});
+        } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
+          dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop);
+        } else {
+          mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
+        }
+      }
+
+      // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
+      //    Chunk c = (wg * kWaves + v) * kParts + part belongs to CTA c % kNumSplits and sits in
+      //    its receive buffer at slot ((c / kNumSplits) * (kNumSplits - 1) + j), j = the
+      //    sender's distance - 1 from the owner; inside a slot float4 i of thread t at
+      //    (i * 128 + t) * 16 bytes (conflict-free v4 accesses).
+      if constexpr (kNumSplits > 1) {
+        if (tile_count > 0) mbar_wait(&all_consumed[wg], (tile_count - 1) & 1);  // buffers free
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+          for (u32 part = 0; part < kParts; ++part) {
+            const u32 c = (wg * kWaves + v) * kParts + part;
+            const u32 owner = c % kNumSplits;
+            if (owner == split) continue;
+            const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
+            const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
+            const u32 dst = map_cluster_smem(slot + wg_thread * 16, owner);
+            const u32 bar = map_cluster_smem(smem_u32(&recv_full[c / kNumSplits]), owner);
+            const float* f = final_accum[v] + part * kChunkFloats;
+#pragma unroll
+            for (u32 i = 0; i < kChunkFloats / 4; ++i)
+              st_async_v4(dst + i * 128 * 16, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3], bar);
+          }
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+          for (u32 part = 0; part < kParts; ++part) {
+            const u32 c = (wg * kWaves + v) * kParts + part;
+            if (c % kNumSplits != split) continue;
+            MBarrier* bar = &recv_full[c / kNumSplits];
+            if (wg_thread == 0) mbar_arrive_expect_tx(bar, (kNumSplits - 1) * kChunkBytes);
+            mbar_wait(bar, tile_count & 1);
+            float* f = final_accum[v] + part * kChunkFloats;
+#pragma unroll
+            for (u32 j = 0; j + 1 < kNumSplits; ++j) {
+              const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
+#pragma unroll
+              for (u32 i = 0; i < kChunkFloats / 4; ++i) {
+                float x0, x1, x2, x3;
+                ld_shared_v4(slot + (i * 128 + wg_thread) * 16, x0, x1, x2, x3);
+                f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
+              }
+            }
+          }
+      }
+
+      // -- epilogue, per owned chunk (per 64-row wave without split-K): bf16 -> swizzled smem
+      //    (stmatrix) -> TMA store.
+      const u32 mat = lane / 8;  // which 8x8 matrix of the x4 this lane addresses
+      const u32 row = warp_in_wg * 16 + (mat % 2) * 8 + lane % 8;
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+        for (u32 part = 0; part < kParts; ++part) {
+          if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+          if (store_leader) tma_store_wait_read_all();  // the previous store has read the buffer
+          named_barrier_sync(2 + wg, 128);
+          float* f = final_accum[v] + part * kChunkFloats;
+          u8* chunk_smem = smem_d_wg + part * (kEpiN / kBoxN) * (kBoxM * kSwizzleD);
+          if constexpr (kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) {
+            // Rows outside the expert's segment (padding) are written as zeros.
+            const u32 r0 = t.row0 + (wg * kWaves + v) * 64 + row_in_wave;
+            bool ok0, ok1;
+            if constexpr (kGrouping == kGroupingContiguousIds) {
+              ok0 = t.compute && row_ids[v][0] == (i32)t.expert;
+              ok1 = t.compute && row_ids[v][1] == (i32)t.expert;
+            } else {
+              ok0 = t.compute && r0 >= t.row_lo && r0 < t.row_hi;
+              ok1 = t.compute && r0 + 8 >= t.row_lo && r0 + 8 < t.row_hi;
+            }
+#pragma unroll
+            for (u32 g = 0; g < kEpiGroups; ++g) {
+              f[4 * g + 0] = ok0 ? f[4 * g + 0] : 0.0f;
+              f[4 * g + 1] = ok0 ? f[4 * g + 1] : 0.0f;
+              f[4 * g + 2] = ok1 ? f[4 * g + 2] : 0.0f;
+              f[4 * g + 3] = ok1 ? f[4 * g + 3] : 0.0f;
+            }
+          }
+#pragma unroll
+          for (u32 g = 0; g < kEpiGroups; g += 2) {
+            const u32 col = (g + mat / 2) * 8;
+            const u32 box = col / kBoxN, col_in_box = col % kBoxN;
+            const u32 offset = box * (kBoxM * kSwizzleD) + tma_swizzle<kSwizzleD>(row * kSwizzleD + col_in_box * 2);
+            stmatrix_x4(smem_u32(chunk_smem) + offset, pack_bf16x2(f[4 * g], f[4 * g + 1]),
+                        pack_bf16x2(f[4 * g + 2], f[4 * g + 3]), pack_bf16x2(f[4 * g + 4], f[4 * g + 5]),
+                        pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
+          }
+          fence_proxy_async_smem();
+          named_barrier_sync(2 + wg, 128);
+          if constexpr (kGrouping == kGroupingMasked) {
+            // Rows at or past the expert's count must stay untouched: a box that reaches them is
+            // copied row by row from the staging tile with predicated 16-byte stores instead.
+            const u32 m0 = t.row0 + (wg * kWaves + v) * 64;
+            if (m0 + 64 > t.row_hi) {
+              if (m0 < t.row_hi) {
+                constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of the chunk
+                const u32 n0 = n_block * BLOCK_N + part * kEpiN;
+                for (u32 i = wg_thread; i < 64 * kUnits; i += 128) {
+                  const u32 r = i / kUnits, u = i - r * kUnits;
+                  const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
+                  if (m0 + r < t.row_hi && n0 + col < N) {
+                    const u32 src = smem_u32(chunk_smem) + box * (kBoxM * kSwizzleD) +
+                                    tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
+                    u32 x0, x1, x2, x3;
+                    ld_shared_v4_u32(src, x0, x1, x2, x3);
+                    st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
+                  }
+                }
+              }
+              continue;  // the staging tile is reused after the next barrier
+            }
+          }
+          if (store_leader) {
+            const i32 m0 = (i32)(t.row0 + (wg * kWaves + v) * 64);
+            const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
+#pragma unroll
+            for (u32 b = 0; b < kEpiN / kBoxN; ++b)
+              tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, n0 + (i32)(b * kBoxN), m0);
+            tma_store_commit();
+          }
+        }
+      if constexpr (kNumSplits > 1) {
+        // Our partial reads of the receive buffer are done (named barrier), tell every CTA.
+        named_barrier_sync(2 + wg, 128);
+        if (wg_thread < kNumSplits) mbar_arrive_cluster(&all_consumed[wg], wg_thread);
+      }
+      ++tile_count;
+    }
+    // Only the shared-memory reads must be over before the CTA exits (as CUTLASS and DeepGEMM
+    // do); the global writes complete with the kernel. Saves the write latency of the last tile.
+    if (store_leader) tma_store_wait_read_all();
+  }
+  (void)d;
+
+  // The peer CTA may still arrive on our empty barriers (and we on its), or write partials into
+  // our shared memory: no CTA of the cluster may leave (and free its shared memory) before all are done.
+  if constexpr (kClusterSize > 1) cluster_sync();
+}
+
+}  // namespace sm90_1d2d
+
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
           u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, u32 kGrouping, u32 kNumExperts>
@@ -32,7 +406,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   static_assert(kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds ||
                     kGrouping == kGroupingMasked,
                 "grouping");
-  sm90_1d2d::gemm_body<N, K, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, 1, kNumSMs, kGroupN,
+  sm90_1d2d::grouped_body<N, K, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, 1, kNumSMs, kGroupN,
                        kSmemBytes, kGrouping, kNumExperts>(M, d, sfb, grouping, tmap_a, tmap_b, tmap_sfa, tmap_d);
 }
 

@@ -79,7 +79,6 @@
 #include "common/tile_scheduler.cuh"
 #include "common/tma.cuh"
 #include "common/wgmma.cuh"
-#include "moe/grouping.cuh"
 #include "sm90/fp8_1d2d_mainloop.cuh"
 
 namespace jitfp8 {
@@ -137,24 +136,16 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32
          splitk_barriers(block_m, splits) * 8;
 }
 
-// Shared memory of the grouping tables (M-grouped forms), after the mbarriers.
-__host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts) {
-  return grouping == kGroupingContiguousEnds ? experts * 4
-         : grouping == kGroupingMasked       ? (2 * experts + 1) * 4
-                                             : 0;
-}
+}  // namespace sm90_1d2d
 
-// The kernel body, shared by the dense kernel below and the MoE grouped kernel
-// (moe/gemm_fp8_grouped.cuh). kGrouping (common/tile_scheduler.cuh): kGroupingDense, or one of
-// the M-grouped forms, where a tile also has an expert (B rows expert * N, its B scales), may be
-// a padding tile (zeros, no main loop) and has a row range of D it may write (see GroupedTile).
-// M: rows of A and D (dense, contiguous) or max_m (masked). grouping: the device-side grouping
-// array (m_indices, group_ends or masked_m), unused when dense.
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, u32 kGrouping, u32 kNumExperts>
-__device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, const i32* grouping,
-                                          const TensorMapParam& tmap_a, const TensorMapParam& tmap_b,
-                                          const TensorMapParam& tmap_sfa, const TensorMapParam& tmap_d) {
+          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes>
+__global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
+    sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
+                              const __grid_constant__ TensorMapParam tmap_b,
+                              const __grid_constant__ TensorMapParam tmap_sfa,
+                              const __grid_constant__ TensorMapParam tmap_d) {
+  using namespace sm90_1d2d;
   constexpr u32 BLOCK_K = 128;
   constexpr u32 kNumKBlocks = (K + BLOCK_K - 1) / BLOCK_K;
   constexpr u32 kNumNBlocks = (N + BLOCK_N - 1) / BLOCK_N;
@@ -193,17 +184,9 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
   // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
-  constexpr u32 kGroupingSmem = grouping_smem_bytes(kGrouping, kNumExperts);
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) + kGroupingSmem <= 232448, "shared memory");
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) + kGroupingSmem == kSmemBytes,
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) <= 232448, "shared memory");
+  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
-  // M-grouped: no split-K; a contiguous tile must hold one expert's rows (segments start at
-  // multiples of 128) and a multicast pair must share the expert (pairs on N share the M block).
-  static_assert(kGrouping == kGroupingDense || kNumSplits == 1, "grouped GEMMs do not split K");
-  static_assert(kGrouping == kGroupingDense || kNumExperts >= 1, "experts");
-  static_assert(!(kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) ||
-                    (BLOCK_M <= 128 && (kNumMulticast == 1 || kMulticastOnA)),
-                "contiguous grouping: BLOCK_M <= 128, multicast pairs on N only");
 
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
@@ -217,11 +200,6 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
   MBarrier* empty = full + kNumStages;
   MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
   MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
-  // Grouping tables (M-grouped forms only), after every mbarrier.
-  u32* group_smem = reinterpret_cast<u32*>(reinterpret_cast<u8*>(full) + kNumStages * 2 * 8 +
-                                           splitk_barriers(BLOCK_M, kNumSplits) * 8);
-  GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(
-      M, grouping, group_smem);
 
   // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
   const u32 split = kNumSplits > 1 ? cluster_cta_rank() : 0;
@@ -254,23 +232,17 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
   }
   if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
 
-  using Scheduler = GroupedTileScheduler<kGrouping, kNumExperts, BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA,
-                                         kNumSMs, kGroupN, kClusterSize>;
+  using Scheduler =
+      TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN, kClusterSize>;
 
   if (warp >= kNumMathThreads / 32) {
     // ================================ producer warpgroup ================================
     setmaxnreg_dec<kProducerRegs>();
     if (warp == kNumMathThreads / 32 && lane == 0) {
-      Scheduler sched(M, grouping, group_smem);
-      GroupedTile t;
-      u32 stage = 0, phase = 0;
-      while (sched.next(t)) {
-        if (!t.compute) continue;  // padding tile: no loads
-        const i32 m0 = (i32)t.row0, n0 = (i32)(t.n_block * BLOCK_N);
-        const i32 b0 = (i32)(t.expert * N) + n0;  // B (E * N, K): this expert's rows
-        // A scales: masked A is (E, max_m) with per-expert scale blocks, 2D as (E * k blocks) rows.
-        const i32 sfa_m = kGrouping == kGroupingMasked ? (i32)(t.m_block * BLOCK_M) : m0;
-        const i32 sfa_kb0 = kGrouping == kGroupingMasked ? (i32)(t.expert * kNumKBlocks) : 0;
+      Scheduler sched(M);
+      u32 m_block, n_block, stage = 0, phase = 0;
+      while (sched.next(m_block, n_block)) {
+        const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
         for (u32 kb = kb_begin; kb < kb_end; ++kb) {
           mbar_wait(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
@@ -284,11 +256,11 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
             tma_load_2d(a_dst, tmap_a, bar, k0, m0);
           }
           if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
-            if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, b0, (u16)0x3);
+            if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, n0, (u16)0x3);
           } else {
-            tma_load_2d(b_dst, tmap_b, bar, k0, b0);
+            tma_load_2d(b_dst, tmap_b, bar, k0, n0);
           }
-          tma_load_2d(smem_sfa + stage * BLOCK_M, tmap_sfa, bar, sfa_m, sfa_kb0 + (i32)kb);
+          tma_load_2d(smem_sfa + stage * BLOCK_M, tmap_sfa, bar, m0, (i32)kb);
           if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
       }
@@ -307,11 +279,9 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
     float accum[kNumAccum];
     float final_accum[kWaves][kNumAccum];
 
-    Scheduler sched(M, grouping, group_smem);
-    GroupedTile t;
-    u32 stage = 0, phase = 0, tile_parity = 0, tile_count = 0;
-    while (sched.next(t)) {
-      const u32 n_block = t.n_block;
+    Scheduler sched(M);
+    u32 m_block, n_block, stage = 0, phase = 0, tile_parity = 0, tile_count = 0;
+    while (sched.next(m_block, n_block)) {
       // -- this tile's B scales (kNumSfb rows x all K blocks) into this warpgroup's double buffer.
       //    The buffer written now was last read two tiles ago, before every thread of the
       //    warpgroup passed the previous tile's barrier, so one barrier per tile suffices. The
@@ -319,27 +289,11 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
       //    epilogue overlaps the other's wgmma.
       float* sfb_tile = smem_sfb + (wg * 2 + tile_parity) * kNumSfb * kNumKBlocks;
       const u32 sfb_row0 = n_block * BLOCK_N / 128;
-      const float* sfb_expert = sfb + t.expert * (kNumSfbRows * kNumKBlocks);  // this expert's B scales
-      if (t.compute) {
-        for (u32 i = wg_thread; i < kNumSfb * kNumKBlocks; i += 128) {
-          const u32 j = i / kNumKBlocks, kb = i - j * kNumKBlocks;
-          const u32 row = sfb_row0 + j < kNumSfbRows ? sfb_row0 + j : kNumSfbRows - 1;  // N tail
-          sfb_tile[i] = ld_global_nc(sfb_expert + row * kNumKBlocks + kb);
-        }
+      for (u32 i = wg_thread; i < kNumSfb * kNumKBlocks; i += 128) {
+        const u32 j = i / kNumKBlocks, kb = i - j * kNumKBlocks;
+        const u32 row = sfb_row0 + j < kNumSfbRows ? sfb_row0 + j : kNumSfbRows - 1;  // N tail
+        sfb_tile[i] = ld_global_nc(sfb + row * kNumKBlocks + kb);
       }
-      // Contiguous with per-row ids: the expert of this thread's fragment rows (rows of another
-      // expert or padding come out as zeros), loaded now, used by the epilogue.
-      i32 row_ids[kWaves][2];
-#pragma unroll
-      for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-        for (u32 h = 0; h < 2; ++h) {
-          row_ids[v][h] = (i32)t.expert;
-          if constexpr (kGrouping == kGroupingContiguousIds) {
-            const u32 r = t.row0 + (wg * kWaves + v) * 64 + row_in_wave + h * 8;
-            row_ids[v][h] = r < M ? ld_global_nc_i32(grouping + r) : -1;
-          }
-        }
       named_barrier_sync(2 + wg, 128);
       tile_parity ^= 1;
 #pragma unroll
@@ -352,14 +306,12 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
-      if (t.compute) {  // a padding tile (contiguous) stores zeros
-        if constexpr (kNumSfb == 1) {
-          mainloop(SfbBoundsStatic<kNumGroups>{});
-        } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
-          dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop);
-        } else {
-          mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
-        }
+      if constexpr (kNumSfb == 1) {
+        mainloop(SfbBoundsStatic<kNumGroups>{});
+      } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
+        dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop);
+      } else {
+        mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
       }
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
@@ -419,27 +371,8 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
           if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
           if (store_leader) tma_store_wait_read_all();  // the previous store has read the buffer
           named_barrier_sync(2 + wg, 128);
-          float* f = final_accum[v] + part * kChunkFloats;
+          const float* f = final_accum[v] + part * kChunkFloats;
           u8* chunk_smem = smem_d_wg + part * (kEpiN / kBoxN) * (kBoxM * kSwizzleD);
-          if constexpr (kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) {
-            // Rows outside the expert's segment (padding) are written as zeros.
-            const u32 r0 = t.row0 + (wg * kWaves + v) * 64 + row_in_wave;
-            bool ok0, ok1;
-            if constexpr (kGrouping == kGroupingContiguousIds) {
-              ok0 = t.compute && row_ids[v][0] == (i32)t.expert;
-              ok1 = t.compute && row_ids[v][1] == (i32)t.expert;
-            } else {
-              ok0 = t.compute && r0 >= t.row_lo && r0 < t.row_hi;
-              ok1 = t.compute && r0 + 8 >= t.row_lo && r0 + 8 < t.row_hi;
-            }
-#pragma unroll
-            for (u32 g = 0; g < kEpiGroups; ++g) {
-              f[4 * g + 0] = ok0 ? f[4 * g + 0] : 0.0f;
-              f[4 * g + 1] = ok0 ? f[4 * g + 1] : 0.0f;
-              f[4 * g + 2] = ok1 ? f[4 * g + 2] : 0.0f;
-              f[4 * g + 3] = ok1 ? f[4 * g + 3] : 0.0f;
-            }
-          }
 #pragma unroll
           for (u32 g = 0; g < kEpiGroups; g += 2) {
             const u32 col = (g + mat / 2) * 8;
@@ -451,31 +384,8 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
           }
           fence_proxy_async_smem();
           named_barrier_sync(2 + wg, 128);
-          if constexpr (kGrouping == kGroupingMasked) {
-            // Rows at or past the expert's count must stay untouched: a box that reaches them is
-            // copied row by row from the staging tile with predicated 16-byte stores instead.
-            const u32 m0 = t.row0 + (wg * kWaves + v) * 64;
-            if (m0 + 64 > t.row_hi) {
-              if (m0 < t.row_hi) {
-                constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of the chunk
-                const u32 n0 = n_block * BLOCK_N + part * kEpiN;
-                for (u32 i = wg_thread; i < 64 * kUnits; i += 128) {
-                  const u32 r = i / kUnits, u = i - r * kUnits;
-                  const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
-                  if (m0 + r < t.row_hi && n0 + col < N) {
-                    const u32 src = smem_u32(chunk_smem) + box * (kBoxM * kSwizzleD) +
-                                    tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
-                    u32 x0, x1, x2, x3;
-                    ld_shared_v4_u32(src, x0, x1, x2, x3);
-                    st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
-                  }
-                }
-              }
-              continue;  // the staging tile is reused after the next barrier
-            }
-          }
           if (store_leader) {
-            const i32 m0 = (i32)(t.row0 + (wg * kWaves + v) * 64);
+            const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
             const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
 #pragma unroll
             for (u32 b = 0; b < kEpiN / kBoxN; ++b)
@@ -499,19 +409,6 @@ __device__ __forceinline__ void gemm_body(u32 M, void* d, const float* sfb, cons
   // The peer CTA may still arrive on our empty barriers (and we on its), or write partials into
   // our shared memory: no CTA of the cluster may leave (and free its shared memory) before all are done.
   if constexpr (kClusterSize > 1) cluster_sync();
-}
-
-}  // namespace sm90_1d2d
-
-template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes>
-__global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
-    sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
-                              const __grid_constant__ TensorMapParam tmap_b,
-                              const __grid_constant__ TensorMapParam tmap_sfa,
-                              const __grid_constant__ TensorMapParam tmap_d) {
-  sm90_1d2d::gemm_body<N, K, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, kNumSplits, kNumSMs, kGroupN,
-                       kSmemBytes, kGroupingDense, 1>(M, d, sfb, nullptr, tmap_a, tmap_b, tmap_sfa, tmap_d);
 }
 
 }  // namespace jitfp8
