@@ -77,8 +77,10 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // A (E, max_m, K) e4m3, its scales per expert Scales1x128Layout{max_m, K}, experts back to back
 // (E * numel floats); B and its scales as for the contiguous form; D (E, max_m, N) bf16.
 // masked_m (E) int32 on the device: rows [0, masked_m[e]) of expert e are computed (values
-// clamped to [0, max_m]); rows past it are neither read nor written. expected_m: the host's
-// guess of the typical masked_m, for the heuristics only (any value >= 1 gives correct results).
+// clamped to [0, max_m]); rows past it are never written (D keeps what it held there), and
+// tiles past it are not computed; A rows past the count inside the last computed tile may be
+// read, their products discarded. expected_m: the host's guess of the typical masked_m, for the
+// heuristics only (any value gives correct results; <= 0 means max_m).
 // Rules: E >= 1, max_m >= 1, N % 8 == 0, K % 16 == 0, alignment and capacities as above.
 struct GroupedGemmMaskedArgs {
   std::int64_t num_groups = 0;
