@@ -8,6 +8,7 @@
 #include <random>
 
 #include "jitfp8/gemm.hpp"
+#include "jitfp8/moe.hpp"
 #include "jitfp8/quant.hpp"
 
 namespace jitfp8::fuzz {
@@ -23,12 +24,25 @@ class ArgGenerator {
   QuantizeMxfp8Args mxfp8();                 // rows, columns or both; floor or rceil
   GemmFp8Args gemm();
   GemmFp8WgradArgs wgrad();
+  // The MoE functions. Device-side data (ids, ends, counts, masked_m, tokens) gets fake pointers
+  // like every buffer: validation must never read it.
+  GroupedGemmContiguousArgs grouped_contiguous();  // m_indices or group_ends
+  MoeContiguousLayoutArgs moe_layout();            // half of them with group_starts
+  GroupedGemmMaskedArgs grouped_masked();
+  GroupedGemmWgradArgs grouped_wgrad();
+  QuantizeGroupedColwiseArgs grouped_colwise();
+  QuantizeKGroupedArgs kgrouped();                 // some with k_capacity = 0 (null q, scales)
+  QuantizeExperts128x128Args experts128();         // half of them with qt
+  QuantizeExpertsMxfp8Args experts_mxfp8();        // rows, columns or both
 
  private:
   bool mutate() { return std::bernoulli_distribution(rate_)(random_); }
   std::int64_t pick(std::int64_t lo, std::int64_t hi);  // uniform, inclusive
   std::int64_t log_uniform(std::int64_t lo, std::int64_t hi);
   std::int64_t hostile_int(std::int64_t current);
+  // hostile_int, or a limit of a group count (65535, 2^20, 2^31 and their neighbours), or the
+  // per-group size instead of the total (a capacity that forgot the E factor).
+  std::int64_t hostile_count(std::int64_t current, std::int64_t per_group = 0);
   float hostile_eps();
   const void* buffer(int index);  // fake device buffer number `index`, 256-byte aligned
   // A null `current` (an optional output left out) becomes null, misaligned or some buffer.

@@ -117,6 +117,67 @@ void buffer_rules(const std::vector<Buffer>& buffers, std::set<std::string>& bad
   }
 }
 
+
+// ---- helpers of the MoE rules ----------------------------------------------------------------
+void maybe_bad(std::set<std::string>& bad, const char* name) { bad.insert(maybe(name)); }
+bool in_range(std::int64_t v, std::int64_t lo, std::int64_t hi) { return v >= lo && v <= hi; }
+// capacity >= needed, with `needed` possibly beyond 64 bits.
+bool enough(std::int64_t capacity, u128 needed) { return capacity >= 0 && u128(capacity) >= needed; }
+u128 cdiv128(u128 a, u128 b) { return (a + b - 1) / b; }
+
+// Buffers of a call: every one inside the address space; no output overlapping an input or
+// another output (of two outputs, either may be named; inputs may overlap each other). An
+// overlap that involves an empty buffer (a zero-size extent lying inside another) is
+// ambiguous: a zero-byte buffer overlaps nothing, but the implementation's interval test sees
+// it; either outcome is accepted.
+void disjoint_rules(const std::vector<Buffer>& buffers, std::set<std::string>& bad) {
+  for (std::size_t j = 0; j < buffers.size(); ++j) {
+    if (!fits(buffers[j].span)) bad.insert(buffers[j].name);
+    for (std::size_t i = 0; i < j; ++i) {
+      const Span& a = buffers[i].span;
+      const Span& b = buffers[j].span;
+      if (buffers[i].input && buffers[j].input) continue;
+      if (!overlap(a, b)) continue;
+      const bool empty = a.begin == a.end || b.begin == b.end;
+      for (const Buffer* x : {&buffers[i], &buffers[j]})
+        if (!x->input) {
+          if (empty) bad.insert(maybe(x->name));
+          else bad.insert(x->name);
+        }
+    }
+  }
+}
+
+// moe.hpp, both M-grouped GEMMs: E >= 1; N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, N, K < 2^31
+// (gemm.hpp's contract); b 16-byte aligned, b_scales 4-byte aligned; b_scales_capacity >= E *
+// Scales128x128Layout{N, K}.numel(). B is (E, N, K). The header bounds neither E nor E * N; the
+// implementation keeps E * N < 2^31 (B is one 2D TMA tensor of E * N rows): ambiguous, and
+// either num_groups or n may be named. Returns whether the shapes are valid, with B's extent
+// and its scales' bytes.
+bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* b,
+                    const float* b_scales, std::int64_t b_scales_capacity, u128* b_bytes,
+                    u128* sb_bytes, std::set<std::string>& bad) {
+  const bool e_ok = e >= 1;
+  const bool n_ok = in_range(n, 8, kInt32Max) && n % 8 == 0;
+  const bool k_ok = in_range(k, 16, kInt32Max) && k % 16 == 0;
+  if (!e_ok) bad.insert("num_groups");
+  if (!n_ok) bad.insert("n");
+  if (!k_ok) bad.insert("k");
+  if (e > kInt32Max) maybe_bad(bad, "num_groups");
+  if (e_ok && n_ok && u128(e) * u128(n) > u128(kInt32Max)) {
+    maybe_bad(bad, "num_groups");
+    maybe_bad(bad, "n");
+  }
+  if (!aligned(b, 16)) bad.insert("b");
+  if (!aligned(b_scales, 4)) bad.insert("b_scales");
+  if (!e_ok || !n_ok || !k_ok) return false;
+  const u128 sb = u128(e) * u128(numel_128x128(n, k));
+  if (!enough(b_scales_capacity, sb)) bad.insert("b_scales_capacity");
+  *b_bytes = u128(e) * u128(n) * u128(k);
+  *sb_bytes = sb * 4;
+  return true;
+}
+
 }  // namespace
 
 std::set<std::string> quantize_violations(const Quantize1x128Args& a) {
@@ -355,6 +416,375 @@ std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a) {
     if (overlap(d, inputs[i])) bad.insert("d");
   }
   if (!fits(d)) bad.insert("d");
+  return bad;
+}
+
+// ==== MoE (moe.hpp; quant.hpp "MoE layouts"; layouts.hpp KGroupedLayout) =====================
+// Device-side data (expert ids, group ends, counts, masked_m, tokens) is never a host rule: only
+// its pointer (non-null, 4-byte aligned int32) and its extent (E or M int32) are.
+
+// moe.hpp gemm_fp8_grouped_contiguous: the common rules; M >= 0, M < 2^31; a, d, a_scales 16-byte
+// aligned; exactly one of m_indices (M int32) and group_ends (E int32), 4-byte aligned;
+// a_scales_capacity >= Scales1x128Layout{M, K}.numel(); D (M, N) bf16 disjoint from the inputs
+// (A, B, both scales and the grouping array); every buffer inside the address space.
+std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousArgs& a) {
+  std::set<std::string> bad;
+  u128 b_bytes = 0, sb_bytes = 0;
+  const bool common = grouped_common(a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity,
+                                     &b_bytes, &sb_bytes, bad);
+  const bool m_ok = in_range(a.m, 0, kInt32Max);
+  if (!m_ok) bad.insert("m");
+  if (!aligned(a.a, 16)) bad.insert("a");
+  if (!aligned(a.d, 16)) bad.insert("d");
+  if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
+  const bool ids = a.m_indices != nullptr, ends = a.group_ends != nullptr;
+  if (ids == ends) {  // exactly one grouping form
+    bad.insert("m_indices");
+    bad.insert("group_ends");
+  } else if (ids && !aligned(a.m_indices, 4)) {
+    bad.insert("m_indices");
+  } else if (ends && !aligned(a.group_ends, 4)) {
+    bad.insert("group_ends");
+  }
+  if (!common || !m_ok) return bad;
+  const std::int64_t sa = numel_1x128(a.m, a.k);
+  if (a.a_scales_capacity < sa) bad.insert("a_scales_capacity");
+  std::vector<Buffer> buffers = {{"d", span(a.d, u128(a.m) * u128(a.n) * 2), false},
+                                 {"a", span(a.a, u128(a.m) * u128(a.k)), true},
+                                 {"b", span(a.b, b_bytes), true},
+                                 {"a_scales", span(a.a_scales, u128(sa) * 4), true},
+                                 {"b_scales", span(a.b_scales, sb_bytes), true}};
+  if (ids != ends)
+    buffers.push_back({ids ? "m_indices" : "group_ends",
+                       ids ? span(a.m_indices, u128(a.m) * 4) : span(a.group_ends, u128(a.num_groups) * 4),
+                       true});
+  disjoint_rules(buffers, bad);
+  return bad;
+}
+
+// moe.hpp moe_contiguous_layout: E >= 1, max_rows >= 0; counts, group_ends, m_indices (and
+// group_starts when given) 4-byte aligned; outputs (group_ends E, group_starts E, m_indices
+// max_rows int32) disjoint from counts (E int32) and from each other. The header bounds neither
+// E nor max_rows (the implementation keeps both < 2^31, the kernels count in 32 bits): beyond,
+// ambiguous.
+std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
+  std::set<std::string> bad;
+  const bool e_ok = a.num_groups >= 1, rows_ok = a.max_rows >= 0;
+  if (!e_ok) bad.insert("num_groups");
+  if (!rows_ok) bad.insert("max_rows");
+  if (a.num_groups > kInt32Max) maybe_bad(bad, "num_groups");
+  if (a.max_rows > kInt32Max) maybe_bad(bad, "max_rows");
+  if (!aligned(a.counts, 4)) bad.insert("counts");
+  if (!aligned(a.group_ends, 4)) bad.insert("group_ends");
+  if (a.group_starts != nullptr && !aligned(a.group_starts, 4)) bad.insert("group_starts");
+  if (!aligned(a.m_indices, 4)) bad.insert("m_indices");
+  if (!e_ok || !rows_ok) return bad;
+  const u128 e4 = u128(a.num_groups) * 4;
+  std::vector<Buffer> buffers = {{"counts", span(a.counts, e4), true},
+                                 {"group_ends", span(a.group_ends, e4), false},
+                                 {"m_indices", span(a.m_indices, u128(a.max_rows) * 4), false}};
+  if (a.group_starts != nullptr) buffers.push_back({"group_starts", span(a.group_starts, e4), false});
+  disjoint_rules(buffers, bad);
+  return bad;
+}
+
+// moe.hpp gemm_fp8_grouped_masked: the common rules; max_m >= 1 (< 2^31); a, d, a_scales 16-byte
+// aligned, masked_m 4-byte aligned; a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel();
+// A (E, max_m, K), D (E, max_m, N) bf16 disjoint from the inputs. expected_m is a hint for the
+// heuristics ("any value >= 1 gives correct results"); whether 0 or a negative value is an
+// error the header leaves open, and the implementation takes a value below 1 as max_m: no rule.
+// Undocumented implementation limits: E * max_m < 2^31 (the rows of the 2D A and D tensors) and
+// E * ceil(max_m / 64) * ceil(N / 16) < 2^31 (the tile counter): ambiguous.
+std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) {
+  std::set<std::string> bad;
+  u128 b_bytes = 0, sb_bytes = 0;
+  const bool common = grouped_common(a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity,
+                                     &b_bytes, &sb_bytes, bad);
+  const bool m_ok = in_range(a.max_m, 1, kInt32Max);
+  if (!m_ok) bad.insert("max_m");
+  if (!aligned(a.a, 16)) bad.insert("a");
+  if (!aligned(a.d, 16)) bad.insert("d");
+  if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
+  if (!aligned(a.masked_m, 4)) bad.insert("masked_m");
+  if (!common || !m_ok) return bad;
+  const u128 e = u128(a.num_groups), rows = e * u128(a.max_m);
+  if (rows > u128(kInt32Max)) {
+    maybe_bad(bad, "max_m");
+    maybe_bad(bad, "num_groups");
+  }
+  if (e * cdiv128(u128(a.max_m), 64) * cdiv128(u128(a.n), 16) > u128(kInt32Max)) {
+    maybe_bad(bad, "max_m");
+    maybe_bad(bad, "num_groups");
+    maybe_bad(bad, "n");
+  }
+  const u128 sa = e * u128(numel_1x128(a.max_m, a.k));
+  if (!enough(a.a_scales_capacity, sa)) bad.insert("a_scales_capacity");
+  disjoint_rules({{"d", span(a.d, rows * u128(a.n) * 2), false},
+                  {"a", span(a.a, rows * u128(a.k)), true},
+                  {"b", span(a.b, b_bytes), true},
+                  {"a_scales", span(a.a_scales, sa * 4), true},
+                  {"b_scales", span(a.b_scales, sb_bytes), true},
+                  {"masked_m", span(a.masked_m, e * 4), true}},
+                 bad);
+  return bad;
+}
+
+// moe.hpp gemm_fp8_grouped_wgrad: E >= 1, M >= 1, N >= 4, N % 4 == 0 (M, N < 2^31),
+// k_capacity >= 0 and a multiple of 128; a, b, d, a_scales, b_scales 16-byte aligned; tokens
+// (E device int32) non-null and 4-byte aligned (its type; the header lists no rule for it);
+// a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), b_scales_capacity the same
+// with N; A (M x k_capacity bytes), B (N x k_capacity), D (E, M, N) fp32 disjoint from the
+// inputs. Undocumented implementation limits, ambiguous: E <= 2^20, k_capacity <= 2^31 - 128,
+// E * ceil(M / 64) * ceil(N / 16) < 2^31 (tile counter), M * N < 2^37 (TMA stride of D).
+std::set<std::string> grouped_wgrad_violations(const GroupedGemmWgradArgs& a) {
+  std::set<std::string> bad;
+  const bool e_ok = a.num_groups >= 1;
+  const bool m_ok = in_range(a.m, 1, kInt32Max);
+  const bool n_ok = in_range(a.n, 4, kInt32Max) && a.n % 4 == 0;
+  const bool kc_ok = a.k_capacity >= 0 && a.k_capacity % 128 == 0;
+  if (!e_ok) bad.insert("num_groups");
+  if (!m_ok) bad.insert("m");
+  if (!n_ok) bad.insert("n");
+  if (!kc_ok) bad.insert("k_capacity");
+  if (a.num_groups > (std::int64_t{1} << 20)) maybe_bad(bad, "num_groups");
+  if (a.k_capacity > kInt32Max - 127) maybe_bad(bad, "k_capacity");
+  if (!aligned(a.a, 16)) bad.insert("a");
+  if (!aligned(a.b, 16)) bad.insert("b");
+  if (!aligned(a.d, 16)) bad.insert("d");
+  if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
+  if (!aligned(a.b_scales, 16)) bad.insert("b_scales");
+  if (!aligned(a.tokens, 4)) bad.insert("tokens");
+  if (!e_ok || !m_ok || !n_ok || !kc_ok) return bad;
+  const u128 e = u128(a.num_groups);
+  if (e * cdiv128(u128(a.m), 64) * cdiv128(u128(a.n), 16) >= (u128(1) << 31)) {
+    maybe_bad(bad, "num_groups");
+    maybe_bad(bad, "m");
+    maybe_bad(bad, "n");
+  }
+  if (u128(a.m) * u128(a.n) >= (u128(1) << 37)) {
+    maybe_bad(bad, "m");
+    maybe_bad(bad, "n");
+  }
+  const u128 kb = u128(a.k_capacity / 128);
+  const u128 sa = u128(cdiv(a.m, 4) * 4) * kb, sb = u128(cdiv(a.n, 4) * 4) * kb;
+  if (!enough(a.a_scales_capacity, sa)) bad.insert("a_scales_capacity");
+  if (!enough(a.b_scales_capacity, sb)) bad.insert("b_scales_capacity");
+  disjoint_rules({{"d", span(a.d, e * u128(a.m) * u128(a.n) * 4), false},
+                  {"a", span(a.a, u128(a.m) * u128(a.k_capacity)), true},
+                  {"b", span(a.b, u128(a.n) * u128(a.k_capacity)), true},
+                  {"a_scales", span(a.a_scales, sa * 4), true},
+                  {"b_scales", span(a.b_scales, sb * 4), true},
+                  {"tokens", span(a.tokens, e * 4), true}},
+                 bad);
+  return bad;
+}
+
+// quant.hpp quantize_grouped_colwise: num_groups in [1, 65535]; x (tokens, D) as the common
+// input rules (tokens >= 1, D >= 16, D % 16 == 0, both < 2^31, stride, alignment); q, scales
+// 16-byte aligned, group_ends 4-byte aligned; scales_capacity >= num_groups * D; eps; no output
+// (q (tokens, D) bytes, scales num_groups * D floats) overlaps x, group_ends or the other output
+// (x and group_ends, both inputs, may overlap).
+std::set<std::string> grouped_colwise_violations(const QuantizeGroupedColwiseArgs& a) {
+  std::set<std::string> bad;
+  if (!q_dtype_ok(a.q_dtype)) bad.insert("q_dtype");
+  eps_rule(a.eps, a.q_dtype, bad);
+  const bool g_ok = in_range(a.num_groups, 1, 65535);
+  if (!g_ok) bad.insert("num_groups");
+  if (!aligned(a.q, 16)) bad.insert("q");
+  if (!aligned(a.scales, 16)) bad.insert("scales");
+  if (!aligned(a.group_ends, 4)) bad.insert("group_ends");
+  InputRules r;
+  r.rows = "tokens";
+  r.cols = "d";
+  u128 x_bytes = 0;
+  if (!input_rules(r, a.x, a.x_dtype, a.tokens, a.d, a.x_row_stride, &x_bytes, bad) || !g_ok)
+    return bad;
+  const std::int64_t numel = a.num_groups * a.d;
+  if (a.scales_capacity < numel) bad.insert("scales_capacity");
+  disjoint_rules({{"x", span(a.x, x_bytes), true},
+                  {"group_ends", span(a.group_ends, u128(a.num_groups) * 4), true},
+                  {"q", span(a.q, u128(a.tokens) * u128(a.d)), false},
+                  {"scales", span(a.scales, u128(numel) * 4), false}},
+                 bad);
+  return bad;
+}
+
+// quant.hpp quantize_kgrouped: num_groups >= 1; x (tokens, R) as the common input rules (tokens
+// >= 1, R >= 16, R % 16 == 0, both < 2^31); k_capacity >= 0, a multiple of 128, k_capacity / 128
+// <= 65535, R * k_capacity < 2^63; q and scales 16-byte aligned, "both may be null when
+// k_capacity = 0" (then a misaligned non-null pointer, or a negative scales_capacity, is
+// ambiguous: nothing is written); counts 4-byte aligned; scales_capacity >=
+// KGroupedLayout{R, k_capacity}.scales_numel(); eps; no output (q R * k_capacity bytes, scales
+// scales_numel() floats) overlaps x, counts or the other output. The header does not bound
+// num_groups; the implementation keeps it < 2^31: beyond, ambiguous.
+std::set<std::string> kgrouped_violations(const QuantizeKGroupedArgs& a) {
+  std::set<std::string> bad;
+  if (!q_dtype_ok(a.q_dtype)) bad.insert("q_dtype");
+  eps_rule(a.eps, a.q_dtype, bad);
+  const bool g_ok = a.num_groups >= 1;
+  if (!g_ok) bad.insert("num_groups");
+  if (a.num_groups > kInt32Max) maybe_bad(bad, "num_groups");
+  if (!aligned(a.counts, 4)) bad.insert("counts");
+  const bool kc_ok = a.k_capacity >= 0 && a.k_capacity % 128 == 0 && a.k_capacity / 128 <= 65535;
+  if (!kc_ok) bad.insert("k_capacity");
+  const bool empty = a.k_capacity == 0;
+  for (auto [name, p] : {std::pair<const char*, const void*>{"q", a.q}, {"scales", a.scales}}) {
+    if (aligned(p, 16)) continue;
+    if (!empty) bad.insert(name);
+    else if (p != nullptr) maybe_bad(bad, name);
+  }
+  InputRules r;
+  r.rows = "tokens";
+  r.cols = "rows";
+  u128 x_bytes = 0;
+  if (!input_rules(r, a.x, a.x_dtype, a.tokens, a.rows, a.x_row_stride, &x_bytes, bad) || !g_ok ||
+      !kc_ok)
+    return bad;
+  const u128 q_bytes = u128(a.rows) * u128(a.k_capacity);
+  if (q_bytes >= (u128(1) << 63)) {
+    bad.insert("rows");
+    bad.insert("k_capacity");
+  }
+  const std::int64_t numel = cdiv(a.rows, 4) * 4 * (a.k_capacity / 128);
+  if (a.scales_capacity < numel) {
+    if (empty) maybe_bad(bad, "scales_capacity");
+    else bad.insert("scales_capacity");
+  }
+  std::vector<Buffer> buffers = {{"x", span(a.x, x_bytes), true},
+                                 {"counts", span(a.counts, u128(a.num_groups) * 4), true}};
+  if (a.q != nullptr) buffers.push_back({"q", span(a.q, q_bytes), false});
+  if (a.scales != nullptr) buffers.push_back({"scales", span(a.scales, u128(numel) * 4), false});
+  disjoint_rules(buffers, bad);
+  return bad;
+}
+
+namespace {
+
+// The 3D expert input w of quant.hpp's expert quantizers: E in [1, 65535], each expert an
+// (N, K) matrix as quantize_128x128 / quantize_mxfp8's input (names w, w_dtype, n, k,
+// w_row_stride), expert e at w + e * w_expert_stride elements; w_expert_stride 0 (N * row
+// stride) or >= (N - 1) * row stride + K and a multiple of 8 (bf16) / 4 (fp32). The whole of w
+// must fit a signed 64-bit byte count (which argument makes it too big is ambiguous: experts,
+// w_expert_stride or w_row_stride); the implementation also keeps it below 2^62 bytes and
+// E * ((N - 1) * row stride + K) below 2^62 elements (undocumented: ambiguous). Returns whether
+// the shape is valid and sets *bytes to w's extent.
+bool experts_input_rules(const void* w, DType w_dtype, std::int64_t experts, std::int64_t n,
+                         std::int64_t k, std::int64_t row_stride, std::int64_t expert_stride,
+                         bool rows_multiple_of_16, u128* bytes, std::set<std::string>& bad) {
+  InputRules r;
+  r.x = "w";
+  r.dtype = "w_dtype";
+  r.rows = "n";
+  r.stride = "w_row_stride";
+  r.rows_multiple_of_16 = rows_multiple_of_16;
+  r.row_blocks_limit = true;
+  const bool e_ok = in_range(experts, 1, 65535);
+  if (!e_ok) bad.insert("experts");
+  u128 expert_bytes = 0;
+  if (!input_rules(r, w, w_dtype, n, k, row_stride, &expert_bytes, bad) || !e_ok) return false;
+  const int elem = w_dtype == DType::f32 ? 4 : 2;
+  const u128 span_elems = expert_bytes / u128(elem);
+  if (expert_stride != 0 &&
+      (expert_stride < 0 || u128(expert_stride) < span_elems || expert_stride % (16 / elem) != 0)) {
+    bad.insert("w_expert_stride");
+    return false;
+  }
+  const u128 stride = expert_stride == 0 ? u128(n) * u128(row_stride == 0 ? k : row_stride)
+                                         : u128(expert_stride);
+  *bytes = (u128(experts - 1) * stride + span_elems) * u128(elem);
+  if (*bytes > u128(kInt64Max)) {
+    bad.insert("experts");
+    maybe_bad(bad, "w_expert_stride");
+    maybe_bad(bad, "w_row_stride");
+    return false;
+  }
+  if (*bytes > u128(kInt64Max) / 2 || u128(experts) * span_elems >= (u128(1) << 62))
+    maybe_bad(bad, "experts");
+  return true;
+}
+
+}  // namespace
+
+// quant.hpp quantize_experts_128x128: w as above (N % 16 == 0 with qt); q_dtype, eps; q,
+// scales (and qt, qt_scales with qt) 16-byte aligned, qt_scales null without qt; capacities >=
+// E * the per-expert Scales128x128Layout numel(); no output (q, qt E * N * K bytes) overlaps w
+// or another output.
+std::set<std::string> experts128_violations(const QuantizeExperts128x128Args& a) {
+  std::set<std::string> bad;
+  if (!q_dtype_ok(a.q_dtype)) bad.insert("q_dtype");
+  eps_rule(a.eps, a.q_dtype, bad);
+  if (!aligned(a.q, 16)) bad.insert("q");
+  if (!aligned(a.scales, 16)) bad.insert("scales");
+  const bool transposed = a.qt != nullptr;
+  if (transposed) {
+    if (!aligned(a.qt, 16)) bad.insert("qt");
+    if (!aligned(a.qt_scales, 16)) bad.insert("qt_scales");
+  } else if (a.qt_scales != nullptr) {
+    bad.insert("qt_scales");  // qt_scales go with qt
+  }
+  u128 w_bytes = 0;
+  if (!experts_input_rules(a.w, a.w_dtype, a.experts, a.n, a.k, a.w_row_stride, a.w_expert_stride,
+                           transposed, &w_bytes, bad))
+    return bad;
+  const u128 e = u128(a.experts), data = e * u128(a.n) * u128(a.k);
+  const u128 numel = e * u128(numel_128x128(a.n, a.k)), t_numel = e * u128(numel_128x128(a.k, a.n));
+  if (!enough(a.scales_capacity, numel)) bad.insert("scales_capacity");
+  if (transposed && !enough(a.qt_scales_capacity, t_numel)) bad.insert("qt_scales_capacity");
+  std::vector<Buffer> buffers = {{"w", span(a.w, w_bytes), true},
+                                 {"q", span(a.q, data), false},
+                                 {"scales", span(a.scales, numel * 4), false}};
+  if (transposed) {
+    buffers.push_back({"qt", span(a.qt, data), false});
+    buffers.push_back({"qt_scales", span(a.qt_scales, t_numel * 4), false});
+  }
+  disjoint_rules(buffers, bad);
+  return bad;
+}
+
+// quant.hpp quantize_experts_mxfp8: at least one of q, qt; w as above (N % 16 == 0 with qt);
+// q_dtype, scale_mode; q, scales / qt, qt_scales 16-byte aligned when their output is given,
+// scales null without q and qt_scales without qt; capacities (bytes) >= E * the per-expert
+// ScalesMx32Layout numel(); no output overlaps w or another output.
+std::set<std::string> experts_mxfp8_violations(const QuantizeExpertsMxfp8Args& a) {
+  std::set<std::string> bad;
+  const bool rows = a.q != nullptr, cols = a.qt != nullptr;
+  if (!rows && !cols) {
+    bad.insert("q");
+    bad.insert("qt");
+  }
+  if (!q_dtype_ok(a.q_dtype)) bad.insert("q_dtype");
+  if (a.scale_mode != MxScaleMode::floor && a.scale_mode != MxScaleMode::rceil)
+    bad.insert("scale_mode");
+  if (rows) {
+    if (!aligned(a.q, 16)) bad.insert("q");
+    if (!aligned(a.scales, 16)) bad.insert("scales");
+  } else if (a.scales != nullptr) {
+    bad.insert("scales");
+  }
+  if (cols) {
+    if (!aligned(a.qt, 16)) bad.insert("qt");
+    if (!aligned(a.qt_scales, 16)) bad.insert("qt_scales");
+  } else if (a.qt_scales != nullptr) {
+    bad.insert("qt_scales");
+  }
+  u128 w_bytes = 0;
+  if (!experts_input_rules(a.w, a.w_dtype, a.experts, a.n, a.k, a.w_row_stride, a.w_expert_stride,
+                           cols, &w_bytes, bad))
+    return bad;
+  const u128 e = u128(a.experts), data = e * u128(a.n) * u128(a.k);
+  const u128 numel = e * u128(numel_mx32(a.n, a.k)), t_numel = e * u128(numel_mx32(a.k, a.n));
+  if (rows && !enough(a.scales_capacity, numel)) bad.insert("scales_capacity");
+  if (cols && !enough(a.qt_scales_capacity, t_numel)) bad.insert("qt_scales_capacity");
+  std::vector<Buffer> buffers = {{"w", span(a.w, w_bytes), true}};
+  if (rows) {
+    buffers.push_back({"q", span(a.q, data), false});
+    buffers.push_back({"scales", span(a.scales, numel), false});
+  }
+  if (cols) {
+    buffers.push_back({"qt", span(a.qt, data), false});
+    buffers.push_back({"qt_scales", span(a.qt_scales, t_numel), false});
+  }
+  disjoint_rules(buffers, bad);
   return bad;
 }
 
