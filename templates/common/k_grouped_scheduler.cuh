@@ -35,7 +35,7 @@ struct KGroupedTileScheduler {
   static constexpr u32 kStride = kNumSMs / kNumMulticast;
 
   const i32* tokens;
-  u32 num_groups;
+  u32 num_units;  // all experts'
   u32 k_cap_blocks;
   u32 num_units_m;
   u32 units_per_group;  // units of one expert
@@ -46,10 +46,11 @@ struct KGroupedTileScheduler {
   u32 cur_kb0;
 
   JITFP8_DEVICE KGroupedTileScheduler(u32 m, u32 groups, u32 cap_blocks, const i32* counts)
-      : tokens(counts), num_groups(groups), k_cap_blocks(cap_blocks), cur_group(0), cur_kb0(0) {
+      : tokens(counts), k_cap_blocks(cap_blocks), cur_group(0), cur_kb0(0) {
     const u32 num_m_blocks = (m + BLOCK_M - 1) / BLOCK_M;
     num_units_m = kPairOnM ? (num_m_blocks + 1) / 2 : num_m_blocks;
     units_per_group = num_units_m * kNumUnitsN;
+    num_units = groups * units_per_group;
     unit = blockIdx.x / kNumMulticast;
     rank = kNumMulticast > 1 ? cluster_cta_rank() : 0;
   }
@@ -62,7 +63,7 @@ struct KGroupedTileScheduler {
   }
 
   JITFP8_DEVICE bool next(KGroupedTile& t) {
-    if (unit >= num_groups * units_per_group) return false;
+    if (unit >= num_units) return false;
     const u32 group = unit / units_per_group;
     const u32 local = unit - group * units_per_group;
     // Advance the cursor to this expert (experts never decrease along a CTA's walk).

@@ -18,6 +18,13 @@
 // while the warpgroup goes on (to its next box or tile); a staging buffer is reused only once the
 // store that last read it is done reading.
 //
+// K-grouped mode (sm90_fp8_gemm_1d1d_k_grouped_kernel, MoE weight gradient, same body): the
+// tiles of E experts' (M, N) outputs, expert after expert (common/k_grouped_scheduler.cuh), each
+// contracting its own T_e tokens from the K-grouped operands. The producer patches the A and B
+// maps in global slots of its SM (common/tensormap_patch.cuh) when the expert changes (address,
+// columns T_e, row stride P_e); the scale maps are fixed over the whole capacity; D is a 3D map
+// (N, M, E). Empty experts: no loads; zeros stored, or nothing with accumulate.
+//
 // ---------------------------------------------------------------------------------------------
 // Template parameters (compile-time)
 //   N, K          problem N and K. K % 16 == 0 (fp8 row stride). N >= 1 (not used for layout).
@@ -132,9 +139,9 @@ namespace sm90_1d1d {
 
 // K-grouped mode: patched data maps, per SM (see common/tensormap_patch.cuh). kPatchSlots per
 // operand and SM, used round-robin, one per expert switch of the producer.
-constexpr u32 kPatchSlots = 4;
+constexpr u32 kPatchSlots = 2;
 constexpr u32 kMaxSmId = 256;
-__device__ TensorMapParam g_patched_maps[kMaxSmId][2][kPatchSlots];
+__device__ __align__(128) TensorMapParam g_patched_maps[kMaxSmId][2][kPatchSlots];
 
 // Run-time description of the K-grouped problem (unused by the dense kernel).
 struct KGroupedParams {
@@ -171,9 +178,10 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   constexpr u32 kSfbStage = sfb_stage_bytes(BLOCK_N);
   // Transaction bytes per stage: full boxes (out-of-bounds parts are zero-filled and counted).
   constexpr u32 kStageTxBytes = (BLOCK_M + BLOCK_N) * BLOCK_K + (BLOCK_M + BLOCK_N) * 4;
-  // K-grouped: the producer also walks the token counts and patches tensor maps (48 registers:
-  // 2 x 232 + 48 is the whole register file at 384 threads).
-  constexpr u32 kProducerRegs = kGrouped ? 48 : 40;
+  // setmaxnreg moves registers through a pool: what the producer gives up (launch count - 40)
+  // must cover what the math warpgroups take, or their setmaxnreg.inc waits forever (2 x 232 + 40
+  // is exactly the 64K register file at 384 threads). The K-grouped producer fits in 40 too.
+  constexpr u32 kProducerRegs = 40;
   constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
@@ -271,58 +279,52 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // re-patched only once every copy issued with its previous contents has been consumed.
         const u32 smid = sm_id();
         if (smid >= kMaxSmId) trap();
-        TensorMapParam* slots_a = g_patched_maps[smid][0];
-        TensorMapParam* slots_b = g_patched_maps[smid][1];
+        TensorMapParam* const slots = g_patched_maps[smid][0];  // [operand][slot], contiguous
 #pragma unroll
-        for (u32 i = 0; i < kPatchSlots; ++i) {
-          tmap_slot_init(&slots_a[i], tmap_a);
-          tmap_slot_init(&slots_b[i], tmap_b);
-        }
+        for (u32 i = 0; i < 2 * kPatchSlots; ++i) tmap_slot_init(&slots[i], i < kPatchSlots ? tmap_a : tmap_b);
+        static_assert(kPatchSlots == 2, "slot reuse below assumes two slots per operand");
         KGroupedTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN> sched(
             M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens);
         KGroupedTile t;
-        u32 stage = 0, phase = 0, issued = 0;
-        u32 slot = kPatchSlots - 1, patched_group = 0xFFFFFFFFu;
-        u32 last_use[kPatchSlots];
-#pragma unroll
-        for (u32 i = 0; i < kPatchSlots; ++i) last_use[i] = 0xFFFFFFFFu;
+        u32 stage = 0, phase = 0, issued = 0;  // issued: copies so far (stage ring position)
+        u32 switches = 0, cur_start = 0, patched_group = 0xFFFFFFFFu;
         while (sched.next(t)) {
           if (t.num_kb == 0) continue;
           if (t.group != patched_group) {
-            slot = slot + 1 == kPatchSlots ? 0 : slot + 1;
-            u32 j = 0xFFFFFFFFu;  // (registers only: constant indices)
-#pragma unroll
-            for (u32 i = 0; i < kPatchSlots; ++i)
-              if (i == slot) j = last_use[i];
-            if (j != 0xFFFFFFFFu && j + kNumStages > issued) {
-              // Copy j is consumed once its stage is released (the release the producer would wait
-              // for before copy j + kNumStages, not issued yet: no phase ambiguity).
+            // Slot switches % 2 was last used by the expert before the current one, whose last
+            // copy is cur_start - 1. That copy is consumed once its stage is released: the
+            // release the producer would wait for before copy cur_start - 1 + kNumStages, not
+            // issued yet when this waits (no phase ambiguity).
+            if (switches >= 2 && cur_start - 1 + kNumStages > issued) {
+              const u32 j = cur_start - 1;
               mbar_wait(&empty[j % kNumStages], (j / kNumStages) & 1);
             }
+            TensorMapParam* const map_a = &slots[switches % 2];
+            TensorMapParam* const map_b = &slots[kPatchSlots + switches % 2];
             const u64 col0 = (u64)t.kb0 * BLOCK_K;
-            const u64 pitch = (u64)(t.kb0 + t.num_kb) * BLOCK_K - col0;  // P_e bytes per row
-            tmap_replace_global_address(&slots_a[slot], grouping.a + (u64)M * col0);
-            tmap_replace_global_dim<0>(&slots_a[slot], t.tokens);
-            tmap_replace_global_stride<0>(&slots_a[slot], pitch);
-            tmap_replace_global_address(&slots_b[slot], grouping.b + (u64)N * col0);
-            tmap_replace_global_dim<0>(&slots_b[slot], t.tokens);
-            tmap_replace_global_stride<0>(&slots_b[slot], pitch);
+            const u64 pitch = (u64)t.num_kb * BLOCK_K;  // P_e bytes per row
+            tmap_replace_global_address(map_a, grouping.a + (u64)M * col0);
+            tmap_replace_global_dim<0>(map_a, t.tokens);
+            tmap_replace_global_stride<0>(map_a, pitch);
+            tmap_replace_global_address(map_b, grouping.b + (u64)N * col0);
+            tmap_replace_global_dim<0>(map_b, t.tokens);
+            tmap_replace_global_stride<0>(map_b, pitch);
             tmap_fence_release();
-            tmap_fence_acquire(&slots_a[slot]);
-            tmap_fence_acquire(&slots_b[slot]);
+            tmap_fence_acquire(map_a);
+            tmap_fence_acquire(map_b);
             patched_group = t.group;
+            cur_start = issued;
+            ++switches;
           }
+          const u32 slot = (switches - 1) % 2;
           const i32 m0 = (i32)(t.m_block * BLOCK_M), n0 = (i32)(t.n_block * BLOCK_N);
           for (u32 kb = 0; kb < t.num_kb; ++kb) {
             mbar_wait(&empty[stage], phase ^ 1);
-            produce_stage(slots_a[slot], slots_b[slot], stage, m0, n0, (i32)(kb * BLOCK_K), (i32)(t.kb0 + kb),
-                          sched.rank);
+            produce_stage(slots[slot], slots[kPatchSlots + slot], stage, m0, n0, (i32)(kb * BLOCK_K),
+                          (i32)(t.kb0 + kb), sched.rank);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
             ++issued;
           }
-#pragma unroll
-          for (u32 i = 0; i < kPatchSlots; ++i)
-            if (i == slot) last_use[i] = issued - 1;
         }
       }
     }

@@ -286,6 +286,9 @@ TEST_CASE("gemm_fp8_grouped_wgrad replays in a CUDA graph with new token counts"
       p.fill_operand(p.a, p.m, rng);
       p.fill_operand(p.b, p.n, rng);
       p.reset(rng);
+      // The uploads are pageable-memory copies on the legacy stream (cudaMemcpy may return before
+      // the DMA lands) and `stream` does not wait for it: finish them first.
+      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
       JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
       JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
       check(p, 7, "graph replay");
@@ -297,15 +300,16 @@ TEST_CASE("gemm_fp8_grouped_wgrad replays in a CUDA graph with new token counts"
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad accumulating twice adds the product twice", "[gpu][moe_wgrad]") {
+  // From D0 = 0 the sum P + P is exact in fp32, so D / 2 must match the product (and empty
+  // experts stay 0).
   GroupedProblem p(136, 200, {129, 0, 255, 40}, 61, true);
-  const std::vector<float> start = p.d0;
+  p.d0.assign(p.d0.size(), 0.0f);
+  p.d.upload(p.d0);
   gemm_fp8_grouped_wgrad(p.args(), nullptr);
   gemm_fp8_grouped_wgrad(p.args(), nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  // (D - D0) / 2 against the product, in accumulate mode from zero.
   std::vector<float> d = p.d.download();
-  for (std::size_t i = 0; i < d.size(); ++i) d[i] = (d[i] - start[i]) * 0.5f;
+  for (float& x : d) x *= 0.5f;
   p.d.upload(d);
-  p.d0.assign(d.size(), 0.0f);
   check(p, 3, "accumulate twice");
 }
