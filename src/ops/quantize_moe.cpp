@@ -85,7 +85,7 @@ KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool po
                  {"pow2_scales", pow2_scales},
                  {"block_threads", kMoeThreads},
                  {"tile", kind == MoeKind::kgrouped ? "128 tokens x 128 rows, transposed"
-                                                    : "group rows x 128 columns"}};
+                                                    : "group rows x 64 columns"}};
   return spec;
 }
 
@@ -175,7 +175,8 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
   const LoadedKernel& kernel =
       kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype, a.pow2_scales);
   LaunchShape shape;
-  shape.grid = {static_cast<unsigned>(ceil_div(a.d, 128)), static_cast<unsigned>(a.num_groups), 1};
+  shape.grid = {static_cast<unsigned>(ceil_div(a.d, kColwiseColumns)),
+                static_cast<unsigned>(a.num_groups), 1};
   shape.block = {kMoeThreads, 1, 1};
   const void* x = a.x;
   long long x_row_stride = stride;
