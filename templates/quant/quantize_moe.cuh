@@ -18,6 +18,29 @@ __device__ __forceinline__ long long shfl_up_s64(long long v, int delta) {
   asm volatile("shfl.sync.up.b32 %0, %0, %1, 0x0, 0xffffffff;" : "+r"(hi) : "r"(delta));
   return (long long)(((unsigned long long)hi << 32) | lo);
 }
+__device__ __forceinline__ unsigned int cluster_rank() {
+  unsigned int r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ unsigned int cluster_size() {
+  unsigned int r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_barrier() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+// The float at the same shared-memory offset as `p` in CTA `rank` of the cluster.
+__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned int rank) {
+  unsigned int a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(a) : "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+  return v;
+}
 __device__ __forceinline__ int load_s32(const int* p) {
   int v;
   asm volatile("ld.global.nc.s32 %0, [%1];" : "=r"(v) : "l"(p));
@@ -205,8 +228,12 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 }
 
 // ---- per-group column-wise scales ---------------------------------------------------------------
-// Launch: block 256, grid (ceil(D / 64), num_groups), dynamic shared memory kColwiseStashBytes
-// (96 KB: two blocks per SM). Block (cb, g) owns columns [64 cb, 64 cb + 64) of group g.
+// Launch: block 256, grid (ceil(D / 64) * C, num_groups), clusters of C blocks along x (C in
+// [1, 8], chosen by the host from the average group size: any C is correct), dynamic shared
+// memory kColwiseStashBytes (96 KB: two blocks per SM). Cluster (cb, g) owns columns
+// [64 cb, 64 cb + 64) of group g; its block of rank i takes the i-th of C contiguous row ranges,
+// and the C partial column maxima meet through distributed shared memory (so a group C times
+// larger than one block's stash still stays on chip).
 // Narrow slabs keep many blocks busy when there are few groups, and let the stash hold a whole
 // group for typical sizes (768 bf16 / 384 fp32 rows).
 // A 64-column row is kLanesPerRow lanes x 16 bytes (8 lanes bf16, 16 lanes fp32); the block
@@ -237,9 +264,12 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
   __shared__ float col_inv[64];
   __shared__ int bounds[8];
 
+  __shared__ float part_max[64];
+
   const int tid = threadIdx.x;
   const int g = blockIdx.y;
-  const int col0 = blockIdx.x * 64;
+  const unsigned int rank = cluster_rank(), ranks = cluster_size();
+  const int col0 = (blockIdx.x / ranks) * 64;
 
   // ---- 1. group bounds -------------------------------------------------------------------
   int m = 0;
@@ -257,7 +287,12 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
   for (int w = 1; w < 8; ++w) start = max(start, bounds[w]);
   const int end = min(max(start, load_s32(group_ends + g)), tokens);
   start = min(start, tokens);
-  const int rows = end - start;
+  // This block's share of the group's rows: [start + lo, start + lo + rows).
+  const int all = end - start;
+  const int chunk = (all + (int)ranks - 1) / (int)ranks;
+  const int lo = min(all, (int)rank * chunk);
+  const int rows = min(chunk, all - lo);
+  start += lo;
 
   const int lane = tid % kLanesPerRow;  // which 16-byte vector of the row
   const int rg = tid / kLanesPerRow;    // which row of a step
@@ -305,11 +340,18 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
     float a = col_max[0][tid];
 #pragma unroll
     for (int h = 1; h < kRowsPerStep; ++h) a = max_f32(a, col_max[h][tid]);
+    part_max[tid] = a;
+  }
+  cluster_barrier();  // every block's partial maxima are visible cluster-wide
+  if (tid < 64) {
+    float a = part_max[tid];
+    for (unsigned int c = 0; c < ranks; ++c)
+      if (c != rank) a = max_f32(a, ld_cluster_f32(&part_max[tid], c));
     const float s = f32_scale<kE5M2, kPow2>(a, eps);
     col_inv[tid] = rcp_rn(s);
-    if (col0 + tid < d) store_f32(scales + (long long)g * d + col0 + tid, s);
+    if (rank == 0 && col0 + tid < d) store_f32(scales + (long long)g * d + col0 + tid, s);
   }
-  __syncthreads();
+  cluster_barrier();  // no block leaves while another still reads its part_max; col_inv ready
   float inv[kV];
 #pragma unroll
   for (int j = 0; j < kV; ++j) inv[j] = col_inv[lane * kV + j];
