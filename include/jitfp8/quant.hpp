@@ -221,8 +221,10 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& args, Stream str
 //   scales: s_e(r, j) over x[off_e + 128 j .. off_e + min(128 j + 128, T_e) - 1][r] (the tail
 //           block over its valid tokens only; the fp32 rule of "Common rules"), stored in
 //           Scales1x128Layout{R, P_e} at float offset align(R, 4) * O_e / 128, i.e. at
-//           (O_e / 128 + j) * align(R, 4) + r; the padding entries r in [R, align(R, 4)) are 0.
+//           (O_e / 128 + j) * align(R, 4) + r (R % 16 == 0, so align(R, 4) = R: no padding).
 // Columns past the last expert (sum of P_e .. k_capacity) are not written.
+// Work: one block per (128 rows of R, 128 padded token columns); every block finds its expert
+// from the counts (a block-wide scan, no host sync); capturable in a CUDA graph.
 // Device data: expert e is written only if off_e + T_e <= tokens and O_e + P_e <= k_capacity
 // (prefix sums in 64 bits); an expert that does not fit is skipped entirely (not written), so
 // nothing is ever read past x or written past KGroupedLayout{R, k_capacity}, whatever the counts.

@@ -2,6 +2,7 @@
 // dispatch memo and launch of templates/quant/quantize_moe.cuh.
 #include "ops/quantize_moe.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -85,7 +86,7 @@ KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool po
                  {"pow2_scales", pow2_scales},
                  {"block_threads", kMoeThreads},
                  {"tile", kind == MoeKind::kgrouped ? "128 tokens x 128 rows, transposed"
-                                                    : "group rows x 128 columns"}};
+                                                    : "group rows x 64 columns"}};
   return spec;
 }
 
@@ -175,7 +176,15 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
   const LoadedKernel& kernel =
       kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype, a.pow2_scales);
   LaunchShape shape;
-  shape.grid = {static_cast<unsigned>(ceil_div(a.d, 128)), static_cast<unsigned>(a.num_groups), 1};
+  // Blocks per (group, 64-column slab): enough that an average group fits the blocks' stashes
+  // with 25% headroom (groups vary); any value is correct, larger groups re-read from L2.
+  const std::int64_t stash_rows = kColwiseStashBytes / (64 * static_cast<std::int64_t>(dtype_size(a.x_dtype)));
+  const std::int64_t avg_rows = ceil_div(a.tokens, a.num_groups);
+  const unsigned cluster =
+      static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(avg_rows, stash_rows * 3 / 4), 1, 8));
+  shape.grid = {static_cast<unsigned>(ceil_div(a.d, kColwiseColumns)) * cluster,
+                static_cast<unsigned>(a.num_groups), 1};
+  shape.cluster = {cluster, 1, 1};
   shape.block = {kMoeThreads, 1, 1};
   const void* x = a.x;
   long long x_row_stride = stride;

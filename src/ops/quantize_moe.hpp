@@ -16,7 +16,8 @@ namespace jitfp8::detail {
 
 enum class MoeKind : std::uint8_t { kgrouped = 0, grouped_colwise = 1 };
 constexpr int kMoeThreads = 256;
-constexpr int kColwiseStashBytes = 65536;  // templates/quant/quantize_moe.cuh kStashRows * row
+constexpr int kColwiseStashBytes = 98304;  // = templates/quant/quantize_moe.cuh
+constexpr int kColwiseColumns = 64;        // columns per block
 
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,
                              const Arch& arch);

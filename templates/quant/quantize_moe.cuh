@@ -5,6 +5,11 @@
 // The numerical contract is include/jitfp8/quant.hpp; tests/support/quant_reference.cpp is an
 // independent CPU model and the GPU tests compare bit for bit. No host synchronization: the group
 // boundaries are computed on the device by every block (graph-capturable).
+//
+// Measured on an H100 (jitfp8 bench quant, L2 flushed, bf16 in, GB/s of bytes read + written,
+// copy = 2939): K-grouped 2745-2877 (E16 8192x7168 .. E128 65536x7168); per-group column-wise
+// 2513 (E16 8192x7168), 2147 (E16 32768x2048, clusters of 4), 2314-2623 (E64/E128) with
+// the cluster barriers also used for lone blocks (before the ranks == 1 / store-order change).
 #pragma once
 
 #include "quant/quant_common.cuh"
@@ -17,6 +22,29 @@ __device__ __forceinline__ long long shfl_up_s64(long long v, int delta) {
   asm volatile("shfl.sync.up.b32 %0, %0, %1, 0x0, 0xffffffff;" : "+r"(lo) : "r"(delta));
   asm volatile("shfl.sync.up.b32 %0, %0, %1, 0x0, 0xffffffff;" : "+r"(hi) : "r"(delta));
   return (long long)(((unsigned long long)hi << 32) | lo);
+}
+__device__ __forceinline__ unsigned int cluster_rank() {
+  unsigned int r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ unsigned int cluster_size() {
+  unsigned int r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_barrier() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+// The float at the same shared-memory offset as `p` in CTA `rank` of the cluster.
+__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned int rank) {
+  unsigned int a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(a) : "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+  return v;
 }
 __device__ __forceinline__ int load_s32(const int* p) {
   int v;
@@ -205,35 +233,48 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 }
 
 // ---- per-group column-wise scales ---------------------------------------------------------------
-// Launch: block 256, grid (ceil(D / 128), num_groups), dynamic shared memory kStashRows * 128 *
-// sizeof(x) (64 KB). Block (cb, g) owns columns [128 cb, 128 cb + 128) of group g.
+// Launch: block 256, grid (ceil(D / 64) * C, num_groups), clusters of C blocks along x (C in
+// [1, 8], chosen by the host from the average group size: any C is correct), dynamic shared
+// memory kColwiseStashBytes (96 KB: two blocks per SM). Cluster (cb, g) owns columns
+// [64 cb, 64 cb + 64) of group g; its block of rank i takes the i-th of C contiguous row ranges,
+// and the C partial column maxima meet through distributed shared memory (so a group C times
+// larger than one block's stash still stays on chip).
+// Narrow slabs keep many blocks busy when there are few groups, and let the stash hold a whole
+// group for typical sizes (768 bf16 / 384 fp32 rows).
+// A 64-column row is kLanesPerRow lanes x 16 bytes (8 lanes bf16, 16 lanes fp32); the block
+// covers kRowsPerStep = 256 / kLanesPerRow rows per step, kUnroll steps in flight.
 // 1. Group bounds: start = clamp(max(0, ends[0..g-1])), end = clamp(max(start, ends[g])), clamp to
 //    [0, tokens]: a block-wide max over ends[0..g-1].
-// 2. Pass 1: half-warp h reads rows start + h + 16 i (kUnroll rows in flight per half-warp), lane
-//    l the 16-byte vectors of quantize_tile; each thread keeps the running |max| of its 8
-//    columns; the first kStashRows rows of the group also go to shared memory (row-major).
-// 3. The 16 half-warps' maxima meet in shared memory: scale and reciprocal per column.
+// 2. Pass 1: running |max| of each thread's kV columns over its rows; the first kStashRows rows
+//    of the group also go to shared memory (row-major, 128 / 256 bytes per row).
+// 3. The row-lanes' maxima meet in shared memory: scale and reciprocal per column.
 // 4. Pass 2: every row again, from shared memory when stashed, else re-read from global memory
 //    (last rows first, the most recently read, most likely still in L2): scale, cast, store.
+constexpr int kColwiseStashBytes = 98304;
 template <bool kXIsBf16, bool kE5M2, bool kPow2>
-__global__ void __launch_bounds__(256, 3) quantize_grouped_colwise_kernel(
+__global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
     const void* __restrict__ x, long long x_row_stride, const int* __restrict__ group_ends,
     int tokens, int d, unsigned char* __restrict__ q, float* __restrict__ scales, float eps) {
   using namespace quant_detail;
   constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
-  constexpr int kVecs = kXIsBf16 ? 1 : 2;
-  constexpr int kRowBytes = 128 * kElemBytes;
-  constexpr int kStashRows = 65536 / kRowBytes;  // 256 bf16 rows, 128 fp32 rows
-  constexpr int kUnroll = kXIsBf16 ? 4 : 2;
+  constexpr int kV = 16 / kElemBytes;                 // columns per thread (one 16-byte vector)
+  constexpr int kLanesPerRow = 64 / kV;               // 8 bf16, 16 fp32
+  constexpr int kRowsPerStep = 256 / kLanesPerRow;    // 32 bf16, 16 fp32
+  constexpr int kRowBytes = 64 * kElemBytes;
+  constexpr int kStashRows = kColwiseStashBytes / kRowBytes;  // 768 bf16, 384 fp32
+  constexpr int kUnroll = kXIsBf16 ? 6 : 8;           // 24 / 32 KB of x in flight per block
 
   extern __shared__ __align__(16) unsigned char stash[];
-  __shared__ float col_max[16][129];
-  __shared__ float col_inv[128];
+  __shared__ float col_max[kRowsPerStep][65];
+  __shared__ float col_inv[64];
   __shared__ int bounds[8];
+
+  __shared__ float part_max[64];
 
   const int tid = threadIdx.x;
   const int g = blockIdx.y;
-  const int col0 = blockIdx.x * 128;
+  const unsigned int rank = cluster_rank(), ranks = cluster_size();
+  const int col0 = (blockIdx.x / ranks) * 64;
 
   // ---- 1. group bounds -------------------------------------------------------------------
   int m = 0;
@@ -251,139 +292,122 @@ __global__ void __launch_bounds__(256, 3) quantize_grouped_colwise_kernel(
   for (int w = 1; w < 8; ++w) start = max(start, bounds[w]);
   const int end = min(max(start, load_s32(group_ends + g)), tokens);
   start = min(start, tokens);
-  const int rows = end - start;
+  // This block's share of the group's rows: [start + lo, start + lo + rows).
+  const int all = end - start;
+  const int chunk = (all + (int)ranks - 1) / (int)ranks;
+  const int lo = min(all, (int)rank * chunk);
+  const int rows = min(chunk, all - lo);
+  start += lo;
 
-  const int lane16 = tid & 15;
-  const int half_warp = tid >> 4;
-  const bool col_ok[2] = {col0 + (kXIsBf16 ? lane16 * 8 : lane16 * 4) < d,
-                          !kXIsBf16 && col0 + 64 + lane16 * 4 < d};
-  const char* x_cols = static_cast<const char*>(x) + (long long)col0 * kElemBytes;
+  const int lane = tid % kLanesPerRow;  // which 16-byte vector of the row
+  const int rg = tid / kLanesPerRow;    // which row of a step
+  const bool col_ok = col0 + lane * kV < d;
+  const char* x_cols = static_cast<const char*>(x) + ((long long)col0 + lane * kV) * kElemBytes;
+  unsigned char* stash_lane = stash + lane * 16;
 
   // ---- 2. pass 1: amax (and stash) ---------------------------------------------------------------
-  float amax[8];
+  float amax[kV];
 #pragma unroll
-  for (int j = 0; j < 8; ++j) amax[j] = 0.0f;
-  for (int base = 0; base < rows; base += 16 * kUnroll) {
-    U32x4 data[kUnroll][kVecs];
+  for (int j = 0; j < kV; ++j) amax[j] = 0.0f;
+  for (int base = 0; base < rows; base += kRowsPerStep * kUnroll) {
+    U32x4 data[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int r = base + half_warp + 16 * u;
-      const char* row_ptr = x_cols + (long long)(start + r) * x_row_stride * kElemBytes;
-#pragma unroll
-      for (int v = 0; v < kVecs; ++v) {
-        const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
-        if (r < rows && col_ok[v]) {
-          data[u][v] = load_stream_16(row_ptr + e * kElemBytes);
-        } else {
-          data[u][v].x = data[u][v].y = data[u][v].z = data[u][v].w = 0u;
-        }
+      const int r = base + rg + kRowsPerStep * u;
+      if (r < rows && col_ok) {
+        data[u] = load_stream_16(x_cols + (long long)(start + r) * x_row_stride * kElemBytes);
+      } else {
+        data[u].x = data[u].y = data[u].z = data[u].w = 0u;
       }
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int r = base + half_warp + 16 * u;
+      const int r = base + rg + kRowsPerStep * u;
+      const unsigned int w[4] = {data[u].x, data[u].y, data[u].z, data[u].w};
 #pragma unroll
-      for (int v = 0; v < kVecs; ++v) {
-        const unsigned int w[4] = {data[u][v].x, data[u][v].y, data[u][v].z, data[u][v].w};
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          if (kXIsBf16) {
-            amax[2 * j] = abs_max(amax[2 * j], bf16_lo(w[j]));
-            amax[2 * j + 1] = abs_max(amax[2 * j + 1], bf16_hi(w[j]));
-          } else {
-            amax[4 * v + j] = abs_max(amax[4 * v + j], f32_from_bits(w[j]));
-          }
-        }
-        if (r < kStashRows) {
-          const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
-          *reinterpret_cast<U32x4*>(stash + r * kRowBytes + e * kElemBytes) = data[u][v];
+      for (int j = 0; j < 4; ++j) {
+        if (kXIsBf16) {
+          amax[2 * j] = abs_max(amax[2 * j], bf16_lo(w[j]));
+          amax[2 * j + 1] = abs_max(amax[2 * j + 1], bf16_hi(w[j]));
+        } else {
+          amax[j] = abs_max(amax[j], f32_from_bits(w[j]));
         }
       }
+      if (r < kStashRows) *reinterpret_cast<U32x4*>(stash_lane + r * kRowBytes) = data[u];
     }
   }
 
   // ---- 3. per-column scales ---------------------------------------------------------------------
 #pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    const int c = kXIsBf16 ? lane16 * 8 + j : (j >> 2) * 64 + lane16 * 4 + (j & 3);
-    col_max[half_warp][c] = amax[j];
-  }
+  for (int j = 0; j < kV; ++j) col_max[rg][lane * kV + j] = amax[j];
   __syncthreads();
-  if (tid < 128) {
+  if (tid < 64) {
     float a = col_max[0][tid];
 #pragma unroll
-    for (int h = 1; h < 16; ++h) a = max_f32(a, col_max[h][tid]);
-    const float s = f32_scale<kE5M2, kPow2>(a, eps);
-    col_inv[tid] = rcp_rn(s);
-    if (col0 + tid < d) store_f32(scales + (long long)g * d + col0 + tid, s);
+    for (int h = 1; h < kRowsPerStep; ++h) a = max_f32(a, col_max[h][tid]);
+    part_max[tid] = a;
   }
-  __syncthreads();
-  float inv[8];
+  // A lone block (ranks == 1, uniform) needs only the block barrier.
+  if (ranks > 1) cluster_barrier(); else __syncthreads();  // partial maxima visible
+  float s = 0.0f;
+  if (tid < 64) {
+    float a = part_max[tid];
+    for (unsigned int c = 0; c < ranks; ++c)
+      if (c != rank) a = max_f32(a, ld_cluster_f32(&part_max[tid], c));
+    s = f32_scale<kE5M2, kPow2>(a, eps);
+    col_inv[tid] = rcp_rn(s);
+  }
+  // No block leaves while another still reads its part_max; col_inv ready. The scale store
+  // comes after, so that the barrier's release never waits for a global store.
+  if (ranks > 1) cluster_barrier(); else __syncthreads();
+  if (tid < 64 && rank == 0 && col0 + tid < d) store_f32(scales + (long long)g * d + col0 + tid, s);
+  float inv[kV];
 #pragma unroll
-  for (int j = 0; j < 8; ++j)
-    inv[j] = col_inv[kXIsBf16 ? lane16 * 8 + j : (j >> 2) * 64 + lane16 * 4 + (j & 3)];
+  for (int j = 0; j < kV; ++j) inv[j] = col_inv[lane * kV + j];
 
   // ---- 4. pass 2: cast and store -------------------------------------------------------------------
-  unsigned char* q_cols = q + col0;
-  auto emit = [&](int r, const U32x4 (&vec)[kVecs]) {
-    unsigned char* q_row = q_cols + (long long)(start + r) * d;
-    float vals[8];
+  unsigned char* q_cols = q + col0 + lane * kV;
+  auto emit = [&](int r, const U32x4& vec) {
+    const unsigned int w[4] = {vec.x, vec.y, vec.z, vec.w};
+    float vals[kV];
 #pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-      const unsigned int w[4] = {vec[v].x, vec[v].y, vec[v].z, vec[v].w};
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        if (kXIsBf16) {
-          vals[2 * j] = bf16_lo(w[j]);
-          vals[2 * j + 1] = bf16_hi(w[j]);
-        } else {
-          vals[4 * v + j] = f32_from_bits(w[j]);
-        }
+    for (int j = 0; j < 4; ++j) {
+      if (kXIsBf16) {
+        vals[2 * j] = mul_rn(bf16_lo(w[j]), inv[2 * j]);
+        vals[2 * j + 1] = mul_rn(bf16_hi(w[j]), inv[2 * j + 1]);
+      } else {
+        vals[j] = mul_rn(f32_from_bits(w[j]), inv[j]);
       }
     }
-#pragma unroll
-    for (int j = 0; j < 8; ++j) vals[j] = mul_rn(vals[j], inv[j]);
+    unsigned char* dst = q_cols + (long long)(start + r) * d;
     if (kXIsBf16) {
-      if (col_ok[0])
-        store_8(q_row + lane16 * 8, fp8x4<kE5M2>(vals[0], vals[1], vals[2], vals[3]),
-                fp8x4<kE5M2>(vals[4], vals[5], vals[6], vals[7]));
+      store_8(dst, fp8x4<kE5M2>(vals[0], vals[1], vals[2], vals[3]),
+              fp8x4<kE5M2>(vals[4], vals[5], vals[6], vals[7]));
     } else {
-      if (col_ok[0]) store_4(q_row + lane16 * 4, fp8x4<kE5M2>(vals[0], vals[1], vals[2], vals[3]));
-      if (col_ok[1])
-        store_4(q_row + 64 + lane16 * 4, fp8x4<kE5M2>(vals[4], vals[5], vals[6], vals[7]));
+      store_4(dst, fp8x4<kE5M2>(vals[0], vals[1], vals[2], vals[3]));
     }
   };
-  const int stashed = min(rows, kStashRows);
-  for (int r = half_warp; r < stashed; r += 16) {
-    U32x4 vec[kVecs];
+  if (col_ok) {
+    const int stashed = min(rows, kStashRows);
+    for (int r = rg; r < stashed; r += kRowsPerStep)
+      emit(r, *reinterpret_cast<const U32x4*>(stash_lane + r * kRowBytes));
+    // Rows past the stash, last first, kUnroll rows in flight per thread.
+    for (int top = rows; top > stashed; top -= kRowsPerStep * kUnroll) {
+      U32x4 data[kUnroll];
 #pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-      const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
-      vec[v] = *reinterpret_cast<const U32x4*>(stash + r * kRowBytes + e * kElemBytes);
-    }
-    emit(r, vec);
-  }
-  // Rows past the stash, last first, kUnroll rows in flight per half-warp.
-  for (int top = rows; top > stashed; top -= 16 * kUnroll) {
-    U32x4 data[kUnroll][kVecs];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int r = top - 1 - half_warp - 16 * u;
-      const char* row_ptr = x_cols + (long long)(start + r) * x_row_stride * kElemBytes;
-#pragma unroll
-      for (int v = 0; v < kVecs; ++v) {
-        const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
-        if (r >= stashed && col_ok[v]) {
-          data[u][v] = load_stream_16(row_ptr + e * kElemBytes);
+      for (int u = 0; u < kUnroll; ++u) {
+        const int r = top - 1 - rg - kRowsPerStep * u;
+        if (r >= stashed) {
+          data[u] = load_stream_16(x_cols + (long long)(start + r) * x_row_stride * kElemBytes);
         } else {
-          data[u][v].x = data[u][v].y = data[u][v].z = data[u][v].w = 0u;
+          data[u].x = data[u].y = data[u].z = data[u].w = 0u;
         }
       }
-    }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int r = top - 1 - half_warp - 16 * u;
-      if (r >= stashed) emit(r, data[u]);
+      for (int u = 0; u < kUnroll; ++u) {
+        const int r = top - 1 - rg - kRowsPerStep * u;
+        if (r >= stashed) emit(r, data[u]);
+      }
     }
   }
 }

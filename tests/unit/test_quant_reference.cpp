@@ -143,3 +143,58 @@ TEST_CASE("MXFP8 scales in the 128x4 tiled layout", "[quant_reference]") {
     for (std::int64_t cb = 0; cb < 5; ++cb)
       CHECK(t[static_cast<std::size_t>(layout.index(r, cb))] == rm[static_cast<std::size_t>(r * 5 + cb)]);
 }
+
+TEST_CASE("K-grouped reference: layout, padding, tail blocks, skipped experts", "[quant_reference][moe]") {
+  // x (tokens = 140, r = 16): x[t][i] = (t + 1) * (i + 1) / 64, so every amax is known.
+  const std::int64_t tokens = 140, r = 16;
+  std::vector<float> x(static_cast<std::size_t>(tokens * r));
+  for (std::int64_t t = 0; t < tokens; ++t)
+    for (std::int64_t i = 0; i < r; ++i) x[static_cast<std::size_t>(t * r + i)] = float((t + 1) * (i + 1)) / 64;
+  // Experts: 3 tokens, 0 tokens, 130 tokens (two blocks, the tail of 2), -1 (counts 0), 10 (past
+  // the 140 tokens: skipped). Capacity 512 columns: 128 + 256 used.
+  const float untouched = -7.0f;
+  const auto out = ref_kgrouped(x, tokens, r, {3, 0, 130, -1, 10}, 512, DType::e4m3, false, 1e-4f,
+                                0xCD, untouched);
+  REQUIRE(out.q.size() == 16 * 512);
+  REQUIRE(out.scales.size() == 16 * 4);
+  // Expert 0 (O = 0, P = 128): scale(i, 0) = amax / 448 = 3 (i + 1) / 64 / 448.
+  for (std::int64_t i = 0; i < r; ++i) {
+    CHECK(out.scales[static_cast<std::size_t>(i)] == float(3 * (i + 1)) / 64 / 448);
+    CHECK(out.q[static_cast<std::size_t>(i * 128 + 2)] == e4m3_encode(448.0f));  // its amax
+    CHECK(out.q[static_cast<std::size_t>(i * 128 + 3)] == 0);                   // padding
+    CHECK(out.q[static_cast<std::size_t>(i * 128 + 127)] == 0);
+  }
+  // Expert 2 (tokens 3..132, O = 128, P = 256): block 0 over tokens 3..130, block 1 over 131..132.
+  const std::int64_t base = 16 * 128;
+  for (std::int64_t i = 0; i < r; ++i) {
+    CHECK(out.scales[static_cast<std::size_t>(1 * 16 + i)] == float(131 * (i + 1)) / 64 / 448);
+    CHECK(out.scales[static_cast<std::size_t>(2 * 16 + i)] == float(133 * (i + 1)) / 64 / 448);
+    // element (i, t = 129) = x[3 + 129][i], the tail block's amax: 448
+    CHECK(out.q[static_cast<std::size_t>(base + i * 256 + 129)] == e4m3_encode(448.0f));
+    CHECK(out.q[static_cast<std::size_t>(base + i * 256 + 130)] == 0);  // padding of the tail
+    CHECK(out.scales[static_cast<std::size_t>(3 * 16 + i)] == untouched);  // unused block
+  }
+  for (std::int64_t b = 16 * 384; b < 16 * 512; ++b) CHECK(out.q[static_cast<std::size_t>(b)] == 0xCD);
+}
+
+TEST_CASE("per-group column-wise reference: sanitized ends, empty groups", "[quant_reference][moe]") {
+  const std::int64_t tokens = 10, d = 16;
+  std::vector<float> x(static_cast<std::size_t>(tokens * d));
+  for (std::int64_t t = 0; t < tokens; ++t)
+    for (std::int64_t c = 0; c < d; ++c) x[static_cast<std::size_t>(t * d + c)] = float(t + 1) * (c % 2 ? -1 : 1);
+  // ends {5, 3, 100, 4}: groups [0, 5), [5, 5) (3 < 5), [5, 10) (100 clamps to 10), [10, 10).
+  const auto out = ref_grouped_colwise(x, tokens, d, {5, 3, 100, 4}, DType::e4m3, false, 1e-4f, 0xCD);
+  REQUIRE(out.scales.size() == 4 * 16);
+  for (std::int64_t c = 0; c < d; ++c) {
+    CHECK(out.scales[static_cast<std::size_t>(c)] == 5.0f / 448);
+    CHECK(out.scales[static_cast<std::size_t>(16 + c)] == 1e-4f / 448);  // empty: eps / fmax
+    CHECK(out.scales[static_cast<std::size_t>(32 + c)] == 10.0f / 448);
+    CHECK(out.scales[static_cast<std::size_t>(48 + c)] == 1e-4f / 448);
+  }
+  CHECK(out.q[4 * 16 + 0] == e4m3_encode(448.0f));
+  CHECK(out.q[4 * 16 + 1] == e4m3_encode(-448.0f));
+  CHECK(out.q[9 * 16 + 0] == e4m3_encode(448.0f));
+  // Ends that stop early leave the rows after them untouched.
+  const auto early = ref_grouped_colwise(x, tokens, d, {2, 6}, DType::e4m3, false, 1e-4f, 0xCD);
+  for (std::int64_t i = 6 * 16; i < tokens * d; ++i) CHECK(early.q[static_cast<std::size_t>(i)] == 0xCD);
+}
