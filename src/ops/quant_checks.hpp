@@ -100,8 +100,10 @@ struct Span {
   std::int64_t bytes = 0;
 };
 // No span may run past the end of the address space (a wild pointer: it cannot be device
-// memory), and every later span must not overlap any earlier one; the later one is named.
-inline void check_disjoint(std::string_view fn, std::initializer_list<Span> spans) {
+// memory). The first num_inputs spans are inputs, which may overlap each other; every later span
+// (an output) must not overlap any earlier one, and is the one named.
+inline void check_disjoint(std::string_view fn, std::initializer_list<Span> spans,
+                           std::size_t num_inputs = 1) {
   auto begin = [](const Span& s) {
     return static_cast<unsigned __int128>(reinterpret_cast<std::uintptr_t>(s.ptr));
   };
@@ -111,6 +113,7 @@ inline void check_disjoint(std::string_view fn, std::initializer_list<Span> span
     if (begin(*b) + static_cast<unsigned __int128>(b->bytes) > kAddressSpaceEnd)
       fail_argument(fn, b->name, fmt::format("{}", b->ptr),
                     "its extent runs past the end of the address space");
+    if (static_cast<std::size_t>(b - spans.begin()) < num_inputs) continue;  // inputs may overlap
     for (auto a = spans.begin(); a != b; ++a) {
       if (a->ptr == nullptr) continue;
       const auto a0 = begin(*a), a1 = a0 + static_cast<unsigned __int128>(a->bytes);

@@ -133,7 +133,8 @@ void quantize_kgrouped(const QuantizeKGroupedArgs& a, Stream stream) {
   check_disjoint(fn, {{"x", a.x, x_bytes},
                       {"counts", a.counts, a.num_groups * 4},
                       {"q", a.q, a.k_capacity > 0 ? layout.data_numel() : 0},
-                      {"scales", a.scales, a.k_capacity > 0 ? layout.scales_numel() * 4 : 0}});
+                      {"scales", a.scales, a.k_capacity > 0 ? layout.scales_numel() * 4 : 0}},
+                 /*num_inputs=*/2);
   if (a.k_capacity == 0) return;
   const LoadedKernel& kernel = kernel_for(MoeKind::kgrouped, a.x_dtype, a.q_dtype, a.pow2_scales);
   LaunchShape shape;
@@ -172,7 +173,8 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
   check_disjoint(fn, {{"x", a.x, x_bytes},
                       {"group_ends", a.group_ends, a.num_groups * 4},
                       {"q", a.q, a.tokens * a.d},
-                      {"scales", a.scales, a.num_groups * a.d * 4}});
+                      {"scales", a.scales, a.num_groups * a.d * 4}},
+                 /*num_inputs=*/2);
   const LoadedKernel& kernel =
       kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype, a.pow2_scales);
   LaunchShape shape;

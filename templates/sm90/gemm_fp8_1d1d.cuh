@@ -180,9 +180,11 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   constexpr u32 kStageTxBytes = (BLOCK_M + BLOCK_N) * BLOCK_K + (BLOCK_M + BLOCK_N) * 4;
   // setmaxnreg moves registers through a pool: what the producer gives up (launch count - 40)
   // must cover what the math warpgroups take, or their setmaxnreg.inc waits forever (2 x 232 + 40
-  // is exactly the 64K register file at 384 threads). The K-grouped producer fits in 40 too.
-  constexpr u32 kProducerRegs = 40;
-  constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
+  // is exactly the 64K register file at 384 threads; so is 56 + 2 x 224). The K-grouped producer
+  // walks experts and patches tensor maps: at 40 registers ptxas spilled it (8 bytes, 64x64 and
+  // 128x128 tiles without multicast), so it gets 56 and two math warpgroups 224.
+  constexpr u32 kProducerRegs = kGrouped ? 56 : 40;
+  constexpr u32 kMathRegs = kNumMathWGs == 2 ? (kGrouped ? 224 : 232) : 240;
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(BLOCK_N % kBoxN == 0, "staging chunks");
