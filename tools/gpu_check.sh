@@ -8,7 +8,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
 mkdir -p "$out"
-build=$root/build-gpu
+build=${BUILD_DIR:-$root/build-gpu}  # BUILD_DIR outside a carried path survives between calls
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests sanitize bench)
 export JITFP8_CACHE_DIR=${JITFP8_CACHE_DIR:-/tmp/jitfp8-gpu-check-cache}
