@@ -33,7 +33,9 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // Rules (host-checked): E >= 1, M >= 0 (0 launches nothing; M need not be a multiple of
 // kMoeMAlignment), N % 8 == 0, K % 16 == 0; a, b, d, a_scales 16-byte aligned, b_scales 4-byte aligned,
 // m_indices / group_ends 4-byte aligned; capacities as for gemm_fp8_nt (b_scales_capacity >=
-// E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs.
+// E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs;
+// exactly one of m_indices and group_ends; E, M, N, K < 2^31 and E * N < 2^31 (B is one
+// (E * N, K) tensor map).
 struct GroupedGemmContiguousArgs {
   std::int64_t num_groups = 0;  // E
   std::int64_t m = 0, n = 0, k = 0;
@@ -57,8 +59,8 @@ void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream s
 // Token t of expert e goes to row group_starts[e] + t. max_rows is the host's bound on the
 // padded total (moe_contiguous_max_rows(tokens, E) is always enough); rows past it are not
 // written, and a total past it is not detected on the device. Negative counts count as 0.
-// Rules: E >= 1, max_rows >= 0, counts / group_ends / group_starts / m_indices 4-byte aligned,
-// outputs disjoint from counts and from each other.
+// Rules: E >= 1, max_rows >= 0, both < 2^31; counts / group_ends / group_starts / m_indices
+// 4-byte aligned, outputs disjoint from counts and from each other.
 struct MoeContiguousLayoutArgs {
   std::int64_t num_groups = 0;
   const std::int32_t* counts = nullptr;  // (E)
@@ -81,7 +83,9 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // tiles past it are not computed; A rows past the count inside the last computed tile may be
 // read, their products discarded. expected_m: the host's guess of the typical masked_m, for the
 // heuristics only (any value gives correct results; <= 0 means max_m).
-// Rules: E >= 1, max_m >= 1, N % 8 == 0, K % 16 == 0, alignment and capacities as above.
+// Rules: E >= 1, max_m >= 1, N % 8 == 0, K % 16 == 0, alignment and capacities as above
+// (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
+// aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31.
 struct GroupedGemmMaskedArgs {
   std::int64_t num_groups = 0;
   std::int64_t max_m = 0, n = 0, k = 0;
@@ -108,7 +112,9 @@ void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream);
 // that would read past it are computed as empty; this is not detected otherwise).
 // Rules: E >= 1, M >= 1, N % 4 == 0 (N >= 4), k_capacity % 128 == 0 and >= 0; a, b, d, scales
 // 16-byte aligned; a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), same for B
-// with N; D disjoint from the inputs.
+// with N; tokens non-null and 4-byte aligned; D disjoint from the inputs. Limits: E <= 2^20,
+// M, N < 2^31, k_capacity <= 2^31 - 128, M * N < 2^37 (TMA stride of D's expert dimension), and
+// E times the tiles of one (M, N) output below 2^31.
 struct GroupedGemmWgradArgs {
   std::int64_t num_groups = 0;
   std::int64_t m = 0, n = 0;
