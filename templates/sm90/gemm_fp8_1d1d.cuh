@@ -185,6 +185,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   // 128x128 tiles without multicast), so it gets 56 and two math warpgroups 224.
   constexpr u32 kProducerRegs = kGrouped ? 56 : 40;
   constexpr u32 kMathRegs = kNumMathWGs == 2 ? (kGrouped ? 224 : 232) : 240;
+  static_assert(128 * (kProducerRegs + kNumMathWGs * kMathRegs) <= 65536 - 1024,
+                "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(BLOCK_N % kBoxN == 0, "staging chunks");
