@@ -21,12 +21,6 @@ constexpr std::string_view kContiguous = "gemm_fp8_grouped_contiguous";
 constexpr std::string_view kMasked = "gemm_fp8_grouped_masked";
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
-void require_hopper(const Arch& arch, std::string_view function) {
-  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
-    throw Error(ErrorCode::unsupported,
-                fmt::format("{}: no kernel for {} yet (sm_90a: wgmma, TMA, clusters)", function,
-                            arch.name()));
-}
 
 // The rules both forms share: E, N, K, B and its scales.
 void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::int64_t k,
@@ -72,7 +66,7 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
   key.n = n;
   key.k = k;
   return plan_cache().get_or_make(key, [&] {
-    require_hopper(device.arch, function);
+    require_sm90a(function, device.arch);
     Plan made;
     made.config = choose_sm90_grouped_config(grouping, key.rows_bucket, e, n, k, device.sm_count);
     made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, made.config,
@@ -218,7 +212,7 @@ void validate_grouped_masked(const GroupedGemmMaskedArgs& a) {
 KernelSpec gemm_fp8_grouped_spec(Sm90Grouping grouping, std::int64_t num_groups, std::int64_t n,
                                  std::int64_t k, const Sm90GemmConfig& c, const Arch& arch) {
   const bool masked = grouping == Sm90Grouping::masked;
-  require_hopper(arch, masked ? kMasked : kContiguous);
+  require_sm90a(masked ? kMasked : kContiguous, arch);
   KernelSpec spec;
   spec.family = std::string(masked ? kMasked : kContiguous);
   spec.header = "moe/gemm_fp8_grouped.cuh";

@@ -94,13 +94,6 @@ DispatchCache<ConfigPlanKey, Plan>& config_plan_cache() {
   return cache;
 }
 
-void require_hopper(const Arch& arch) {
-  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
-    throw Error(ErrorCode::unsupported,
-                fmt::format("gemm_fp8_grouped_wgrad: no kernel for {} yet (sm_90a: wgmma, TMA, "
-                            "tensormap.replace)",
-                            arch.name()));
-}
 
 // D (E, M, N) fp32 as a 3D map, so that a tile's rows past M are clipped at its expert's end.
 CUtensorMap encode_d_map(const GroupedGemmWgradArgs& args, std::uint32_t swizzle) {
@@ -169,7 +162,7 @@ void launch_plan(const Plan& plan, const GroupedGemmWgradArgs& args, Stream stre
 
 KernelSpec gemm_fp8_grouped_wgrad_spec(std::int64_t n, const Sm90WgradConfig& c,
                                        const Arch& arch) {
-  require_hopper(arch);
+  require_sm90a(kFunction, arch);
   KernelSpec spec;
   spec.family = "gemm_fp8_grouped_wgrad";
   spec.header = "sm90/gemm_fp8_1d1d.cuh";
@@ -226,7 +219,7 @@ void gemm_fp8_grouped_wgrad_with_config(const GroupedGemmWgradArgs& args,
   key.overlap = config.overlap ? 1 : 0;
   key.n = args.n;
   const Plan& plan = config_plan_cache().get_or_make(key, [&] {
-    require_hopper(device.arch);
+    require_sm90a(kFunction, device.arch);
     Plan made;
     made.config = checked;
     made.kernel = &get_kernel(device.device,
@@ -251,7 +244,7 @@ void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   key.tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
   key.groups = args.num_groups;
   const Plan& plan = plan_cache().get_or_make(key, [&] {
-    require_hopper(device.arch);
+    require_sm90a(kFunction, device.arch);
     Plan made;
     made.config = choose_sm90_grouped_wgrad_config(key.m_bucket, args.n, key.tokens_bucket * args.num_groups,
                                                    args.num_groups, device.sm_count);

@@ -76,18 +76,12 @@ DispatchCache<PlanKey, Plan>& plan_cache() {
   return cache;
 }
 
-void require_hopper(const Arch& arch) {
-  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
-    throw Error(ErrorCode::unsupported,
-                fmt::format("gemm_fp8_nt: no kernel for {} yet (sm_90a: wgmma, TMA, clusters)",
-                            arch.name()));
-}
 
 }  // namespace
 
 KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig& c,
                             const Arch& arch) {
-  require_hopper(arch);
+  require_sm90a(kFunction, arch);
   KernelSpec spec;
   spec.family = "gemm_fp8_nt";
   spec.header = "sm90/gemm_fp8_1d2d.cuh";
@@ -178,7 +172,7 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
   const Strides strides = validate(args);
   if (args.m == 0) return;
   const DeviceContext& device = current_device();
-  require_hopper(device.arch);
+  require_sm90a(kFunction, device.arch);
   const LoadedKernel& kernel =
       get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, config, device.arch));
   launch_gemm_fp8_nt(kernel, config, args, strides, stream);
@@ -198,7 +192,7 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   key.n = args.n;
   key.k = args.k;
   const Plan& plan = plan_cache().get_or_make(key, [&] {
-    require_hopper(device.arch);
+    require_sm90a(kFunction, device.arch);
     Plan made;
     made.config = choose_sm90_gemm_config(key.m_bucket, args.n, args.k, device.sm_count);
     made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,

@@ -87,12 +87,6 @@ DispatchCache<ConfigPlanKey, Plan>& config_plan_cache() {
   return cache;
 }
 
-void require_hopper(const Arch& arch) {
-  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
-    throw Error(ErrorCode::unsupported,
-                fmt::format("gemm_fp8_wgrad: no kernel for {} yet (sm_90a: wgmma, TMA, clusters)",
-                            arch.name()));
-}
 
 void launch_plan(const Plan& plan, const GemmFp8WgradArgs& args, const Strides& strides,
                  Stream stream) {
@@ -143,7 +137,7 @@ void launch_plan(const Plan& plan, const GemmFp8WgradArgs& args, const Strides& 
 
 KernelSpec gemm_fp8_wgrad_spec(std::int64_t n, std::int64_t k, const Sm90WgradConfig& c,
                                const Arch& arch) {
-  require_hopper(arch);
+  require_sm90a(kFunction, arch);
   KernelSpec spec;
   spec.family = "gemm_fp8_wgrad";
   spec.header = "sm90/gemm_fp8_1d1d.cuh";
@@ -198,7 +192,7 @@ void gemm_fp8_wgrad_with_config(const GemmFp8WgradArgs& args, const Sm90WgradCon
   key.overlap = config.overlap ? 1 : 0;
   key.n = args.n, key.k = args.k;
   const Plan& plan = config_plan_cache().get_or_make(key, [&] {
-    require_hopper(device.arch);
+    require_sm90a(kFunction, device.arch);
     Plan made;
     made.config = config;
     made.config.threads = sm90_wgrad_threads(config.block_m);
@@ -228,7 +222,7 @@ void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream) {
   key.n = args.n;
   key.k = args.k;
   const Plan& plan = plan_cache().get_or_make(key, [&] {
-    require_hopper(device.arch);
+    require_sm90a(kFunction, device.arch);
     Plan made;
     made.config = choose_sm90_wgrad_config(key.m_bucket, args.n, args.k, device.sm_count);
     made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, made.config,

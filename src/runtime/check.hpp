@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
+#include "jitfp8/types.hpp"
 
 namespace jitfp8::detail {
 
@@ -31,6 +32,15 @@ void require(bool ok, std::string_view function, std::string_view argument, std:
   if (!ok)
     fail_argument(function, argument, std::to_string(value),
                   fmt::format(rule, std::forward<Args>(args)...));
+}
+
+// The GEMM templates need sm_90a (wgmma, TMA, clusters, setmaxnreg): anything else is
+// Error(unsupported) until a template for it exists.
+inline void require_sm90a(std::string_view function, const Arch& arch) {
+  if (!(arch.major == 9 && arch.minor == 0 && arch.arch_specific))
+    throw Error(ErrorCode::unsupported,
+                fmt::format("{}: no kernel for {} yet (needs sm_90a: wgmma, TMA, clusters)", function,
+                            arch.name()));
 }
 
 inline void require_aligned(const void* ptr, std::size_t alignment, std::string_view function,
