@@ -268,128 +268,38 @@ void quantize_1x128_transposed(const Quantize1x128TransposedArgs& a, Stream stre
   launch_tile(family, v, a.x, stride, a.m, a.k, a.q, a.scales, a.qt, a.qt_scales, a.eps, stream);
 }
 
-void quantize_128x128(const Quantize128x128Args& a, Stream stream) {
+namespace {
+
+// The weight names of the 128x128 and expert functions' input (x, m, ... are the defaults).
+constexpr InputNames kWeightNames{"w", "w_dtype", "n", "k", "w_row_stride"};
+
+// quantize_128x128 and quantize_experts_128x128: one set of rules and one launch. `batched` is
+// false for the 2D function, which takes no expert arguments (experts = 1, no expert rules).
+void quantize_128x128_experts(std::string_view fn, const QuantizeExperts128x128Args& a, bool batched,
+                              Stream stream) {
   using namespace detail;
   const bool transposed = a.qt != nullptr;
-  const std::string_view fn = "quantize_128x128";
   check_q_dtype(fn, a.q_dtype);
-  InputNames names;
-  names.x = "w";
-  names.dtype = "w_dtype";
-  names.rows = "n";
-  names.stride = "w_row_stride";
-  std::int64_t w_bytes = 0;
-  const std::int64_t stride = check_input(fn, names, a.w, a.w_dtype, a.n, a.k, a.w_row_stride,
-                                          transposed ? 16 : 1, w_bytes);
-  check_grid(fn, "n", a.n);
-  require_aligned(a.q, 16, fn, "q");
-  require_aligned(a.scales, 16, fn, "scales");
-  const Scales128x128Layout layout{a.n, a.k};
-  check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
-                 "Scales128x128Layout{{n = {}, k = {}}}", a.n, a.k);
-  const Scales128x128Layout t_layout{a.k, a.n};
-  if (transposed) {
-    require_aligned(a.qt, 16, fn, "qt");
-    require_aligned(a.qt_scales, 16, fn, "qt_scales");
-    check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
-                   "Scales128x128Layout{{n = k = {}, k = n = {}}}", a.k, a.n);
-  } else if (a.qt_scales != nullptr) {
-    fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
-                  "must be nullptr when qt is nullptr");
-  }
-  check_eps(fn, a.eps, a.q_dtype);
-  check_disjoint(fn, {{"w", a.w, w_bytes},
-                      {"q", a.q, a.n * a.k},
-                      {"scales", a.scales, layout.numel() * 4},
-                      {"qt", a.qt, transposed ? a.n * a.k : 0},
-                      {"qt_scales", a.qt_scales, transposed ? t_layout.numel() * 4 : 0}});
-  TileVariant v{a.w_dtype, a.q_dtype, f32_scale(a.pow2_scales), TileRow::block128,
-                transposed ? TileCol::block128 : TileCol::none};
-  launch_tile(transposed ? "quantize_128x128_t" : "quantize_128x128", v, a.w, stride, a.n, a.k,
-              a.q, a.scales, a.qt, a.qt_scales, a.eps, stream);
-}
-
-void quantize_mxfp8(const QuantizeMxfp8Args& a, Stream stream) {
-  using namespace detail;
-  const std::string_view fn = "quantize_mxfp8";
-  const bool rows = a.q != nullptr, cols = a.qt != nullptr;
-  if (!rows && !cols)
-    fail_argument(fn, "q", "nullptr", "q (row-wise) or qt (column-wise) or both must be given");
-  check_q_dtype(fn, a.q_dtype);
-  if (a.scale_mode != MxScaleMode::floor && a.scale_mode != MxScaleMode::rceil)
-    fail_argument(fn, "scale_mode", std::to_string(static_cast<int>(a.scale_mode)),
-                  "must be floor or rceil");
-  std::int64_t x_bytes = 0;
-  const std::int64_t stride =
-      check_input(fn, {}, a.x, a.x_dtype, a.m, a.k, a.x_row_stride, cols ? 16 : 1, x_bytes);
-  check_grid(fn, "m", a.m);
-  const ScalesMx32Layout layout{a.m, a.k};
-  const ScalesMx32Layout t_layout{a.k, a.m};
-  if (rows) {
-    require_aligned(a.q, 16, fn, "q");
-    require_aligned(a.scales, 16, fn, "scales");
-    check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
-                   "ScalesMx32Layout{{rows = {}, cols = {}}}", a.m, a.k);
-  } else if (a.scales != nullptr) {
-    fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
-                  "must be nullptr when q is nullptr");
-  }
-  if (cols) {
-    require_aligned(a.qt, 16, fn, "qt");
-    require_aligned(a.qt_scales, 16, fn, "qt_scales");
-    check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
-                   "ScalesMx32Layout{{rows = k = {}, cols = m = {}}}", a.k, a.m);
-  } else if (a.qt_scales != nullptr) {
-    fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
-                  "must be nullptr when qt is nullptr");
-  }
-  check_disjoint(fn, {{"x", a.x, x_bytes},
-                      {"q", a.q, rows ? a.m * a.k : 0},
-                      {"scales", a.scales, rows ? layout.numel() : 0},
-                      {"qt", a.qt, cols ? a.m * a.k : 0},
-                      {"qt_scales", a.qt_scales, cols ? t_layout.numel() : 0}});
-  const TileScale scale =
-      a.scale_mode == MxScaleMode::rceil ? TileScale::e8m0_rceil : TileScale::e8m0_floor;
-  TileVariant v{a.x_dtype, a.q_dtype, scale, rows ? TileRow::mx32 : TileRow::none,
-                cols ? TileCol::mx32 : TileCol::none};
-  const char* family =
-      rows && cols ? "quantize_mxfp8_fused" : (rows ? "quantize_mxfp8" : "quantize_mxfp8_t");
-  launch_tile(family, v, a.x, stride, a.m, a.k, a.q, a.scales, a.qt, a.qt_scales, 1.0f, stream);
-}
-
-}  // namespace jitfp8
-
-namespace jitfp8 {
-
-void quantize_experts_128x128(const QuantizeExperts128x128Args& a, Stream stream) {
-  using namespace detail;
-  const bool transposed = a.qt != nullptr;
-  const std::string_view fn = "quantize_experts_128x128";
-  check_q_dtype(fn, a.q_dtype);
-  InputNames names;
-  names.x = "w";
-  names.dtype = "w_dtype";
-  names.rows = "n";
-  names.stride = "w_row_stride";
   std::int64_t expert_bytes = 0;
-  const std::int64_t stride = check_input(fn, names, a.w, a.w_dtype, a.n, a.k, a.w_row_stride,
+  const std::int64_t stride = check_input(fn, kWeightNames, a.w, a.w_dtype, a.n, a.k, a.w_row_stride,
                                           transposed ? 16 : 1, expert_bytes);
   check_grid(fn, "n", a.n);
-  std::int64_t w_bytes = 0;
-  const std::int64_t expert_stride = check_experts(fn, a.experts, a.w_expert_stride, a.n, stride,
-                                                   a.w_dtype, expert_bytes, w_bytes);
-  const std::int64_t e = a.experts;
+  std::int64_t w_bytes = expert_bytes, expert_stride = 0;
+  if (batched)
+    expert_stride = check_experts(fn, a.experts, a.w_expert_stride, a.n, stride, a.w_dtype,
+                                  expert_bytes, w_bytes);
+  const std::int64_t e = batched ? a.experts : 1;
   require_aligned(a.q, 16, fn, "q");
   require_aligned(a.scales, 16, fn, "scales");
   const Scales128x128Layout layout{a.n, a.k};
   check_capacity(fn, "scales_capacity", a.scales_capacity, e * layout.numel(),
-                 "experts ({}) x Scales128x128Layout{{n = {}, k = {}}}", e, a.n, a.k);
+                 "{} x Scales128x128Layout{{n = {}, k = {}}}", e, a.n, a.k);
   const Scales128x128Layout t_layout{a.k, a.n};
   if (transposed) {
     require_aligned(a.qt, 16, fn, "qt");
     require_aligned(a.qt_scales, 16, fn, "qt_scales");
     check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, e * t_layout.numel(),
-                   "experts ({}) x Scales128x128Layout{{n = k = {}, k = n = {}}}", e, a.k, a.n);
+                   "{} x Scales128x128Layout{{n = k = {}, k = n = {}}}", e, a.k, a.n);
   } else if (a.qt_scales != nullptr) {
     fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
                   "must be nullptr when qt is nullptr");
@@ -406,36 +316,36 @@ void quantize_experts_128x128(const QuantizeExperts128x128Args& a, Stream stream
               a.q, a.scales, a.qt, a.qt_scales, a.eps, stream, e, expert_stride);
 }
 
-void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& a, Stream stream) {
+// quantize_mxfp8 and quantize_experts_mxfp8, likewise (the 2D function names its input x, m;
+// q is its primary output, qt the experts function's).
+void quantize_mxfp8_experts(std::string_view fn, const QuantizeExpertsMxfp8Args& a, bool batched,
+                            Stream stream) {
   using namespace detail;
-  const std::string_view fn = "quantize_experts_mxfp8";
+  const InputNames names = batched ? kWeightNames : InputNames{};
   const bool rows = a.q != nullptr, cols = a.qt != nullptr;
   if (!rows && !cols)
-    fail_argument(fn, "qt", "nullptr", "qt (column-wise) or q (row-wise) or both must be given");
+    fail_argument(fn, batched ? "qt" : "q", "nullptr",
+                  "q (row-wise) or qt (column-wise) or both must be given");
   check_q_dtype(fn, a.q_dtype);
   if (a.scale_mode != MxScaleMode::floor && a.scale_mode != MxScaleMode::rceil)
     fail_argument(fn, "scale_mode", std::to_string(static_cast<int>(a.scale_mode)),
                   "must be floor or rceil");
-  InputNames names;
-  names.x = "w";
-  names.dtype = "w_dtype";
-  names.rows = "n";
-  names.stride = "w_row_stride";
   std::int64_t expert_bytes = 0;
   const std::int64_t stride = check_input(fn, names, a.w, a.w_dtype, a.n, a.k, a.w_row_stride,
                                           cols ? 16 : 1, expert_bytes);
-  check_grid(fn, "n", a.n);
-  std::int64_t w_bytes = 0;
-  const std::int64_t expert_stride = check_experts(fn, a.experts, a.w_expert_stride, a.n, stride,
-                                                   a.w_dtype, expert_bytes, w_bytes);
-  const std::int64_t e = a.experts;
+  check_grid(fn, names.rows, a.n);
+  std::int64_t w_bytes = expert_bytes, expert_stride = 0;
+  if (batched)
+    expert_stride = check_experts(fn, a.experts, a.w_expert_stride, a.n, stride, a.w_dtype,
+                                  expert_bytes, w_bytes);
+  const std::int64_t e = batched ? a.experts : 1;
   const ScalesMx32Layout layout{a.n, a.k};
   const ScalesMx32Layout t_layout{a.k, a.n};
   if (rows) {
     require_aligned(a.q, 16, fn, "q");
     require_aligned(a.scales, 16, fn, "scales");
     check_capacity(fn, "scales_capacity", a.scales_capacity, e * layout.numel(),
-                   "experts ({}) x ScalesMx32Layout{{rows = n = {}, cols = k = {}}}", e, a.n, a.k);
+                   "{} x ScalesMx32Layout{{rows = {} = {}, cols = k = {}}}", e, names.rows, a.n, a.k);
   } else if (a.scales != nullptr) {
     fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
                   "must be nullptr when q is nullptr");
@@ -444,12 +354,12 @@ void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& a, Stream stream) {
     require_aligned(a.qt, 16, fn, "qt");
     require_aligned(a.qt_scales, 16, fn, "qt_scales");
     check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, e * t_layout.numel(),
-                   "experts ({}) x ScalesMx32Layout{{rows = k = {}, cols = n = {}}}", e, a.k, a.n);
+                   "{} x ScalesMx32Layout{{rows = k = {}, cols = {} = {}}}", e, a.k, names.rows, a.n);
   } else if (a.qt_scales != nullptr) {
     fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
                   "must be nullptr when qt is nullptr");
   }
-  check_disjoint(fn, {{"w", a.w, w_bytes},
+  check_disjoint(fn, {{names.x, a.w, w_bytes},
                       {"q", a.q, rows ? e * a.n * a.k : 0},
                       {"scales", a.scales, rows ? e * layout.numel() : 0},
                       {"qt", a.qt, cols ? e * a.n * a.k : 0},
@@ -462,6 +372,34 @@ void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& a, Stream stream) {
       rows && cols ? "quantize_mxfp8_fused" : (rows ? "quantize_mxfp8" : "quantize_mxfp8_t");
   launch_tile(family, v, a.w, stride, a.n, a.k, a.q, a.scales, a.qt, a.qt_scales, 1.0f, stream, e,
               expert_stride);
+}
+
+}  // namespace
+
+void quantize_128x128(const Quantize128x128Args& a, Stream stream) {
+  QuantizeExperts128x128Args e;
+  e.w = a.w, e.w_dtype = a.w_dtype, e.experts = 1, e.n = a.n, e.k = a.k, e.w_row_stride = a.w_row_stride;
+  e.q = a.q, e.scales = a.scales, e.scales_capacity = a.scales_capacity;
+  e.qt = a.qt, e.qt_scales = a.qt_scales, e.qt_scales_capacity = a.qt_scales_capacity;
+  e.pow2_scales = a.pow2_scales, e.eps = a.eps, e.q_dtype = a.q_dtype;
+  quantize_128x128_experts("quantize_128x128", e, /*batched=*/false, stream);
+}
+
+void quantize_experts_128x128(const QuantizeExperts128x128Args& a, Stream stream) {
+  quantize_128x128_experts("quantize_experts_128x128", a, /*batched=*/true, stream);
+}
+
+void quantize_mxfp8(const QuantizeMxfp8Args& a, Stream stream) {
+  QuantizeExpertsMxfp8Args e;
+  e.w = a.x, e.w_dtype = a.x_dtype, e.experts = 1, e.n = a.m, e.k = a.k, e.w_row_stride = a.x_row_stride;
+  e.q = a.q, e.scales = a.scales, e.scales_capacity = a.scales_capacity;
+  e.qt = a.qt, e.qt_scales = a.qt_scales, e.qt_scales_capacity = a.qt_scales_capacity;
+  e.scale_mode = a.scale_mode, e.q_dtype = a.q_dtype;
+  quantize_mxfp8_experts("quantize_mxfp8", e, /*batched=*/false, stream);
+}
+
+void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& a, Stream stream) {
+  quantize_mxfp8_experts("quantize_experts_mxfp8", a, /*batched=*/true, stream);
 }
 
 }  // namespace jitfp8
