@@ -26,6 +26,18 @@ struct Sm90WgradConfig {
   nlohmann::json to_json() const;
 };
 
+// A config's kernel-shaping fields as a padding-free POD: part of the dispatch-cache keys of the
+// fixed-config entry points (tools, tests), which hash keys bytewise.
+struct Sm90WgradConfigKey {
+  std::int32_t block_m = 0, block_n = 0, stages = 0, multicast = 0, multicast_on_a = 0;
+  std::int32_t num_sms = 0, group_n = 0, epi_batch = 0, epi_bufs = 0, pingpong = 0, overlap = 0;
+};
+static_assert(sizeof(Sm90WgradConfigKey) == 44, "Sm90WgradConfigKey must have no padding");
+inline Sm90WgradConfigKey config_key(const Sm90WgradConfig& c) {
+  return {c.block_m, c.block_n,  c.stages,    c.multicast, c.multicast_on_a ? 1 : 0, c.num_sms,
+          c.group_n, c.epi_batch, c.epi_bufs, c.pingpong ? 1 : 0, c.overlap ? 1 : 0};
+}
+
 // Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d1d.cuh).
 int sm90_wgrad_threads(int block_m);
 // Whether the template runs its software-pipelined main loop (two accumulator tiles) for this

@@ -66,9 +66,7 @@ static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
 // Fixed-config plans (tools): the config's fields are part of the key.
 struct ConfigPlanKey {
   std::int32_t device = 0;
-  std::int32_t block_m = 0, block_n = 0, stages = 0, multicast = 0, multicast_on_a = 0;
-  std::int32_t num_sms = 0, group_n = 0, epi_batch = 0, epi_bufs = 0, pingpong = 0;
-  std::int32_t overlap = 0;
+  Sm90WgradConfigKey config;
   std::int64_t n = 0, k = 0;
 };
 static_assert(sizeof(ConfigPlanKey) == 64, "ConfigPlanKey must have no padding");
@@ -184,12 +182,7 @@ void gemm_fp8_wgrad_with_config(const GemmFp8WgradArgs& args, const Sm90WgradCon
   const DeviceContext& device = current_device();
   ConfigPlanKey key{};
   key.device = device.device;
-  key.block_m = config.block_m, key.block_n = config.block_n, key.stages = config.stages;
-  key.multicast = config.multicast, key.multicast_on_a = config.multicast_on_a ? 1 : 0;
-  key.num_sms = config.num_sms, key.group_n = config.group_n;
-  key.epi_batch = config.epi_batch, key.epi_bufs = config.epi_bufs;
-  key.pingpong = config.pingpong ? 1 : 0;
-  key.overlap = config.overlap ? 1 : 0;
+  key.config = config_key(config);
   key.n = args.n, key.k = args.k;
   const Plan& plan = config_plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
