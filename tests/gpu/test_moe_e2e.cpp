@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "e2e_support.hpp"
 #include "gpu_support.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/moe.hpp"
@@ -25,36 +26,6 @@ namespace ref = jitfp8::test;
 
 constexpr double kLimit = 1.5e-3;
 
-// Random normal bf16 values: the bits for the device and their exact values for the reference.
-struct Bf16 {
-  std::vector<std::uint16_t> bits;
-  std::vector<double> values;
-};
-Bf16 random_normal(std::size_t count, std::uint64_t seed) {
-  Bf16 m;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::uint16_t b = ref::bf16_from_float(normal(rng));
-    m.bits.push_back(b);
-    m.values.push_back(ref::bf16_to_float(b));
-  }
-  return m;
-}
-
-double calc_diff(const std::vector<double>& x, const std::vector<double>& y) {
-  double xy = 0, sq = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) xy += x[i] * y[i], sq += x[i] * x[i] + y[i] * y[i];
-  return 1.0 - 2.0 * xy / sq;
-}
-
-void scale_first(float* dev, std::int64_t count, float factor) {
-  std::vector<float> h(static_cast<std::size_t>(count));
-  JITFP8_CUDA_CHECK(cudaMemcpy(h.data(), dev, h.size() * 4, cudaMemcpyDeviceToHost));
-  for (float& f : h) f *= factor;
-  JITFP8_CUDA_CHECK(cudaMemcpy(dev, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
-}
-
 }  // namespace
 
 TEST_CASE("MoE weight gradient end to end: quantize_kgrouped -> gemm_fp8_grouped_wgrad",
@@ -63,8 +34,8 @@ TEST_CASE("MoE weight gradient end to end: quantize_kgrouped -> gemm_fp8_grouped
   const std::int64_t E = static_cast<std::int64_t>(counts.size()), M = 256, N = 192;
   std::int64_t T = 0;
   for (std::int32_t c : counts) T += c;
-  const Bf16 dy = random_normal(static_cast<std::size_t>(T * M), 11);  // (T, M)
-  const Bf16 x = random_normal(static_cast<std::size_t>(T * N), 12);   // (T, N)
+  const ref::Bf16Values dy = ref::random_normal_bf16(static_cast<std::size_t>(T * M), 11);  // (T, M)
+  const ref::Bf16Values x = ref::random_normal_bf16(static_cast<std::size_t>(T * N), 12);   // (T, N)
   const std::int64_t capacity = jitfp8::KGroupedLayout::capacity_for(T, E);
   const jitfp8::KGroupedLayout la{M, capacity}, lb{N, capacity};
   DeviceBuffer<std::uint16_t> dy_dev(dy.bits), x_dev(x.bits);
@@ -111,14 +82,14 @@ TEST_CASE("MoE weight gradient end to end: quantize_kgrouped -> gemm_fp8_grouped
   };
   const std::vector<double> result = got();
   for (std::int64_t i = 0; i < M * N; ++i) REQUIRE(result[static_cast<std::size_t>(1 * M * N + i)] == 0.0);
-  const double diff = calc_diff(result, want);
+  const double diff = ref::yardstick_diff(result, want);
   std::printf("e2e MoE wgrad (%lld experts, %lld tokens): diff %.3e (limit %.1e)\n",
               static_cast<long long>(E), static_cast<long long>(T), diff, kLimit);
   CHECK(diff < kLimit);
-  scale_first(sa.get(), la.scales_offset(0) + jitfp8::align_up(M, 4), 2.0f);  // expert 0's first token block
+  ref::scale_device_floats(sa.get(), la.scales_offset(0) + jitfp8::align_up(M, 4), 2.0f);  // expert 0's first token block
   jitfp8::gemm_fp8_grouped_wgrad(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const double bad = calc_diff(got(), want);
+  const double bad = ref::yardstick_diff(got(), want);
   std::printf("e2e MoE wgrad with a wrong scale: diff %.3e (must exceed %.1e)\n", bad, 10 * kLimit);
   CHECK(bad > 10 * kLimit);
 }
@@ -141,7 +112,7 @@ TEST_CASE("MoE forward end to end: moe_contiguous_layout + quantizers -> gemm_fp
 
   // X in the contiguous layout (token t of expert e at row start[e] + t; padding rows zero), as a
   // framework's permutation would write it, then quantized per 1x128 along K.
-  const Bf16 tok = random_normal(static_cast<std::size_t>(tokens * K), 21);
+  const ref::Bf16Values tok = ref::random_normal_bf16(static_cast<std::size_t>(tokens * K), 21);
   std::vector<std::uint16_t> x_bits(static_cast<std::size_t>(M * K), 0);
   std::vector<std::int64_t> row_token(static_cast<std::size_t>(M), -1), row_expert(static_cast<std::size_t>(M), -1);
   std::int64_t t = 0;
@@ -151,7 +122,7 @@ TEST_CASE("MoE forward end to end: moe_contiguous_layout + quantizers -> gemm_fp
       row_token[r] = t, row_expert[r] = e;
       for (std::int64_t k = 0; k < K; ++k) x_bits[r * K + k] = tok.bits[t * K + k];
     }
-  const Bf16 w = random_normal(static_cast<std::size_t>(E * N * K), 22);  // (E, N, K)
+  const ref::Bf16Values w = ref::random_normal_bf16(static_cast<std::size_t>(E * N * K), 22);  // (E, N, K)
   DeviceBuffer<std::uint16_t> x_dev(x_bits), w_dev(w.bits);
   const jitfp8::Scales1x128Layout lx{M, K};
   const jitfp8::Scales128x128Layout lw{N, K};
@@ -193,16 +164,16 @@ TEST_CASE("MoE forward end to end: moe_contiguous_layout + quantizers -> gemm_fp
   std::vector<double> got, want;
   valid_rows(d.download(), &got, &want);
   REQUIRE(static_cast<std::int64_t>(got.size()) == tokens * N);
-  const double diff = calc_diff(got, want);
+  const double diff = ref::yardstick_diff(got, want);
   std::printf("e2e MoE forward (%lld experts, %lld tokens, %lld rows): diff %.3e (limit %.1e)\n",
               static_cast<long long>(E), static_cast<long long>(tokens), static_cast<long long>(M), diff, kLimit);
   CHECK(diff < kLimit);
-  scale_first(sw.get(), lw.numel(), 2.0f);  // expert 0's weight scales doubled
+  ref::scale_device_floats(sw.get(), lw.numel(), 2.0f);  // expert 0's weight scales doubled
   jitfp8::gemm_fp8_grouped_contiguous(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> got_bad, want_bad;
   valid_rows(d.download(), &got_bad, &want_bad);
-  const double bad = calc_diff(got_bad, want_bad);
+  const double bad = ref::yardstick_diff(got_bad, want_bad);
   std::printf("e2e MoE forward with a wrong scale: diff %.3e (must exceed %.1e)\n", bad, 10 * kLimit);
   CHECK(bad > 10 * kLimit);
 }

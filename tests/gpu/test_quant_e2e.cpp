@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "e2e_support.hpp"
 #include "gpu_support.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/layouts.hpp"
@@ -26,31 +27,14 @@ namespace ref = jitfp8::test;
 
 constexpr double kLimit = 1.5e-3;
 
+// An (rows, cols) matrix of normal bf16 values.
 struct Bf16Matrix {
   std::int64_t rows = 0, cols = 0;
-  std::vector<std::uint16_t> bits;
-  std::vector<double> values;
-  double at(std::int64_t r, std::int64_t c) const { return values[static_cast<std::size_t>(r * cols + c)]; }
+  ref::Bf16Values data;
+  double at(std::int64_t r, std::int64_t c) const { return data.values[static_cast<std::size_t>(r * cols + c)]; }
 };
 Bf16Matrix random_normal(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
-  Bf16Matrix m{rows, cols, {}, {}};
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (std::int64_t i = 0; i < rows * cols; ++i) {
-    const std::uint16_t b = ref::bf16_from_float(normal(rng));
-    m.bits.push_back(b);
-    m.values.push_back(ref::bf16_to_float(b));
-  }
-  return m;
-}
-
-double calc_diff(const std::vector<double>& x, const std::vector<double>& y) {
-  double xy = 0, sq = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    xy += x[i] * y[i];
-    sq += x[i] * x[i] + y[i] * y[i];
-  }
-  return 1.0 - 2.0 * xy / sq;
+  return {rows, cols, ref::random_normal_bf16(static_cast<std::size_t>(rows * cols), seed)};
 }
 
 // C (m, n) = sum_k A(m, k) * B(n, k) in fp64, with accessors for the operands' orientation.
@@ -72,13 +56,6 @@ std::vector<double> bf16_out(const DeviceBuffer<std::uint16_t>& d) {
   return v;
 }
 
-// Multiplies the first `count` floats of a device scale buffer by `factor` (a wrong scale).
-void corrupt(float* dev, std::int64_t count, float factor) {
-  std::vector<float> h(static_cast<std::size_t>(count));
-  JITFP8_CUDA_CHECK(cudaMemcpy(h.data(), dev, h.size() * 4, cudaMemcpyDeviceToHost));
-  for (float& f : h) f *= factor;
-  JITFP8_CUDA_CHECK(cudaMemcpy(dev, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
-}
 
 }  // namespace
 
@@ -87,7 +64,7 @@ TEST_CASE("quantizers -> GEMMs reproduce the unquantized products (forward, dgra
   // Tokens M, output features N, input features K (K, N multiples of 128 plus a tail each).
   const std::int64_t M = 512, N = 400, K = 1040;
   const Bf16Matrix X = random_normal(M, K, 1), W = random_normal(N, K, 2), dY = random_normal(M, N, 3);
-  const DeviceBuffer<std::uint16_t> x(X.bits), w(W.bits), dy(dY.bits);
+  const DeviceBuffer<std::uint16_t> x(X.data.bits), w(W.data.bits), dy(dY.data.bits);
 
   // Quantize: X 1x128 along K, W 128x128 (+ the transposed copy), dY 1x128 along N; for the
   // weight gradient X and dY 1x128 along the tokens, transposed.
@@ -123,15 +100,15 @@ TEST_CASE("quantizers -> GEMMs reproduce the unquantized products (forward, dgra
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
     const auto want = product(M, N, K, [&](auto i, auto t) { return X.at(i, t); },
                               [&](auto j, auto t) { return W.at(j, t); });
-    const double diff = calc_diff(bf16_out(d), want);
+    const double diff = ref::yardstick_diff(bf16_out(d), want);
     std::printf("e2e forward: diff %.3e (limit %.1e)\n", diff, kLimit);
     INFO("forward diff " << diff);
     CHECK(diff < kLimit);
-    corrupt(sw.get(), 1, 2.0f);  // W's block (0, 0) scale doubled
-    corrupt(sx.get(), lx.row_stride(), 2.0f);  // X's first K block scales doubled
+    ref::scale_device_floats(sw.get(), 1, 2.0f);  // W's block (0, 0) scale doubled
+    ref::scale_device_floats(sx.get(), lx.row_stride(), 2.0f);  // X's first K block scales doubled
     jitfp8::gemm_fp8_nt(g, nullptr);
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const double bad = calc_diff(bf16_out(d), want);
+    const double bad = ref::yardstick_diff(bf16_out(d), want);
     std::printf("e2e forward with a wrong scale: diff %.3e (must exceed %.1e)\n", bad, 10 * kLimit);
     INFO("forward diff with wrong scales " << bad);
     CHECK(bad > 10 * kLimit);
@@ -146,14 +123,14 @@ TEST_CASE("quantizers -> GEMMs reproduce the unquantized products (forward, dgra
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
     const auto want = product(M, K, N, [&](auto i, auto t) { return dY.at(i, t); },
                               [&](auto j, auto t) { return W.at(t, j); });
-    const double diff = calc_diff(bf16_out(d), want);
+    const double diff = ref::yardstick_diff(bf16_out(d), want);
     std::printf("e2e dgrad: diff %.3e (limit %.1e)\n", diff, kLimit);
     INFO("dgrad diff " << diff);
     CHECK(diff < kLimit);
-    corrupt(swt.get(), lwt.k_blocks(), 2.0f);  // W^T's first row of blocks doubled
+    ref::scale_device_floats(swt.get(), lwt.k_blocks(), 2.0f);  // W^T's first row of blocks doubled
     jitfp8::gemm_fp8_nt(g, nullptr);
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const double bad = calc_diff(bf16_out(d), want);
+    const double bad = ref::yardstick_diff(bf16_out(d), want);
     std::printf("e2e dgrad with a wrong scale: diff %.3e (must exceed %.1e)\n", bad, 10 * kLimit);
     INFO("dgrad diff with wrong scales " << bad);
     CHECK(bad > 10 * kLimit);
@@ -173,14 +150,14 @@ TEST_CASE("quantizers -> GEMMs reproduce the unquantized products (forward, dgra
       for (float f : d.download()) v.push_back(f);
       return v;
     };
-    const double diff = calc_diff(got(), want);
+    const double diff = ref::yardstick_diff(got(), want);
     std::printf("e2e wgrad: diff %.3e (limit %.1e)\n", diff, kLimit);
     INFO("wgrad diff " << diff);
     CHECK(diff < kLimit);
-    corrupt(sdyt.get(), ldyt.row_stride(), 2.0f);  // dY^T's first token block doubled
+    ref::scale_device_floats(sdyt.get(), ldyt.row_stride(), 2.0f);  // dY^T's first token block doubled
     jitfp8::gemm_fp8_wgrad(g, nullptr);
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const double bad = calc_diff(got(), want);
+    const double bad = ref::yardstick_diff(got(), want);
     std::printf("e2e wgrad with a wrong scale: diff %.3e (must exceed %.1e)\n", bad, 10 * kLimit);
     INFO("wgrad diff with wrong scales " << bad);
     CHECK(bad > 10 * kLimit);
