@@ -31,11 +31,17 @@ double graph_us(cudaGraphExec_t exec, cudaStream_t stream, cudaEvent_t start, cu
   return ms * 1e3;
 }
 
+std::size_t g_flush_bytes = std::size_t{64} << 20;
+
 }  // namespace
+
+void set_flush_megabytes(std::size_t mb) { g_flush_bytes = std::max<std::size_t>(mb, 64) << 20; }
+
+std::size_t flush_megabytes() { return g_flush_bytes >> 20; }
 
 Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int warmup,
                    int iters) {
-  static DeviceArray<char> flush(64u << 20);
+  static DeviceArray<char> flush(g_flush_bytes);
   for (int i = 0; i < warmup; ++i) body();
   BENCH_CHECK(cudaStreamSynchronize(stream));
   cudaGraphExec_t with_body = capture(stream, iters, body, flush);

@@ -45,9 +45,15 @@ struct Timing {
 
 // Kernel time of `body` on `stream` (a non-default stream), as a profiler would report it: after
 // `warmup` untimed runs (first-use compiles and loads), two CUDA graphs are captured, one with
-// `iters` x (64 MB memset that evicts the 50 MB L2, body) and one with the memsets alone; each is
+// `iters` x (memset that evicts the 50 MB L2, body) and one with the memsets alone; each is
 // replayed 5 times and the kernel time is (graph A - graph B) / iters. Launch gaps and event
 // overheads cancel out, and every run starts with cold L2, like the anchors' profiler figures.
+// The memset is 64 MB unless set_flush_megabytes (--flush-mb) says otherwise: the anchors used
+// 2048 MB, whose ~0.7 ms of memset between runs also lets the GPU's power and clocks recover
+// (long tensor-core kernels run back to back hit the power limit and lose clock).
+void set_flush_megabytes(std::size_t mb);
+std::size_t flush_megabytes();
+
 Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int warmup = 3,
                    int iters = 20);
 

@@ -1,6 +1,7 @@
 // jitfp8-bench: times libjitfp8's kernels beside cuBLASLt in the same process.
 // Run as `jitfp8 bench <gemm|quant|moe> [options]` or directly.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "bench_common.hpp"
@@ -15,11 +16,22 @@ int main(int argc, char** argv) {
         "       jitfp8 bench quant [--shapes M,K;...] [--iters N] [--json FILE]\n"
         "       jitfp8 bench moe   [--only contiguous,masked,kgrouped] [--iters N] [--json FILE]\n"
         "       (the anchors' MoE shapes beside cuBLASLt called once per expert)\n"
-        "Kernel time as a profiler reports it: CUDA graphs of --iters (default 20) x (64 MB L2\n"
-        "flush, kernel) minus the flushes alone, median of 5 replays; the same random inputs for\n"
-        "every contender.\n");
+        "Kernel time as a profiler reports it: CUDA graphs of --iters (default 20) x (L2 flush,\n"
+        "kernel) minus the flushes alone, median of 5 replays; the same random inputs for every\n"
+        "contender. --flush-mb N (any benchmark): the flush memset, default 64 MB; the anchors\n"
+        "used 2048 MB, which also lets power and clocks recover between runs.\n");
     return argc < 2 ? 2 : 0;
   }
+  // --flush-mb N applies to every benchmark: take it out before the benchmark parses the rest.
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--flush-mb") == 0 && i + 1 < argc) {
+      jitfp8::bench::set_flush_megabytes(std::strtoull(argv[++i], nullptr, 10));
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
   if (std::strcmp(argv[1], "gemm") == 0) return jitfp8::bench::run_gemm(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "quant") == 0) return jitfp8::bench::run_quant(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "moe") == 0) return jitfp8::bench::run_moe(argc - 1, argv + 1);
