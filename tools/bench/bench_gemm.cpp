@@ -1,6 +1,7 @@
 // jitfp8 bench gemm: gemm_fp8_nt beside cuBLASLt's block-scaled FP8 GEMM (1x128 x 128x128 scales),
 // then gemm_fp8_wgrad (weight gradient) beside cuBLASLt with 1x128 scales on both operands and
 // fp32 output.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 #include "runtime/launch.hpp"
@@ -86,6 +88,96 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
   for (int r : rows)
     for (long long c = 0; c < n; ++c) out.push_back(all[static_cast<std::size_t>(r * n + c)]);
   return out;
+}
+
+// Candidate configurations tried by --sweep for gemm_fp8_nt on one shape: every tile shape,
+// split count and cluster the template takes, the deepest pipeline that fits, ranked by the
+// heuristic's cost model; the `limit` best of them (the heuristic's own choice is added first by
+// the caller). Split-K grids here may exceed the heuristic's 2/3-of-the-SMs cap for clusters of
+// 4 and 8: the sweep is where that cap gets checked.
+std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long n, long long k, int sm_count,
+                                                          std::size_t limit) {
+  std::vector<std::pair<double, detail::Sm90GemmConfig>> ranked;
+  const long long mb = detail::sm90_gemm_m_bucket(m);
+  const long long k_blocks = (k + 127) / 128;
+  for (int bm : {64, 128, 256}) {
+    if (bm > 64 && mb <= 64) continue;
+    const int waves = bm == 256 ? 2 : 1;
+    for (int bn = 16; bn <= 192; bn += 16) {
+      if ((waves + 1) * bn / 2 > 192) continue;
+      const long long tiles = (mb + bm - 1) / bm * ((n + bn - 1) / bn);
+      for (int splits : {1, 2, 4, 8}) {
+        if (splits > k_blocks || detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;
+        if (splits > 1 && tiles * splits > sm_count) continue;
+        for (int mc : {0, 1, 2}) {  // none, pair sharing A, pair sharing B
+          if (mc > 0 && splits > 1) continue;
+          detail::Sm90GemmConfig c;
+          c.block_m = bm, c.block_n = bn, c.splits = splits;
+          c.multicast = mc == 0 ? 1 : 2;
+          c.multicast_on_a = mc == 1;
+          c.stages = 16;
+          while (c.stages >= 3 && detail::sm90_gemm_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
+            --c.stages;
+          if (c.stages < 3) continue;
+          c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
+          c.group_n = 8;
+          c.smem_bytes = detail::sm90_gemm_smem_bytes(bm, bn, k, c.stages, splits);
+          c.threads = detail::sm90_gemm_threads(bm);
+          const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
+          const double cycles = static_cast<double>(waves_of_tiles) *
+                                detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2);
+          ranked.push_back({cycles, c});
+        }
+      }
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<detail::Sm90GemmConfig> out;
+  for (std::size_t i = 0; i < ranked.size() && i < limit; ++i) out.push_back(ranked[i].second);
+  return out;
+}
+
+// Times the heuristic's config and the sweep's candidates for one forward shape (prints one line
+// each, the heuristic's marked '*').
+void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cudaStream_t stream) {
+  const detail::DeviceContext& device = detail::current_device();
+  std::vector<detail::Sm90GemmConfig> configs = forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40);
+  configs.insert(configs.begin(), detail::choose_sm90_gemm_config(detail::sm90_gemm_m_bucket(g.m), g.n,
+                                                                  g.k, device.sm_count));
+  {  // compile them all first, in parallel (the registry builds each key once)
+    std::vector<std::thread> threads;
+    std::atomic<std::size_t> next{0};
+    for (int t = 0; t < 16; ++t)
+      threads.emplace_back([&] {
+        cudaSetDevice(0);
+        for (std::size_t i; (i = next++) < configs.size();) {
+          try {
+            detail::get_kernel(device.device, detail::gemm_fp8_nt_spec(g.n, g.k, configs[i], device.arch));
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "sweep compile: %s\n", e.what());
+          }
+        }
+      });
+    for (auto& t : threads) t.join();
+  }
+  const double flops = 2.0 * g.m * g.n * g.k;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const auto& c = configs[i];
+    try {
+      Timing t = time_kernel([&] { detail::gemm_fp8_nt_with_config(g, c, stream); }, stream, 1,
+                             std::max(3, iters / 4));
+      fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{:<2} mc{}{} sk{} sms{:<3}: {:>8.1f} us {:>5.0f} TF\n", g.m,
+                 g.n, g.k, i == 0 ? "*" : " ", c.block_m, c.block_n, c.stages, c.multicast,
+                 c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.splits, c.num_sms, t.median_us,
+                 flops / t.median_us / 1e6);
+      results.push_back({{"kind", "forward_sweep"}, {"m", g.m}, {"n", g.n}, {"k", g.k},
+                         {"config", c.to_json()}, {"us", t.median_us}});
+    } catch (const std::exception& e) {
+      fmt::print("  sweep config {}: {}\n", c.to_json().dump(), e.what());
+    }
+    std::fflush(stdout);
+  }
 }
 
 // Candidate configurations tried by --wgrad-sweep (besides the heuristic's).
@@ -256,7 +348,7 @@ int run_gemm(int argc, char** argv) {
   for (const WgradAnchor& a : kWgradAnchors) wgrad_shapes.push_back(a.shape);
   std::string json_path;
   int iters = 20;
-  bool forward = true, wgrad = true, sweep = false;
+  bool forward = true, wgrad = true, sweep = false, forward_sweep = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--shapes" && i + 1 < argc) shapes = parse_shapes(argv[++i]);
@@ -266,6 +358,7 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--forward-only") wgrad = false;
     else if (arg == "--wgrad-only") forward = false;
     else if (arg == "--wgrad-sweep") sweep = true;
+    else if (arg == "--sweep") forward_sweep = true;
     else {
       std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -297,6 +390,7 @@ int run_gemm(int argc, char** argv) {
     g.d = d_ours.ptr;
 
     const double flops = 2.0 * s.m * s.n * s.k;
+    if (forward_sweep) sweep_forward(g, iters, results, stream);
     Timing ours = time_kernel([&] { gemm_fp8_nt(g, stream); }, stream, 3, iters);
     bool cublas_ok = s.m % 4 == 0 && ((s.k + 127) / 128) % 4 == 0;
     Timing theirs{};
