@@ -138,9 +138,12 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 stages
 namespace sm90_1d1d {
 
 // K-grouped mode: patched data maps, per SM (see common/tensormap_patch.cuh). kPatchSlots per
-// operand and SM, used round-robin, one per expert switch of the producer.
+// operand and SM, used round-robin, one per expert switch of the producer. A variable template
+// named only with the kernel's kGrouped (a dependent name), so that dense modules never
+// instantiate it and carry none of its 128 KB of device memory.
 constexpr u32 kPatchSlots = 2;
 constexpr u32 kMaxSmId = 256;
+template <bool kGrouped>
 __device__ __align__(128) TensorMapParam g_patched_maps[kMaxSmId][2][kPatchSlots];
 
 // Run-time description of the K-grouped problem (unused by the dense kernel).
@@ -283,7 +286,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // re-patched only once every copy issued with its previous contents has been consumed.
         const u32 smid = sm_id();
         if (smid >= kMaxSmId) trap();
-        TensorMapParam* const slots = g_patched_maps[smid][0];  // [operand][slot], contiguous
+        TensorMapParam* const slots = g_patched_maps<kGrouped>[smid][0];  // [operand][slot], contiguous
 #pragma unroll
         for (u32 i = 0; i < 2 * kPatchSlots; ++i) tmap_slot_init(&slots[i], i < kPatchSlots ? tmap_a : tmap_b);
         static_assert(kPatchSlots == 2, "slot reuse below assumes two slots per operand");

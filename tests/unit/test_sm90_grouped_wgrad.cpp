@@ -3,6 +3,7 @@
 // host-side argument rules (each bad argument named in the Error).
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <functional>
 #include <string>
 
@@ -37,6 +38,17 @@ TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgr
           }
 }
 
+namespace {
+// Global memory the module declares, from ptxas' "N bytes gmem" line (0 when absent).
+long long module_gmem_bytes(const std::string& log) {
+  const std::size_t at = log.find(" bytes gmem");
+  if (at == std::string::npos) return 0;
+  std::size_t begin = at;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(log[begin - 1]))) --begin;
+  return std::stoll(log.substr(begin, at - begin));
+}
+}  // namespace
+
 TEST_CASE("grouped wgrad configs of the anchor shapes compile without spills",
           "[moe_wgrad][nvrtc]") {
   const Arch arch = Arch::parse("sm_90a");
@@ -54,6 +66,7 @@ TEST_CASE("grouped wgrad configs of the anchor shapes compile without spills",
     CHECK(result.cubin.size() > 0);
     CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
     CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+    CHECK(module_gmem_bytes(result.log) >= 256 * 2 * 2 * 128);  // the patched-map slots
   }
 }
 
