@@ -2,6 +2,9 @@
 // host's shared-memory mirror matches the template (NVRTC static_assert); no spills.
 #include <catch2/catch.hpp>
 
+#include <cctype>
+#include <string>
+
 #include "heuristics/sm90_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
