@@ -9,6 +9,7 @@
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "runtime/check.hpp"
+#include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
 
 namespace jitfp8::detail {
@@ -36,6 +37,35 @@ void validate_moe_contiguous_layout(const MoeContiguousLayoutArgs& a) {
     require_disjoint_output(f, {"group_starts", a.group_starts, starts}, {{"counts", a.counts, counts}});
 }
 
+namespace {
+
+struct LayoutKernels {
+  const LoadedKernel* ends = nullptr;
+  const LoadedKernel* rows = nullptr;
+};
+
+// The two kernels per device, memoized under a plain key: building their KernelSpecs (strings)
+// on every call would allocate on the dispatch hit path.
+const LayoutKernels& layout_kernels_for(const DeviceContext& device) {
+  static DispatchCache<std::int32_t, LayoutKernels> cache;
+  return cache.get_or_make(device.device, [&] {
+    const auto spec_of = [&](const char* kernel) {
+      KernelSpec spec;
+      spec.family = "moe_contiguous_layout";
+      spec.header = "moe/moe_layout.cuh";
+      spec.kernel = kernel;
+      spec.arch = device.arch;
+      return spec;
+    };
+    LayoutKernels made;
+    made.ends = &get_kernel(device.device, spec_of("jitfp8::moe_layout_ends_kernel"));
+    made.rows = &get_kernel(device.device, spec_of("jitfp8::moe_layout_indices_kernel"));
+    return made;
+  });
+}
+
+}  // namespace
+
 }  // namespace jitfp8::detail
 
 namespace jitfp8 {
@@ -44,17 +74,9 @@ void moe_contiguous_layout(const MoeContiguousLayoutArgs& args, Stream stream) {
   using namespace detail;
   validate_moe_contiguous_layout(args);
   const DeviceContext& device = current_device();
-  static const auto spec_of = [](const char* kernel, const Arch& arch) {
-    KernelSpec spec;
-    spec.family = "moe_contiguous_layout";
-    spec.header = "moe/moe_layout.cuh";
-    spec.kernel = kernel;
-    spec.arch = arch;
-    return spec;
-  };
-  const LoadedKernel& ends_kernel = get_kernel(device.device, spec_of("jitfp8::moe_layout_ends_kernel", device.arch));
-  const LoadedKernel& rows_kernel =
-      get_kernel(device.device, spec_of("jitfp8::moe_layout_indices_kernel", device.arch));
+  const LayoutKernels& kernels = layout_kernels_for(device);
+  const LoadedKernel& ends_kernel = *kernels.ends;
+  const LoadedKernel& rows_kernel = *kernels.rows;
   const std::int32_t* counts = args.counts;
   std::uint32_t e = static_cast<std::uint32_t>(args.num_groups);
   std::int32_t* ends = args.group_ends;

@@ -2,6 +2,8 @@
 // warmed-up dispatch must leave the count unchanged.
 #include <atomic>
 #include <cstdlib>
+#include <functional>
+#include <utility>
 #include <new>
 
 #include <catch2/catch.hpp>
@@ -144,23 +146,25 @@ TEST_CASE("a MoE dispatch on a cache hit performs no heap allocation", "[dispatc
   experts_mx.q = q5.get(), experts_mx.scales = mx1.get(), experts_mx.scales_capacity = cap;
   experts_mx.qt = q6.get(), experts_mx.qt_scales = mx2.get(), experts_mx.qt_scales_capacity = cap;
 
-  auto dispatch_all = [&] {
-    moe_contiguous_layout(layout, nullptr);
-    gemm_fp8_grouped_contiguous(contiguous, nullptr);
-    gemm_fp8_grouped_masked(masked, nullptr);
-    gemm_fp8_grouped_wgrad(wgrad, nullptr);
-    quantize_grouped_colwise(colwise, nullptr);
-    quantize_kgrouped(kgrouped, nullptr);
-    quantize_experts_128x128(experts, nullptr);
-    quantize_experts_mxfp8(experts_mx, nullptr);
-  };
-  dispatch_all();  // miss paths: compile or load, memoize
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-
-  const long long before = allocations.load();
-  for (int i = 0; i < 50; ++i) dispatch_all();
-  const long long during = allocations.load() - before;
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  JITFP8_CUDA_CHECK(cudaGetLastError());
-  CHECK(during == 0);
+  // One at a time, so a failure names the function.
+  const std::pair<const char*, std::function<void()>> dispatches[] = {
+      {"moe_contiguous_layout", [&] { moe_contiguous_layout(layout, nullptr); }},
+      {"gemm_fp8_grouped_contiguous", [&] { gemm_fp8_grouped_contiguous(contiguous, nullptr); }},
+      {"gemm_fp8_grouped_masked", [&] { gemm_fp8_grouped_masked(masked, nullptr); }},
+      {"gemm_fp8_grouped_wgrad", [&] { gemm_fp8_grouped_wgrad(wgrad, nullptr); }},
+      {"quantize_grouped_colwise", [&] { quantize_grouped_colwise(colwise, nullptr); }},
+      {"quantize_kgrouped", [&] { quantize_kgrouped(kgrouped, nullptr); }},
+      {"quantize_experts_128x128", [&] { quantize_experts_128x128(experts, nullptr); }},
+      {"quantize_experts_mxfp8", [&] { quantize_experts_mxfp8(experts_mx, nullptr); }}};
+  for (const auto& [name, dispatch] : dispatches) {
+    INFO(name);
+    dispatch();  // miss path: compile or load, memoize
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    const long long before = allocations.load();
+    for (int i = 0; i < 50; ++i) dispatch();
+    const long long during = allocations.load() - before;
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    JITFP8_CUDA_CHECK(cudaGetLastError());
+    CHECK(during == 0);
+  }
 }
