@@ -66,6 +66,55 @@ __device__ __forceinline__ void store_u8(void* p, unsigned int v) {
   asm volatile("st.global.u8 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+__device__ __forceinline__ float shfl_idx(float v, int src_lane) {
+  float r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(src_lane));
+  return r;
+}
+// Max-reduces N values per lane (N a power of two) over the lanes that differ in the bits of
+// the masks kFirstMask, ..., kLastMask (powers of two, stepping by factors of 2 either way), all
+// values at once: each step hands half of the remaining values to the partner lane, so the N
+// values cost about N shuffles in all instead of N per step. With S steps, afterwards
+// v[0 .. max(N >> S, 1)) hold the results for the indices spelled by the lane's mask bits (the
+// first mask the most significant) followed by 0, 1, ...; the return value is v[0].
+// max.f32 is exact and ignores NaN: the result does not depend on the order of reduction.
+template <int N, int kFirstMask, int kLastMask>
+__device__ __forceinline__ float transpose_max(float (&v)[N], int lane) {
+  constexpr bool kDown = kFirstMask >= kLastMask;
+  constexpr int kRatio = kDown ? kFirstMask / kLastMask : kLastMask / kFirstMask;
+  constexpr int kSteps = kRatio == 1 ? 1 : kRatio == 2 ? 2 : kRatio == 4 ? 3 : kRatio == 8 ? 4 : 5;
+  int n = N;
+#pragma unroll
+  for (int step = 0; step < kSteps; ++step) {
+    const int mask = kDown ? (kFirstMask >> step) : (kFirstMask << step);
+    if (n > 1) {
+      const bool upper = (lane & mask) != 0;
+#pragma unroll
+      for (int j = 0; j < N / 2; ++j) {
+        if (j < n / 2) {
+          const float send = upper ? v[j] : v[j + n / 2];
+          const float keep = upper ? v[j + n / 2] : v[j];
+          v[j] = max_f32(keep, shfl_xor(send, mask));
+        }
+      }
+      n >>= 1;
+    } else {
+      v[0] = max_f32(v[0], shfl_xor(v[0], mask));
+    }
+  }
+  return v[0];
+}
+
+// Element j (0..7) of a lane's 8 elements: one 16-byte vector of bf16 (v[0]) or two of fp32.
+// Unpacked where used rather than held as 8 floats: registers are occupancy here.
+template <bool kXIsBf16>
+__device__ __forceinline__ float elem8(const U32x4 (&v)[kXIsBf16 ? 1 : 2], int j) {
+  const U32x4& d = v[kXIsBf16 ? 0 : j >> 2];
+  const int wi = kXIsBf16 ? j >> 1 : j & 3;
+  const unsigned int w = wi == 0 ? d.x : wi == 1 ? d.y : wi == 2 ? d.z : d.w;
+  if (!kXIsBf16) return f32_from_bits(w);
+  return (j & 1) ? f32_from_bits(w & 0xFFFF0000u) : f32_from_bits(w << 16);  // low half first
+}
 struct __align__(8) F32x2 {
   float x, y;
 };

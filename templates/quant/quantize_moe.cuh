@@ -7,9 +7,11 @@
 // boundaries are computed on the device by every block (graph-capturable).
 //
 // Measured on an H100 (jitfp8 bench quant, L2 flushed, bf16 in, GB/s of bytes read + written,
-// copy = 2939): K-grouped 2745-2877 (E16 8192x7168 .. E128 65536x7168); per-group column-wise
-// 2513 (E16 8192x7168), 2147 (E16 32768x2048, clusters of 4), 2314-2623 (E64/E128) with
-// the cluster barriers also used for lone blocks (before the ranks == 1 / store-order change).
+// copy = 2939): K-grouped 2745-2877 (E16 8192x7168 .. E128 65536x7168). Per-group column-wise,
+// floors (tokens * D * 3 bytes / 3.0 TB/s) 58.7 us (E16 8192x7168), 67.1 us (32768x2048),
+// 234.9 us (E64 32768x7168), 67.1 us (E128 32768x2048), 469.8 us (E128 65536x7168); with pass 1
+// through cp.async (below), before -> after: 2489 -> 2720, 2210 -> 2457 (clusters of 4),
+// 2641 -> 2962, 2406 -> 2606, 2674 -> 3001 (2026-11-23).
 #pragma once
 
 #include "quant/quant_common.cuh"
@@ -45,6 +47,22 @@ __device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned int ran
   float v;
   asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
   return v;
+}
+__device__ __forceinline__ unsigned int smem_addr(const void* p) {
+  unsigned int a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+// 16 bytes global -> shared through L2 only (x is read once), asynchronously.
+__device__ __forceinline__ void cp_async_16(unsigned int dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 }
 __device__ __forceinline__ int load_s32(const int* p) {
   int v;
@@ -246,7 +264,8 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 // 1. Group bounds: start = clamp(max(0, ends[0..g-1])), end = clamp(max(start, ends[g])), clamp to
 //    [0, tokens]: a block-wide max over ends[0..g-1].
 // 2. Pass 1: running |max| of each thread's kV columns over its rows; the first kStashRows rows
-//    of the group also go to shared memory (row-major, 128 / 256 bytes per row).
+//    of the group are copied to shared memory first (cp.async, row-major, 128 / 256 bytes per
+//    row, all in flight at once) and their maxima taken from there.
 // 3. The row-lanes' maxima meet in shared memory: scale and reciprocal per column.
 // 4. Pass 2: every row again, from shared memory when stashed, else re-read from global memory
 //    (last rows first, the most recently read, most likely still in L2): scale, cast, store.
@@ -309,7 +328,49 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
   float amax[kV];
 #pragma unroll
   for (int j = 0; j < kV; ++j) amax[j] = 0.0f;
-  for (int base = 0; base < rows; base += kRowsPerStep * kUnroll) {
+  auto take = [&](const U32x4& vec) {
+    const unsigned int w[4] = {vec.x, vec.y, vec.z, vec.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (kXIsBf16) {
+        amax[2 * j] = abs_max(amax[2 * j], bf16_lo(w[j]));
+        amax[2 * j + 1] = abs_max(amax[2 * j + 1], bf16_hi(w[j]));
+      } else {
+        amax[j] = abs_max(amax[j], f32_from_bits(w[j]));
+      }
+    }
+  };
+  // The first kStashRows rows go straight to shared memory with cp.async, all issued at once
+  // (up to 96 KB of x in flight per block, no registers held), in kChunks commit groups so
+  // that the maxima of the first chunks are taken while the later ones are still arriving. A
+  // thread reads back only the vectors it copied itself: wait_group suffices, no barrier.
+  const int stashed = min(rows, kStashRows);
+  constexpr int kChunks = 4;
+  const int chunk_rows =  // a multiple of kRowsPerStep, so each thread's rows split cleanly
+      (((stashed + kChunks - 1) / kChunks) + kRowsPerStep - 1) / kRowsPerStep * kRowsPerStep;
+  if (col_ok) {
+    const unsigned int stash_addr = smem_addr(stash_lane);
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      const int r_end = min(stashed, (c + 1) * chunk_rows);
+      for (int r = c * chunk_rows + rg; r < r_end; r += kRowsPerStep)
+        cp_async_16(stash_addr + r * kRowBytes,
+                    x_cols + (long long)(start + r) * x_row_stride * kElemBytes);
+      cp_async_commit();
+    }
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      if (c == 0) cp_async_wait<kChunks - 1>();
+      else if (c == 1) cp_async_wait<kChunks - 2>();
+      else if (c == 2) cp_async_wait<kChunks - 3>();
+      else cp_async_wait<0>();
+      const int r_end = min(stashed, (c + 1) * chunk_rows);
+      for (int r = c * chunk_rows + rg; r < r_end; r += kRowsPerStep)
+        take(*reinterpret_cast<const U32x4*>(stash_lane + r * kRowBytes));
+    }
+  }
+  // Rows past the stash (groups larger than the cluster's stashes): kUnroll loads in flight.
+  for (int base = stashed; base < rows; base += kRowsPerStep * kUnroll) {
     U32x4 data[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -321,20 +382,7 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
       }
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int r = base + rg + kRowsPerStep * u;
-      const unsigned int w[4] = {data[u].x, data[u].y, data[u].z, data[u].w};
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        if (kXIsBf16) {
-          amax[2 * j] = abs_max(amax[2 * j], bf16_lo(w[j]));
-          amax[2 * j + 1] = abs_max(amax[2 * j + 1], bf16_hi(w[j]));
-        } else {
-          amax[j] = abs_max(amax[j], f32_from_bits(w[j]));
-        }
-      }
-      if (r < kStashRows) *reinterpret_cast<U32x4*>(stash_lane + r * kRowBytes) = data[u];
-    }
+    for (int u = 0; u < kUnroll; ++u) take(data[u]);
   }
 
   // ---- 3. per-column scales ---------------------------------------------------------------------
