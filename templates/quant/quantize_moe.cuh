@@ -39,19 +39,18 @@ __device__ __forceinline__ void cluster_barrier() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
                    : "memory");
 }
-// The float at the same shared-memory offset as `p` in CTA `rank` of the cluster.
-__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned int rank) {
-  unsigned int a;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(a) : "r"(rank));
-  float v;
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
-  return v;
-}
 __device__ __forceinline__ unsigned int smem_addr(const void* p) {
   unsigned int a;
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
   return a;
+}
+// The float at the same shared-memory offset as `p` in CTA `rank` of the cluster.
+__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned int rank) {
+  unsigned int a = smem_addr(p);
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(a) : "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+  return v;
 }
 // 16 bytes global -> shared through L2 only (x is read once), asynchronously.
 __device__ __forceinline__ void cp_async_16(unsigned int dst, const void* src) {

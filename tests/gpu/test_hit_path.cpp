@@ -3,8 +3,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
-#include <utility>
 #include <new>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -26,6 +27,27 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace jitfp8;
+
+namespace {
+
+// Each dispatch once (its miss path: compile or load, memoize), then 50 times more with no
+// operator new allowed; one at a time, so a failure names the function.
+void check_no_allocation_on_hit(
+    const std::vector<std::pair<const char*, std::function<void()>>>& dispatches) {
+  for (const auto& [name, dispatch] : dispatches) {
+    INFO(name);
+    dispatch();
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    const long long before = allocations.load();
+    for (int i = 0; i < 50; ++i) dispatch();
+    const long long during = allocations.load() - before;
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    JITFP8_CUDA_CHECK(cudaGetLastError());
+    CHECK(during == 0);
+  }
+}
+
+}  // namespace
 
 TEST_CASE("a dispatch on a cache hit performs no heap allocation", "[dispatch][hit-path]") {
   // One shape that satisfies every operation's rules (multiples of 128 and 16).
@@ -64,24 +86,13 @@ TEST_CASE("a dispatch on a cache hit performs no heap allocation", "[dispatch][h
   gw.a_scales_capacity = cap, gw.b = b.get(), gw.b_scales = sb.get(), gw.b_scales_capacity = cap;
   gw.d = dw.get(), gw.accumulate = true;
 
-  auto dispatch_all = [&] {
-    quantize_1x128(q, nullptr);
-    quantize_1x128_transposed(t, nullptr);
-    quantize_128x128(w, nullptr);
-    quantize_rowwise(r, nullptr);
-    quantize_mxfp8(mxa, nullptr);
-    gemm_fp8_nt(g, nullptr);
-    gemm_fp8_wgrad(gw, nullptr);
-  };
-  dispatch_all();  // miss paths: compile or load, memoize
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-
-  const long long before = allocations.load();
-  for (int i = 0; i < 50; ++i) dispatch_all();
-  const long long during = allocations.load() - before;
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  JITFP8_CUDA_CHECK(cudaGetLastError());
-  CHECK(during == 0);
+  check_no_allocation_on_hit({{"quantize_1x128", [&] { quantize_1x128(q, nullptr); }},
+                              {"quantize_1x128_transposed", [&] { quantize_1x128_transposed(t, nullptr); }},
+                              {"quantize_128x128", [&] { quantize_128x128(w, nullptr); }},
+                              {"quantize_rowwise", [&] { quantize_rowwise(r, nullptr); }},
+                              {"quantize_mxfp8", [&] { quantize_mxfp8(mxa, nullptr); }},
+                              {"gemm_fp8_nt", [&] { gemm_fp8_nt(g, nullptr); }},
+                              {"gemm_fp8_wgrad", [&] { gemm_fp8_wgrad(gw, nullptr); }}});
 }
 
 TEST_CASE("a MoE dispatch on a cache hit performs no heap allocation", "[dispatch][hit-path][moe]") {
@@ -146,8 +157,7 @@ TEST_CASE("a MoE dispatch on a cache hit performs no heap allocation", "[dispatc
   experts_mx.q = q5.get(), experts_mx.scales = mx1.get(), experts_mx.scales_capacity = cap;
   experts_mx.qt = q6.get(), experts_mx.qt_scales = mx2.get(), experts_mx.qt_scales_capacity = cap;
 
-  // One at a time, so a failure names the function.
-  const std::pair<const char*, std::function<void()>> dispatches[] = {
+  check_no_allocation_on_hit({
       {"moe_contiguous_layout", [&] { moe_contiguous_layout(layout, nullptr); }},
       {"gemm_fp8_grouped_contiguous", [&] { gemm_fp8_grouped_contiguous(contiguous, nullptr); }},
       {"gemm_fp8_grouped_masked", [&] { gemm_fp8_grouped_masked(masked, nullptr); }},
@@ -155,16 +165,5 @@ TEST_CASE("a MoE dispatch on a cache hit performs no heap allocation", "[dispatc
       {"quantize_grouped_colwise", [&] { quantize_grouped_colwise(colwise, nullptr); }},
       {"quantize_kgrouped", [&] { quantize_kgrouped(kgrouped, nullptr); }},
       {"quantize_experts_128x128", [&] { quantize_experts_128x128(experts, nullptr); }},
-      {"quantize_experts_mxfp8", [&] { quantize_experts_mxfp8(experts_mx, nullptr); }}};
-  for (const auto& [name, dispatch] : dispatches) {
-    INFO(name);
-    dispatch();  // miss path: compile or load, memoize
-    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const long long before = allocations.load();
-    for (int i = 0; i < 50; ++i) dispatch();
-    const long long during = allocations.load() - before;
-    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    JITFP8_CUDA_CHECK(cudaGetLastError());
-    CHECK(during == 0);
-  }
+      {"quantize_experts_mxfp8", [&] { quantize_experts_mxfp8(experts_mx, nullptr); }}});
 }

@@ -90,6 +90,26 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
   return out;
 }
 
+// Compiles (or loads) the sweep's kernels on 16 threads before any is timed (the registry
+// builds each key once); a spec that fails is reported and left out.
+void compile_all(const std::vector<detail::KernelSpec>& specs) {
+  const int device = detail::current_device().device;
+  std::vector<std::thread> threads;
+  std::atomic<std::size_t> next{0};
+  for (int t = 0; t < 16; ++t)
+    threads.emplace_back([&] {
+      cudaSetDevice(device);
+      for (std::size_t i; (i = next++) < specs.size();) {
+        try {
+          detail::get_kernel(device, specs[i]);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "sweep compile: %s\n", e.what());
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+}
+
 // Candidate configurations tried by --sweep for gemm_fp8_nt on one shape: every tile shape,
 // split count and cluster the template takes, the deepest pipeline that fits, ranked by the
 // heuristic's cost model; the `limit` best of them (the heuristic's own choice is added first by
@@ -145,22 +165,9 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
   std::vector<detail::Sm90GemmConfig> configs = forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40);
   configs.insert(configs.begin(), detail::choose_sm90_gemm_config(detail::sm90_gemm_m_bucket(g.m), g.n,
                                                                   g.k, device.sm_count));
-  {  // compile them all first, in parallel (the registry builds each key once)
-    std::vector<std::thread> threads;
-    std::atomic<std::size_t> next{0};
-    for (int t = 0; t < 16; ++t)
-      threads.emplace_back([&] {
-        cudaSetDevice(0);
-        for (std::size_t i; (i = next++) < configs.size();) {
-          try {
-            detail::get_kernel(device.device, detail::gemm_fp8_nt_spec(g.n, g.k, configs[i], device.arch));
-          } catch (const std::exception& e) {
-            std::fprintf(stderr, "sweep compile: %s\n", e.what());
-          }
-        }
-      });
-    for (auto& t : threads) t.join();
-  }
+  std::vector<detail::KernelSpec> specs;
+  for (const auto& c : configs) specs.push_back(detail::gemm_fp8_nt_spec(g.n, g.k, c, device.arch));
+  compile_all(specs);
   const double flops = 2.0 * g.m * g.n * g.k;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const auto& c = configs[i];
@@ -241,25 +248,10 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     if (sweep) {
       std::vector<detail::Sm90WgradConfig> configs = sweep_configs(sm_count);
       configs.insert(configs.begin(), detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count));
-      // Compile them all first, in parallel (the registry builds each key once).
-      {
-        const detail::DeviceContext& device = detail::current_device();
-        std::vector<std::thread> threads;
-        std::atomic<std::size_t> next{0};
-        for (int t = 0; t < 16; ++t)
-          threads.emplace_back([&] {
-            cudaSetDevice(0);
-            for (std::size_t i; (i = next++) < configs.size();) {
-              try {
-                detail::get_kernel(device.device,
-                                   detail::gemm_fp8_wgrad_spec(s.n, s.k, configs[i], device.arch));
-              } catch (const std::exception& e) {
-                std::fprintf(stderr, "sweep compile: %s\n", e.what());
-              }
-            }
-          });
-        for (auto& t : threads) t.join();
-      }
+      const detail::DeviceContext& device = detail::current_device();
+      std::vector<detail::KernelSpec> specs;
+      for (const auto& c : configs) specs.push_back(detail::gemm_fp8_wgrad_spec(s.n, s.k, c, device.arch));
+      compile_all(specs);
       for (std::size_t i = 0; i < configs.size(); ++i) {
         const auto& c = configs[i];
         try {
