@@ -43,11 +43,21 @@ struct Timing {
   double min_us = 0;
 };
 
-// Kernel time of `body` on `stream` (a non-default stream), as a profiler would report it: after
-// `warmup` untimed runs (first-use compiles and loads), two CUDA graphs are captured, one with
-// `iters` x (memset that evicts the 50 MB L2, body) and one with the memsets alone; each is
-// replayed 5 times and the kernel time is (graph A - graph B) / iters. Launch gaps and event
-// overheads cancel out, and every run starts with cold L2, like the anchors' profiler figures.
+// How time_kernel measures. kGraph (the default): (graph A - graph B) / iters of event-timed
+// graph replays (below); besides the kernel it counts the launch gap before each run's first
+// kernel, about 1-2 us, which matters for kernels of a few to a few tens of microseconds.
+// kProfiler (--timer profiler), the anchors' "kernel time only (profiler)": the GPU's own start
+// and end timestamps of every kernel and memcpy of each run, summed, read from CUPTI activity
+// records (tools/bench/activity_clock.hpp), median over 5 x iters runs. Not yet run on a GPU
+// (no device was lent when it was written): it becomes the default once checked there.
+enum class Timer { kProfiler, kGraph };
+void set_timer(Timer timer);
+Timer timer();
+
+// Kernel time of `body` on `stream` (a non-default stream): after `warmup` untimed runs
+// (first-use compiles and loads), a CUDA graph of `iters` x (memset that evicts the 50 MB L2,
+// body) is captured and replayed 5 times; every run starts with cold L2, like the anchors'
+// figures. kGraph also replays a graph of the memsets alone and subtracts it.
 // The memset is 64 MB unless set_flush_megabytes (--flush-mb) says otherwise: the anchors used
 // 2048 MB, whose ~0.7 ms of memset between runs also lets the GPU's power and clocks recover
 // (long tensor-core kernels run back to back hit the power limit and lose clock).

@@ -16,22 +16,40 @@ int main(int argc, char** argv) {
         "       jitfp8 bench quant [--shapes M,K;...] [--iters N] [--json FILE]\n"
         "       jitfp8 bench moe   [--only contiguous,masked,kgrouped] [--iters N] [--json FILE]\n"
         "       (the anchors' MoE shapes beside cuBLASLt called once per expert)\n"
-        "Kernel time as a profiler reports it: CUDA graphs of --iters (default 20) x (L2 flush,\n"
-        "kernel) minus the flushes alone, median of 5 replays; the same random inputs for every\n"
-        "contender. --flush-mb N (any benchmark): the flush memset, default 64 MB; the anchors\n"
-        "used 2048 MB, which also lets power and clocks recover between runs.\n");
+        "Kernel time: CUDA graphs of --iters (default 20) x (L2 flush, kernel), event-timed, minus\n"
+        "the flushes alone, median of 5 replays; the same random inputs for every contender. This\n"
+        "also counts the ~1-2 us launch gap before each run. --timer profiler (any benchmark): the\n"
+        "anchors' protocol instead, CUPTI's GPU timestamps of each run's kernels and memcpys.\n"
+        "--flush-mb N (any benchmark): the flush memset, default 64 MB; the anchors used 2048 MB,\n"
+        "which also lets power and clocks recover between runs.\n");
     return argc < 2 ? 2 : 0;
   }
-  // --flush-mb N applies to every benchmark: take it out before the benchmark parses the rest.
+  // --flush-mb N and --timer apply to every benchmark: take them out before the benchmark parses
+  // the rest.
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--flush-mb") == 0 && i + 1 < argc) {
       jitfp8::bench::set_flush_megabytes(std::strtoull(argv[++i], nullptr, 10));
+    } else if (std::strcmp(argv[i], "--timer") == 0 && i + 1 < argc) {
+      const char* name = argv[++i];
+      if (std::strcmp(name, "profiler") == 0) {
+        jitfp8::bench::set_timer(jitfp8::bench::Timer::kProfiler);
+      } else if (std::strcmp(name, "graph") == 0) {
+        jitfp8::bench::set_timer(jitfp8::bench::Timer::kGraph);
+      } else {
+        std::fprintf(stderr, "jitfp8 bench: --timer must be 'profiler' or 'graph', not '%s'\n", name);
+        return 2;
+      }
     } else {
       argv[kept++] = argv[i];
     }
   }
   argc = kept;
+  std::printf("timing: %s, L2 flush %zu MB before every run\n",
+              jitfp8::bench::timer() == jitfp8::bench::Timer::kProfiler
+                  ? "profiler (CUPTI kernel timestamps)"
+                  : "graph replay minus flushes (includes launch gaps)",
+              jitfp8::bench::flush_megabytes());
   if (std::strcmp(argv[1], "gemm") == 0) return jitfp8::bench::run_gemm(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "quant") == 0) return jitfp8::bench::run_quant(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "moe") == 0) return jitfp8::bench::run_moe(argc - 1, argv + 1);
