@@ -3,11 +3,20 @@
 //   D[m, n] (+)= sum_kb sa[m, kb] * sb[n, kb] * sum_{k in kb} A[m, k] * B[n, k]
 // Each 128-wide K block is accumulated by 4 wgmma k32 steps into a fresh fp32 register tile and
 // promoted on the CUDA cores: final += accum * (sa[row] * sb[col]). The B scale varies per output
-// column, so each thread reads, per 8-column group of its fragment, the two scales of its two
-// columns from the stage's B-scale tile in shared memory (one 8-byte load), forms the four
-// products with its two row scales (4 FMUL) and promotes (4 FFMA): 2 instructions per element
-// instead of the 1D2D kernel's 1, hidden behind the other math warpgroup's wgmma. Keeping the
-// column scales in registers instead would cost BLOCK_N / 4 registers per K block.
+// column, so each thread needs, per 8-column group of its fragment, the two scales of its two
+// columns (one 8-byte load from the stage's B-scale tile), forms the four products with its two
+// row scales (4 FMUL) and promotes (4 FFMA): 2 instructions per element instead of the 1D2D
+// kernel's 1. The row scales and as many column-scale pairs as the registers allow (all of them
+// up to 128 x 160 tiles, 13 of 16 groups for 256 x 128, 7 of 24 for 128 x 192) are loaded when
+// the stage arrives, before its wgmma, the rest kSbPrefetch groups ahead in the promotion.
+// Measured on H100 (2026-11-23, same call, 2 GB flush, vs loading them after the wgmma wait):
+// +3.7% on 4096 x 4096 x 7168 (962 vs 928 TFLOPS), +4.7% on 7168 x 4096 x 16384 (1004 vs 959),
+// +5.8% on 7168 x 4096 x 2048 (858 vs 811), +1% on 2112 x 4096 x 7168, neutral on the
+// 128 x 160 / 128 x 192 small-K shapes; K-grouped +1-5.5%.
+// Tried with it and not kept (H100, same calls): ping-pong still -0..-3% except 128 x 160 on
+// 576 x 4096 x 7168; splitting each job into two column halves pipelined in two half-size
+// accumulators: -10% (more wgmma operand traffic, A read twice, and longer scale-load waits);
+// early stage release before the last promotion (two scale slots per stage): neutral.
 // Optionally (kOverlap, small tiles only) the main loop is software-pipelined over two
 // accumulator tiles so each promotion runs under the next wgmma batch.
 // Both scale tiles come through TMA with their data tiles, one box each per stage.
@@ -54,7 +63,10 @@
 //                 overlapped(BLOCK_M, BLOCK_N): BLOCK_N <= 128 (BLOCK_M 64/128), <= 96 (256).
 //                 Measured on H100 (2026-11-23, interleaved A/B): no faster than the plain loop's
 //                 larger tiles on the 7 anchor shapes (see src/heuristics/sm90_wgrad.cpp); kept as
-//                 an option, off by default. kPingPong is ignored with it.
+//                 an option, off by default. kPingPong is ignored with it. Note: ptxas injects a
+//                 wgmma wait in this loop (C7517; C7514 in the K-grouped kernel), so it runs
+//                 mostly serialized; a 1D2D-shaped loop that compiles clean (kWaves 1) measured
+//                 7-10% slower still (128 x 128, 2026-11-23), so the loop was left as is.
 //   kSmemBytes    the dynamic shared memory the host launches with; must equal smem_size(...):
 //                 the host mirrors the formula, and this catches any drift at compile time.
 //
@@ -368,20 +380,52 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       wgmma_commit();
       if constexpr (kOrdered) turns.pass_turn();
     };
-    // Promotion of a finished job: final += accum * sa[row] * sb[col], scales from stage s.
-    const auto promote_job = [&](float (&acc)[kNumAccum], float (&fin)[kNumAccum], const u32 v,
-                                 const u32 s) {
+    // Promotion of a finished job: final += accum * (sa[row] * sb[col]) with the stage's scales.
+    // They are read into registers (ScaleRegs) right after the full barrier, before the K block's
+    // wgmma are issued: the row scales and the first kSbPrefetch 8-column groups' B-scale pairs
+    // (as many as the register file allows); the other groups' pairs are read in the promotion,
+    // kSbPrefetch groups ahead of their use. Read only after the wgmma wait, they kept the first
+    // FMULs waiting on shared-memory loads queued behind the wgmma operand traffic (ncu: ~9% of
+    // the math warps' stall samples on 4096 x 4096 x 7168).
+    // Registers besides the tiles and row scales that ptxas needs: the spill-free margins found
+    // for 256 x 128 (10, 16 with ping-pong) and 128 x 192 (24) on NVRTC 13.0.
+    constexpr i32 kOtherRegs = kWaves == 2 ? (kOrdered ? 16 : 10) : 24;
+    constexpr i32 kFreeRegs = (i32)kMathRegs - kOtherRegs - (i32)((kWaves + 1) * kNumAccum) - 2 * (i32)kWaves;
+    constexpr u32 kSbPrefetch =
+        kFreeRegs <= 0 ? 0u : ((u32)kFreeRegs / 2 < kNumGroups ? (u32)kFreeRegs / 2 : kNumGroups);
+    constexpr u32 kSbRest = kNumGroups - kSbPrefetch;
+    struct ScaleRegs {
+      float sa[kWaves][2];
+      float sb[kSbPrefetch > 0 ? kSbPrefetch : 1][2];
+    };
+    const auto load_scales = [&](ScaleRegs& r, const u32 s) {
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v) {
+        const u32 addr = sfa_base + s * kSfaStage + v * 64 * 4;
+        asm volatile("ld.shared.f32 %0, [%1];" : "=f"(r.sa[v][0]) : "r"(addr) : "memory");
+        asm volatile("ld.shared.f32 %0, [%1];" : "=f"(r.sa[v][1]) : "r"(addr + 8 * 4) : "memory");
+      }
+#pragma unroll
+      for (u32 g = 0; g < kSbPrefetch; ++g)
+        ld_shared_f32x2(sfb_base + s * kSfbStage + g * 32, r.sb[g][0], r.sb[g][1]);
+    };
+    const auto promote_job = [&](float (&acc)[kNumAccum], float (&fin)[kNumAccum], const u32 v, const u32 s,
+                                 const ScaleRegs& r) {
 #pragma unroll
       for (u32 i = 0; i < kNumAccum; ++i) register_fence(acc[i]);
-      const u32 addr = sfa_base + s * kSfaStage + v * 64 * 4;
-      float sa0, sa1;
-      asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa0) : "r"(addr) : "memory");
-      asm volatile("ld.shared.f32 %0, [%1];" : "=f"(sa1) : "r"(addr + 8 * 4) : "memory");
       const u32 sfb_stage = sfb_base + s * kSfbStage;
+      const float sa0 = r.sa[v][0], sa1 = r.sa[v][1];
+      float rest[kSbRest > 0 ? kSbRest : 1][2];
 #pragma unroll
       for (u32 g = 0; g < kNumGroups; ++g) {
-        float sb0, sb1;
-        ld_shared_f32x2(sfb_stage + g * 32, sb0, sb1);
+        if (g + kSbPrefetch < kNumGroups) {
+          const u32 j = g + kSbPrefetch;
+          ld_shared_f32x2(sfb_stage + j * 32, rest[j - kSbPrefetch][0], rest[j - kSbPrefetch][1]);
+        }
+        // (indices clamped so that the branch not taken stays in bounds)
+        const u32 gp = g < kSbPrefetch ? g : 0, gr = g < kSbPrefetch ? 0 : g - kSbPrefetch;
+        const float sb0 = g < kSbPrefetch ? r.sb[gp][0] : rest[gr][0];
+        const float sb1 = g < kSbPrefetch ? r.sb[gp][1] : rest[gr][1];
         fin[4 * g + 0] += (sa0 * sb0) * acc[4 * g + 0];
         fin[4 * g + 1] += (sa0 * sb1) * acc[4 * g + 1];
         fin[4 * g + 2] += (sa1 * sb0) * acc[4 * g + 2];
@@ -455,7 +499,11 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           } else {
             wgmma_wait<0>();
           }
-          promote_job(acc0, final_accum[0], 0, stage);
+          {
+            ScaleRegs r;
+            load_scales(r, stage);
+            promote_job(acc0, final_accum[0], 0, stage, r);
+          }
           if constexpr (kWaves == 1) {
             release_stage(stage);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
@@ -471,7 +519,11 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             } else {
               wgmma_wait<0>();
             }
-            promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, stage);
+            {
+              ScaleRegs r;
+              load_scales(r, stage);
+              promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, stage, r);
+            }
             release_stage(stage);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
@@ -483,11 +535,13 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         float accum[kNumAccum];
         for (u32 kb = 0; kb < num_kb; ++kb) {
           mbar_wait(&full[stage], phase);
+          ScaleRegs r;
+          load_scales(r, stage);
 #pragma unroll
           for (u32 v = 0; v < kWaves; ++v) {
             issue_job(accum, v, stage);
             wgmma_wait<0>();
-            promote_job(accum, final_accum[v], v, stage);
+            promote_job(accum, final_accum[v], v, stage, r);
           }
           release_stage(stage);
           if (++stage == kNumStages) stage = 0, phase ^= 1;

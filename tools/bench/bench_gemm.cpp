@@ -3,7 +3,9 @@
 // fp32 output.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -208,6 +210,34 @@ std::vector<detail::Sm90WgradConfig> sweep_configs(int sm_count) {
   return configs;
 }
 
+// --wgrad-configs "BMxBN:stages:mc:epi_batch:epi_bufs:pp[:overlap];...": time these configs (mc 1,
+// 2a or 2b; stages / epi_batch 0: the most that fit / whole waves)
+// beside the heuristic's instead of the --wgrad-sweep candidates.
+std::vector<detail::Sm90WgradConfig> parse_wgrad_configs(const std::string& text, int sm_count) {
+  std::vector<detail::Sm90WgradConfig> configs;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(';', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    int bm = 0, bn = 0, stages = 0, batch = 0, bufs = 0, pp = 0, ov = 0;
+    char mc[8] = {0};
+    const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d:%d:%d:%d", &bm, &bn, &stages, mc, &batch,
+                                   &bufs, &pp, &ov);
+    if (fields != 7 && fields != 8) throw std::runtime_error("--wgrad-configs: cannot parse '" + item + "'");
+    const std::string m = mc;
+    detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(bm, bn, stages, m == "1" ? 1 : 2, m != "2b",
+                                                               sm_count, batch, bufs);
+    c.pingpong = pp != 0;
+    c.overlap = ov != 0;
+    configs.push_back(c);
+  }
+  return configs;
+}
+std::string g_wgrad_configs;
+
 void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann::json& results,
                cublasLtHandle_t handle, void* workspace, size_t workspace_bytes,
                cudaStream_t stream, std::mt19937_64& rng) {
@@ -246,7 +276,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     const double flops = 2.0 * s.m * s.n * s.k;
 
     if (sweep) {
-      std::vector<detail::Sm90WgradConfig> configs = sweep_configs(sm_count);
+      std::vector<detail::Sm90WgradConfig> configs =
+          g_wgrad_configs.empty() ? sweep_configs(sm_count) : parse_wgrad_configs(g_wgrad_configs, sm_count);
       configs.insert(configs.begin(), detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count));
       const detail::DeviceContext& device = detail::current_device();
       std::vector<detail::KernelSpec> specs;
@@ -259,10 +290,10 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                                  std::max(3, iters / 4));
           Timing ta = time_kernel([&] { detail::gemm_fp8_wgrad_with_config(g_acc, c, stream); }, stream,
                                   1, std::max(3, iters / 4));
-          fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{} mc{}{} epi{}x{} pp{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n",
+          fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{} mc{}{} epi{}x{} pp{}{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n",
                      s.m, s.n, s.k, i == 0 ? "*" : " ", c.block_m, c.block_n, c.stages, c.multicast,
                      c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.epi_batch, c.epi_bufs,
-                     c.pingpong ? 1 : 0,
+                     c.pingpong ? 1 : 0, c.overlap ? " ov" : "",
                      t.median_us, flops / t.median_us / 1e6, ta.median_us, flops / ta.median_us / 1e6);
           results.push_back({{"kind", "wgrad_sweep"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
                              {"config", c.to_json()}, {"us", t.median_us}, {"acc_us", ta.median_us}});
@@ -350,6 +381,7 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--forward-only") wgrad = false;
     else if (arg == "--wgrad-only") forward = false;
     else if (arg == "--wgrad-sweep") sweep = true;
+    else if (arg == "--wgrad-configs" && i + 1 < argc) g_wgrad_configs = argv[++i], sweep = true;
     else if (arg == "--sweep") forward_sweep = true;
     else {
       std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
