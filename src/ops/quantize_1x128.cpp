@@ -151,7 +151,22 @@ std::vector<KernelSpec> quantize_1x128_specs_for(const ManifestOp& op, const Arc
                 fmt::format("quantize_1x128: x_dtype \"{}\" must be \"bf16\" or \"f32\"",
                             op.x_dtype));
   }
-  return {quantize_1x128_spec(dtype, op.pow2_scales, arch, manifest_q_dtype(op))};
+  // The kernels the op's m range needs (quantize_1x128_uses_tile_kernel; the rule is monotone in
+  // m); both when the manifest leaves k out.
+  const DType q_dtype = manifest_q_dtype(op);
+  std::vector<KernelSpec> specs;
+  if (op.k == 0 || !quantize_1x128_uses_tile_kernel(op.m_min, op.k))
+    specs.push_back(quantize_1x128_spec(dtype, op.pow2_scales, arch, q_dtype));
+  if (op.k == 0 || quantize_1x128_uses_tile_kernel(op.m_max, op.k)) {
+    const TileVariant rows{dtype, q_dtype, op.pow2_scales ? TileScale::f32_pow2 : TileScale::f32,
+                           TileRow::k1x128, TileCol::none};
+    specs.push_back(quantize_tile_spec("quantize_1x128", rows, arch));
+  }
+  return specs;
+}
+
+bool quantize_1x128_uses_tile_kernel(std::int64_t m, std::int64_t k) {
+  return m >= kTilePathMinRows && k >= kTilePathMinK && ceil_div(m, kTileRows) <= 65535;
 }
 
 }  // namespace jitfp8::detail
@@ -161,6 +176,10 @@ namespace jitfp8 {
 void quantize_1x128(const Quantize1x128Args& args, Stream stream) {
   using namespace detail;
   const std::int64_t stride = validate(args);
+  if (quantize_1x128_uses_tile_kernel(args.m, args.k)) {
+    launch_1x128_rows_tile(args, stride, stream);
+    return;
+  }
 
   const DeviceContext& device = current_device();
   PlanKey key{};

@@ -29,15 +29,17 @@ const char* kind_family(MoeKind k) {
 struct PlanKey {
   std::int32_t device = 0;
   std::uint8_t kind = 0, x_dtype = 0, q_dtype = 0, pow2 = 0;
+  std::int32_t stash_bytes = 0;
 };
-static_assert(sizeof(PlanKey) == 8, "PlanKey must have no padding");
+static_assert(sizeof(PlanKey) == 12, "PlanKey must have no padding");
 
 DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
   static DispatchCache<PlanKey, const LoadedKernel*> cache;
   return cache;
 }
 
-const LoadedKernel& kernel_for(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2) {
+const LoadedKernel& kernel_for(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2,
+                               int stash_bytes = kColwiseStashBytes) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
@@ -45,8 +47,10 @@ const LoadedKernel& kernel_for(MoeKind kind, DType x_dtype, DType q_dtype, bool 
   key.x_dtype = static_cast<std::uint8_t>(x_dtype);
   key.q_dtype = static_cast<std::uint8_t>(q_dtype);
   key.pow2 = pow2 ? 1 : 0;
+  key.stash_bytes = kind == MoeKind::grouped_colwise ? stash_bytes : 0;
   return *plan_cache().get_or_make(key, [&] {
-    return &get_kernel(device.device, quantize_moe_spec(kind, x_dtype, q_dtype, pow2, device.arch));
+    return &get_kernel(device.device, quantize_moe_spec(kind, x_dtype, q_dtype, pow2, device.arch,
+                                                        stash_bytes));
   });
 }
 
@@ -59,8 +63,27 @@ void check_groups(std::string_view fn, std::int64_t num_groups, std::int64_t max
 
 }  // namespace
 
+ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype) {
+  const std::int64_t row_bytes = kColwiseColumns * static_cast<std::int64_t>(dtype_size(x_dtype));
+  const std::int64_t avg_rows = ceil_div(tokens, num_groups);
+  ColwiseLaunch plan;
+  // The small stash where an average group fits one block with 25% headroom (groups vary).
+  const std::int64_t small_rows = kColwiseSmallStashBytes / row_bytes;
+  if (avg_rows <= small_rows * 3 / 4) {
+    plan.stash_bytes = kColwiseSmallStashBytes;
+    plan.cluster = 1;
+    return plan;
+  }
+  // Else the large stash, and enough blocks per (group, slab) that an average group fits their
+  // stashes with 25% headroom; any value is correct, larger groups re-read from L2.
+  const std::int64_t stash_rows = kColwiseStashBytes / row_bytes;
+  plan.stash_bytes = kColwiseStashBytes;
+  plan.cluster = static_cast<int>(std::clamp<std::int64_t>(ceil_div(avg_rows, stash_rows * 3 / 4), 1, 8));
+  return plan;
+}
+
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,
-                             const Arch& arch) {
+                             const Arch& arch, int stash_bytes) {
   const std::string_view fn = kind_family(kind);
   check_x_dtype(fn, "x_dtype", x_dtype);
   check_q_dtype(fn, q_dtype);
@@ -77,10 +100,11 @@ KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool po
                                           : "jitfp8::quantize_grouped_colwise_kernel";
   spec.template_args = {x_dtype == DType::bf16 ? "true" : "false",
                         q_dtype == DType::e5m2 ? "true" : "false", pow2_scales ? "true" : "false"};
+  if (kind == MoeKind::grouped_colwise) spec.template_args.push_back(std::to_string(stash_bytes));
   spec.arch = arch;
   spec.dynamic_smem_bytes = kind == MoeKind::kgrouped
                                 ? 128 * 128 * static_cast<int>(dtype_size(x_dtype))
-                                : kColwiseStashBytes;
+                                : stash_bytes;
   spec.config = {{"x_dtype", std::string(dtype_name(x_dtype))},
                  {"q_dtype", std::string(dtype_name(q_dtype))},
                  {"pow2_scales", pow2_scales},
@@ -96,8 +120,12 @@ std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp& op, const 
 }
 std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp& op, const Arch& arch,
                                                            int) {
-  return {quantize_moe_spec(MoeKind::grouped_colwise, manifest_x_dtype(op), manifest_q_dtype(op),
-                            op.pow2_scales, arch)};
+  // Both stashes: which one runs depends on the run-time group sizes (colwise_launch).
+  std::vector<KernelSpec> specs;
+  for (int stash_bytes : {kColwiseStashBytes, kColwiseSmallStashBytes})
+    specs.push_back(quantize_moe_spec(MoeKind::grouped_colwise, manifest_x_dtype(op),
+                                      manifest_q_dtype(op), op.pow2_scales, arch, stash_bytes));
+  return specs;
 }
 
 }  // namespace jitfp8::detail
@@ -175,15 +203,11 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
                       {"q", a.q, a.tokens * a.d},
                       {"scales", a.scales, a.num_groups * a.d * 4}},
                  /*num_inputs=*/2);
-  const LoadedKernel& kernel =
-      kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype, a.pow2_scales);
+  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype);
+  const LoadedKernel& kernel = kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype,
+                                          a.pow2_scales, plan.stash_bytes);
+  const unsigned cluster = static_cast<unsigned>(plan.cluster);
   LaunchShape shape;
-  // Blocks per (group, 64-column slab): enough that an average group fits the blocks' stashes
-  // with 25% headroom (groups vary); any value is correct, larger groups re-read from L2.
-  const std::int64_t stash_rows = kColwiseStashBytes / (64 * static_cast<std::int64_t>(dtype_size(a.x_dtype)));
-  const std::int64_t avg_rows = ceil_div(a.tokens, a.num_groups);
-  const unsigned cluster =
-      static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(avg_rows, stash_rows * 3 / 4), 1, 8));
   shape.grid = {static_cast<unsigned>(ceil_div(a.d, kColwiseColumns)) * cluster,
                 static_cast<unsigned>(a.num_groups), 1};
   shape.cluster = {cluster, 1, 1};

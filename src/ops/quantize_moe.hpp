@@ -5,6 +5,7 @@
 // quantize_tile.hpp with one grid slice per expert: the same compiled kernels.)
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,11 +17,25 @@ namespace jitfp8::detail {
 
 enum class MoeKind : std::uint8_t { kgrouped = 0, grouped_colwise = 1 };
 constexpr int kMoeThreads = 256;
-constexpr int kColwiseStashBytes = 98304;  // = templates/quant/quantize_moe.cuh
-constexpr int kColwiseColumns = 64;        // columns per block
+constexpr int kColwiseColumns = 64;  // columns per block
 
+// quantize_grouped_colwise's launch, from the average group size: a block stashes its share of
+// a group's rows in shared memory (96 KB: two blocks per SM; 48 KB: four, which pays where
+// groups are small), and a cluster of `cluster` blocks shares one (group, slab).
+// Measured on an H100 (bf16, GB/s, 96 KB -> 48 KB stash): E128 32768 x 2048 (256-row groups,
+// one block either way) 2572 -> 2802; but E16 8192 x 7168 (512 rows: clusters of 2 with 48 KB)
+// 2719 -> 2385 and E16 32768 x 2048 (2048 rows: clusters of 4 -> 8) 2445 -> 2162.
+constexpr int kColwiseStashBytes = 98304;
+constexpr int kColwiseSmallStashBytes = 49152;
+struct ColwiseLaunch {
+  int stash_bytes = kColwiseStashBytes;
+  int cluster = 1;
+};
+ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype);
+
+// stash_bytes: the grouped column-wise kernel's shared-memory stash (ignored for kgrouped).
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,
-                             const Arch& arch);
+                             const Arch& arch, int stash_bytes = kColwiseStashBytes);
 
 // Op families "quantize_kgrouped" and "quantize_grouped_colwise" (ManifestOp fields used:
 // x_dtype, q_dtype, pow2_scales; shapes and group data are run-time arguments).

@@ -226,6 +226,12 @@ std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp& op, con
   return mx_family("quantize_mxfp8_fused", TileRow::mx32, TileCol::mx32, op, arch);
 }
 
+void launch_1x128_rows_tile(const Quantize1x128Args& a, std::int64_t stride, Stream stream) {
+  TileVariant v{a.x_dtype, a.q_dtype, f32_scale(a.pow2_scales), TileRow::k1x128, TileCol::none};
+  launch_tile("quantize_1x128", v, a.x, stride, a.m, a.k, a.q, a.scales, nullptr, nullptr, a.eps,
+              stream);
+}
+
 }  // namespace jitfp8::detail
 
 namespace jitfp8 {

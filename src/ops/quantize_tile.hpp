@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "jitfp8/quant.hpp"
 #include "jitfp8/runtime.hpp"
 #include "jitfp8/types.hpp"
 #include "runtime/kernel_spec.hpp"
@@ -47,6 +48,9 @@ std::vector<KernelSpec> quantize_128x128_t_specs_for(const ManifestOp&, const Ar
 std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp&, const Arch&, int);
 std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp&, const Arch&, int);
 std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp&, const Arch&, int);
+
+// quantize_1x128 through the tile kernel (rows only); `stride` is the validated row stride.
+void launch_1x128_rows_tile(const Quantize1x128Args& a, std::int64_t stride, Stream stream);
 
 // Row-wise family (templates/quant/quantize_rowwise.cuh).
 struct RowwiseConfig {

@@ -1,5 +1,7 @@
 // 1x128 activation quantization: x (M, K) bf16 or fp32 -> q (M, K) e4m3 + one fp32 scale per
 // 1x128 tile along K, written MN-major (scale(m, kb) at kb * align(M, 4) + m, padding rows = 0).
+// jitfp8::quantize_1x128 runs it for few rows or K < 4096; long rows of many rows go through
+// quantize_tile_kernel's rows-only 1x128 mode, faster there (src/ops/quantize_1x128.hpp).
 // The numerical contract is include/jitfp8/quant.hpp; tests/support/fp8_reference.cpp is an
 // independent CPU model of it and the GPU tests compare bit for bit.
 //

@@ -11,7 +11,8 @@
 // floors (tokens * D * 3 bytes / 3.0 TB/s) 58.7 us (E16 8192x7168), 67.1 us (32768x2048),
 // 234.9 us (E64 32768x7168), 67.1 us (E128 32768x2048), 469.8 us (E128 65536x7168); with pass 1
 // through cp.async (below), before -> after: 2489 -> 2720, 2210 -> 2457 (clusters of 4),
-// 2641 -> 2962, 2406 -> 2606, 2674 -> 3001 (2026-11-23).
+// 2641 -> 2962, 2406 -> 2606, 2674 -> 3001 (2026-11-23); E128 32768x2048 with the 48 KB stash
+// (colwise_launch) 2572 -> 2808.
 #pragma once
 
 #include "quant/quant_common.cuh"
@@ -252,12 +253,13 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 // ---- per-group column-wise scales ---------------------------------------------------------------
 // Launch: block 256, grid (ceil(D / 64) * C, num_groups), clusters of C blocks along x (C in
 // [1, 8], chosen by the host from the average group size: any C is correct), dynamic shared
-// memory kColwiseStashBytes (96 KB: two blocks per SM). Cluster (cb, g) owns columns
+// memory kStashBytes (the host's colwise_launch: 96 KB, two blocks per SM, or 48 KB, four, for
+// small groups). Cluster (cb, g) owns columns
 // [64 cb, 64 cb + 64) of group g; its block of rank i takes the i-th of C contiguous row ranges,
 // and the C partial column maxima meet through distributed shared memory (so a group C times
 // larger than one block's stash still stays on chip).
 // Narrow slabs keep many blocks busy when there are few groups, and let the stash hold a whole
-// group for typical sizes (768 bf16 / 384 fp32 rows).
+// group for typical sizes (96 KB: 768 bf16 / 384 fp32 rows).
 // A 64-column row is kLanesPerRow lanes x 16 bytes (8 lanes bf16, 16 lanes fp32); the block
 // covers kRowsPerStep = 256 / kLanesPerRow rows per step, kUnroll steps in flight.
 // 1. Group bounds: start = clamp(max(0, ends[0..g-1])), end = clamp(max(start, ends[g])), clamp to
@@ -268,8 +270,7 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 // 3. The row-lanes' maxima meet in shared memory: scale and reciprocal per column.
 // 4. Pass 2: every row again, from shared memory when stashed, else re-read from global memory
 //    (last rows first, the most recently read, most likely still in L2): scale, cast, store.
-constexpr int kColwiseStashBytes = 98304;
-template <bool kXIsBf16, bool kE5M2, bool kPow2>
+template <bool kXIsBf16, bool kE5M2, bool kPow2, int kStashBytes>
 __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
     const void* __restrict__ x, long long x_row_stride, const int* __restrict__ group_ends,
     int tokens, int d, unsigned char* __restrict__ q, float* __restrict__ scales, float eps) {
@@ -279,7 +280,7 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
   constexpr int kLanesPerRow = 64 / kV;               // 8 bf16, 16 fp32
   constexpr int kRowsPerStep = 256 / kLanesPerRow;    // 32 bf16, 16 fp32
   constexpr int kRowBytes = 64 * kElemBytes;
-  constexpr int kStashRows = kColwiseStashBytes / kRowBytes;  // 768 bf16, 384 fp32
+  constexpr int kStashRows = kStashBytes / kRowBytes;  // 96 KB: 768 bf16, 384 fp32
   constexpr int kUnroll = kXIsBf16 ? 6 : 8;           // 24 / 32 KB of x in flight per block
 
   extern __shared__ __align__(16) unsigned char stash[];

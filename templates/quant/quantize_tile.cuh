@@ -1,5 +1,6 @@
 // One-pass quantization of 128 x 128 tiles of x (M, K) into up to two orientations:
-//   row output q (M, K):   1x128 along K (fp32 scales, Scales1x128Layout{M, K}),
+//   row output q (M, K):   1x128 along K (fp32 scales, Scales1x128Layout{M, K}; alone, it is
+//                          jitfp8::quantize_1x128 for M >= 512 and K >= 4096),
 //                          1x32 along K (MXFP8, E8M0 bytes, ScalesMx32Layout{M, K}: the 128x4
 //                          tiled layout, one 512-byte tile of scales per 128 x 128 tile of x), or
 //                          128x128 blocks (fp32 scales, Scales128x128Layout{M, K});

@@ -373,7 +373,8 @@ TEST_CASE("quantize_grouped_colwise is bit-exact (ragged groups, empty groups, t
     int groups, mean;
     std::int64_t d;
   };
-  // Means past 256 (bf16) / 128 (fp32) rows exercise the re-read of rows beyond the stash.
+  // Means past 288 (bf16) / 144 (fp32) rows take the 96 KB stash (colwise_launch), the others
+  // the 48 KB one; the malformed ends below (one 530-row group) re-read rows past the stash.
   for (const Case& c : {Case{1, 700, 144}, Case{3, 400, 16}, Case{8, 60, 400}, Case{5, 0, 128},
                         Case{40, 9, 272}})
     for (DType xd : {DType::bf16, DType::f32}) {

@@ -11,11 +11,13 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gpu_support.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/quant.hpp"
+#include "ops/quantize_1x128.hpp"
 #include "support/fp8_reference.hpp"
 
 namespace {
@@ -163,16 +165,35 @@ const char* dtype_label(DType d) { return d == DType::bf16 ? "bf16" : "f32"; }
 
 }  // namespace
 
+// Shapes on both kernels of quantize_1x128: its own, and the tile kernel for long rows of many
+// rows (the test asserts which one each shape takes, so a changed rule cannot hide a path).
+bool on_tile_kernel(std::int64_t m, std::int64_t k) {
+  return jitfp8::detail::quantize_1x128_uses_tile_kernel(m, k);
+}
+
+// A small shape (quantize_1x128's own kernel) and one on the tile kernel, with a K tail.
+const std::pair<std::int64_t, std::int64_t> kSmallAndTile[] = {{9, 400}, {521, 4112}};
+
+TEST_CASE("the special-case shapes cover both kernels", "[gpu][quantize_1x128]") {
+  CHECK_FALSE(on_tile_kernel(kSmallAndTile[0].first, kSmallAndTile[0].second));
+  CHECK(on_tile_kernel(kSmallAndTile[1].first, kSmallAndTile[1].second));
+}
+
 TEST_CASE("quantize_1x128 is bit-exact against the CPU reference", "[gpu][quantize_1x128]") {
   const std::int64_t ms[] = {1, 7, 129, 1000};
-  const std::int64_t ks[] = {16, 128, 144, 1024, 7168, 16384};
+  const std::int64_t ks[] = {16, 128, 144, 1024, 4112, 7168, 16384};
+  REQUIRE(on_tile_kernel(1000, 4112));
+  REQUIRE(on_tile_kernel(1000, 16384));
+  REQUIRE_FALSE(on_tile_kernel(129, 16384));
+  REQUIRE_FALSE(on_tile_kernel(1000, 1024));
   std::uint64_t seed = 1;
   for (DType dtype : {DType::bf16, DType::f32}) {
     for (std::int64_t m : ms) {
       for (std::int64_t k : ks) {
-        // Contiguous everywhere; strided (16-byte but not 32-byte aligned rows) for m in {7, 129}.
+        // Contiguous everywhere; strided (16-byte but not 32-byte aligned rows) for m in
+        // {7, 129, 1000}.
         std::vector<std::int64_t> strides = {k};
-        if (m == 7 || m == 129) strides.push_back(k + (dtype == DType::bf16 ? 8 : 4));
+        if (m == 7 || m == 129 || m == 1000) strides.push_back(k + (dtype == DType::bf16 ? 8 : 4));
         for (std::int64_t stride : strides) {
           const HostInput in = make_input(dtype, m, k, stride, seed++);
           const auto x = upload(in);
@@ -194,14 +215,17 @@ TEST_CASE("quantize_1x128 with a tiny eps: subnormal scales and overflowing reci
   // eps far below the subnormal rows' amax, down to the smallest allowed (448 * 2^-126, where
   // s = eps / 448 is the smallest normal float): the GPU must give the reference's bits.
   for (DType dtype : {DType::bf16, DType::f32}) {
-    const HostInput in = make_input(dtype, 64, 1024, 1024, 77);
-    const auto x = upload(in);
-    for (bool pow2 : {false, true}) {
-      for (float eps : {1e-30f, 5.3e-36f}) {
-        INFO(dtype_label(dtype) << " pow2=" << pow2 << " eps=" << eps);
-        const Mismatch mm = run_and_compare(in, x, pow2, eps);
-        INFO(mm.first);
-        CHECK(mm.count == 0);
+    for (auto [m, k] : kSmallAndTile) {
+      const HostInput in = make_input(dtype, m, k, k, 77);
+      const auto x = upload(in);
+      for (bool pow2 : {false, true}) {
+        for (float eps : {1e-30f, 5.3e-36f}) {
+          INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " pow2=" << pow2
+                                  << " eps=" << eps);
+          const Mismatch mm = run_and_compare(in, x, pow2, eps);
+          INFO(mm.first);
+          CHECK(mm.count == 0);
+        }
       }
     }
   }
@@ -210,14 +234,16 @@ TEST_CASE("quantize_1x128 with a tiny eps: subnormal scales and overflowing reci
 TEST_CASE("quantize_1x128 on all-zero input writes eps scales and zero padding",
           "[gpu][quantize_1x128]") {
   for (DType dtype : {DType::bf16, DType::f32}) {
-    HostInput in{dtype, 3, 272, 272, {}};
-    in.bytes.assign(static_cast<std::size_t>(3 * 272) * (dtype == DType::bf16 ? 2 : 4), 0);
-    const auto x = upload(in);
-    for (bool pow2 : {false, true}) {
-      INFO(dtype_label(dtype) << " pow2=" << pow2);
-      const Mismatch mm = run_and_compare(in, x, pow2, 1e-4f);
-      INFO(mm.first);
-      CHECK(mm.count == 0);
+    for (auto [m, k] : kSmallAndTile) {
+      HostInput in{dtype, m, k, k, {}};
+      in.bytes.assign(static_cast<std::size_t>(m * k) * (dtype == DType::bf16 ? 2 : 4), 0);
+      const auto x = upload(in);
+      for (bool pow2 : {false, true}) {
+        INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " pow2=" << pow2);
+        const Mismatch mm = run_and_compare(in, x, pow2, 1e-4f);
+        INFO(mm.first);
+        CHECK(mm.count == 0);
+      }
     }
   }
 }
@@ -230,29 +256,29 @@ TEST_CASE("quantize_1x128 handles NaN, Inf, -0 and out-of-range values as docume
                                        1e38f,  -1e38f,  3e-39f, -3e-39f, 448.0f,  464.0f,
                                        1e-45f, 1.0625f, 336.0f, 65504.0f};
   for (DType dtype : {DType::bf16, DType::f32}) {
-    const std::int64_t m = 9, k = 400;  // tail tile of 16
-    HostInput in = make_input(dtype, m, k, k, 5);
-    std::mt19937 rng(11);
-    const std::size_t elem = dtype == DType::bf16 ? 2 : 4;
-    for (std::int64_t r = 0; r < m; ++r) {
-      if (r == 8) continue;  // one row left finite
-      for (int j = 0; j < 6; ++j) {
-        const std::int64_t c = static_cast<std::int64_t>(rng() % k);
-        const float v = specials[(r * 6 + j) % specials.size()];
-        if (dtype == DType::bf16) {
-          const std::uint16_t b = jitfp8::test::bf16_from_float(v);
-          std::memcpy(in.bytes.data() + (r * k + c) * elem, &b, 2);
-        } else {
-          std::memcpy(in.bytes.data() + (r * k + c) * elem, &v, 4);
+    for (auto [m, k] : kSmallAndTile) {  // K tails of 16
+      HostInput in = make_input(dtype, m, k, k, 5);
+      std::mt19937 rng(11);
+      const std::size_t elem = dtype == DType::bf16 ? 2 : 4;
+      for (std::int64_t r = 0; r + 1 < m; ++r) {  // the last row left finite
+        for (int j = 0; j < 6; ++j) {
+          const std::int64_t c = static_cast<std::int64_t>(rng() % k);
+          const float v = specials[(r * 6 + j) % specials.size()];
+          if (dtype == DType::bf16) {
+            const std::uint16_t b = jitfp8::test::bf16_from_float(v);
+            std::memcpy(in.bytes.data() + (r * k + c) * elem, &b, 2);
+          } else {
+            std::memcpy(in.bytes.data() + (r * k + c) * elem, &v, 4);
+          }
         }
       }
-    }
-    const auto x = upload(in);
-    for (bool pow2 : {false, true}) {
-      INFO(dtype_label(dtype) << " pow2=" << pow2);
-      const Mismatch mm = run_and_compare(in, x, pow2, 1e-4f);
-      INFO(mm.first);
-      CHECK(mm.count == 0);
+      const auto x = upload(in);
+      for (bool pow2 : {false, true}) {
+        INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " pow2=" << pow2);
+        const Mismatch mm = run_and_compare(in, x, pow2, 1e-4f);
+        INFO(mm.first);
+        CHECK(mm.count == 0);
+      }
     }
   }
 }

@@ -1,26 +1,19 @@
-// The profiler timer of jitfp8 bench splits CUPTI's activity records into runs at each L2 flush
-// (memset) and sums each run's kernel and memcpy durations (tools/bench/activity_clock.hpp).
+// The profiler timer of jitfp8 bench counts, for one run of a benchmark body, the union of the
+// GPU intervals of its kernels, memcpys and memsets (tools/bench/activity_clock.hpp).
 #include <catch2/catch.hpp>
 
 #include "bench/activity_clock.hpp"
 
-using jitfp8::bench::busy_ns_per_run;
+using jitfp8::bench::busy_ns;
 using jitfp8::bench::GpuActivity;
 
-TEST_CASE("busy time per run: kernels and memcpys after each flush, gaps excluded", "[bench]") {
-  const std::vector<GpuActivity> seen = {
-      {GpuActivity::kKernel, 0, 50},        // before the first flush: a warm-up, ignored
-      {GpuActivity::kMemset, 100, 400},     // run 1
-      {GpuActivity::kKernel, 1400, 1700},   //   300 ns, after a 1000 ns launch gap
-      {GpuActivity::kKernel, 1800, 1825},   //   25 ns, a second kernel of the same body
-      {GpuActivity::kMemset, 2000, 2300},   // run 2
-      {GpuActivity::kMemcpy, 2500, 2900},   //   400 ns
-      {GpuActivity::kMemset, 3000, 3300},   // run 3: nothing ran
-  };
-  const std::vector<double> runs = busy_ns_per_run(seen);
-  REQUIRE(runs.size() == 3);
-  CHECK(runs[0] == 325);
-  CHECK(runs[1] == 400);
-  CHECK(runs[2] == 0);
-  CHECK(busy_ns_per_run({}).empty());
+TEST_CASE("busy time of a run: gaps excluded, overlaps counted once", "[bench]") {
+  CHECK(busy_ns({}) == 0);
+  CHECK(busy_ns({{1400, 1700}}) == 300);
+  // Two kernels with a 100 ns launch gap between them, then a memcpy.
+  CHECK(busy_ns({{1400, 1700}, {1800, 1825}, {2500, 2900}}) == 725);
+  // Kernels on two streams that overlap, one inside the other, and one that touches the end.
+  CHECK(busy_ns({{0, 100}, {50, 150}, {60, 70}, {150, 160}}) == 160);
+  // A zero-length record adds nothing.
+  CHECK(busy_ns({{10, 10}, {20, 30}}) == 10);
 }

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 const std::string kCli = JITFP8_CLI;
 
-// Four distinct kernels (two dtypes x two scale kinds), some listed twice.
+// Four (x_dtype, pow2_scales) variants, some listed twice.
 const char* kManifest = R"({
   "model": "test",
   "ops": [
@@ -27,6 +28,10 @@ const char* kManifest = R"({
     {"op": "quantize_1x128", "k": 7168, "x_dtype": "f32", "pow2_scales": true}
   ]
 })";
+
+// Four (x_dtype, pow2_scales) variants of quantize_1x128's own kernel, and for the one whose m
+// range reaches the tile kernel's shapes (quantize_1x128_uses_tile_kernel), that kernel too.
+constexpr int kKernels = 5;
 
 struct Summary {
   int kernels = -1, compiled = -1, cached = -1, failed = -1;
@@ -53,17 +58,17 @@ TEST_CASE("prewarm twice: the second run finds everything cached", "[cli]") {
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
   Summary one = parse_summary(first.output);
-  CHECK(one.kernels == 4);
-  CHECK(one.compiled == 4);
+  CHECK(one.kernels == kKernels);
+  CHECK(one.compiled == kKernels);
   auto second = test::run_command(command);
   INFO(second.output);
   REQUIRE(second.exit_code == 0);
   Summary two = parse_summary(second.output);
-  CHECK(two.cached == 4);
+  CHECK(two.cached == kKernels);
   CHECK(two.compiled == 0);
 
   auto stats = test::run_command(kCli + " cache stats --cache-dir " + dir.path() + "/c");
-  CHECK(stats.output.find("entries: 4 (0 invalid)") != std::string::npos);
+  CHECK(stats.output.find(fmt::format("entries: {} (0 invalid)", kKernels)) != std::string::npos);
 }
 
 TEST_CASE("many processes prewarming one empty cache compile each kernel once", "[cli][lock]") {
@@ -89,11 +94,11 @@ TEST_CASE("many processes prewarming one empty cache compile each kernel once", 
     total_compiled += summary.compiled;
     total_cached += summary.cached;
   }
-  CHECK(total_compiled == 4);  // the per-key lock: nobody compiled what another was compiling
-  CHECK(total_cached == kProcesses * 4 - 4);
+  CHECK(total_compiled == kKernels);  // the per-key lock: nobody compiled what another was compiling
+  CHECK(total_cached == kProcesses * kKernels - kKernels);
   test::ScopedCacheRoots roots({dir / "c"});
   auto entries = cache_entries();
-  CHECK(entries.size() == 4);
+  CHECK(entries.size() == kKernels);
   for (const CacheEntryInfo& entry : entries) CHECK(entry.valid);
 }
 
@@ -117,7 +122,7 @@ TEST_CASE("cache verify removes bad entries; clear empties the cache", "[cli]") 
   CHECK(verify.exit_code == 0);
   CHECK(verify.output.find("removed 1 entries") != std::string::npos);
   auto clear = test::run_command(kCli + " cache clear --cache-dir " + cache);
-  CHECK(clear.output.find("removed 3 entries") != std::string::npos);
+  CHECK(clear.output.find(fmt::format("removed {} entries", kKernels - 1)) != std::string::npos);
   auto stats = test::run_command(kCli + " cache stats --cache-dir " + cache);
   CHECK(stats.output.find("entries: 0") != std::string::npos);
 }

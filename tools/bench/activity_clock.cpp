@@ -43,17 +43,17 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        g_seen.push_back({GpuActivity::kKernel, k->start, k->end});
+        g_seen.push_back({k->start, k->end});
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        g_seen.push_back({GpuActivity::kMemcpy, c->start, c->end});
+        g_seen.push_back({c->start, c->end});
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        g_seen.push_back({GpuActivity::kMemset, s->start, s->end});
+        g_seen.push_back({s->start, s->end});
         break;
       }
       default:

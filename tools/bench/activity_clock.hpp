@@ -8,14 +8,13 @@
 
 namespace jitfp8::bench {
 
-// One GPU operation seen by CUPTI. Memsets are the benchmark's L2 flushes: they separate runs.
+// One GPU operation seen by CUPTI: a kernel, memcpy or memset, with the GPU's timestamps.
 struct GpuActivity {
-  enum Kind { kKernel, kMemcpy, kMemset } kind;
   std::uint64_t start_ns, end_ns;
 };
 
-// Records every kernel, memcpy and memset that runs between start() and stop(). One recorder at a
-// time per process (CUPTI's activity buffers are process-wide).
+// Records every kernel, memcpy and memset that runs while it exists. One recorder at a time per
+// process (CUPTI's activity buffers are process-wide).
 class ActivityRecorder {
  public:
   ActivityRecorder();   // registers the buffer callbacks and enables the activity kinds
@@ -23,22 +22,23 @@ class ActivityRecorder {
   ActivityRecorder(const ActivityRecorder&) = delete;
   ActivityRecorder& operator=(const ActivityRecorder&) = delete;
 
-  // Synchronizes the device, flushes CUPTI's buffers and returns what ran, ordered by start.
+  // Synchronizes the device, flushes CUPTI's buffers and returns what ran since the last call,
+  // ordered by start.
   std::vector<GpuActivity> collect();
 };
 
-// Per-run busy time (ns) of the operations after each memset and before the next one: what a
-// profiler's kernel-time sum reports for one run of a benchmark body. Activities before the first
-// memset are ignored. Expects `activities` ordered by start, as collect() returns them.
-inline std::vector<double> busy_ns_per_run(const std::vector<GpuActivity>& activities) {
-  std::vector<double> runs;
+// Busy time (ns) of `activities` (ordered by start): the length of the union of their intervals,
+// what a profiler's kernel-time sum reports for one run of a benchmark body, without the gaps
+// between operations and counting overlapping operations (several streams) once.
+inline double busy_ns(const std::vector<GpuActivity>& activities) {
+  double busy = 0;
+  std::uint64_t covered_until = 0;
   for (const GpuActivity& a : activities) {
-    if (a.kind == GpuActivity::kMemset)
-      runs.push_back(0);
-    else if (!runs.empty())
-      runs.back() += static_cast<double>(a.end_ns - a.start_ns);
+    const std::uint64_t from = a.start_ns > covered_until ? a.start_ns : covered_until;
+    if (a.end_ns > from) busy += static_cast<double>(a.end_ns - from);
+    if (a.end_ns > covered_until) covered_until = a.end_ns;
   }
-  return runs;
+  return busy;
 }
 
 }  // namespace jitfp8::bench

@@ -16,10 +16,11 @@ int main(int argc, char** argv) {
         "       jitfp8 bench quant [--shapes M,K;...] [--iters N] [--json FILE]\n"
         "       jitfp8 bench moe   [--only contiguous,masked,kgrouped] [--iters N] [--json FILE]\n"
         "       (the anchors' MoE shapes beside cuBLASLt called once per expert)\n"
-        "Kernel time: CUDA graphs of --iters (default 20) x (L2 flush, kernel), event-timed, minus\n"
-        "the flushes alone, median of 5 replays; the same random inputs for every contender. This\n"
-        "also counts the ~1-2 us launch gap before each run. --timer profiler (any benchmark): the\n"
-        "anchors' protocol instead, CUPTI's GPU timestamps of each run's kernels and memcpys.\n"
+        "Kernel time (the anchors' protocol): each run is an L2 flush, then the body launched on its\n"
+        "own; its time is CUPTI's GPU timestamps of the body's kernels, memcpys and memsets, median\n"
+        "of 5 x --iters (default 20) runs; the same random inputs for every contender.\n"
+        "--timer graph (any benchmark), where CUPTI is not available: CUDA graphs of --iters x\n"
+        "(flush, body), event-timed, minus the flushes alone; also counts ~1-2 us of launch gap.\n"
         "--flush-mb N (any benchmark): the flush memset, default 64 MB; the anchors used 2048 MB,\n"
         "which also lets power and clocks recover between runs.\n");
     return argc < 2 ? 2 : 0;

@@ -1,0 +1,58 @@
+// Shape-dependent kernel choices of the quantizers: which kernel quantize_1x128 runs, and the
+// stash and cluster size of quantize_grouped_colwise. The GPU tests rely on these to reach every
+// path; the prewarm lists must contain what the rules can pick.
+#include <catch2/catch.hpp>
+
+#include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
+#include "ops/quantize_1x128.hpp"
+#include "ops/quantize_moe.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+
+TEST_CASE("quantize_1x128 takes the tile kernel for long rows of many rows only", "[quant]") {
+  CHECK(quantize_1x128_uses_tile_kernel(512, 4096));
+  CHECK(quantize_1x128_uses_tile_kernel(65536, 7168));
+  CHECK_FALSE(quantize_1x128_uses_tile_kernel(511, 7168));
+  CHECK_FALSE(quantize_1x128_uses_tile_kernel(65536, 4080));
+  CHECK_FALSE(quantize_1x128_uses_tile_kernel(1, 16384));
+  // Past the tile grid's 65535 row blocks the own kernel takes over.
+  CHECK(quantize_1x128_uses_tile_kernel(65535LL * 128, 4096));
+  CHECK_FALSE(quantize_1x128_uses_tile_kernel(65535LL * 128 + 1, 4096));
+}
+
+TEST_CASE("quantize_1x128 prewarms the kernels its m range can reach", "[quant]") {
+  const Arch arch = Arch::parse("sm_90a");
+  auto count = [&](std::int64_t m_min, std::int64_t m_max, std::int64_t k) {
+    ManifestOp op;
+    op.op = "quantize_1x128";
+    op.m_min = m_min, op.m_max = m_max, op.k = k;
+    return find_op_family("quantize_1x128")->specs_for(op, arch, 132).size();
+  };
+  CHECK(count(1, 65536, 7168) == 2);
+  CHECK(count(1, 128, 7168) == 1);
+  CHECK(count(4096, 8192, 7168) == 1);
+  CHECK(count(1, 65536, 2048) == 1);
+  CHECK(count(1, 1, 0) == 2);  // k left out: both
+}
+
+TEST_CASE("quantize_grouped_colwise: small groups take the small stash, large ones clusters",
+          "[quant]") {
+  // E128 x 256-row groups (bf16): one block per (group, slab), four blocks per SM.
+  ColwiseLaunch small = colwise_launch(32768, 128, DType::bf16);
+  CHECK(small.stash_bytes == kColwiseSmallStashBytes);
+  CHECK(small.cluster == 1);
+  // E16 x 2048 rows: the large stash, 512 rows per block in clusters of 4.
+  ColwiseLaunch large = colwise_launch(32768, 16, DType::bf16);
+  CHECK(large.stash_bytes == kColwiseStashBytes);
+  CHECK(large.cluster == 4);
+  // fp32 rows are twice the bytes: 256-row groups no longer fit the small stash.
+  CHECK(colwise_launch(32768, 128, DType::f32).stash_bytes == kColwiseStashBytes);
+  // Clusters stop at 8; a lone huge group re-reads what the stashes cannot hold.
+  CHECK(colwise_launch(1 << 20, 1, DType::bf16).cluster == 8);
+
+  ManifestOp op;
+  op.op = "quantize_grouped_colwise";
+  CHECK(find_op_family(op.op)->specs_for(op, Arch::parse("sm_90a"), 132).size() == 2);
+}
