@@ -163,8 +163,6 @@ DeviceBuffer<unsigned char> upload(const HostInput& in) {
 
 const char* dtype_label(DType d) { return d == DType::bf16 ? "bf16" : "f32"; }
 
-}  // namespace
-
 // Shapes on both kernels of quantize_1x128: its own, and the tile kernel for long rows of many
 // rows (the test asserts which one each shape takes, so a changed rule cannot hide a path).
 bool on_tile_kernel(std::int64_t m, std::int64_t k) {
@@ -173,6 +171,8 @@ bool on_tile_kernel(std::int64_t m, std::int64_t k) {
 
 // A small shape (quantize_1x128's own kernel) and one on the tile kernel, with a K tail.
 const std::pair<std::int64_t, std::int64_t> kSmallAndTile[] = {{9, 400}, {521, 4112}};
+
+}  // namespace
 
 TEST_CASE("the special-case shapes cover both kernels", "[gpu][quantize_1x128]") {
   CHECK_FALSE(on_tile_kernel(kSmallAndTile[0].first, kSmallAndTile[0].second));

@@ -27,9 +27,9 @@ class ActivityRecorder {
   std::vector<GpuActivity> collect();
 };
 
-// Busy time (ns) of `activities` (ordered by start): the length of the union of their intervals,
-// what a profiler's kernel-time sum reports for one run of a benchmark body, without the gaps
-// between operations and counting overlapping operations (several streams) once.
+// Busy time (ns) of `activities` (ordered by start): the length of the union of their intervals.
+// For operations that do not overlap it is a profiler's kernel-time sum (no gaps between them);
+// operations that overlap (several streams) count once.
 inline double busy_ns(const std::vector<GpuActivity>& activities) {
   double busy = 0;
   std::uint64_t covered_until = 0;
