@@ -157,16 +157,14 @@ std::vector<KernelSpec> quantize_1x128_specs_for(const ManifestOp& op, const Arc
   std::vector<KernelSpec> specs;
   if (op.k == 0 || !quantize_1x128_uses_tile_kernel(op.m_min, op.k))
     specs.push_back(quantize_1x128_spec(dtype, op.pow2_scales, arch, q_dtype));
-  if (op.k == 0 || quantize_1x128_uses_tile_kernel(op.m_max, op.k)) {
-    const TileVariant rows{dtype, q_dtype, op.pow2_scales ? TileScale::f32_pow2 : TileScale::f32,
-                           TileRow::k1x128, TileCol::none};
-    specs.push_back(quantize_tile_spec("quantize_1x128", rows, arch));
-  }
+  if (op.k == 0 || quantize_1x128_uses_tile_kernel(op.m_max, op.k))
+    specs.push_back(quantize_tile_spec(
+        "quantize_1x128", quantize_1x128_rows_variant(dtype, q_dtype, op.pow2_scales), arch));
   return specs;
 }
 
 bool quantize_1x128_uses_tile_kernel(std::int64_t m, std::int64_t k) {
-  return m >= kTilePathMinRows && k >= kTilePathMinK && ceil_div(m, kTileRows) <= 65535;
+  return m >= kTilePathMinRows && k >= kTilePathMinK && ceil_div(m, kTileRows) <= kTileMaxRowBlocks;
 }
 
 }  // namespace jitfp8::detail

@@ -92,8 +92,8 @@ void launch_tile(std::string_view family, const TileVariant& v, const void* x,
 
 // The tile kernel's grid limits: K tiles on x (2^31 - 1), M tiles on y (65535).
 void check_grid(std::string_view fn, std::string_view rows_name, std::int64_t rows) {
-  require(ceil_div(rows, kTileRows) <= 65535, fn, rows_name, rows,
-          "ceil({} / 128) must be <= 65535 (grid.y)", rows_name);
+  require(ceil_div(rows, kTileRows) <= kTileMaxRowBlocks, fn, rows_name, rows,
+          "ceil({} / 128) must be <= {} (grid.y)", rows_name, kTileMaxRowBlocks);
 }
 
 TileScale f32_scale(bool pow2) { return pow2 ? TileScale::f32_pow2 : TileScale::f32; }
@@ -226,10 +226,13 @@ std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp& op, con
   return mx_family("quantize_mxfp8_fused", TileRow::mx32, TileCol::mx32, op, arch);
 }
 
+TileVariant quantize_1x128_rows_variant(DType x_dtype, DType q_dtype, bool pow2_scales) {
+  return TileVariant{x_dtype, q_dtype, f32_scale(pow2_scales), TileRow::k1x128, TileCol::none};
+}
+
 void launch_1x128_rows_tile(const Quantize1x128Args& a, std::int64_t stride, Stream stream) {
-  TileVariant v{a.x_dtype, a.q_dtype, f32_scale(a.pow2_scales), TileRow::k1x128, TileCol::none};
-  launch_tile("quantize_1x128", v, a.x, stride, a.m, a.k, a.q, a.scales, nullptr, nullptr, a.eps,
-              stream);
+  launch_tile("quantize_1x128", quantize_1x128_rows_variant(a.x_dtype, a.q_dtype, a.pow2_scales),
+              a.x, stride, a.m, a.k, a.q, a.scales, nullptr, nullptr, a.eps, stream);
 }
 
 }  // namespace jitfp8::detail

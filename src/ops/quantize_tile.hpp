@@ -30,6 +30,7 @@ struct TileVariant {
 
 constexpr int kTileThreads = 256;
 constexpr int kTileRows = 128;  // along M
+constexpr std::int64_t kTileMaxRowBlocks = 65535;  // M tiles on grid.y
 constexpr int kTileCols = 128;  // along K
 // Dynamic shared memory of a variant: the raw tile when there is a column output.
 int quantize_tile_smem_bytes(const TileVariant& v);
@@ -49,7 +50,9 @@ std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp&, const Arch&,
 std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp&, const Arch&, int);
 std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp&, const Arch&, int);
 
-// quantize_1x128 through the tile kernel (rows only); `stride` is the validated row stride.
+// quantize_1x128 through the tile kernel (rows only): the variant (prewarm and launch must agree)
+// and the launch; `stride` is the validated row stride.
+TileVariant quantize_1x128_rows_variant(DType x_dtype, DType q_dtype, bool pow2_scales);
 void launch_1x128_rows_tile(const Quantize1x128Args& a, std::int64_t stride, Stream stream);
 
 // Row-wise family (templates/quant/quantize_rowwise.cuh).
