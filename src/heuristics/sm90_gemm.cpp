@@ -19,7 +19,11 @@
 // or 8 CTAs must fit in GPCs: 32 clusters of 4 (128 CTAs) ran as two waves on an H100, 22 did
 // not, so their grid is capped at 2/3 of the SMs. Net effect on the M = 128 anchors: split-K
 // only where the unsplit tiles are tiny (N = 576: 14.7 -> 11 us); elsewhere unsplit 64-row
-// tiles with B multicast measured as fast or faster.
+// tiles with B multicast measured as fast or faster. The split's reduction and handshake cost
+// ~1.5 us (128 x 576: K = 1024 unsplit 3.7 us, K = 2048 in 2 splits with the same K blocks per
+// CTA 5.3 us); a split across the whole grid through a global fp32 workspace (TMA reduce-add,
+// arrival counter, last CTA writes bf16) was no faster on 128 x 576 x 7168 and slower elsewhere
+// (tools/bench/results/2026-11-23-compile-and-small-m-h100.md, branch exp/workspace-splitk).
 // The candidate with the least modelled time wins; ties go to bigger tiles (less operand
 // traffic: larger area, then fewer operand rows loaded in all), then fewer splits, then more stages.
 // On the 14 anchor shapes this lands on (or next to) the configurations that measured fastest
