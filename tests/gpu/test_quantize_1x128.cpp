@@ -172,6 +172,18 @@ bool on_tile_kernel(std::int64_t m, std::int64_t k) {
 // A small shape (quantize_1x128's own kernel) and one on the tile kernel, with a K tail.
 const std::pair<std::int64_t, std::int64_t> kSmallAndTile[] = {{9, 400}, {521, 4112}};
 
+// Both scale rules (fp32 and power-of-two) on one input, bit for bit against the reference.
+// The caller's INFO names the input.
+void check_both_scale_rules(const HostInput& in, const DeviceBuffer<unsigned char>& x,
+                            float eps = 1e-4f) {
+  for (bool pow2 : {false, true}) {
+    INFO("pow2=" << pow2 << " eps=" << eps);
+    const Mismatch mm = run_and_compare(in, x, pow2, eps);
+    INFO(mm.first);
+    CHECK(mm.count == 0);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the special-case shapes cover both kernels", "[gpu][quantize_1x128]") {
@@ -197,13 +209,8 @@ TEST_CASE("quantize_1x128 is bit-exact against the CPU reference", "[gpu][quanti
         for (std::int64_t stride : strides) {
           const HostInput in = make_input(dtype, m, k, stride, seed++);
           const auto x = upload(in);
-          for (bool pow2 : {false, true}) {
-            INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " stride=" << stride
-                                    << " pow2=" << pow2);
-            const Mismatch mm = run_and_compare(in, x, pow2, 1e-4f);
-            INFO(mm.first);
-            CHECK(mm.count == 0);
-          }
+          INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " stride=" << stride);
+          check_both_scale_rules(in, x);
         }
       }
     }
@@ -218,15 +225,8 @@ TEST_CASE("quantize_1x128 with a tiny eps: subnormal scales and overflowing reci
     for (auto [m, k] : kSmallAndTile) {
       const HostInput in = make_input(dtype, m, k, k, 77);
       const auto x = upload(in);
-      for (bool pow2 : {false, true}) {
-        for (float eps : {1e-30f, 5.3e-36f}) {
-          INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " pow2=" << pow2
-                                  << " eps=" << eps);
-          const Mismatch mm = run_and_compare(in, x, pow2, eps);
-          INFO(mm.first);
-          CHECK(mm.count == 0);
-        }
-      }
+      INFO(dtype_label(dtype) << " m=" << m << " k=" << k);
+      for (float eps : {1e-30f, 5.3e-36f}) check_both_scale_rules(in, x, eps);
     }
   }
 }
@@ -238,12 +238,8 @@ TEST_CASE("quantize_1x128 on all-zero input writes eps scales and zero padding",
       HostInput in{dtype, m, k, k, {}};
       in.bytes.assign(static_cast<std::size_t>(m * k) * (dtype == DType::bf16 ? 2 : 4), 0);
       const auto x = upload(in);
-      for (bool pow2 : {false, true}) {
-        INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " pow2=" << pow2);
-        const Mismatch mm = run_and_compare(in, x, pow2, 1e-4f);
-        INFO(mm.first);
-        CHECK(mm.count == 0);
-      }
+      INFO(dtype_label(dtype) << " m=" << m << " k=" << k);
+      check_both_scale_rules(in, x);
     }
   }
 }
@@ -273,12 +269,8 @@ TEST_CASE("quantize_1x128 handles NaN, Inf, -0 and out-of-range values as docume
         }
       }
       const auto x = upload(in);
-      for (bool pow2 : {false, true}) {
-        INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " pow2=" << pow2);
-        const Mismatch mm = run_and_compare(in, x, pow2, 1e-4f);
-        INFO(mm.first);
-        CHECK(mm.count == 0);
-      }
+      INFO(dtype_label(dtype) << " m=" << m << " k=" << k);
+      check_both_scale_rules(in, x);
     }
   }
 }
