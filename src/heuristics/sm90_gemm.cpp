@@ -124,6 +124,24 @@ int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, i
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
 }
 
+// Mirrors sm90_1d2d::dense_smem_size_with / d_buffers / dense_smem_size.
+namespace {
+int dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs) {
+  return sm90_gemm_smem_bytes(block_m, block_n, k, stages, splits) +
+         num_math_warpgroups(block_m) * (bufs - 1) * 64 * block_n * 2 + num_math_warpgroups(block_m) * bufs * 2 * 8;
+}
+}  // namespace
+
+int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits) {
+  const int waves = num_waves(block_m);
+  return waves > 1 && dense_smem_bytes_with(block_m, block_n, k, stages, splits, waves) <= kSm90MaxSmem ? waves : 1;
+}
+
+int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits) {
+  return dense_smem_bytes_with(block_m, block_n, k, stages, splits,
+                               sm90_gemm_d_buffers(block_m, block_n, k, stages, splits));
+}
+
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
   return block_n / num_col_parts(block_m, splits);
 }
@@ -157,7 +175,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
         const int grid = splits >= 4 ? sm_count * 2 / 3 / splits * splits : sm_count - sm_count % splits;
         if (splits > 1 && tiles * splits > grid) continue;  // split-K only within one wave
         int stages = kMaxStages;
-        while (stages >= 3 && sm90_gemm_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
+        while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
         if (stages < 3) continue;
         const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
         const std::int64_t m_blocks = (mb + bm - 1) / bm;
@@ -212,7 +230,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   }
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
-  best.smem_bytes = sm90_gemm_smem_bytes(best.block_m, best.block_n, k, best.stages, best.splits);
+  best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, best.splits);
   best.threads = sm90_gemm_threads(best.block_m);
   return best;
 }

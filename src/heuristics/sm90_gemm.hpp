@@ -23,7 +23,12 @@ struct Sm90GemmConfig {
 
 // Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh).
 int sm90_gemm_threads(int block_m);
+// The layout the dense and the grouped kernels share (one D staging buffer per math warpgroup).
 int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1);
+// The dense kernel's: plus its store warps' barriers and, where it fits, one D staging buffer per
+// 64-row wave (sm90_gemm_d_buffers of them per math warpgroup).
+int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits);
+int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits);
 // Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D
 // tensor map's swizzle and box follow from it.
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits);

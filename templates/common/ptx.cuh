@@ -68,6 +68,7 @@ JITFP8_DEVICE void named_barrier_sync(u32 id, u32 count) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 JITFP8_DEVICE void block_sync() { asm volatile("bar.sync 0;" ::: "memory"); }
+JITFP8_DEVICE void warp_sync() { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
 
 // Generic-proxy writes to shared memory (st.shared, stmatrix) must be fenced before the async
 // proxy (TMA store, wgmma) reads them.

@@ -17,7 +17,7 @@
 //                 64, 96, 128, 160, 192): the scale-block boundary is then a compile-time
 //                 constant (one main loop per tile offset). Others (48, 80, 112, 144, 176)
 //                 select per column group at run time; 176 (3 scale blocks per tile) is slow.
-//   kNumStages    depth of the TMA ring (see smem_size below; at most 232448 bytes).
+//   kNumStages    depth of the TMA ring (see dense_smem_size below; at most 232448 bytes).
 //   kNumMulticast 1, or 2 for a 2-CTA cluster sharing one operand through TMA multicast.
 //   kMulticastOnA with kNumMulticast == 2: true = the 2 CTAs share A (same M block, N blocks 2u
 //                 and 2u+1), false = they share B (same N block, M blocks 2u and 2u+1).
@@ -34,7 +34,7 @@
 //   kNumSMs       persistent grid size (number of CTAs, normally the SM count: 132 on H100 SXM);
 //                 a multiple of kNumMulticast. The kernel traps if gridDim.x != kNumSMs.
 //   kGroupN       grouped tile order: N units per group (see common/tile_scheduler.cuh).
-//   kSmemBytes    the dynamic shared memory the host launches with; must equal smem_size(...):
+//   kSmemBytes    the dynamic shared memory the host launches with; must equal dense_smem_size(...):
 //                 the host mirrors the formula, and this catches any drift at compile time.
 //
 // Kernel parameters (in order)
@@ -49,7 +49,7 @@
 //
 // Launch: grid (kNumSMs, 1, 1); block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
 //   cluster (max(kNumMulticast, kNumSplits), 1, 1) (no cluster attribute needed when 1); dynamic
-//   shared memory smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) bytes, with
+//   shared memory dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) bytes, with
 //   cudaFuncAttributeMaxDynamicSharedMemorySize / CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 //   raised to it. The functions in namespace sm90_1d2d are constexpr: mirror them on the host.
 //
@@ -108,6 +108,13 @@ __host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) {
 __host__ __device__ constexpr u32 d_box_n(u32 block_n) { return d_swizzle_mode(block_n) / 2; }
 // Each math warpgroup stages and stores its output 64 rows (one wgmma wave) at a time.
 __host__ __device__ constexpr u32 d_box_m(u32 /*block_m*/) { return 64; }
+// Whether CTA `split` of a split-K cluster owns (stores) any of the `parts` column parts that
+// follow chunk `first_chunk` (always, without split-K).
+__host__ __device__ constexpr bool owns_any_part(u32 first_chunk, u32 parts, u32 splits, u32 split) {
+  for (u32 p = 0; p < parts; ++p)
+    if ((first_chunk + p) % splits == split) return true;
+  return false;
+}
 // How many 128-column B-scale blocks one BLOCK_N tile can touch (tile starts are multiples of
 // BLOCK_N, so their offsets inside a scale block are multiples of gcd(BLOCK_N, 128)).
 __host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gcd_u32(b, a % b); }
@@ -125,7 +132,7 @@ __host__ __device__ constexpr u32 splitk_recv_bytes(u32 block_m, u32 block_n, u3
 __host__ __device__ constexpr u32 splitk_barriers(u32 block_m, u32 splits) {
   return splits > 1 ? num_chunks(block_m, splits) / splits + num_math_wgs(block_m) : 0;
 }
-// Dynamic shared memory:
+// Dynamic shared memory shared with the grouped kernel (moe/gemm_fp8_grouped.cuh):
 //   [D staging: 64 x BLOCK_N bf16 per math warpgroup | A stages | B stages |
 //    split-K receive buffer | A-scale stages | B scales: 2 tiles per math warpgroup |
 //    full + empty mbarriers | split-K mbarriers]
@@ -134,6 +141,25 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32
          splitk_recv_bytes(block_m, block_n, splits) +
          num_math_wgs(block_m) * 2 * num_sfb_per_tile(block_n) * ((k + 127) / 128) * 4 + stages * 2 * 8 +
          splitk_barriers(block_m, splits) * 8;
+}
+// The dense kernel's: `bufs` 64-row D staging buffers per math warpgroup (at the front, the
+// extra ones after the first), each with a "staged" and a "stored" mbarrier at the end (a
+// store warp issues the TMA stores, see the kernel).
+__host__ __device__ constexpr u32 dense_smem_size_with(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
+                                                       u32 bufs) {
+  return smem_size(block_m, block_n, k, stages, splits) + num_math_wgs(block_m) * (bufs - 1) * 64 * block_n * 2 +
+         num_math_wgs(block_m) * bufs * 2 * 8;
+}
+// One buffer per 64-row wave where shared memory allows (then a warpgroup never waits for a TMA
+// store inside a tile), else one.
+__host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
+  return num_waves(block_m) > 1 &&
+                 dense_smem_size_with(block_m, block_n, k, stages, splits, num_waves(block_m)) <= 232448
+             ? num_waves(block_m)
+             : 1;
+}
+__host__ __device__ constexpr u32 dense_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
+  return dense_smem_size_with(block_m, block_n, k, stages, splits, d_buffers(block_m, block_n, k, stages, splits));
 }
 
 }  // namespace sm90_1d2d
@@ -184,14 +210,15 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) <= 232448, "shared memory");
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) == kSmemBytes,
+  constexpr u32 kDBufs = d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits);
+  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) <= 232448, "shared memory");
+  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
 
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
   u8* smem_d = smem;
-  u8* smem_a = smem_d + kNumMathWGs * kBoxM * BLOCK_N * 2;
+  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kBoxM * BLOCK_N * 2;
   u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
   u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
   float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kNumSplits));
@@ -200,6 +227,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   MBarrier* empty = full + kNumStages;
   MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
   MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
+  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per (math WG, D buffer)
+  MBarrier* d_stored = d_staged + kNumMathWGs * kDBufs;
 
   // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
   const u32 split = kNumSplits > 1 ? cluster_cta_rank() : 0;
@@ -228,6 +257,10 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       // receive buffers may take the next tile's partials.
       for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
     }
+    for (u32 i = 0; i < kNumMathWGs * kDBufs; ++i) {
+      mbar_init(&d_staged[i], 4);  // one arrive per warp of the math warpgroup
+      mbar_init(&d_stored[i], 1);  // the store warp, once the TMA has read the buffer
+    }
     fence_mbar_init();
   }
   if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
@@ -236,7 +269,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN, kClusterSize>;
 
   if (warp >= kNumMathThreads / 32) {
-    // ================================ producer warpgroup ================================
+    // ===================== producer warpgroup: warp 0 loads, warps 2.. store =====================
     setmaxnreg_dec<kProducerRegs>();
     if (warp == kNumMathThreads / 32 && lane == 0) {
       Scheduler sched(M);
@@ -264,8 +297,36 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
       }
+    } else if (warp >= kNumMathThreads / 32 + 2 && warp < kNumMathThreads / 32 + 2 + kNumMathWGs && lane == 0) {
+      // ---- store warp of math warpgroup wg: TMA-stores the 64-row waves the warpgroup stages in
+      //      its D buffers, and frees each buffer once the TMA has read it. The math warps go on
+      //      with the next tile meanwhile instead of waiting for the store to read the buffer.
+      const u32 wg = warp - kNumMathThreads / 32 - 2;
+      Scheduler sched(M);
+      u32 m_block, n_block, d_count = 0;
+      while (sched.next(m_block, n_block)) {
+        for (u32 v = 0; v < kWaves; ++v) {
+          if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
+          const u32 buf = wg * kDBufs + d_count % kDBufs;
+          mbar_wait(&d_staged[buf], (d_count / kDBufs) & 1);
+          for (u32 part = 0; part < kParts; ++part) {
+            if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+            const u8* chunk_smem = smem_d + buf * kBoxM * BLOCK_N * 2 + part * (kEpiN / kBoxN) * (kBoxM * kSwizzleD);
+            const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
+            const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
+            for (u32 b = 0; b < kEpiN / kBoxN; ++b)
+              tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, n0 + (i32)(b * kBoxN), m0);
+          }
+          tma_store_commit();
+          tma_store_wait_read_all();
+          mbar_arrive(&d_stored[buf]);
+          ++d_count;
+        }
+      }
+      // Only the shared-memory reads must be over before the CTA exits (as CUTLASS and DeepGEMM
+      // do); the global writes complete with the kernel.
     }
-    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+    warp_sync();
   } else {
     // ================================= math warpgroups =================================
     setmaxnreg_inc<kMathRegs>();
@@ -273,14 +334,12 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     const u32 warp_in_wg = warp % 4;
     const u32 row_in_wave = warp_in_wg * 16 + lane / 4;  // fragment rows row_in_wave and +8
     const u32 wg_thread = threadIdx.x % 128;
-    const bool store_leader = wg_thread == 0;
-    u8* smem_d_wg = smem_d + wg * kBoxM * BLOCK_N * 2;
 
     float accum[kNumAccum];
     float final_accum[kWaves][kNumAccum];
 
     Scheduler sched(M);
-    u32 m_block, n_block, stage = 0, phase = 0, tile_parity = 0, tile_count = 0;
+    u32 m_block, n_block, stage = 0, phase = 0, tile_parity = 0, tile_count = 0, d_count = 0;
     while (sched.next(m_block, n_block)) {
       // -- this tile's B scales (kNumSfb rows x all K blocks) into this warpgroup's double buffer.
       //    The buffer written now was last read two tiles ago, before every thread of the
@@ -360,19 +419,20 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           }
       }
 
-      // -- epilogue, per owned chunk (per 64-row wave without split-K): bf16 -> swizzled smem
-      //    (stmatrix) -> TMA store.
+      // -- epilogue, per 64-row wave with an owned chunk: bf16 -> swizzled smem (stmatrix) -> the
+      //    store warp, which issues the TMA stores.
       const u32 mat = lane / 8;  // which 8x8 matrix of the x4 this lane addresses
       const u32 row = warp_in_wg * 16 + (mat % 2) * 8 + lane % 8;
 #pragma unroll
-      for (u32 v = 0; v < kWaves; ++v)
+      for (u32 v = 0; v < kWaves; ++v) {
+        if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
+        const u32 buf = wg * kDBufs + d_count % kDBufs;
+        mbar_wait(&d_stored[buf], ((d_count / kDBufs) & 1) ^ 1);  // its previous store has read it
 #pragma unroll
         for (u32 part = 0; part < kParts; ++part) {
           if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-          if (store_leader) tma_store_wait_read_all();  // the previous store has read the buffer
-          named_barrier_sync(2 + wg, 128);
           const float* f = final_accum[v] + part * kChunkFloats;
-          u8* chunk_smem = smem_d_wg + part * (kEpiN / kBoxN) * (kBoxM * kSwizzleD);
+          u8* chunk_smem = smem_d + buf * kBoxM * BLOCK_N * 2 + part * (kEpiN / kBoxN) * (kBoxM * kSwizzleD);
 #pragma unroll
           for (u32 g = 0; g < kEpiGroups; g += 2) {
             const u32 col = (g + mat / 2) * 8;
@@ -382,17 +442,12 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
                         pack_bf16x2(f[4 * g + 2], f[4 * g + 3]), pack_bf16x2(f[4 * g + 4], f[4 * g + 5]),
                         pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
           }
-          fence_proxy_async_smem();
-          named_barrier_sync(2 + wg, 128);
-          if (store_leader) {
-            const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
-            const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
-#pragma unroll
-            for (u32 b = 0; b < kEpiN / kBoxN; ++b)
-              tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, n0 + (i32)(b * kBoxN), m0);
-            tma_store_commit();
-          }
         }
+        fence_proxy_async_smem();  // the TMA store (async proxy) reads what stmatrix wrote
+        warp_sync();
+        if (lane == 0) mbar_arrive(&d_staged[buf]);
+        ++d_count;
+      }
       if constexpr (kNumSplits > 1) {
         // Our partial reads of the receive buffer are done (named barrier), tell every CTA.
         named_barrier_sync(2 + wg, 128);
@@ -400,9 +455,6 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       }
       ++tile_count;
     }
-    // Only the shared-memory reads must be over before the CTA exits (as CUTLASS and DeepGEMM
-    // do); the global writes complete with the kernel. Saves the write latency of the last tile.
-    if (store_leader) tma_store_wait_read_all();
   }
   (void)d;
 

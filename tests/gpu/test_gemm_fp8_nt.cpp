@@ -132,7 +132,7 @@ detail::Sm90GemmConfig make_config(int bm, int bn, int stages, int splits, int n
   detail::Sm90GemmConfig c;
   c.block_m = bm, c.block_n = bn, c.stages = stages, c.splits = splits, c.num_sms = num_sms;
   c.multicast = multicast, c.multicast_on_a = on_a;
-  c.smem_bytes = detail::sm90_gemm_smem_bytes(bm, bn, k, stages, splits);
+  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits);
   c.threads = detail::sm90_gemm_threads(bm);
   return c;
 }
@@ -218,6 +218,23 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
         check_problem(m, n, k, seed++, 0, &config);
       }
     }
+}
+
+TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup: one or two D buffers, many tiles per CTA",
+          "[gpu][gemm]") {
+  // BLOCK_M 256 stages each wave in its own buffer where shared memory allows (256 x 128, 3
+  // stages), else both waves in one (256 x 96, 4 stages); a small grid walks many tiles per CTA,
+  // so every buffer is reused with both barrier parities, also with 2-CTA multicast pairs.
+  const std::int64_t k = 640;
+  REQUIRE(detail::sm90_gemm_d_buffers(256, 128, k, 3, 1) == 2);
+  REQUIRE(detail::sm90_gemm_d_buffers(256, 96, k, 4, 1) == 1);
+  std::uint64_t seed = 5000;
+  for (auto [bn, stages] : std::vector<std::pair<int, int>>{{128, 3}, {96, 4}})
+    for (auto [multicast, on_a] : std::vector<std::pair<int, bool>>{{1, true}, {2, true}, {2, false}})
+      for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1000, 1000}, {2049, 392}}) {
+        const detail::Sm90GemmConfig config = make_config(256, bn, stages, 1, 4, k, multicast, on_a);
+        check_problem(m, n, k, seed++, 0, &config);
+      }
 }
 
 TEST_CASE("gemm_fp8_nt leaves the padding of a strided D untouched", "[gpu][gemm]") {

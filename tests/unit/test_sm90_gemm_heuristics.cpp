@@ -41,7 +41,7 @@ TEST_CASE("gemm heuristics choose valid configs for a sweep of shapes", "[gemm][
     CHECK(c.block_n >= 16);
     CHECK(c.block_n <= (c.block_m == 256 ? 128 : 192));
     CHECK(c.stages >= 3);
-    CHECK(c.smem_bytes == sm90_gemm_smem_bytes(c.block_m, c.block_n, s.k, c.stages, c.splits));
+    CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes(c.block_m, c.block_n, s.k, c.stages, c.splits));
     CHECK(c.smem_bytes <= kSm90MaxSmem);
     CHECK(c.threads == sm90_gemm_threads(c.block_m));
     CHECK((c.multicast == 1 || c.multicast == 2));

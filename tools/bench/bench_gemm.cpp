@@ -138,12 +138,12 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
           c.multicast = mc == 0 ? 1 : 2;
           c.multicast_on_a = mc == 1;
           c.stages = 16;
-          while (c.stages >= 3 && detail::sm90_gemm_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
+          while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
             --c.stages;
           if (c.stages < 3) continue;
           c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
           c.group_n = 8;
-          c.smem_bytes = detail::sm90_gemm_smem_bytes(bm, bn, k, c.stages, splits);
+          c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
           c.threads = detail::sm90_gemm_threads(bm);
           const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
           const double cycles = static_cast<double>(waves_of_tiles) *
