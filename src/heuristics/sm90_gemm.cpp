@@ -74,17 +74,21 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
   // 1109 vs 1149 TFLOPS for 128 x 192 at 4096 x 2112 x 7168).
   // The select also lengthens the per-block critical path of load- or latency-bound tiles (M =
   // 128: 64 x 112 measured 14.8 us vs 13.7 for 64 x 128 at N = 7168, K = 2048).
-  const double runtime_select =
-      (std::gcd(bn, 128) < 32 ? 1.05 : 1.0) * (bm == 256 && num_sfb_per_tile(bn) > 1 ? 1.12 : 1.0);
+  // Straddling tiles with 4 tile offsets inside a scale block (bn 96, 160) instantiate the main
+  // loop 4 times: 4096 x 24576 x 1536 measured 1149-1169 TFLOPS with 128 x 160 vs 1255-1260
+  // with 128 x 192 (2 offsets), at a modelled tie.
+  const double runtime_select = (std::gcd(bn, 128) < 32 ? 1.05 : 1.0) *
+                                (bm == 256 && num_sfb_per_tile(bn) > 1 ? 1.12 : 1.0) *
+                                (num_sfb_per_tile(bn) > 1 && 128 / std::gcd(bn, 128) == 4 ? 1.06 : 1.0);
   const double mma = bm * static_cast<double>(bn) / 32.0 * promotion * runtime_select;
   const double path_select = std::gcd(bn, 128) < 32 ? 1.10 : 1.0;
   const double load = (bm + (b_shared ? bn / 2.0 : bn)) * 128.0 / 48.0;
   const double latency = 250.0;
-  // BLOCK_M 256 stages one 64-row wave per warpgroup at a time: its second wave waits for the
-  // first one's TMA store to read the staging tile (~1000 cycles in both warpgroups at once).
-  // Matters over a short K only: 4096 x 32768 x 512 measured 150 us with 128 x 192 (B pair)
-  // vs 156 us with 256 x 128 (A pair) in one sweep; 24576 x 1536 a tie, longer K favours 256.
-  const double epilogue = 400.0 + bm * bn * 2.0 / 64.0 / splits + (bm == 256 ? 1000.0 : 0.0);
+  // BLOCK_M 256 costs more per tile than its area says: fitted to H100 sweeps, with the store
+  // warps and a D buffer per wave (2026-11-23): per tile area 128 x 192 beat 256 x 128 by ~2%
+  // at K = 1536 and 2048 (4096 x 24576 x 1536: 1260 vs 1237 TFLOPS at equal wave counts) and
+  // lost by ~4% at K = 7168. Longer K favours 256.
+  const double epilogue = 400.0 + bm * bn * 2.0 / 64.0 / splits + (bm == 256 ? 1800.0 : 0.0);
   const double reduce = splits > 1 ? 1500.0 + (splits - 1.0) / splits * bm * bn * 4.0 / 8.0 : 0.0;
   return k_blocks * std::max({mma, load * path_select, latency * path_select}) + epilogue + reduce;
 }
@@ -96,6 +100,11 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
 bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
   return m_bucket <= 128 && k_blocks > 16;
 }
+
+// Larger M: pairs sharing B (two M blocks) pay only over a short K, where the operand loads of
+// each tile's start weigh most (H100, 128 x 192 tiles: 4096 x 32768 x 512 1026 TFLOPS as B
+// pairs vs 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie).
+bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 
 }  // namespace
 
@@ -128,7 +137,8 @@ int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, i
 namespace {
 int dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs) {
   return sm90_gemm_smem_bytes(block_m, block_n, k, stages, splits) +
-         num_math_warpgroups(block_m) * (bufs - 1) * 64 * block_n * 2 + num_math_warpgroups(block_m) * bufs * 2 * 8;
+         num_math_warpgroups(block_m) * (bufs - 1) * 64 * block_n * 2 + num_math_warpgroups(block_m) * bufs * 2 * 8 +
+         2 * 2 * 8;
 }
 }  // namespace
 
@@ -220,7 +230,8 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   if (best.splits > 1) {
     // One cluster per tile of the bucket (a smaller M leaves some clusters without a tile).
   } else if (sm_count % 2 == 0) {
-    if (m_blocks >= 2 && m_blocks % 2 == 0 && (small_m ? small_m_pair_b(mb, k_blocks) : n_blocks % 2 == 1)) {
+    if (m_blocks >= 2 && m_blocks % 2 == 0 &&
+        (small_m ? small_m_pair_b(mb, k_blocks) : n_blocks % 2 == 1 && large_m_pair_b(k_blocks))) {
       best.multicast = 2;
       best.multicast_on_a = false;
     } else if (n_blocks % 2 == 0 && !small_m && m_blocks * n_blocks > sm_count) {
