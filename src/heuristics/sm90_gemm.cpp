@@ -134,22 +134,22 @@ int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, i
 }
 
 // Mirrors sm90_1d2d::dense_smem_size_with / d_buffers / dense_smem_size.
-namespace {
-int dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs) {
+int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs) {
   return sm90_gemm_smem_bytes(block_m, block_n, k, stages, splits) +
          num_math_warpgroups(block_m) * (bufs - 1) * 64 * block_n * 2 + num_math_warpgroups(block_m) * bufs * 2 * 8 +
          2 * 2 * 8;
 }
-}  // namespace
 
 int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits) {
   const int waves = num_waves(block_m);
-  return waves > 1 && dense_smem_bytes_with(block_m, block_n, k, stages, splits, waves) <= kSm90MaxSmem ? waves : 1;
+  return waves > 1 && sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, waves) <= kSm90MaxSmem
+             ? waves
+             : 1;
 }
 
 int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits) {
-  return dense_smem_bytes_with(block_m, block_n, k, stages, splits,
-                               sm90_gemm_d_buffers(block_m, block_n, k, stages, splits));
+  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits,
+                                         sm90_gemm_d_buffers(block_m, block_n, k, stages, splits));
 }
 
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {

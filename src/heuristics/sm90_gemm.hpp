@@ -23,10 +23,12 @@ struct Sm90GemmConfig {
 
 // Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh).
 int sm90_gemm_threads(int block_m);
-// The layout the dense and the grouped kernels share (one D staging buffer per math warpgroup).
+// The base layout (one D staging buffer per math warpgroup, no store-warp barriers).
 int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1);
-// The dense kernel's: plus its store warps' barriers and, where it fits, one D staging buffer per
-// 64-row wave (sm90_gemm_d_buffers of them per math warpgroup).
+// The dense kernel's: plus the store warps' and the B-scale loader's barriers and `bufs` D staging
+// buffers per math warpgroup (the grouped kernels: bufs = 1, then their grouping tables). The
+// dense kernel takes one buffer per 64-row wave where it fits (sm90_gemm_d_buffers).
+int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs);
 int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits);
 int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits);
 // Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D

@@ -10,7 +10,8 @@
 // Template parameters as the dense kernel's (kNumSplits fixed to 1) plus
 //   kGrouping    kGroupingContiguousIds, kGroupingContiguousEnds or kGroupingMasked
 //   kNumExperts  E (the grouping tables in shared memory are sized by it)
-//   kSmemBytes   smem_size(BLOCK_M, BLOCK_N, K, kNumStages) + grouping_smem_bytes(kGrouping, E)
+//   kSmemBytes   dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, 1, 1) + grouping_smem_bytes(kGrouping, E)
+//                (the dense kernel's layout with one D buffer per math warpgroup, then the tables)
 // Kernel parameters: u32 M (contiguous: rows of A and D; masked: max_m), void* d (D base: the
 //   masked epilogue's predicated stores), const float* sfb (E blocks of (ceil(N/128), ceil(K/128))),
 //   const i32* grouping (m_indices (M), group_ends (E) or masked_m (E)), then the tensor maps:
@@ -85,9 +86,12 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   constexpr u32 kGroupingSmem = grouping_smem_bytes(kGrouping, kNumExperts);
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) + kGroupingSmem <= 232448, "shared memory");
-  static_assert(smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) + kGroupingSmem == kSmemBytes,
+  constexpr u32 kLayoutBytes = dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, 1);
+  static_assert(kLayoutBytes + kGroupingSmem <= 232448, "shared memory");
+  static_assert(kLayoutBytes + kGroupingSmem == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
+  constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
+  using DPipe = DStorePipe<1, kBoxM * BLOCK_N * 2>;
   // M-grouped: no split-K; a contiguous tile must hold one expert's rows (segments start at
   // multiples of 128) and a multicast pair must share the expert (pairs on N share the M block).
   static_assert(kGrouping == kGroupingDense || kNumSplits == 1, "grouped GEMMs do not split K");
@@ -108,9 +112,11 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   MBarrier* empty = full + kNumStages;
   MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
   MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
-  // Grouping tables (M-grouped forms only), after every mbarrier.
-  u32* group_smem = reinterpret_cast<u32*>(reinterpret_cast<u8*>(full) + kNumStages * 2 * 8 +
-                                           splitk_barriers(BLOCK_M, kNumSplits) * 8);
+  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per math WG (1 D buffer)
+  MBarrier* d_stored = d_staged + kNumMathWGs;
+  // (then the dense layout's two B-scale tile barriers, unused here) Grouping tables (M-grouped
+  // forms only), after every mbarrier.
+  u32* group_smem = reinterpret_cast<u32*>(d_stored + kNumMathWGs + 2 * 2);
   GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(
       M, grouping, group_smem);
 
@@ -141,6 +147,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       // receive buffers may take the next tile's partials.
       for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
     }
+    for (u32 w = 0; w < kNumMathWGs; ++w) {
+      mbar_init(&d_staged[w], 4);  // one arrive per warp of the math warpgroup
+      mbar_init(&d_stored[w], 1);  // the store warp, once the buffer was read
+    }
     fence_mbar_init();
   }
   if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
@@ -149,7 +159,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
                                          kNumSMs, kGroupN, kClusterSize>;
 
   if (warp >= kNumMathThreads / 32) {
-    // ================================ producer warpgroup ================================
+    // ===================== producer warpgroup: warp 0 loads, warps 2.. store =====================
     setmaxnreg_dec<kProducerRegs>();
     if (warp == kNumMathThreads / 32 && lane == 0) {
       Scheduler sched(M, grouping, group_smem);
@@ -183,8 +193,51 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
       }
+    } else if (warp >= kNumMathThreads / 32 + 2 && warp < kNumMathThreads / 32 + 2 + kNumMathWGs) {
+      // ---- store warp of math warpgroup wg (sm90/d_store_pipe.cuh): lane 0 issues the TMA
+      //      stores; masked, the whole warp copies a box that reaches rows past the expert's count.
+      DPipe pipe{smem_d, d_staged, d_stored, warp - kNumMathThreads / 32 - 2};
+      const u32 wg = pipe.wg;
+      Scheduler sched(M, grouping, group_smem);
+      GroupedTile t;
+      while (sched.next(t)) {
+        for (u32 v = 0; v < kWaves; ++v) {
+          if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
+          pipe.wait_staged();
+          for (u32 part = 0; part < kParts; ++part) {
+            if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+            const u8* chunk_smem = pipe.buffer() + part * kChunkStageBytes;
+            const u32 m0 = t.row0 + (wg * kWaves + v) * 64;
+            const u32 n0 = t.n_block * BLOCK_N + part * kEpiN;
+            if constexpr (kGrouping == kGroupingMasked) {
+              // Rows at or past the expert's count must stay untouched: such a box is copied row
+              // by row with predicated 16-byte stores instead.
+              if (m0 + 64 > t.row_hi) {
+                constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of the chunk
+                for (u32 i = lane; m0 < t.row_hi && i < 64 * kUnits; i += 32) {
+                  const u32 r = i / kUnits, u = i - r * kUnits;
+                  const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
+                  if (m0 + r < t.row_hi && n0 + col < N) {
+                    const u32 src = smem_u32(chunk_smem) + box * (kBoxM * kSwizzleD) +
+                                    tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
+                    u32 x0, x1, x2, x3;
+                    ld_shared_v4_u32(src, x0, x1, x2, x3);
+                    st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
+                  }
+                }
+                continue;
+              }
+            }
+            if (lane == 0)
+              for (u32 b = 0; b < kEpiN / kBoxN; ++b)
+                tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, (i32)(n0 + b * kBoxN), (i32)m0);
+          }
+          warp_sync();  // every lane's reads of the buffer are over
+          pipe.release(lane == 0);
+        }
+      }
     }
-    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+    warp_sync();
   } else {
     // ================================= math warpgroups =================================
     setmaxnreg_inc<kMathRegs>();
@@ -192,8 +245,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     const u32 warp_in_wg = warp % 4;
     const u32 row_in_wave = warp_in_wg * 16 + lane / 4;  // fragment rows row_in_wave and +8
     const u32 wg_thread = threadIdx.x % 128;
-    const bool store_leader = wg_thread == 0;
-    u8* smem_d_wg = smem_d + wg * kBoxM * BLOCK_N * 2;
+    DPipe pipe{smem_d, d_staged, d_stored, wg};
 
     float accum[kNumAccum];
     float final_accum[kWaves][kNumAccum];
@@ -299,19 +351,16 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           }
       }
 
-      // -- epilogue, per owned chunk (per 64-row wave without split-K): bf16 -> swizzled smem
-      //    (stmatrix) -> TMA store.
-      const u32 mat = lane / 8;  // which 8x8 matrix of the x4 this lane addresses
-      const u32 row = warp_in_wg * 16 + (mat % 2) * 8 + lane % 8;
+      // -- epilogue, per 64-row wave with an owned chunk: bf16 -> swizzled smem (stmatrix) -> the
+      //    store warp.
 #pragma unroll
-      for (u32 v = 0; v < kWaves; ++v)
+      for (u32 v = 0; v < kWaves; ++v) {
+        if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
+        pipe.wait_free();  // its previous store has read it
 #pragma unroll
         for (u32 part = 0; part < kParts; ++part) {
           if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-          if (store_leader) tma_store_wait_read_all();  // the previous store has read the buffer
-          named_barrier_sync(2 + wg, 128);
           float* f = final_accum[v] + part * kChunkFloats;
-          u8* chunk_smem = smem_d_wg + part * (kEpiN / kBoxN) * (kBoxM * kSwizzleD);
           if constexpr (kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) {
             // Rows outside the expert's segment (padding) are written as zeros.
             const u32 r0 = t.row0 + (wg * kWaves + v) * 64 + row_in_wave;
@@ -331,49 +380,11 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
               f[4 * g + 3] = ok1 ? f[4 * g + 3] : 0.0f;
             }
           }
-#pragma unroll
-          for (u32 g = 0; g < kEpiGroups; g += 2) {
-            const u32 col = (g + mat / 2) * 8;
-            const u32 box = col / kBoxN, col_in_box = col % kBoxN;
-            const u32 offset = box * (kBoxM * kSwizzleD) + tma_swizzle<kSwizzleD>(row * kSwizzleD + col_in_box * 2);
-            stmatrix_x4(smem_u32(chunk_smem) + offset, pack_bf16x2(f[4 * g], f[4 * g + 1]),
-                        pack_bf16x2(f[4 * g + 2], f[4 * g + 3]), pack_bf16x2(f[4 * g + 4], f[4 * g + 5]),
-                        pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
-          }
-          fence_proxy_async_smem();
-          named_barrier_sync(2 + wg, 128);
-          if constexpr (kGrouping == kGroupingMasked) {
-            // Rows at or past the expert's count must stay untouched: a box that reaches them is
-            // copied row by row from the staging tile with predicated 16-byte stores instead.
-            const u32 m0 = t.row0 + (wg * kWaves + v) * 64;
-            if (m0 + 64 > t.row_hi) {
-              if (m0 < t.row_hi) {
-                constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of the chunk
-                const u32 n0 = n_block * BLOCK_N + part * kEpiN;
-                for (u32 i = wg_thread; i < 64 * kUnits; i += 128) {
-                  const u32 r = i / kUnits, u = i - r * kUnits;
-                  const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
-                  if (m0 + r < t.row_hi && n0 + col < N) {
-                    const u32 src = smem_u32(chunk_smem) + box * (kBoxM * kSwizzleD) +
-                                    tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
-                    u32 x0, x1, x2, x3;
-                    ld_shared_v4_u32(src, x0, x1, x2, x3);
-                    st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
-                  }
-                }
-              }
-              continue;  // the staging tile is reused after the next barrier
-            }
-          }
-          if (store_leader) {
-            const i32 m0 = (i32)(t.row0 + (wg * kWaves + v) * 64);
-            const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
-#pragma unroll
-            for (u32 b = 0; b < kEpiN / kBoxN; ++b)
-              tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, n0 + (i32)(b * kBoxN), m0);
-            tma_store_commit();
-          }
+          stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD>(pipe.buffer() + part * kChunkStageBytes, f, warp_in_wg,
+                                                         lane);
         }
+        pipe.hand_over(lane);
+      }
       if constexpr (kNumSplits > 1) {
         // Our partial reads of the receive buffer are done (named barrier), tell every CTA.
         named_barrier_sync(2 + wg, 128);
@@ -381,9 +392,6 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       }
       ++tile_count;
     }
-    // Only the shared-memory reads must be over before the CTA exits (as CUTLASS and DeepGEMM
-    // do); the global writes complete with the kernel. Saves the write latency of the last tile.
-    if (store_leader) tma_store_wait_read_all();
   }
   (void)d;
 

@@ -54,7 +54,7 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
     CHECK(c.block_n <= (c.block_m == 256 ? 128 : 192));
     CHECK(c.stages >= 3);
     CHECK(c.splits == 1);
-    CHECK(c.smem_bytes == sm90_gemm_smem_bytes(c.block_m, c.block_n, s.k, c.stages) +
+    CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, 1) +
                               sm90_grouping_smem_bytes(s.grouping, s.groups));
     CHECK(c.smem_bytes <= kSm90MaxSmem);
     CHECK(c.threads == sm90_gemm_threads(c.block_m));

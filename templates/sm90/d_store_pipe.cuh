@@ -1,0 +1,76 @@
+// Hand-off of bf16 D tiles from a math warpgroup to its store warp (sm90 1D2D GEMMs, dense and
+// grouped). The math warpgroup converts a 64-row wave of its fp32 results into a swizzled smem
+// buffer (stmatrix) and goes on with its next wave or tile; the store warp, a warp of the
+// producer warpgroup that would otherwise idle, issues the TMA stores and frees the buffer once
+// the TMA has read it. So the math warps never wait for a store, and with one buffer per wave
+// (kBufs = waves, where shared memory allows) not even for the previous wave's.
+//
+// Per (math warpgroup, buffer) two mbarriers: `staged` (4 arrivals: every math warp, after its
+// fence.proxy.async) and `stored` (1 arrival: the store warp). Both sides walk the same sequence
+// of waves, counting them in `count`, so buffer and parity follow from the count alone.
+#pragma once
+
+#include "common/mbarrier.cuh"
+#include "common/ptx.cuh"
+#include "common/stmatrix.cuh"
+#include "common/tma.cuh"
+
+namespace jitfp8 {
+namespace sm90_1d2d {
+
+template <u32 kBufs, u32 kBufBytes>
+struct DStorePipe {
+  u8* smem_d;        // the staging buffers: [math warpgroup][kBufs] of kBufBytes each
+  MBarrier* staged;  // [math warpgroup][kBufs]
+  MBarrier* stored;  // [math warpgroup][kBufs]
+  u32 wg;            // the math warpgroup this side serves
+  u32 count = 0;     // waves handed over so far
+
+  __device__ __forceinline__ u32 slot() const { return wg * kBufs + count % kBufs; }
+  __device__ __forceinline__ u32 parity() const { return (count / kBufs) & 1; }
+  __device__ __forceinline__ u8* buffer() const { return smem_d + slot() * kBufBytes; }
+
+  // ---- math warpgroup side: wait_free, write buffer() (stmatrix), hand_over.
+  __device__ __forceinline__ void wait_free() const { mbar_wait(&stored[slot()], parity() ^ 1); }
+  __device__ __forceinline__ void hand_over(u32 lane) {
+    fence_proxy_async_smem();  // the TMA store (async proxy) reads what stmatrix wrote
+    warp_sync();
+    if (lane == 0) mbar_arrive(&staged[slot()]);
+    ++count;
+  }
+
+  // ---- store warp side: wait_staged, store buffer() (TMA, or plain copies), release.
+  __device__ __forceinline__ void wait_staged() const { mbar_wait(&staged[slot()], parity()); }
+  // By every lane that tracks the count; `leader`: the lane that issued the TMA stores of
+  // buffer() (if any), after every other read of the buffer is over.
+  __device__ __forceinline__ void release(bool leader = true) {
+    if (leader) {
+      tma_store_commit();
+      tma_store_wait_read_all();
+      mbar_arrive(&stored[slot()]);
+    }
+    ++count;
+  }
+};
+
+// One chunk of a wave (kGroups 8-column groups of the m64 wgmma fragment f, fp32) as bf16 into
+// its swizzled staging boxes (kBoxN columns x 64 rows each, kSwizzle-byte rows), the layout the
+// D tensor map's TMA store reads. The 4 warps of the warpgroup write rows 16 * warp ... + 15.
+template <u32 kGroups, u32 kBoxN, u32 kSwizzle>
+__device__ __forceinline__ void stage_chunk_bf16(u8* chunk_smem, const float* f, u32 warp_in_wg, u32 lane) {
+  constexpr u32 kBoxM = 64;
+  const u32 mat = lane / 8;  // which 8x8 matrix of the x4 this lane addresses
+  const u32 row = warp_in_wg * 16 + (mat % 2) * 8 + lane % 8;
+#pragma unroll
+  for (u32 g = 0; g < kGroups; g += 2) {
+    const u32 col = (g + mat / 2) * 8;
+    const u32 box = col / kBoxN, col_in_box = col % kBoxN;
+    const u32 offset = box * (kBoxM * kSwizzle) + tma_swizzle<kSwizzle>(row * kSwizzle + col_in_box * 2);
+    stmatrix_x4(smem_u32(chunk_smem) + offset, pack_bf16x2(f[4 * g], f[4 * g + 1]),
+                pack_bf16x2(f[4 * g + 2], f[4 * g + 3]), pack_bf16x2(f[4 * g + 4], f[4 * g + 5]),
+                pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
+  }
+}
+
+}  // namespace sm90_1d2d
+}  // namespace jitfp8
