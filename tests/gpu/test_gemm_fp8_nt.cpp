@@ -220,7 +220,7 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
     }
 }
 
-TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup: one or two D buffers, many tiles per CTA",
+TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup (one or two D buffers) over many tiles per CTA",
           "[gpu][gemm]") {
   // BLOCK_M 256 stages each wave in its own buffer where shared memory allows (256 x 128, 3
   // stages), else both waves in one (256 x 96, 4 stages); a small grid walks many tiles per CTA,
