@@ -91,7 +91,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   static_assert(kLayoutBytes + kGroupingSmem == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
-  using DPipe = DStorePipe<1, kBoxM * BLOCK_N * 2>;
+  using DPipe = DStorePipe<1, kBoxM * BLOCK_N * 2, 32>;  // the whole store warp (masked copies)
   // M-grouped: no split-K; a contiguous tile must hold one expert's rows (segments start at
   // multiples of 128) and a multicast pair must share the expert (pairs on N share the M block).
   static_assert(kGrouping == kGroupingDense || kNumSplits == 1, "grouped GEMMs do not split K");
@@ -148,8 +148,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
     }
     for (u32 w = 0; w < kNumMathWGs; ++w) {
-      mbar_init(&d_staged[w], 4);  // one arrive per warp of the math warpgroup
-      mbar_init(&d_stored[w], 1);  // the store warp, once the buffer was read
+      mbar_init(&d_staged[w], DPipe::kStagedArrivals);
+      mbar_init(&d_stored[w], DPipe::kStoredArrivals);
     }
     fence_mbar_init();
   }
@@ -232,7 +232,6 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
               for (u32 b = 0; b < kEpiN / kBoxN; ++b)
                 tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, (i32)(n0 + b * kBoxN), (i32)m0);
           }
-          warp_sync();  // every lane's reads of the buffer are over
           pipe.release(lane == 0);
         }
       }
@@ -383,7 +382,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD>(pipe.buffer() + part * kChunkStageBytes, f, warp_in_wg,
                                                          lane);
         }
-        pipe.hand_over(lane);
+        pipe.hand_over();
       }
       if constexpr (kNumSplits > 1) {
         // Our partial reads of the receive buffer are done (named barrier), tell every CTA.

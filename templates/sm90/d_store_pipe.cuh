@@ -5,9 +5,11 @@
 // the TMA has read it. So the math warps never wait for a store, and with one buffer per wave
 // (kBufs = waves, where shared memory allows) not even for the previous wave's.
 //
-// Per (math warpgroup, buffer) two mbarriers: `staged` (4 arrivals: every math warp, after its
-// fence.proxy.async) and `stored` (1 arrival: the store warp). Both sides walk the same sequence
-// of waves, counting them in `count`, so buffer and parity follow from the count alone.
+// Per (math warpgroup, buffer) two mbarriers: `staged` (128 arrivals: every math thread, after
+// its fence.proxy.async) and `stored` (kStoreLanes arrivals: every lane of the store warp that
+// reads the buffer). Every thread that touched the buffer arrives itself, so each access is
+// ordered by its own release (and compute-sanitizer's racecheck sees the order). Both sides walk
+// the same sequence of waves, counting them in `count`, so buffer and parity follow from it.
 #pragma once
 
 #include "common/mbarrier.cuh"
@@ -18,8 +20,11 @@
 namespace jitfp8 {
 namespace sm90_1d2d {
 
-template <u32 kBufs, u32 kBufBytes>
+template <u32 kBufs, u32 kBufBytes, u32 kStoreLanes>
 struct DStorePipe {
+  static constexpr u32 kStagedArrivals = 128;
+  static constexpr u32 kStoredArrivals = kStoreLanes;
+
   u8* smem_d;        // the staging buffers: [math warpgroup][kBufs] of kBufBytes each
   MBarrier* staged;  // [math warpgroup][kBufs]
   MBarrier* stored;  // [math warpgroup][kBufs]
@@ -32,23 +37,22 @@ struct DStorePipe {
 
   // ---- math warpgroup side: wait_free, write buffer() (stmatrix), hand_over.
   __device__ __forceinline__ void wait_free() const { mbar_wait(&stored[slot()], parity() ^ 1); }
-  __device__ __forceinline__ void hand_over(u32 lane) {
+  __device__ __forceinline__ void hand_over() {
     fence_proxy_async_smem();  // the TMA store (async proxy) reads what stmatrix wrote
-    warp_sync();
-    if (lane == 0) mbar_arrive(&staged[slot()]);
+    mbar_arrive(&staged[slot()]);
     ++count;
   }
 
   // ---- store warp side: wait_staged, store buffer() (TMA, or plain copies), release.
   __device__ __forceinline__ void wait_staged() const { mbar_wait(&staged[slot()], parity()); }
-  // By every lane that tracks the count; `leader`: the lane that issued the TMA stores of
-  // buffer() (if any), after every other read of the buffer is over.
+  // By each of the kStoreLanes lanes, after its reads of buffer(); `leader`: the lane that
+  // issued the TMA stores of it (if any), which waits until the TMA has read it.
   __device__ __forceinline__ void release(bool leader = true) {
     if (leader) {
       tma_store_commit();
       tma_store_wait_read_all();
-      mbar_arrive(&stored[slot()]);
     }
+    mbar_arrive(&stored[slot()]);
     ++count;
   }
 };

@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   constexpr u32 kDBufs = d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits);
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
-  using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2>;
+  using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2, 1>;  // lane 0 of the store warp stores
   // The producer warpgroup's helper warps (a store warp per math warpgroup, the B-scale loader)
   // serve two math warpgroups, which walk many tiles (large M). One warpgroup (BLOCK_M 64: small
   // M, a tile or two per CTA) has no next tile to overlap with, and either helper measured slower
@@ -299,12 +299,12 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
     }
     for (u32 i = 0; i < kNumMathWGs * kDBufs; ++i) {
-      mbar_init(&d_staged[i], 4);  // one arrive per warp of the math warpgroup
-      mbar_init(&d_stored[i], 1);  // the store warp, once the TMA has read the buffer
+      mbar_init(&d_staged[i], DPipe::kStagedArrivals);
+      mbar_init(&d_stored[i], DPipe::kStoredArrivals);
     }
     for (u32 i = 0; i < 2; ++i) {
       mbar_init(&sfb_loaded[i], 32);                   // every lane of the loader warp
-      mbar_init(&sfb_consumed[i], kNumMathThreads / 32);  // every math warp, after its main loop
+      mbar_init(&sfb_consumed[i], kNumMathThreads);  // every math thread, after its main loop
     }
     fence_mbar_init();
   }
@@ -423,8 +423,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
       }
       if constexpr (kHelperWarps) {
-        warp_sync();  // the warp's reads of the B scales are over (their values are consumed)
-        if (lane == 0) mbar_arrive(&sfb_consumed[sfb_buf]);
+        mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
       }
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
@@ -491,7 +490,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
                                                          final_accum[v] + part * kChunkFloats, warp_in_wg, lane);
         }
         if constexpr (kHelperWarps) {
-          pipe.hand_over(lane);
+          pipe.hand_over();
         } else {
           fence_proxy_async_smem();
           named_barrier_sync(2 + wg, 128);
