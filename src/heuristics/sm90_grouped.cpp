@@ -27,9 +27,9 @@ int num_sfb_per_tile(int block_n) { return (128 - std::gcd(block_n, 128) + block
 
 // Masked pairs two M blocks of one expert on B where B's loads weigh most: two M blocks per
 // expert (B read by two tiles only), or a short K. H100, 128 x 192 tiles: 32 x 192 experts
-// (2 M blocks) 881/847 TFLOPS as B pairs vs 829/804 alone (N x K 6144 x 7168, 7168 x 3072);
-// 6 x 1024 (8 M blocks) 1248/1149/1085 as pairs vs 1327/1196/1171 alone (6144 x 7168, 7168 x
-// 3072, 4096 x 4096); a tie at K = 2048.
+// (2 M blocks) 881/847 TFLOPS as B pairs vs 829/804 as A pairs (N x K 6144 x 7168, 7168 x 3072);
+// 6 x 1024 (8 M blocks) 1248/1149/1085 as B pairs vs 1327/1196/1171 as A pairs (6144 x 7168,
+// 7168 x 3072, 4096 x 4096); K = 2048 (16 K blocks, B pairs either way) unmeasured.
 bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
   return m_blocks_per_group <= 2 || k_blocks <= 16;
 }

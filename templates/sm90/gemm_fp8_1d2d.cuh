@@ -66,9 +66,12 @@
 // M, N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores.
 // Global bases 16-byte aligned (cudaMalloc is); sfb 4-byte aligned.
 //
-// Configs measured on H100 SXM (132 SMs, L2 flushed), see the report of this template:
-//   large M: BLOCK_M 256, BLOCK_N 128, 3 stages, 2-CTA cluster sharing A (1180-1390 TFLOPS);
-//   N = 2112: 128 x 192, 4 stages, cluster on B; one wave or less (e.g. 4096 x 576): no cluster.
+// Configs measured on H100 SXM (132 SMs, L2 flushed; tools/bench/results/2026-11-24-store-warps-h100.md):
+//   M = 4096 with N = 4096 or 7168: BLOCK_M 256, BLOCK_N 128, 3 stages, 2-CTA cluster sharing A
+//   (1230-1400 TFLOPS);
+//   4096 x 24576 x 1536, 4096 x 32768 x 512, N = 2112: 128 x 192, 4 stages (B pairs only
+//   over <= 16 K blocks);
+//   one wave or less (e.g. 4096 x 576): no cluster.
 //   M <= 128: BLOCK_M 64 with BLOCK_N giving ~132 tiles, 8-16 stages, cluster on B.
 // ---------------------------------------------------------------------------------------------
 #pragma once
@@ -132,7 +135,7 @@ __host__ __device__ constexpr u32 splitk_recv_bytes(u32 block_m, u32 block_n, u3
 __host__ __device__ constexpr u32 splitk_barriers(u32 block_m, u32 splits) {
   return splits > 1 ? num_chunks(block_m, splits) / splits + num_math_wgs(block_m) : 0;
 }
-// Dynamic shared memory shared with the grouped kernel (moe/gemm_fp8_grouped.cuh):
+// Base dynamic shared memory (dense_smem_size_with below adds to it):
 //   [D staging: 64 x BLOCK_N bf16 per math warpgroup | A stages | B stages |
 //    split-K receive buffer | A-scale stages | B scales: 2 tiles per math warpgroup |
 //    full + empty mbarriers | split-K mbarriers]
@@ -142,11 +145,11 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32
          num_math_wgs(block_m) * 2 * num_sfb_per_tile(block_n) * ((k + 127) / 128) * 4 + stages * 2 * 8 +
          splitk_barriers(block_m, splits) * 8;
 }
-// The dense kernel's: `bufs` 64-row D staging buffers per math warpgroup (at the front, the
-// extra ones after the first), each with a "staged" and a "stored" mbarrier at the end (a
-// store warp issues the TMA stores, see the kernel), then a "loaded" and a "consumed" mbarrier
-// for each of the two B-scale tiles (a loader warp fills them; the dense kernel uses only the
-// first two of the B-scale tiles the shared layout provides).
+// The layout the kernels use: `bufs` 64-row D staging buffers per math warpgroup (all at the
+// front), each with a "staged" and a "stored" mbarrier after the split-K ones (store warps issue
+// the TMA stores: sm90/d_store_pipe.cuh), then a "loaded" and a "consumed" mbarrier for each of
+// two B-scale tiles (the dense kernel's loader warp fills the first two B-scale tiles of the
+// region). The grouped kernel takes bufs = 1 and puts its grouping tables after all of it.
 __host__ __device__ constexpr u32 dense_smem_size_with(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
                                                        u32 bufs) {
   return smem_size(block_m, block_n, k, stages, splits) + num_math_wgs(block_m) * (bufs - 1) * 64 * block_n * 2 +
@@ -314,7 +317,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN, kClusterSize>;
 
   if (warp >= kNumMathThreads / 32) {
-    // ===================== producer warpgroup: warp 0 loads, warps 2.. store =====================
+    // ====== producer warpgroup: warp 0 TMA loads; warp 1 B scales, warps 2-3 D stores (kHelperWarps) ======
     setmaxnreg_dec<kProducerRegs>();
     if (warp == kNumMathThreads / 32 && lane == 0) {
       Scheduler sched(M);
