@@ -48,12 +48,17 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
 }
 
+int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                            std::int64_t k, int stages) {
+  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1) +
+         sm90_grouping_smem_bytes(grouping, num_groups);
+}
+
 Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
                                           std::int64_t num_groups, std::int64_t n, std::int64_t k,
                                           int sm_count) {
   const bool masked = grouping == Sm90Grouping::masked;
   const std::int64_t bucket = sm90_gemm_m_bucket(std::max<std::int64_t>(rows, 1));
-  const int extra = sm90_grouping_smem_bytes(grouping, num_groups);
   Sm90GemmConfig best;
   double best_cycles = 0;
   bool found = false;
@@ -68,7 +73,8 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
     for (int bn = 16; bn <= 192; bn += 16) {
       if (!block_n_allowed(bm, bn)) continue;
       int stages = kMaxStages;
-      while (stages >= 3 && sm90_gemm_dense_smem_bytes_with(bm, bn, k, stages, 1, 1) + extra > kSm90MaxSmem) --stages;
+      while (stages >= 3 && sm90_grouped_smem_bytes(grouping, num_groups, bm, bn, k, stages) > kSm90MaxSmem)
+        --stages;
       if (stages < 3) continue;
       const std::int64_t n_blocks = (n + bn - 1) / bn;
       const std::int64_t tiles = m_blocks * n_blocks;
@@ -115,7 +121,7 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
   }
   best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
-  best.smem_bytes = sm90_gemm_dense_smem_bytes_with(best.block_m, best.block_n, k, best.stages, 1, 1) + extra;
+  best.smem_bytes = sm90_grouped_smem_bytes(grouping, num_groups, best.block_m, best.block_n, k, best.stages);
   best.threads = sm90_gemm_threads(best.block_m);
   return best;
 }

@@ -13,6 +13,10 @@ enum class Sm90Grouping : int { contiguous_ids = 1, contiguous_ends = 2, masked 
 
 // Mirror of sm90_1d2d::grouping_smem_bytes.
 int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups);
+// The grouped kernel's dynamic shared memory (its kSmemBytes): the dense layout with one D
+// buffer per math warpgroup, then the grouping tables.
+int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                            std::int64_t k, int stages);
 
 // Contiguous: rows = M (all experts' padded rows; configs depend on its power-of-two bucket).
 // Masked: rows = expected_m (rows per expert, bucketed the same way), num_groups experts.

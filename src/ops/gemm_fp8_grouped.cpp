@@ -143,8 +143,7 @@ std::string config_error(Sm90Grouping grouping, const Sm90GemmConfig& c, std::in
   if (c.splits != 1) return "splits must be 1";
   if (contiguous && c.block_m > 128) return "block_m must be 64 or 128 (contiguous)";
   if (contiguous && c.multicast == 2 && !c.multicast_on_a) return "contiguous pairs must share A";
-  if (c.smem_bytes != sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, k, c.stages, 1, 1) +
-                          sm90_grouping_smem_bytes(grouping, e))
+  if (c.smem_bytes != sm90_grouped_smem_bytes(grouping, e, c.block_m, c.block_n, k, c.stages))
     return "smem_bytes differs from the layout";
   return {};
 }

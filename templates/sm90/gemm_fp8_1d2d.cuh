@@ -180,16 +180,17 @@ __device__ __forceinline__ void load_sfb_tile(float* dst, const float* sfb, u32 
 }
 
 // TMA stores of the column parts CTA `split` owns of wave v of math warpgroup wg (all of them
-// without split-K), from the wave's staging buffer. One thread; the caller commits.
-template <u32 BLOCK_M, u32 BLOCK_N, u32 kWaves, u32 kParts, u32 kNumSplits, u32 kEpiN, u32 kBoxN, u32 kSwizzle>
-__device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u8* buffer, u32 m_block, u32 n_block,
+// without split-K), from the wave's staging buffer; row0: the tile's first row of D. One
+// thread; the caller commits.
+template <u32 BLOCK_N, u32 kWaves, u32 kParts, u32 kNumSplits, u32 kEpiN, u32 kBoxN, u32 kSwizzle>
+__device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u8* buffer, u32 row0, u32 n_block,
                                            u32 wg, u32 v, u32 split) {
   constexpr u32 kBoxM = 64;
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzle);
   for (u32 part = 0; part < kParts; ++part) {
     if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
     const u8* chunk_smem = buffer + part * kChunkStageBytes;
-    const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
+    const i32 m0 = (i32)(row0 + (wg * kWaves + v) * 64);
     const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
     for (u32 b = 0; b < kEpiN / kBoxN; ++b)
       tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzle, n0 + (i32)(b * kBoxN), m0);
@@ -372,8 +373,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         for (u32 v = 0; v < kWaves; ++v) {
           if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
           pipe.wait_staged();
-          store_wave<BLOCK_M, BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
-              tmap_d, pipe.buffer(), m_block, n_block, wg, v, split);
+          store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
+              tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split);
           pipe.release();
         }
       }
@@ -498,8 +499,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           fence_proxy_async_smem();
           named_barrier_sync(2 + wg, 128);
           if (wg_thread == 0) {
-            store_wave<BLOCK_M, BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
-                tmap_d, pipe.buffer(), m_block, n_block, wg, v, split);
+            store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
+                tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split);
             tma_store_commit();
           }
         }

@@ -152,8 +152,7 @@ detail::Sm90GemmConfig make_config(detail::Sm90Grouping grouping, std::int64_t e
   detail::Sm90GemmConfig c;
   c.block_m = bm, c.block_n = bn, c.stages = stages, c.multicast = multicast, c.multicast_on_a = on_a;
   c.splits = 1, c.num_sms = num_sms, c.group_n = 8;
-  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes_with(bm, bn, k, stages, 1, 1) +
-                 detail::sm90_grouping_smem_bytes(grouping, e);
+  c.smem_bytes = detail::sm90_grouped_smem_bytes(grouping, e, bm, bn, k, stages);
   c.threads = detail::sm90_gemm_threads(bm);
   return c;
 }
