@@ -7,8 +7,9 @@
 // a tile never holds two experts) and for masked (256 measured slower there). No split-K.
 // Clusters: contiguous pairs two N blocks on one M block (A multicast, same expert) once the
 // grid is full; masked pairs the M blocks of one expert (B multicast: B dominates the traffic of
-// small per-expert counts) when an expert has 2 M blocks, or more over a short K (masked_pair_b),
-// else two N blocks.
+// small per-expert counts) when an expert has 2 M blocks over a long K (masked_pair_b), else two
+// N blocks once the grid is full. Masked tiles skip the 64-row waves past the expert's count
+// (templates/moe/gemm_fp8_grouped.cuh), which the model leaves out: it favours no tile shape.
 #include "heuristics/sm90_grouped.hpp"
 
 #include <algorithm>
@@ -26,12 +27,14 @@ constexpr int kMaxStages = 16;
 int num_sfb_per_tile(int block_n) { return (128 - std::gcd(block_n, 128) + block_n + 127) / 128; }
 
 // Masked pairs two M blocks of one expert on B where B's loads weigh most: two M blocks per
-// expert (B read by two tiles only), or a short K. H100, 128 x 192 tiles: 32 x 192 experts
-// (2 M blocks) 881/847 TFLOPS as B pairs vs 829/804 as A pairs (N x K 6144 x 7168, 7168 x 3072);
-// 6 x 1024 (8 M blocks) 1248/1149/1085 as B pairs vs 1327/1196/1171 as A pairs (6144 x 7168,
-// 7168 x 3072, 4096 x 4096); K = 2048 (16 K blocks, B pairs either way) unmeasured.
+// expert (B read by two tiles only) over a long K. H100, 128 x 192 tiles, with the skipped
+// waves (jitfp8 bench moe --only masked --sweep, 2026-11-24), TFLOPS as B pairs / A pairs / alone:
+//   32 x 192 experts (2 M blocks): 6144 x 7168 899/826/867, 7168 x 3072 865/843/860,
+//     4096 x 4096 824/814/815, 4096 x 2048 (16 K blocks) 754/763/777;
+//   6 x 1024 (8 M blocks): 6144 x 7168 1266/1342/1356, 4096 x 4096 1123/1193/1211,
+//     4096 x 2048 969/1064/1071.
 bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
-  return m_blocks_per_group <= 2 || k_blocks <= 16;
+  return m_blocks_per_group <= 2 && k_blocks > 16;
 }
 
 bool block_n_allowed(int block_m, int block_n) {

@@ -36,6 +36,20 @@ __host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts)
                                              : 0;
 }
 
+// Waves (64 rows) of math warpgroup wg that a tile needs, the first ones: masked, those holding a
+// row below the expert's count (later rows are neither computed nor stored); else all kWaves.
+template <u32 kGrouping, u32 kWaves>
+JITFP8_DEVICE u32 tile_active_waves(const GroupedTile& t, u32 wg) {
+  if constexpr (kGrouping != kGroupingMasked) {
+    return kWaves;
+  } else {
+    const u32 first_row = t.row0 + wg * kWaves * 64;
+    if (t.row_hi <= first_row) return 0;
+    const u32 waves = (t.row_hi - first_row + 63) / 64;
+    return waves < kWaves ? waves : kWaves;
+  }
+}
+
 // The dense kernel's body (sm90/gemm_fp8_1d2d.cuh) generalized with a grouping policy.
 // kGrouping (moe/grouping.cuh): kGroupingDense (kept compilable: same tiles as the dense kernel), or one of
 // the M-grouped forms, where a tile also has an expert (B rows expert * N, its B scales), may be
@@ -201,36 +215,34 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       Scheduler sched(M, grouping, group_smem);
       GroupedTile t;
       while (sched.next(t)) {
-        for (u32 v = 0; v < kWaves; ++v) {
+        const u32 active_waves = tile_active_waves<kGrouping, kWaves>(t, wg);
+        for (u32 v = 0; v < active_waves; ++v) {
           if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
           pipe.wait_staged();
-          for (u32 part = 0; part < kParts; ++part) {
-            if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-            const u8* chunk_smem = pipe.buffer() + part * kChunkStageBytes;
-            const u32 m0 = t.row0 + (wg * kWaves + v) * 64;
-            const u32 n0 = t.n_block * BLOCK_N + part * kEpiN;
-            if constexpr (kGrouping == kGroupingMasked) {
-              // Rows at or past the expert's count must stay untouched: such a box is copied row
-              // by row with predicated 16-byte stores instead.
-              if (m0 + 64 > t.row_hi) {
-                constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of the chunk
-                for (u32 i = lane; m0 < t.row_hi && i < 64 * kUnits; i += 32) {
-                  const u32 r = i / kUnits, u = i - r * kUnits;
-                  const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
-                  if (m0 + r < t.row_hi && n0 + col < N) {
-                    const u32 src = smem_u32(chunk_smem) + box * (kBoxM * kSwizzleD) +
-                                    tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
-                    u32 x0, x1, x2, x3;
-                    ld_shared_v4_u32(src, x0, x1, x2, x3);
-                    st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
-                  }
+          const u32 m0 = t.row0 + (wg * kWaves + v) * 64;
+          if (kGrouping == kGroupingMasked && m0 + 64 > t.row_hi) {
+            // Rows at or past the expert's count must stay untouched: a box that reaches them is
+            // copied row by row with predicated 16-byte stores instead, by the whole warp.
+            constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of a column part
+            for (u32 part = 0; part < kParts; ++part) {
+              if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+              const u8* chunk_smem = pipe.buffer() + part * kChunkStageBytes;
+              const u32 n0 = t.n_block * BLOCK_N + part * kEpiN;
+              for (u32 i = lane; i < 64 * kUnits; i += 32) {
+                const u32 r = i / kUnits, u = i - r * kUnits;
+                const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
+                if (m0 + r < t.row_hi && n0 + col < N) {
+                  const u32 src = smem_u32(chunk_smem) + box * (kBoxM * kSwizzleD) +
+                                  tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
+                  u32 x0, x1, x2, x3;
+                  ld_shared_v4_u32(src, x0, x1, x2, x3);
+                  st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
                 }
-                continue;
               }
             }
-            if (lane == 0)
-              for (u32 b = 0; b < kEpiN / kBoxN; ++b)
-                tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzleD, (i32)(n0 + b * kBoxN), (i32)m0);
+          } else if (lane == 0) {
+            store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(tmap_d, pipe.buffer(), t.row0,
+                                                                                      t.n_block, wg, v, split);
           }
           pipe.release(lane == 0);
         }
@@ -292,7 +304,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks.
       sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb> mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
-          full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end};
+          full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end,
+          tile_active_waves<kGrouping, kWaves>(t, wg)};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
       if (t.compute) {  // a padding tile (contiguous) stores zeros
         if constexpr (kNumSfb == 1) {
@@ -352,8 +365,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
 
       // -- epilogue, per 64-row wave with an owned chunk: bf16 -> swizzled smem (stmatrix) -> the
       //    store warp.
+      const u32 active_waves = tile_active_waves<kGrouping, kWaves>(t, wg);
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v) {
+        if (v >= active_waves) break;  // masked: rows past the expert's count, not computed
         if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
         pipe.wait_free();  // its previous store has read it
 #pragma unroll

@@ -16,7 +16,8 @@
 //                            with the prefix sums of each expert's tile units (scan by warp 0 at
 //                            kernel start); units are walked expert after expert, the grouped
 //                            (kGroupN) order inside an expert. Rows past the count are not stored
-//                            (GroupedTile::row_hi; the epilogue uses predicated stores there).
+//                            (GroupedTile::row_hi; the epilogue uses predicated stores there), and
+//                            a warpgroup's 64-row waves wholly past it are not computed.
 // Multicast pairs: on N (same M block, A shared) always share the expert; on M (B shared) only in
 // the masked form (the two M blocks of one expert; a second block past the count stores nothing).
 #pragma once

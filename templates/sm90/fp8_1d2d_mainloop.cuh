@@ -49,6 +49,10 @@ struct Mainloop1D2D {
   MBarrier* empty;
   u32 wg, row_in_wave, lane;
   u32 kb_begin, kb_end;  // this CTA's K blocks (all of them, or its split-K slice)
+  // Waves of this warpgroup to compute, the first ones: kWaves, or fewer where the tile's later
+  // rows are not needed (masked M-grouped tiles past the expert's count). A wave left out costs
+  // no wgmma; with none the stages are only waited for and released.
+  u32 active_waves;
 
   // One 64-row wave per warpgroup and room for a second accumulator ((2 + 1) * BLOCK_N / 2 <= 192
   // registers): software-pipelined loop, K block kb + 1's wgmma run while kb is
@@ -170,9 +174,20 @@ struct Mainloop1D2D {
     }
   }
 
+  // No wave of this warpgroup is needed: take part in the ring only.
+  __device__ __forceinline__ void consume_only() {
+    for (u32 kb = kb_begin; kb < kb_end; ++kb) {
+      mbar_wait(&full[stage], phase);
+      release(stage);
+      if (++stage == kNumStages) stage = 0, phase ^= 1;
+    }
+  }
+
   template <class Bounds>
   __device__ __forceinline__ void operator()(Bounds bounds) {
-    if constexpr (kOverlap) {
+    if (active_waves == 0) {
+      consume_only();
+    } else if constexpr (kOverlap) {
       run_overlapped(bounds);
     } else {
       run_serial(bounds);
@@ -202,6 +217,7 @@ struct Mainloop1D2D {
 
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v) {
+        if (v >= active_waves) break;
 #pragma unroll
         for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
         wgmma_fence();
@@ -219,7 +235,7 @@ struct Mainloop1D2D {
         float s0[kNumSfb], s1[kNumSfb];
 #pragma unroll
         for (u32 j = 0; j < kNumSfb; ++j) s0[j] = sa[v][0] * sb[j], s1[j] = sa[v][1] * sb[j];
-        if (v == kWaves - 1) {
+        if (v + 1 == active_waves) {
           // All smem reads of this stage are done (wgmma waited, scales in registers).
           if constexpr (kNumMulticast == 1) {
             if (lane == 0) mbar_arrive(&empty[stage]);

@@ -306,6 +306,8 @@ TEST_CASE("grouped masked GEMM computes only rows below masked_m", "[gpu][moe]")
            {256, 64, 2, false}}) {
     const auto config = make_config(G::masked, p.e, p.k, bm, bn, bm == 256 && bn == 128 ? 3 : 4, mc, on_a);
     run_masked(p, counts, 128, &config, seed++);
+    // Counts on both sides of 64-row wave boundaries: the waves past the count are skipped.
+    run_masked(p, {64, 65, 191, 193, 256, 257}, 192, &config, seed++);
   }
   SECTION("many experts") {
     Masked q(32, 200, 256, 512, seed++);

@@ -67,6 +67,19 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
   }
 }
 
+TEST_CASE("masked experts pair their M blocks on B only for two M blocks over a long K", "[moe][heuristics]") {
+  auto pairing = [](std::int64_t expected, std::int64_t groups, std::int64_t n, std::int64_t k) {
+    const Sm90GemmConfig c = choose_sm90_grouped_config(Sm90Grouping::masked, expected, groups, n, k, 132);
+    INFO(c.to_json().dump());
+    return c.multicast == 1 ? std::string("alone") : c.multicast_on_a ? std::string("A") : std::string("B");
+  };
+  CHECK(pairing(192, 32, 6144, 7168) == "B");   // 2 M blocks of 128, 56 K blocks
+  CHECK(pairing(192, 32, 7168, 3072) == "B");
+  CHECK(pairing(192, 32, 4096, 2048) != "B");   // 16 K blocks: B pairs measured slowest
+  CHECK(pairing(1024, 6, 6144, 7168) != "B");   // 8 M blocks
+  CHECK(pairing(1024, 6, 4096, 2048) != "B");
+}
+
 TEST_CASE("every grouped config the heuristics choose on H100 compiles without spills",
           "[moe][heuristics][nvrtc]") {
   const Arch arch = Arch::parse("sm_90a");

@@ -21,6 +21,7 @@
 #include "bench_inputs.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
+#include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_reference.hpp"
 
 namespace jitfp8::bench {
@@ -143,6 +144,7 @@ struct Context {
   cublasLtHandle_t handle;
   DeviceArray<char>* workspace;
   int iters;
+  bool sweep = false;  // masked: also time the candidate configs of masked_sweep_configs
   std::mt19937_64 rng{2026};
   nlohmann::json results = nlohmann::json::array();
 };
@@ -249,6 +251,29 @@ void run_contiguous(Context& ctx) {
   }
 }
 
+// Candidates timed by --sweep beside the heuristic's masked config: tile shapes x pairing
+// (B pairs: two M blocks of an expert; A pairs: two N blocks; alone), each with the most
+// stages that fit.
+std::vector<detail::Sm90GemmConfig> masked_sweep_configs(long long groups, long long k, int sm_count) {
+  const struct { int bm, bn, mc; bool on_a; } shapes[] = {
+      {128, 192, 2, false}, {128, 192, 2, true}, {128, 192, 1, true}, {128, 128, 2, false},
+      {256, 128, 1, true},  {256, 128, 2, true}, {256, 96, 1, true},  {256, 64, 2, true}};
+  std::vector<detail::Sm90GemmConfig> configs;
+  for (const auto& s : shapes) {
+    detail::Sm90GemmConfig c;
+    c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = s.on_a;
+    c.splits = 1, c.num_sms = sm_count - sm_count % s.mc, c.group_n = 8;
+    c.threads = detail::sm90_gemm_threads(s.bm);
+    c.stages = 16;
+    while (c.stages >= 3 && detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::masked, groups, s.bm, s.bn, k,
+                                                            c.stages) > detail::kSm90MaxSmem)
+      --c.stages;
+    c.smem_bytes = detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::masked, groups, s.bm, s.bn, k, c.stages);
+    if (c.stages >= 3) configs.push_back(c);
+  }
+  return configs;
+}
+
 void run_masked(Context& ctx) {
   print_header(fmt::format("M-grouped masked: A (E, {}, K), valid rows per expert on the device; "
                            "cuBLASLt: one GEMM per expert on its valid rows", kMaskedMaxM).c_str());
@@ -276,6 +301,21 @@ void run_masked(Context& ctx) {
     g.d = d.ptr, g.masked_m = masked_m.ptr, g.expected_m = c.expected;
     const Timing ours = time_kernel([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
     const Timing theirs = time_cublas_loop(in, d_cublas, rows0, ctx);
+    if (ctx.sweep) {
+      int sm_count = 0;
+      BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+      for (const detail::Sm90GemmConfig& cfg : masked_sweep_configs(c.groups, c.k, sm_count)) {
+        const Timing t = time_kernel([&] { detail::gemm_fp8_grouped_masked_with_config(g, cfg, ctx.stream); },
+                                     ctx.stream, 3, ctx.iters);
+        fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
+                   c.expected, c.n, c.k, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
+                   cfg.multicast == 1 ? "" : cfg.multicast_on_a ? "A" : "B", t.median_us,
+                   in.flops() / t.median_us / 1e6);
+        ctx.results.push_back({{"kind", "masked_sweep"}, {"groups", c.groups}, {"expected_m", c.expected},
+                               {"n", c.n}, {"k", c.k}, {"config", cfg.to_json()}, {"us", t.median_us},
+                               {"tflops", in.flops() / t.median_us / 1e6}});
+      }
+    }
 
     std::vector<GemmFp8Args> experts;
     for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
@@ -394,11 +434,13 @@ void run_kgrouped(Context& ctx) {
 int run_moe(int argc, char** argv) {
   std::string json_path, only;
   int iters = 20;
+  bool sweep = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
     else if (arg == "--only" && i + 1 < argc) only = argv[++i];
+    else if (arg == "--sweep") sweep = true;
     else {
       std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -407,6 +449,7 @@ int run_moe(int argc, char** argv) {
   auto wanted = [&](const char* kind) { return only.empty() || only.find(kind) != std::string::npos; };
   Context ctx;
   ctx.iters = iters;
+  ctx.sweep = sweep;
   BENCH_CHECK(cudaStreamCreate(&ctx.stream));
   check_cublas(cublasLtCreate(&ctx.handle), "cublasLtCreate");
   DeviceArray<char> workspace(64u << 20);

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
         "       (two tables: gemm_fp8_nt on the forward shapes, gemm_fp8_wgrad on the weight-gradient\n"
         "        shapes, overwrite and accumulate; --sweep / --wgrad-sweep also time candidate configs)\n"
         "       jitfp8 bench quant [--shapes M,K;...] [--iters N] [--json FILE]\n"
-        "       jitfp8 bench moe   [--only contiguous,masked,kgrouped] [--iters N] [--json FILE]\n"
+        "       jitfp8 bench moe   [--only contiguous,masked,kgrouped] [--sweep] [--iters N] [--json FILE]\n"
         "       (the anchors' MoE shapes beside cuBLASLt called once per expert)\n"
         "Kernel time (the anchors' protocol): each run is an L2 flush, then the body launched on its\n"
         "own; its time is CUPTI's GPU timestamps of the body's kernels, memcpys and memsets, median\n"
