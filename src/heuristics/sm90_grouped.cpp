@@ -57,6 +57,14 @@ int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int 
          sm90_grouping_smem_bytes(grouping, num_groups);
 }
 
+int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                            std::int64_t k) {
+  int stages = kMaxStages;
+  while (stages >= 3 && sm90_grouped_smem_bytes(grouping, num_groups, block_m, block_n, k, stages) > kSm90MaxSmem)
+    --stages;
+  return stages;
+}
+
 Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
                                           std::int64_t num_groups, std::int64_t n, std::int64_t k,
                                           int sm_count) {
@@ -75,9 +83,7 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
     const std::int64_t m_blocks = masked ? num_groups * m_blocks_per_group : m_blocks_per_group;
     for (int bn = 16; bn <= 192; bn += 16) {
       if (!block_n_allowed(bm, bn)) continue;
-      int stages = kMaxStages;
-      while (stages >= 3 && sm90_grouped_smem_bytes(grouping, num_groups, bm, bn, k, stages) > kSm90MaxSmem)
-        --stages;
+      const int stages = sm90_grouped_max_stages(grouping, num_groups, bm, bn, k);
       if (stages < 3) continue;
       const std::int64_t n_blocks = (n + bn - 1) / bn;
       const std::int64_t tiles = m_blocks * n_blocks;

@@ -17,6 +17,10 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups);
 // buffer per math warpgroup, then the grouping tables.
 int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages);
+// The most pipeline stages (up to 16) whose layout fits an SM's shared memory; below 3 the tile
+// does not fit at all.
+int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                            std::int64_t k);
 
 // Contiguous: rows = M (all experts' padded rows; configs depend on its power-of-two bucket).
 // Masked: rows = expected_m (rows per expert, bucketed the same way), num_groups experts.

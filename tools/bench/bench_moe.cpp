@@ -264,10 +264,7 @@ std::vector<detail::Sm90GemmConfig> masked_sweep_configs(long long groups, long 
     c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = s.on_a;
     c.splits = 1, c.num_sms = sm_count - sm_count % s.mc, c.group_n = 8;
     c.threads = detail::sm90_gemm_threads(s.bm);
-    c.stages = 16;
-    while (c.stages >= 3 && detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::masked, groups, s.bm, s.bn, k,
-                                                            c.stages) > detail::kSm90MaxSmem)
-      --c.stages;
+    c.stages = detail::sm90_grouped_max_stages(detail::Sm90Grouping::masked, groups, s.bm, s.bn, k);
     c.smem_bytes = detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::masked, groups, s.bm, s.bn, k, c.stages);
     if (c.stages >= 3) configs.push_back(c);
   }
