@@ -21,7 +21,7 @@ namespace {
 
 constexpr int kBlockK = 128;
 
-int num_math_warpgroups(int block_m) { return block_m == 64 ? 1 : 2; }
+int num_math_warpgroups(int block_m) { return block_m == 64 ? 1 : block_m == 192 ? 3 : 2; }
 int waves_per_warpgroup(int block_m) { return block_m / 64 / num_math_warpgroups(block_m); }
 int d_swizzle(int block_n) { return block_n % 32 == 0 ? 128 : 64; }
 int align128(int bytes) { return (bytes + 127) / 128 * 128; }
@@ -51,7 +51,12 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std
   // the tensor-core time plus a fixed part: each warpgroup waits for its wgmma, then promotes
   // (2 instructions per element), so the per-block critical path, not the tensor cores, sets
   // the pace. One warpgroup (64-row tiles): nothing hides its promotion.
-  double block = wgs == 1 ? 1.3 * (500.0 + bm * bn / 27.0) : (waves == 1 ? 700.0 : 950.0) + bm * bn / 27.0;
+  // Three warpgroups (192-row tiles): 800 + 6.1 bn, fitted the same way (2026-11-24: 192 x 96,
+  // 112, 128 on 7168 x 4096 x 16384); per FLOP they match 256-row tiles on long K and win on
+  // short K (one wave per warpgroup to store: 24576 x 4096 x 1536, 883 vs 862 TFLOPS).
+  double block = wgs == 1   ? 1.3 * (500.0 + bm * bn / 27.0)
+                 : wgs == 3 ? 800.0 + bn * 6.1
+                            : (waves == 1 ? 700.0 : 950.0) + bm * bn / 27.0;
   if (c.stages == 3) block *= 1.02;
   if (c.stages <= 2) block *= 1.20;
   const int batches = waves * sm90_wgrad_store_boxes(c.block_n) / c.epi_batch;
@@ -67,8 +72,9 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std
                            std::min(1.0, static_cast<double>(n) / (n_blocks * bn));
   // Where the output bounds the tile (small K), a 256-row tile's epilogue (two waves per
   // warpgroup through one staging set before its next main loop) adds to that bound (measured
-  // there: 128 x 192 and 128 x 128 tiles beat 256 x 128 by 2-7%).
-  const double store_floor = bm * bn * 4.0 / 12.4 * in_bounds + (waves == 2 ? epilogue : 0.0);
+  // there: 128 x 192 and 128 x 128 tiles beat 256 x 128 by 2-7%); so does a 192-row tile's
+  // (32768 x 4096 x 512: 128 x 192 608 TFLOPS, 192 x 128 589, both in pairs sharing A).
+  const double store_floor = bm * bn * 4.0 / 12.4 * in_bounds + (waves == 2 || wgs == 3 ? epilogue : 0.0);
   return std::max(k_blocks * block + epilogue, store_floor);
 }
 
@@ -84,7 +90,7 @@ nlohmann::json Sm90WgradConfig::to_json() const {
 }
 
 bool sm90_wgrad_overlapped(int block_m, int block_n) {
-  return (waves_per_warpgroup(block_m) + 2) * (block_n / 2) <= 192;
+  return num_math_warpgroups(block_m) < 3 && (waves_per_warpgroup(block_m) + 2) * (block_n / 2) <= 192;
 }
 
 int sm90_wgrad_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
@@ -104,11 +110,12 @@ std::int64_t sm90_wgrad_m_bucket(std::int64_t m) {
 }
 
 std::string sm90_wgrad_config_error(const Sm90WgradConfig& c) {
-  if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256) return "block_m must be 64, 128 or 256";
+  if (c.block_m != 64 && c.block_m != 128 && c.block_m != 192 && c.block_m != 256)
+    return "block_m must be 64, 128, 192 or 256";
   if (c.block_n < 16 || c.block_n > 256 || c.block_n % 16 != 0)
     return "block_n must be a multiple of 16 in [16, 256]";
-  if ((waves_per_warpgroup(c.block_m) + 1) * c.block_n / 2 > 192)
-    return "block_n too large for the register file (<= 192, <= 128 with block_m 256)";
+  if ((waves_per_warpgroup(c.block_m) + 1) * c.block_n / 2 > (c.block_m == 192 ? 128 : 192))
+    return "block_n too large for the register file (<= 192, <= 128 with block_m 192 or 256)";
   if (c.multicast != 1 && c.multicast != 2) return "multicast must be 1 or 2";
   if (c.num_sms < c.multicast || c.num_sms % c.multicast != 0)
     return "num_sms must be a positive multiple of multicast";
@@ -164,12 +171,13 @@ double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::in
 }
 
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         int sm_count) {
+                                         int sm_count, bool three_warpgroups) {
   const std::int64_t mb = sm90_wgrad_m_bucket(m);
   Sm90WgradConfig best;
   double best_cycles = 0;
   bool found = false;
-  for (int bm : {64, 128, 256}) {
+  for (int bm : {64, 128, 192, 256}) {
+    if (bm == 192 && !three_warpgroups) continue;
     if (bm > 64 && mb <= 64) continue;  // a 64-row bucket never needs taller tiles
     for (int bn = 16; bn <= 192; bn += 16) {
       const int waves = waves_per_warpgroup(bm);
@@ -200,8 +208,10 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       // interleaved, L2 flushed) on the 7 anchor shapes, those tiles run 4-15% below the plain
       // loop's 128 x 192 / 256 x 128 (best overlapped vs chosen: 0.95, 0.86, 0.99, 0.95 (at
       // 32768 x 512 vs 128 x 192), 0.95, 0.96, 0.97): the per-K-block time is ~2.2x the
-      // tensor-core time at nominal clock for every tile, overlapped or not, so promotion is not
-      // what bounds it. Off by default; the template keeps the option.
+      // tensor-core time at nominal clock for every tile, overlapped or not. Its loop without
+      // the ptxas-injected wait (2026-11-24) is 6-7% faster but still below 256 x 128 (128 x 128
+      // 966 and 256 x 96 897 vs 1013 TFLOPS on 7168 x 4096 x 16384). Off by default; the
+      // template keeps the option.
       c.overlap = false;
       const double cycles = sm90_wgrad_model_cycles(c, mb, n, k);
       const bool better =

@@ -70,7 +70,8 @@ Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int
 double sm90_wgrad_model_cycles(const Sm90WgradConfig& config, std::int64_t m, std::int64_t n,
                                std::int64_t k);
 
+// three_warpgroups: whether 192-row tiles (three math warpgroups) are candidates.
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         int sm_count);
+                                         int sm_count, bool three_warpgroups = true);
 
 }  // namespace jitfp8::detail

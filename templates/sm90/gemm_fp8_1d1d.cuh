@@ -8,7 +8,15 @@
 // row scales (4 FMUL) and promotes (4 FFMA): 2 instructions per element instead of the 1D2D
 // kernel's 1. The row scales and as many column-scale pairs as the registers allow (all of them
 // up to 128 x 160 tiles, 13 of 16 groups for 256 x 128, 7 of 24 for 128 x 192) are loaded when
-// the stage arrives, before its wgmma, the rest kSbPrefetch groups ahead in the promotion.
+// the stage arrives, right after its first wgmma is issued, the rest kSbPrefetch groups ahead in
+// the promotion. (Loaded before the first wgmma, ptxas hoisted the first product above it, and
+// the wgmma waited for the load: 128 x 192 tiles ran 4% slower, 2026-11-24.)
+// Where the promotion time goes (7168 x 4096 x 16384, 256 x 128 tiles in pairs, same call,
+// 2026-11-24): without any promotion 1913 TFLOPS; one FFMA per element 1313; both products
+// with the B scales made up in registers (no shared loads) 1060; the real kernel 1013. 128
+// independent FFMAs per wave cost only 1913 -> 1599 wherever they are placed: it is the
+// promotion's dependence on the wgmma result, waited for and then promoted by both warpgroups
+// at the same time, that leaves the tensor cores idle, not the CUDA-core work itself.
 // Measured on H100 (2026-11-23, same call, 2 GB flush, vs loading them after the wgmma wait):
 // +3.7% on 4096 x 4096 x 7168 (962 vs 928 TFLOPS), +4.7% on 7168 x 4096 x 16384 (1004 vs 959),
 // +5.8% on 7168 x 4096 x 2048 (858 vs 811), +1% on 2112 x 4096 x 7168, neutral on the
@@ -18,7 +26,10 @@
 // accumulators: -10% (more wgmma operand traffic, A read twice, and longer scale-load waits);
 // early stage release before the last promotion (two scale slots per stage): neutral.
 // Optionally (kOverlap, small tiles only) the main loop is software-pipelined over two
-// accumulator tiles so each promotion runs under the next wgmma batch.
+// accumulator tiles so each promotion runs under the next wgmma batch. 192-row tiles run three
+// math warpgroups (one wave each, 152 registers): per FLOP as fast as 256-row tiles on long K,
+// faster on short K and where 192 divides M (576 x 4096 x 7168: 192 x 96 in one wave, 856 vs
+// 720 TFLOPS for 128 x 192, 2026-11-24).
 // Both scale tiles come through TMA with their data tiles, one box each per stage.
 //
 // Epilogue: fp32 fragments -> 128B/64B-swizzled shared staging boxes (8-byte stores, conflict
@@ -37,10 +48,12 @@
 // ---------------------------------------------------------------------------------------------
 // Template parameters (compile-time)
 //   N, K          problem N and K. K % 16 == 0 (fp8 row stride). N >= 1 (not used for layout).
-//   BLOCK_M       64 (1 math warpgroup), 128 (2 math warpgroups x 64 rows) or 256 (2 x 128 rows).
+//   BLOCK_M       64 (1 math warpgroup), 128 (2 math warpgroups x 64 rows), 192 (3 x 64) or 256
+//                 (2 x 128 rows).
 //   BLOCK_N       multiple of 16, 16..256, with (waves + 1) * BLOCK_N / 2 <= 192 accumulator
 //                 registers per math thread (waves = 2 for BLOCK_M 256, else 1): BLOCK_N <= 192,
-//                 or <= 128 for BLOCK_M 256 (static_assert). Need not divide N.
+//                 or <= 128 for BLOCK_M 256 (static_assert); <= 128 for BLOCK_M 192 (its
+//                 warpgroups get 152 registers). Need not divide N.
 //   kNumStages    depth of the TMA ring (see smem_size below; at most 232448 bytes).
 //   kNumMulticast 1, or 2 for a 2-CTA cluster sharing one operand through TMA multicast.
 //   kMulticastOnA with kNumMulticast == 2: true = the 2 CTAs share A (same M block, N blocks 2u
@@ -56,17 +69,18 @@
 //                 batches per tile (waves * boxes / kEpiBatch) must be a multiple of it. Whole-
 //                 wave staging (kEpiBatch = all boxes, 1 buffer) needs the fewest barriers; one
 //                 or two 8 KB boxes free shared memory for more pipeline stages.
-//   kPingPong     with 2 math warpgroups: they take turns issuing their wgmma batches
-//                 (common/wg_order.cuh), so one promotes while the other's MMAs run.
+//   kPingPong     with 2 or 3 math warpgroups: they take turns issuing their wgmma batches
+//                 (common/wg_order.cuh), so one promotes while the others' MMAs run. Measured
+//                 slower than free issue on the large shapes (-3% with 3 warpgroups, 2026-11-24).
 //   kOverlap      software-pipelined main loop with two accumulator tiles: the wgmma of job
 //                 j + 1 (next wave or next K block) is issued before job j is promoted. Needs
 //                 overlapped(BLOCK_M, BLOCK_N): BLOCK_N <= 128 (BLOCK_M 64/128), <= 96 (256).
-//                 Measured on H100 (2026-11-23, interleaved A/B): no faster than the plain loop's
-//                 larger tiles on the 7 anchor shapes (see src/heuristics/sm90_wgrad.cpp); kept as
-//                 an option, off by default. kPingPong is ignored with it. Note: ptxas injects a
-//                 wgmma wait in this loop (C7517; C7514 in the K-grouped kernel), so it runs
-//                 mostly serialized; a 1D2D-shaped loop that compiles clean (kWaves 1) measured
-//                 7-10% slower still (128 x 128, 2026-11-23), so the loop was left as is.
+//                 Two jobs are issued back to back and nothing is in flight across the loop's
+//                 back edge, so ptxas injects no wgmma wait (C7517; the loop it replaced kept a
+//                 job in flight across it and ran 6-7% slower: 128 x 128 966 vs 905 TFLOPS,
+//                 256 x 96 897 vs 843 on 7168 x 4096 x 16384, 2026-11-24). Still no faster than
+//                 the plain loop's larger tiles (256 x 128: 1013), so off by default.
+//                 kPingPong is ignored with it.
 //   kSmemBytes    the dynamic shared memory the host launches with; must equal smem_size(...):
 //                 the host mirrors the formula, and this catches any drift at compile time.
 //
@@ -114,7 +128,7 @@
 namespace jitfp8 {
 namespace sm90_1d1d {
 
-__host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : 2; }
+__host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : block_m == 192 ? 3 : 2; }
 __host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
 // Whether the software-pipelined main loop (kOverlap: two accumulator tiles) fits the register
 // file: (waves + 2) * BLOCK_N / 2 <= 192: BLOCK_N <= 128 for BLOCK_M 64 / 128, <= 96 for 256.
@@ -198,11 +212,14 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   // is exactly the 64K register file at 384 threads; so is 56 + 2 x 224). The K-grouped producer
   // walks experts and patches tensor maps: at 40 registers ptxas spilled it (8 bytes, 64x64 and
   // 128x128 tiles without multicast), so it gets 56 and two math warpgroups 224.
+  // Three math warpgroups (BLOCK_M 192, 512 threads) share the same pool: 152 (144) each.
   constexpr u32 kProducerRegs = kGrouped ? 56 : 40;
-  constexpr u32 kMathRegs = kNumMathWGs == 2 ? (kGrouped ? 224 : 232) : 240;
+  constexpr u32 kMathRegs = kNumMathWGs == 3 ? (kGrouped ? 144 : 152)
+                          : kNumMathWGs == 2 ? (kGrouped ? 224 : 232) : 240;
   static_assert(128 * (kProducerRegs + kNumMathWGs * kMathRegs) <= 65536 - 1024,
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
-  static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
+  static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 192 || BLOCK_M == 256, "BLOCK_M");
+  static_assert(kNumMathWGs < 3 || 2 * kNumAccum <= 128, "BLOCK_M 192: BLOCK_N <= 128 (152 registers)");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(BLOCK_N % kBoxN == 0, "staging chunks");
   static_assert(kGrouped || (K % 16 == 0 && K >= 16), "TMA strides must be multiples of 16 bytes");
@@ -361,8 +378,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     const u32 sfb_base = smem_u32(smem_sfb) + (lane % 4) * 8;  // columns 2 * (lane % 4) + {0, 1}
 
     float final_accum[kWaves][kNumAccum];
-    constexpr bool kOrdered = kPingPong && kNumMathWGs == 2 && !kOverlap;
-    WarpgroupTurns<4> turns(wg);  // barriers 4 and 5 (2 and 3: the epilogue's)
+    constexpr bool kOrdered = kPingPong && kNumMathWGs >= 2 && !kOverlap;
+    WarpgroupTurns<5, kNumMathWGs> turns(wg);  // barriers 5.. (2..4: the epilogue's)
 
     // One "job" = one wave's 4 wgmma of one K block into a fresh accumulator.
     const auto issue_job = [&](float (&acc)[kNumAccum], const u32 v, const u32 s) {
@@ -389,8 +406,9 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // the math warps' stall samples on 4096 x 4096 x 7168).
     // Registers besides the tiles and row scales that ptxas needs: the spill-free margins found
     // for 256 x 128 (10, 16 with ping-pong) and 128 x 192 (24) on NVRTC 13.0.
-    constexpr i32 kOtherRegs = kWaves == 2 ? (kOrdered ? 16 : 10) : 24;
-    constexpr i32 kFreeRegs = (i32)kMathRegs - kOtherRegs - (i32)((kWaves + 1) * kNumAccum) - 2 * (i32)kWaves;
+    constexpr i32 kOtherRegs = kOverlap ? 24 : kWaves == 2 ? (kOrdered ? 16 : 10) : 24;
+    constexpr i32 kFreeRegs =
+        (i32)kMathRegs - kOtherRegs - (i32)((kWaves + (kOverlap ? 2 : 1)) * kNumAccum) - 2 * (i32)kWaves;
     constexpr u32 kSbPrefetch =
         kFreeRegs <= 0 ? 0u : ((u32)kFreeRegs / 2 < kNumGroups ? (u32)kFreeRegs / 2 : kNumGroups);
     constexpr u32 kSbRest = kNumGroups - kSbPrefetch;
@@ -474,72 +492,55 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
 
       if constexpr (kOverlap) {
-        // ---- main loop, software-pipelined over jobs (K block kb, wave v), job j in
-        //      accumulator j % 2: job j + 1's wgmma is issued before job j is promoted, so the
-        //      tensor cores run while the CUDA cores promote. kWaves == 2: the two waves of a
-        //      K block; kWaves == 1: two consecutive K blocks. Two stages are held at most.
-        const u32 kJobs = num_kb * kWaves;
+        // ---- main loop with two accumulator tiles: two jobs (the two waves of a K block, or
+        //      one wave of two consecutive K blocks) are issued back to back, and the first is
+        //      promoted while the second's wgmma run. No wgmma is in flight across the loop's
+        //      back edge: ptxas then needs no injected wait (C7517) to track the registers. ----
         float acc0[kNumAccum], acc1[kNumAccum];
-        u32 is = stage, ip = phase;  // stage of the next job to issue
-        if (kJobs > 0) {
-        mbar_wait(&full[is], ip);
-        issue_job(acc0, 0, is);
-        if constexpr (kWaves == 1) {
-          if (++is == kNumStages) is = 0, ip ^= 1;
-        }
+        constexpr u32 kBlocksPerStep = kWaves == 2 ? 1 : 2;
 #pragma unroll 1
-        for (u32 j = 0; j < kJobs; j += 2) {
-          // job j: acc0, wave 0, stage `stage`; job j + 1: acc1, wave kWaves - 1.
-          const bool has_b = j + 1 < kJobs;
-          if (has_b) {
-            if constexpr (kWaves == 1) mbar_wait(&full[is], ip);
-            issue_job(acc1, kWaves - 1, is);
-            if (++is == kNumStages) is = 0, ip ^= 1;
-            wgmma_wait<1>();
-          } else {
-            wgmma_wait<0>();
-          }
-          {
-            ScaleRegs r;
-            load_scales(r, stage);
-            promote_job(acc0, final_accum[0], 0, stage, r);
-          }
+        for (u32 kb = 0; kb < num_kb; kb += kBlocksPerStep) {
+          const bool has_b = kWaves == 2 || kb + 1 < num_kb;
+          const u32 s0 = stage;
+          u32 s1 = stage, p1 = phase;
           if constexpr (kWaves == 1) {
-            release_stage(stage);
+            if (++s1 == kNumStages) s1 = 0, p1 ^= 1;
+          }
+          mbar_wait(&full[s0], phase);
+          issue_job(acc0, 0, s0);
+          if (has_b) {
+            if constexpr (kWaves == 1) mbar_wait(&full[s1], p1);
+            issue_job(acc1, kWaves - 1, s1);
+          }
+          ScaleRegs r;
+          load_scales(r, s0);
+          if (has_b) wgmma_wait<1>(); else wgmma_wait<0>();
+          promote_job(acc0, final_accum[0], 0, s0, r);
+          if constexpr (kWaves == 1) {
+            release_stage(s0);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
           if (has_b) {
-            if (j + 2 < kJobs) {
-              mbar_wait(&full[is], ip);
-              issue_job(acc0, 0, is);
-              if constexpr (kWaves == 1) {
-                if (++is == kNumStages) is = 0, ip ^= 1;
-              }
-              wgmma_wait<1>();
-            } else {
-              wgmma_wait<0>();
-            }
-            {
-              ScaleRegs r;
-              load_scales(r, stage);
-              promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, stage, r);
-            }
-            release_stage(stage);
+            if constexpr (kWaves == 1) load_scales(r, s1);
+            wgmma_wait<0>();
+            promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, s1, r);
+            release_stage(s1);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
         }
-        }  // kJobs > 0
       } else {
         // ---- main loop over K blocks: issue, wait, promote (2 math warpgroups overlap each
         //      other's promotion at best) ----
         float accum[kNumAccum];
         for (u32 kb = 0; kb < num_kb; ++kb) {
           mbar_wait(&full[stage], phase);
+          // The scales are read after the first wgmma is issued: read before it, ptxas hoisted
+          // the first products above the wgmma, which then waited for the loads.
           ScaleRegs r;
-          load_scales(r, stage);
 #pragma unroll
           for (u32 v = 0; v < kWaves; ++v) {
             issue_job(accum, v, stage);
+            if (v == 0) load_scales(r, stage);
             wgmma_wait<0>();
             promote_job(accum, final_accum[v], v, stage, r);
           }

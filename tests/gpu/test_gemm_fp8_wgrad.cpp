@@ -272,7 +272,7 @@ TEST_CASE("gemm_fp8_wgrad on the anchor weight-gradient shapes (sampled rows)",
 
 TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][wgrad]") {
   // The heuristic picks among these shapes of configuration; force each on a problem with M, N
-  // and K tails so every code path (1 or 2 math warpgroups, 1 or 2 waves, 128B or 64B store
+  // and K tails so every code path (1, 2 or 3 math warpgroups, 1 or 2 waves, 128B or 64B store
   // swizzle, clusters sharing A or B, whole-wave or 1-2 box staging) is checked.
   struct Case {
     int bm, bn, multicast;
@@ -290,7 +290,9 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
       {128, 192, 1, true, 1, 2, false}, {256, 128, 2, true, 0, 1, false},
       {64, 128, 1, true, 0, 1, false, true},  {128, 128, 2, true, 1, 2, false, true},
       {128, 112, 1, true, 0, 1, true, true},  {256, 96, 2, false, 1, 1, false, true},
-      {256, 32, 1, true, 1, 2, false, true}};
+      {256, 32, 1, true, 1, 2, false, true},
+      {192, 128, 1, true, 0, 1, false},  {192, 128, 2, true, 1, 2},
+      {192, 64, 2, false, 1, 1},         {192, 80, 1, true, 1, 1, false}};
   int sm_count = 0;
   JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   std::uint64_t seed = 2000;

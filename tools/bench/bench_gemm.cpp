@@ -210,8 +210,9 @@ std::vector<detail::Sm90WgradConfig> sweep_configs(int sm_count) {
   return configs;
 }
 
-// --wgrad-configs "BMxBN:stages:mc:epi_batch:epi_bufs:pp[:overlap];...": time these configs (mc 1,
-// 2a or 2b; stages / epi_batch 0: the most that fit / whole waves)
+// --wgrad-configs "BMxBN:stages:mc:epi_batch:epi_bufs:pp[:overlap[:group_n]];...": time these
+// configs (mc 1, 2a or 2b; stages / epi_batch 0: the most that fit / whole waves; group_n 8 if not
+// given)
 // beside the heuristic's instead of the --wgrad-sweep candidates.
 std::vector<detail::Sm90WgradConfig> parse_wgrad_configs(const std::string& text, int sm_count) {
   std::vector<detail::Sm90WgradConfig> configs;
@@ -222,14 +223,14 @@ std::vector<detail::Sm90WgradConfig> parse_wgrad_configs(const std::string& text
     const std::string item = text.substr(pos, end - pos);
     pos = end + 1;
     if (item.empty()) continue;
-    int bm = 0, bn = 0, stages = 0, batch = 0, bufs = 0, pp = 0, ov = 0;
+    int bm = 0, bn = 0, stages = 0, batch = 0, bufs = 0, pp = 0, ov = 0, group_n = 8;
     char mc[8] = {0};
-    const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d:%d:%d:%d", &bm, &bn, &stages, mc, &batch,
-                                   &bufs, &pp, &ov);
-    if (fields != 7 && fields != 8) throw std::runtime_error("--wgrad-configs: cannot parse '" + item + "'");
+    const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d:%d:%d:%d:%d", &bm, &bn, &stages, mc, &batch,
+                                   &bufs, &pp, &ov, &group_n);
+    if (fields < 7 || fields > 9) throw std::runtime_error("--wgrad-configs: cannot parse '" + item + "'");
     const std::string m = mc;
     detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(bm, bn, stages, m == "1" ? 1 : 2, m != "2b",
-                                                               sm_count, batch, bufs);
+                                                               sm_count, batch, bufs, group_n);
     c.pingpong = pp != 0;
     c.overlap = ov != 0;
     configs.push_back(c);
@@ -290,9 +291,9 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                                  std::max(3, iters / 4));
           Timing ta = time_kernel([&] { detail::gemm_fp8_wgrad_with_config(g_acc, c, stream); }, stream,
                                   1, std::max(3, iters / 4));
-          fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{} mc{}{} epi{}x{} pp{}{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n",
+          fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{} mc{}{} epi{}x{} g{} pp{}{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n",
                      s.m, s.n, s.k, i == 0 ? "*" : " ", c.block_m, c.block_n, c.stages, c.multicast,
-                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.epi_batch, c.epi_bufs,
+                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.epi_batch, c.epi_bufs, c.group_n,
                      c.pingpong ? 1 : 0, c.overlap ? " ov" : "",
                      t.median_us, flops / t.median_us / 1e6, ta.median_us, flops / ta.median_us / 1e6);
           results.push_back({{"kind", "wgrad_sweep"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
