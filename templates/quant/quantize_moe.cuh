@@ -12,7 +12,8 @@
 // 234.9 us (E64 32768x7168), 67.1 us (E128 32768x2048), 469.8 us (E128 65536x7168); with pass 1
 // through cp.async (below), before -> after: 2489 -> 2720, 2210 -> 2457 (clusters of 4),
 // 2641 -> 2962, 2406 -> 2606, 2674 -> 3001 (2026-11-23); E128 32768x2048 with the 48 KB stash
-// (colwise_launch) 2572 -> 2808.
+// (colwise_launch) 2572 -> 2808; one cluster barrier instead of two (partial maxima pushed to
+// every peer): E16 32768x2048 2450-2463 -> 2556-2557, the others unchanged (2026-11-24).
 #pragma once
 
 #include "quant/quant_common.cuh"
@@ -36,6 +37,15 @@ __device__ __forceinline__ unsigned int cluster_size() {
   asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
   return r;
 }
+// The split form: every block arrives at its start and waits before its first remote store, so
+// the peers it writes to have started (the programming model's rule for distributed shared
+// memory); by then they all have, so the wait costs nothing.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
 __device__ __forceinline__ void cluster_barrier() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
                    : "memory");
@@ -45,13 +55,11 @@ __device__ __forceinline__ unsigned int smem_addr(const void* p) {
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
   return a;
 }
-// The float at the same shared-memory offset as `p` in CTA `rank` of the cluster.
-__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned int rank) {
+// Stores v to the float at the same shared-memory offset as `p` in CTA `rank` of the cluster.
+__device__ __forceinline__ void st_cluster_f32(float* p, unsigned int rank, float v) {
   unsigned int a = smem_addr(p);
   asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(a) : "r"(rank));
-  float v;
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
-  return v;
+  asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
 }
 // 16 bytes global -> shared through L2 only (x is read once), asynchronously.
 __device__ __forceinline__ void cp_async_16(unsigned int dst, const void* src) {
@@ -267,7 +275,9 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 // 2. Pass 1: running |max| of each thread's kV columns over its rows; the first kStashRows rows
 //    of the group are copied to shared memory first (cp.async, row-major, 128 / 256 bytes per
 //    row, all in flight at once) and their maxima taken from there.
-// 3. The row-lanes' maxima meet in shared memory: scale and reciprocal per column.
+// 3. The row-lanes' maxima meet in shared memory; each block stores its partial column maxima
+//    into its slot of every cluster peer's part_max, one cluster barrier, then every block has
+//    all C partials locally: scale and reciprocal per column.
 // 4. Pass 2: every row again, from shared memory when stashed, else re-read from global memory
 //    (last rows first, the most recently read, most likely still in L2): scale, cast, store.
 template <bool kXIsBf16, bool kE5M2, bool kPow2, int kStashBytes>
@@ -288,12 +298,13 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
   __shared__ float col_inv[64];
   __shared__ int bounds[8];
 
-  __shared__ float part_max[64];
+  __shared__ float part_max[8][64];  // [cluster rank][column]: every block's partial maxima
 
   const int tid = threadIdx.x;
   const int g = blockIdx.y;
   const unsigned int rank = cluster_rank(), ranks = cluster_size();
   const int col0 = (blockIdx.x / ranks) * 64;
+  if (ranks > 1) cluster_arrive_relaxed();  // matched by cluster_wait() before the pushes
 
   // ---- 1. group bounds -------------------------------------------------------------------
   int m = 0;
@@ -389,25 +400,30 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
 #pragma unroll
   for (int j = 0; j < kV; ++j) col_max[rg][lane * kV + j] = amax[j];
   __syncthreads();
+  // Each block pushes its partial maxima into slot `rank` of every block of the cluster, so one
+  // cluster barrier makes them all visible and nobody reads a peer afterwards (a second barrier
+  // would otherwise keep blocks from leaving while peers still read them).
+  if (ranks > 1) cluster_wait();  // every peer has started
   if (tid < 64) {
     float a = col_max[0][tid];
 #pragma unroll
     for (int h = 1; h < kRowsPerStep; ++h) a = max_f32(a, col_max[h][tid]);
-    part_max[tid] = a;
+    if (ranks > 1) {
+      for (unsigned int c = 0; c < ranks; ++c) st_cluster_f32(&part_max[rank][tid], c, a);
+    } else {
+      part_max[0][tid] = a;
+    }
   }
   // A lone block (ranks == 1, uniform) needs only the block barrier.
-  if (ranks > 1) cluster_barrier(); else __syncthreads();  // partial maxima visible
+  if (ranks > 1) cluster_barrier(); else __syncthreads();  // all partial maxima here
   float s = 0.0f;
   if (tid < 64) {
-    float a = part_max[tid];
-    for (unsigned int c = 0; c < ranks; ++c)
-      if (c != rank) a = max_f32(a, ld_cluster_f32(&part_max[tid], c));
+    float a = part_max[0][tid];
+    for (unsigned int c = 1; c < ranks; ++c) a = max_f32(a, part_max[c][tid]);
     s = f32_scale<kE5M2, kPow2>(a, eps);
     col_inv[tid] = rcp_rn(s);
   }
-  // No block leaves while another still reads its part_max; col_inv ready. The scale store
-  // comes after, so that the barrier's release never waits for a global store.
-  if (ranks > 1) cluster_barrier(); else __syncthreads();
+  __syncthreads();  // col_inv ready
   if (tid < 64 && rank == 0 && col0 + tid < d) store_f32(scales + (long long)g * d + col0 + tid, s);
   float inv[kV];
 #pragma unroll
