@@ -22,6 +22,7 @@
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
+#include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 
 namespace jitfp8::bench {
@@ -337,6 +338,35 @@ void run_masked(Context& ctx) {
   }
 }
 
+// --sweep: K-grouped candidate configs (tile shape x staging) timed beside the heuristic's.
+void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradArgs& g,
+                    const GroupedGemmWgradArgs& g_acc, double flops) {
+  int sm_count = 0;
+  BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const struct { int bm, bn, batch, bufs; } tiles[] = {{256, 128, 0, 1}, {256, 128, 1, 2}, {128, 192, 1, 2},
+                                                       {128, 192, 0, 1}, {128, 160, 0, 1}, {128, 128, 1, 2},
+                                                       {256, 112, 1, 2}};
+  for (const auto& t : tiles) {
+    try {
+      detail::Sm90WgradConfig cfg =
+          detail::make_sm90_wgrad_config(t.bm, t.bn, 0, 1, true, sm_count, t.batch, t.bufs);
+      cfg.pingpong = false;
+      const Timing w = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g, cfg, ctx.stream); },
+                                   ctx.stream, 2, std::max(3, ctx.iters / 4));
+      const Timing wa = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g_acc, cfg, ctx.stream); },
+                                    ctx.stream, 2, std::max(3, ctx.iters / 4));
+      fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{} epi{}x{}: {:>8.1f} us {:>5.0f} TF | acc {:>5.0f} TF\n",
+                 c.groups, c.expected, c.m, c.n, cfg.block_m, cfg.block_n, cfg.stages, cfg.epi_batch,
+                 cfg.epi_bufs, w.median_us, flops / w.median_us / 1e6, flops / wa.median_us / 1e6);
+      ctx.results.push_back({{"kind", "k_grouped_sweep"}, {"groups", c.groups}, {"m", c.m}, {"n", c.n},
+                             {"config", cfg.to_json()}, {"us", w.median_us}, {"acc_us", wa.median_us}});
+    } catch (const std::exception& e) {
+      fmt::print("  sweep {}x{}: {}\n", t.bm, t.bn, e.what());
+    }
+    std::fflush(stdout);
+  }
+}
+
 void run_kgrouped(Context& ctx) {
   fmt::print("\nK-grouped weight gradient: D_e (M, N) fp32 (+)= A_e (M, T_e) . B_e (N, T_e)^T, token "
              "counts on the device (ours) / on the host (cuBLASLt, one GEMM per expert, fp32 out)\n");
@@ -383,6 +413,7 @@ void run_kgrouped(Context& ctx) {
     const Timing ours = time_kernel([&] { gemm_fp8_grouped_wgrad(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
     const Timing ours_acc =
         time_kernel([&] { gemm_fp8_grouped_wgrad(g_acc, ctx.stream); }, ctx.stream, 3, ctx.iters);
+    if (ctx.sweep) sweep_kgrouped(ctx, c, g, g_acc, 2.0 * c.m * c.n * sum(tokens));
 
     std::vector<std::unique_ptr<CublasLtWgrad>> gemms;
     std::vector<float*> outs;
