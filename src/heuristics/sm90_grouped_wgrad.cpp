@@ -24,6 +24,7 @@ std::int64_t sm90_grouped_wgrad_tokens_bucket(std::int64_t k_capacity, std::int6
 std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& c) {
   std::string error = sm90_wgrad_config_error(c);
   if (!error.empty()) return error;
+  if (c.block_m == 192) return "block_m 192 (three math warpgroups) is for the dense kernel only";
   if (c.smem_bytes != sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs))
     return "smem_bytes must be the template's layout size";
   if (c.smem_bytes < kSm90GroupedWgradMinSmem)

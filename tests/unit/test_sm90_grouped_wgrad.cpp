@@ -38,6 +38,12 @@ TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgr
           }
 }
 
+TEST_CASE("grouped wgrad rejects 192-row tiles (dense kernel only)", "[moe_wgrad][heuristics]") {
+  Sm90WgradConfig c = make_sm90_wgrad_config(192, 128, 0, 1, true, 132);
+  CHECK(sm90_wgrad_config_error(c).empty());
+  CHECK(sm90_grouped_wgrad_config_error(c).find("block_m 192") != std::string::npos);
+}
+
 namespace {
 // Global memory the module declares, from ptxas' "N bytes gmem" line (0 when absent).
 long long module_gmem_bytes(const std::string& log) {
