@@ -131,9 +131,10 @@ namespace sm90_1d1d {
 __host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : block_m == 192 ? 3 : 2; }
 __host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
 // Whether the software-pipelined main loop (kOverlap: two accumulator tiles) fits the register
-// file: (waves + 2) * BLOCK_N / 2 <= 192: BLOCK_N <= 128 for BLOCK_M 64 / 128, <= 96 for 256.
+// file: (waves + 2) * BLOCK_N / 2 <= 192: BLOCK_N <= 128 for BLOCK_M 64 / 128, <= 96 for 256;
+// never with three math warpgroups (BLOCK_M 192: 152 registers). Mirrored by sm90_wgrad_overlapped.
 __host__ __device__ constexpr bool overlapped(u32 block_m, u32 block_n) {
-  return (block_m / 64 / num_math_wgs(block_m) + 2) * (block_n / 2) <= 192;
+  return num_math_wgs(block_m) < 3 && (block_m / 64 / num_math_wgs(block_m) + 2) * (block_n / 2) <= 192;
 }
 // Swizzle of the fp32 staging tile / TMA store: 128 bytes (32 floats) when BLOCK_N allows.
 __host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) { return block_n % 32 == 0 ? 128 : 64; }
