@@ -79,4 +79,12 @@ JITFP8_DEVICE void tma_reduce_add_3d(const TensorMapParam& tmap, const void* sme
                : "memory");
 }
 
+// 3D box -> L2 (as tma_prefetch_l2_2d).
+JITFP8_DEVICE void tma_prefetch_l2_3d(const TensorMapParam& tmap, i32 c0, i32 c1, i32 c2) {
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(
+                   reinterpret_cast<u64>(&tmap)),
+               "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+
 }  // namespace jitfp8

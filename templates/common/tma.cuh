@@ -46,6 +46,14 @@ JITFP8_DEVICE void tma_store_2d(const TensorMapParam& tmap, const void* smem_src
                : "memory");
 }
 
+// Pulls a 2D box of the tensor into L2 (no shared memory, nothing to wait for; parts of the box
+// outside the tensor are skipped): warms lines that a later access of the kernel will need.
+JITFP8_DEVICE void tma_prefetch_l2_2d(const TensorMapParam& tmap, i32 c0, i32 c1) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(tmap_addr(tmap)), "r"(c0),
+               "r"(c1)
+               : "memory");
+}
+
 JITFP8_DEVICE void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 
 // Wait until the committed stores have finished READING shared memory (buffer reusable).
