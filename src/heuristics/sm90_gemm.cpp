@@ -106,6 +106,17 @@ bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
 // pairs vs 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie).
 bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 
+// One-wave tiles (BLOCK_M 128) whose B-scale boundary is only known at run time (gcd(bn, 128) <
+// 32: bn 112, 144, ...) keep the plain K loop, while those with static bounds (bn 96, 160, 192)
+// unroll it (sm90/fp8_1d2d_mainloop.cuh). Fitted to H100 sweeps of the dense kernel (2026-11-24,
+// tile counts equal): 128 x 160 vs 128 x 144 at 4096 x 576 x 7168 1054 vs 968 TFLOPS, 8192 x
+// 576 x 7168 1107 vs 1014, 2048 x 2112 x 7168 1030 vs 925, 1024 x 2112 x 7168 1012 vs 896. Not
+// with split-K (2048 x 576 x 7168: 128 x 144 in 2 slices 711, 128 x 160 669). The grouped
+// chooser shares tile_cycles without this factor: its choices were not measured again.
+double dense_loop_factor(int bm, int bn, int splits) {
+  return bm == 128 && splits == 1 && std::gcd(bn, 128) < 32 ? 1.19 : 1.0;
+}
+
 }  // namespace
 
 nlohmann::json Sm90GemmConfig::to_json() const {
@@ -191,7 +202,8 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
         const std::int64_t m_blocks = (mb + bm - 1) / bm;
         const bool b_shared =
             splits == 1 && small_m_pair_b(mb, k_blocks) && m_blocks % 2 == 0 && sm_count % 2 == 0;
-        const double cycles = static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared);
+        const double cycles = static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared) *
+                              dense_loop_factor(bm, bn, splits);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =
             !found || cycles < best_cycles * 0.999 ||
