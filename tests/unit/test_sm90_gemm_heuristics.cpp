@@ -2,6 +2,8 @@
 // and every distinct config of the sweep compiles for sm_90a with no spills (the template's
 // kSmemBytes static_assert checks the host's shared-memory mirror).
 #include <set>
+#include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -54,6 +56,24 @@ TEST_CASE("gemm heuristics choose valid configs for a sweep of shapes", "[gemm][
     CHECK(choose_sm90_gemm_config(sm90_gemm_m_bucket(s.m), s.n, s.k, s.sms).to_json() ==
           c.to_json());
   }
+}
+
+TEST_CASE("gemm heuristics take static-bound one-wave tiles where they were measured faster",
+          "[gemm][heuristics]") {
+  // H100 sweeps (2026-11-24): with the unrolled K loop, 128 x 160 beat 128 x 144 (run-time
+  // B-scale bounds) by 9-13% on these shapes; with split-K (2048 x 576 x 7168) it lost.
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {4096, 576, 7168}, {8192, 576, 7168}, {2048, 2112, 7168}, {1024, 2112, 7168}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == 160);
+    CHECK(c.splits == 1);
+  }
+  const Sm90GemmConfig split = choose_sm90_gemm_config(2048, 576, 7168, 132);
+  INFO(split.to_json().dump());
+  CHECK(split.splits == 2);
+  CHECK(split.block_n == 144);
 }
 
 TEST_CASE("every config the gemm heuristics choose on H100 compiles without spills",
