@@ -58,6 +58,13 @@ int num_sfb_per_tile(int block_n) {
   return (128 - std::gcd(block_n, 128) + block_n + 127) / 128;
 }
 
+// Mirrors the template's dispatch (sm90/gemm_fp8_1d2d.cuh): a tile's B-scale bounds are static
+// (one main loop instantiated per start offset) when it stays in one 128-block or starts at one
+// of at most 4 offsets inside one; otherwise they are found at run time.
+bool runtime_sfb_bounds(int block_n) {
+  return num_sfb_per_tile(block_n) > 1 && 128 / std::gcd(block_n, 128) > 4;
+}
+
 // The template's limits: accumulators of (waves + 1) * block_n / 2 floats per math thread must
 // stay <= 192 (waves = 2 for block_m 256), and a tile may straddle at most 2 B-scale blocks at
 // speed (3, as block_n 176 does, works but is slow).
@@ -106,15 +113,15 @@ bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
 // pairs vs 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie).
 bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 
-// One-wave tiles (BLOCK_M 128) whose B-scale boundary is only known at run time (gcd(bn, 128) <
-// 32: bn 112, 144, ...) keep the plain K loop, while those with static bounds (bn 96, 160, 192)
+// One-wave tiles (BLOCK_M 128) whose B-scale bounds are found at run time (runtime_sfb_bounds:
+// bn 112, 144, ...) keep the plain K loop, while those with static bounds (bn 96, 160, 192)
 // unroll it (sm90/fp8_1d2d_mainloop.cuh). Fitted to H100 sweeps of the dense kernel (2026-11-24,
 // tile counts equal): 128 x 160 vs 128 x 144 at 4096 x 576 x 7168 1054 vs 968 TFLOPS, 8192 x
 // 576 x 7168 1107 vs 1014, 2048 x 2112 x 7168 1030 vs 925, 1024 x 2112 x 7168 1012 vs 896. Not
 // with split-K (2048 x 576 x 7168: 128 x 144 in 2 slices 711, 128 x 160 669). The grouped
 // chooser shares tile_cycles without this factor: its choices were not measured again.
 double dense_loop_factor(int bm, int bn, int splits) {
-  return bm == 128 && splits == 1 && std::gcd(bn, 128) < 32 ? 1.19 : 1.0;
+  return bm == 128 && splits == 1 && runtime_sfb_bounds(bn) ? 1.19 : 1.0;
 }
 
 }  // namespace

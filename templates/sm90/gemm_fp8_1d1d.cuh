@@ -435,12 +435,12 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       if constexpr (kOrdered) turns.pass_turn();
     };
     // Promotion of a finished job: final += accum * (sa[row] * sb[col]) with the stage's scales.
-    // They are read into registers (ScaleRegs) right after the full barrier, before the K block's
-    // wgmma are issued: the row scales and the first kSbPrefetch 8-column groups' B-scale pairs
-    // (as many as the register file allows); the other groups' pairs are read in the promotion,
-    // kSbPrefetch groups ahead of their use. Read only after the wgmma wait, they kept the first
-    // FMULs waiting on shared-memory loads queued behind the wgmma operand traffic (ncu: ~9% of
-    // the math warps' stall samples on 4096 x 4096 x 7168).
+    // They are read into registers (ScaleRegs) right after the K block's first wgmma is issued
+    // (see the top of this file): the row scales and the first kSbPrefetch 8-column groups'
+    // B-scale pairs (as many as the register file allows); the other groups' pairs are read in
+    // the promotion, kSbPrefetch groups ahead of their use. Read only after the wgmma wait, they
+    // kept the first FMULs waiting on shared-memory loads queued behind the wgmma operand
+    // traffic (ncu: ~9% of the math warps' stall samples on 4096 x 4096 x 7168).
     // Registers besides the tiles and row scales that ptxas needs: the spill-free margins found
     // for 256 x 128 (10, 16 with ping-pong), 128 x 192 (24) and the overlapped 256 x 96 (24: 10
     // spilled 20 bytes) on NVRTC 13.0.
