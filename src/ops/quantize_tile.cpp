@@ -80,7 +80,8 @@ void launch_tile(std::string_view family, const TileVariant& v, const void* x,
   });
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(ceil_div(k, kTileCols)),
-                static_cast<unsigned>(ceil_div(m, kTileRows)), static_cast<unsigned>(batch)};
+                static_cast<unsigned>(ceil_div(ceil_div(m, kTileRows), quantize_tile_walk(v))),
+                static_cast<unsigned>(batch)};
   shape.block = {kTileThreads, 1, 1};
   long long x_row_stride = stride;
   int mi = static_cast<int>(m), ki = static_cast<int>(k);
@@ -141,9 +142,17 @@ DType manifest_q_dtype(const ManifestOp& op) {
   return op.q_dtype == "e5m2" ? DType::e5m2 : DType::e4m3;
 }
 
+// Two M tiles per block with a column output: qt runs of 256 bytes and the second tile's loads
+// in flight during the first's work (H100, 8192 x 7168: +1.5-3.5% over one tile; 3 and 4 tiles
+// per block measured slower, tools/bench/results/2026-11-24-quant-walk-h100.md).
+int quantize_tile_walk(const TileVariant& v) { return v.col == TileCol::none ? 1 : 2; }
+
 int quantize_tile_smem_bytes(const TileVariant& v) {
   if (v.col == TileCol::none) return 0;
-  return kTileRows * kTileCols * static_cast<int>(dtype_size(v.x_dtype));
+  const int walk = quantize_tile_walk(v);
+  // The staged transposed tiles, and one prefetched tile of x for walks.
+  return kTileCols * kTileRows * walk +
+         (walk > 1 ? kTileRows * kTileCols * static_cast<int>(dtype_size(v.x_dtype)) : 0);
 }
 
 KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, const Arch& arch) {
@@ -173,7 +182,8 @@ KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, c
                         v.q_dtype == DType::e5m2 ? "true" : "false",
                         std::to_string(static_cast<int>(v.scale)),
                         std::to_string(static_cast<int>(v.row)),
-                        std::to_string(static_cast<int>(v.col))};
+                        std::to_string(static_cast<int>(v.col)),
+                        std::to_string(quantize_tile_walk(v))};
   spec.arch = arch;
   spec.dynamic_smem_bytes = quantize_tile_smem_bytes(v);
   spec.config = {
@@ -184,6 +194,7 @@ KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, c
       {"columns", col_name(v.col)},
       {"block_threads", kTileThreads},
       {"tile", {kTileRows, kTileCols}},
+      {"walk_tiles", quantize_tile_walk(v)},
   };
   return spec;
 }

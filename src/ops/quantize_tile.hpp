@@ -32,7 +32,11 @@ constexpr int kTileThreads = 256;
 constexpr int kTileRows = 128;  // along M
 constexpr std::int64_t kTileMaxRowBlocks = 65535;  // M tiles on grid.y
 constexpr int kTileCols = 128;  // along K
-// Dynamic shared memory of a variant: the raw tile when there is a column output.
+// M tiles one block walks (the kernel's kWalk): variants with a column output stage the walk's
+// transposed tiles in shared memory and write qt in runs of 128 * walk bytes.
+int quantize_tile_walk(const TileVariant& v);
+// Dynamic shared memory of a variant: with a column output, the staged qt and, for walks, one
+// prefetched tile of x.
 int quantize_tile_smem_bytes(const TileVariant& v);
 
 // The kernel of one variant; `family` names it in logs and dumps. Throws invalid_argument for

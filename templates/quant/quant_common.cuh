@@ -30,9 +30,21 @@ template <bool kE5M2, bool kRceil>
 __device__ __forceinline__ unsigned int e8m0_scale(float amax) {
   if (kRceil) {
     // Round the ideal scale amax / fmax (fp32, RN) up to a power of two; below 2^-127 clamps to
-    // 2^-127 (byte 0), +Inf gives byte 255.
-    const unsigned int r = bits_from_f32(round_up_pow2(div_rn(amax, fp8_max(kE5M2))));
-    return r >= 0x00800000u ? (r >> 23) : 0u;
+    // 2^-127 (byte 0), +Inf gives byte 255. Computed from the bits, without the division (whose
+    // slow path costs registers): fmax = 1.75 * 2^f, and where the quotient is normal
+    // RN(amax / fmax) <= 2^E exactly when amax <= fmax * 2^E (the float after fmax * 2^E divides
+    // to 2^E (1 + 2^-23 / 1.75), past the rounding midpoint 2^E (1 + 2^-24)). So for
+    // amax = m * 2^e, m in [1, 2), the byte is e + 127 - f, plus 1 when m > 1.75. Quotients
+    // below 2^-125 have bytes 0-2 at the thresholds derived the same way on the subnormal grid.
+    // Checked against the division on every non-negative float, e4m3 and e5m2.
+    constexpr unsigned int kF = kE5M2 ? 15u : 8u;
+    const unsigned int u = bits_from_f32(amax);
+    const unsigned int biased = u >> 23;
+    if (biased == 255u) return 255u;
+    if (biased >= kF + 2u) return biased - kF + ((u & 0x007FFFFFu) > 0x00600000u ? 1u : 0u);
+    if (u > (((kF + 1u) << 23) | 0x00600000u)) return 2u;  // quotient > 2^-126
+    if (u >= ((kF << 23) | 0x00600000u) + 2u) return 1u;   // quotient > 2^-127
+    return 0u;
   } else {
     // floor(log2 amax) is the unbiased exponent field for a normal amax; subnormal or zero amax
     // gives an exponent below -126 - emax, which clamps to byte 0.
@@ -66,6 +78,35 @@ __device__ __forceinline__ void store_u8(void* p, unsigned int v) {
   asm volatile("st.global.u8 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+__device__ __forceinline__ unsigned int smem_addr(const void* p) {
+  unsigned int a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+// 16 bytes global -> shared through L2 only (x is read once), asynchronously.
+__device__ __forceinline__ void cp_async_16(unsigned int dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+// As cp_async_16, reading src_bytes (0 or 16) and zero-filling the rest: 0 reads nothing.
+__device__ __forceinline__ void cp_async_16_zfill(unsigned int dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ U32x4 ld_shared_16(unsigned int addr) {
+  U32x4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
 __device__ __forceinline__ float shfl_idx(float v, int src_lane) {
   float r;
   asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(src_lane));
@@ -117,6 +158,12 @@ __device__ __forceinline__ float elem8(const U32x4 (&v)[kXIsBf16 ? 1 : 2], int j
 }
 struct __align__(8) F32x2 {
   float x, y;
+};
+struct __align__(16) F32x4 {
+  float x, y, z, w;
+};
+struct __align__(8) U32x2 {
+  unsigned int x, y;
 };
 
 // bf16 halves of a 32-bit word (lower address in the low half) as floats.

@@ -11,44 +11,45 @@
 // The numerical contract is include/jitfp8/quant.hpp; tests/support/fp8_reference.cpp is an
 // independent CPU model of it and the GPU tests compare bit for bit.
 //
-// Work split (kThreads = 256, one block per 128 x 128 tile, grid (ceil(K/128), ceil(M/128))):
-// 1. Load: half-warp h owns tile rows h + 16 i (i < 8); lane l of the half-warp loads the same
-//    16-byte vectors as quantize_1x128 (bf16: elements [8l, 8l+8); fp32: [4l, 4l+4) and
-//    [64+4l, 64+4l+4)). All 8 (bf16) or 16 (fp32) loads are issued before any use.
-// 2. If there is a column output, the raw tile goes to shared memory (32 KB bf16, 64 KB fp32),
-//    as pairs of elements (4 or 8 bytes) with the pair index XOR-swizzled by ((row / 16) % 8) * 4,
-//    so that the column pass below reads without bank conflicts and each vector stays whole.
+// Work split (kThreads = 256; a block walks kWalk vertically adjacent 128 x 128 tiles of one K
+// tile, grid (ceil(K/128), ceil(ceil(M/128) / kWalk)); kWalk = 1 without a column output, 2 with):
+// 1. Load: lane l of a half-warp loads the same 16-byte vectors of 8 rows as quantize_1x128
+//    (bf16: elements [8l, 8l+8); fp32: [4l, 4l+4) and [64+4l, 64+4l+4)), all before any use.
+//    Rows: without a column output half-warp h owns rows h + 16 i (i < 8); with one, the 8
+//    consecutive rows 8 h + i, so that each lane holds an 8 x 8 block for the column pass.
+//    In a walk the next tile's vectors are copied (cp.async) into per-thread shared-memory slots
+//    while the current tile is processed: two tiles of loads in flight per block.
+// 2. Column pass, from registers: per-lane column maxima over its 8 rows, one transpose_max step
+//    across the warp's half-warps, 8 warps' partial maxima through shared memory (4 KB), one
+//    thread per column (1x128) or per column and 32-row block (1x32) derives the scale. Each
+//    lane then casts its 8 rows of each column to 8 contiguous bytes of a qt row, staged in
+//    shared memory (128 qt rows x 128 kWalk bytes, 16-byte chunks XOR-swizzled by the qt row
+//    so that a half-warp's stores spread over the banks).
 // 3. Row pass from registers: amax per 1x128 row or 1x32 block, or per 128x128 tile (warp
 //    butterfly + 8 floats of shared memory); scale; cast; coalesced stores. The warp's 16 rows
 //    are reduced together with transpose_max (quant_common.cuh), so each lane ends with one
 //    row's (1x128) or two blocks' (1x32) amax and derives those scales only: one division and
 //    reciprocal (or E8M0 rule) per lane instead of one per row, the others fetch the
 //    reciprocals by shuffle. The kernels were issue-bound enough for this to matter: the bf16
-//    fused 1x128 kernel went from ~2500 to ~1300 SASS instructions per thread.
-// 4. Column pass from shared memory: lane (p, j) = (lane % 4, lane / 4) of warp w reads column
-//    pair c = 32 pass + 4 w + p over rows [16 j, 16 j + 16): amax over 128 rows is a butterfly
-//    over j (xor 4, 8, 16), over 32 rows one step (xor 4), the first step trading the pair's
-//    two columns so that each lane derives one scale; each lane then writes 16 contiguous bytes
-//    of two rows of qt (8 lanes: one full 128-byte line per qt row).
-// 5. The tile's 1x128 and 1x32 scales are 512 contiguous bytes in every layout: staged in shared
+//    fused 1x128 kernel went from ~2500 to ~1300 SASS instructions per thread. It runs after
+//    the column pass: fewer registers are live across the two (3 blocks of 80 registers per SM).
+// 4. The tile's 1x128 and 1x32 scales are 512 contiguous bytes in every layout: staged in shared
 //    memory and written by one warp as 32 16-byte stores, instead of 64-256 scattered 1-4-byte
 //    stores that each dirty a sector.
+// 5. After the walk, each warp writes the staged qt as whole runs of 128 kWalk bytes per qt row.
+//    Why: with qt written 128 bytes per row per block (the tile's width) and one tile per
+//    block, the transposed kernels reached 2736-2792 GB/s at 8192 x 7168 against 2830-2900 for
+//    the row outputs; 256-byte runs and the prefetch give 2795-2910
+//    (tools/bench/results/2026-11-24-quant-walk-h100.md).
 // Tails: rows >= M and columns >= K load nothing (zeros, which never raise an amax) and store
 // nothing. K % 16 == 0 always, and M % 16 == 0 with a column output, so vectors and 16-row
 // chunks are whole.
 //
-// Floors at 8192 x 7168 (bytes read + written / 3.0 TB/s, scales included) and H100 figures of
-// jitfp8 bench quant (GB/s; before -> after the two changes above, 2026-11-23):
-//   bf16, one output (176 MB, 58.7 us): 128x128 2833 -> 2816-2833, mxfp8 rows 2694 -> 2813,
-//         1x128 along M 2723 -> 2717-2726, mxfp8 cols 2710 -> 2724-2729
-//   bf16, two outputs (235 MB, 78.3 us): 128x128 +t 2750 -> 2751-2757, 1x128 fused 2676 -> 2739,
-//         mxfp8 both 2638 -> 2716-2739
-//   fp32, one output (294 MB, 97.9 us): 128x128 2892 -> 2862-2870, mxfp8 rows 2812 -> 2865-2873,
-//         1x128 along M 2809 -> 2799-2801, mxfp8 cols 2796 -> 2793-2803
-//   fp32, two outputs (352 MB, 117.4 us): 128x128 +t 2788 -> 2770-2785, fused 2722 -> 2770,
-//         mxfp8 both 2684 -> 2761-2769
-// A persistent variant (cp.async ring of 3 tiles, 2 tiles in flight per block) and block orders
-// that group K tiles (to lengthen the runs of qt rows written at once) measured no better.
+// Floors at 8192 x 7168: bytes read + written / 3.0 TB/s, scales included: bf16 one output
+// 176 MB, 58.7 us; two outputs 235 MB, 78.3 us; fp32 one output 294 MB, 97.9 us; two 352 MB,
+// 117.4 us. Earlier tries that measured no better: a persistent variant (cp.async ring of 3
+// tiles over the raw-tile design), block orders grouping K or M tiles, clusters trading the
+// transposed tiles, L2 eviction hints (see the results files of 2026-11-23/24).
 //
 // Special values (as quantize_1x128): NaN is ignored by the max and encodes as 0x7F; an Inf in
 // an fp32-scaled block makes its scale Inf (1/s = 0: finite elements -> +-0, the Inf -> 0x7F);
@@ -65,10 +66,12 @@ enum QuantColMode { kColNone = 0, kCol1x128 = 1, kColMx32 = 2, kColBlock128 = 3 
 
 // kXIsBf16: x bf16 (else fp32). kE5M2: e5m2 output (else e4m3). kScaleMode: quant_detail::ScaleMode
 // (fp32 modes with kRow1x128/kCol1x128/block modes, E8M0 modes with the Mx32 modes).
-// Launch: block 256, grid (ceil(K/128), ceil(M/128), batch), dynamic shared memory 128 * 128 * sizeof(x)
-// bytes when kColMode != kColNone (else 0). q_scales / qt_scales are float* or unsigned char*
-// per mode. eps is used by the fp32 modes only.
-template <bool kXIsBf16, bool kE5M2, int kScaleMode, int kRowMode, int kColMode>
+// kWalk: M tiles per block (1 without a column output).
+// Launch: block 256, grid (ceil(K/128), ceil(ceil(M/128) / kWalk), batch), dynamic shared memory
+// (when kColMode != kColNone, else 0) 128 * 128 * kWalk bytes of staged qt, plus one tile of x
+// (128 * 128 * sizeof(x)) for the prefetch when kWalk > 1. q_scales / qt_scales are float* or
+// unsigned char* per mode. eps is used by the fp32 modes only.
+template <bool kXIsBf16, bool kE5M2, int kScaleMode, int kRowMode, int kColMode, int kWalk>
 __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
     void* __restrict__ q_scales, unsigned char* __restrict__ qt, void* __restrict__ qt_scales,
@@ -84,85 +87,124 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
                 "MXFP8 rows and columns are not mixed with fp32 modes");
   static_assert(kColMode != kColBlock128 || kRowMode == kRowBlock128, "block transpose needs rows");
   static_assert(kRowMode != kRowNone || kColMode != kColNone, "nothing to write");
+  static_assert(kWalk >= 1 && (kWalk == 1 || kColMode != kColNone), "walks stage the column output");
   constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
-  constexpr int kVecs = kXIsBf16 ? 1 : 2;        // 16-byte vectors per lane per row
-  constexpr int kRowBytes = 128 * kElemBytes;    // one tile row in shared memory
-  constexpr int kPairBytes = 2 * kElemBytes;
-  constexpr bool kSmem = kColMode != kColNone;
+  constexpr int kVecs = kXIsBf16 ? 1 : 2;  // 16-byte vectors per lane per row
+  constexpr bool kCols = kColMode != kColNone;
+  constexpr int kStagedRowBytes = kWalk * 128;  // one staged qt row: kWalk tiles of 128 bytes
+  // Tile columns of a lane: bf16 8 l + j; fp32 4 l + j and 64 + 4 l + j - 4. Lanes 8 apart hold
+  // columns (qt rows) 1 << kColShift * 8 apart, which the staged rows' swizzle spreads over banks.
+  constexpr int kColShift = kXIsBf16 ? 3 : 2;
+  // Walks prefetch the next tile (cp.async into shared memory, each thread its own 16-byte
+  // slots) while the current one is processed: a block keeps two tiles of loads in flight.
+  constexpr bool kPrefetch = kWalk > 1;
+  constexpr int kStagedBytes = kCols ? 128 * kStagedRowBytes : 0;
 
-  extern __shared__ __align__(16) unsigned char tile[];
+  // The staged transposed tiles, 128 qt rows x kStagedRowBytes (with a column output).
+  extern __shared__ __align__(16) unsigned char staged[];
   __shared__ float block_max[8];
   // The tile's 1x128 / 1x32 scales (512 contiguous bytes in every layout), staged so that one
   // warp writes them as 32 16-byte stores at the end instead of 64-256 scattered small stores.
   __shared__ __align__(16) unsigned char row_sc[512];
   __shared__ __align__(16) unsigned char col_sc[512];
+  // Column pass: per-warp column maxima (8 warps x 128 columns), then the columns' reciprocal
+  // scales (1x128: 128; 1x32: 4 blocks x 128).
+  __shared__ __align__(16) float col_part[kCols && kColMode != kColBlock128 ? 8 * 128 : 1];
+  __shared__ __align__(16) float col_inv[kColMode == kColMx32 ? 4 * 128 : kColMode == kCol1x128 ? 128 : 1];
   constexpr bool kStageRow = kRowMode == kRow1x128 || kRowMode == kRowMx32;
   constexpr bool kStageCol = kColMode == kCol1x128 || kColMode == kColMx32;
 
+  const int lane = threadIdx.x & 31;
   const int lane16 = threadIdx.x & 15;
   const int half_warp = threadIdx.x >> 4;
-  const int kb = blockIdx.x, mb = blockIdx.y;  // this block's tile
-  const int col0 = kb * 128;  // first column (K) of the tile
-  const int row0 = mb * 128;  // first row (M) of the tile
+  const int warp = threadIdx.x >> 5;       // with a column output: tile rows [16 warp, +16)
+  const int kb = blockIdx.x;               // this block's K tile
+  const int col0 = kb * 128;               // first column (K) of the tiles
   const int k_blocks = (k + 127) >> 7;
+  const int m_blocks = (m + 127) >> 7;
+  const int mb_first = blockIdx.y * kWalk;                  // first M tile of the walk
+  const int walk = kWalk == 1 ? 1 : min(kWalk, m_blocks - mb_first);  // tiles of this block
+  // Tile-local row of the lane's row i (i < 8): with a column output 8 consecutive rows per
+  // half-warp, whose columns the lane then transposes in registers; otherwise rows 16 apart.
+  auto row_of = [&](int i) { return kCols ? 8 * half_warp + i : half_warp + 16 * i; };
 
   // ---- 0. batch (3D expert weights): blockIdx.z = expert; every output is the 2D layout of one
   // (M, K) matrix, experts back to back; x's experts are x_batch_stride elements apart.
   if (blockIdx.z != 0) {
     const long long b = blockIdx.z;
-    const long long m_blocks = (m + 127) >> 7;
     const long long mk = (long long)m * k;
     x = static_cast<const char*>(x) + b * x_batch_stride * kElemBytes;
     if (kRowMode != kRowNone) {
       q += b * mk;
       const long long n = kRowMode == kRow1x128 ? (long long)k_blocks * ((m + 3) & ~3)
-                          : kRowMode == kRowMx32 ? m_blocks * k_blocks * 512
-                                                 : m_blocks * k_blocks;
+                          : kRowMode == kRowMx32 ? (long long)m_blocks * k_blocks * 512
+                                                 : (long long)m_blocks * k_blocks;
       q_scales = static_cast<char*>(q_scales) + b * n * (kRowMode == kRowMx32 ? 1 : 4);
     }
-    if (kColMode != kColNone) {
+    if (kCols) {
       qt += b * mk;
-      const long long n = kColMode == kCol1x128 ? m_blocks * k
-                          : kColMode == kColMx32 ? m_blocks * k_blocks * 512
-                                                 : m_blocks * k_blocks;
+      const long long n = kColMode == kCol1x128 ? (long long)m_blocks * k
+                          : kColMode == kColMx32 ? (long long)m_blocks * k_blocks * 512
+                                                 : (long long)m_blocks * k_blocks;
       qt_scales = static_cast<char*>(qt_scales) + b * n * (kColMode == kColMx32 ? 1 : 4);
     }
   }
 
-  // ---- 1. load --------------------------------------------------------------------------------
-  U32x4 data[8][kVecs];
+  // The lane's vector (i, v) of a tile: global address and whether it is inside x.
+  auto vec_src = [&](int tile_row0, int i, int v, bool& inside) {
+    const int r = tile_row0 + row_of(i);
+    const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
+    inside = r < m && col0 + e < k;
+    return static_cast<const char*>(x) + ((long long)r * x_row_stride + col0 + e) * kElemBytes;
+  };
+  // Prefetch slot of the lane's vector (i, v): consecutive threads, consecutive 16 bytes.
+  const unsigned int prefetch_base = smem_addr(staged + kStagedBytes) + 16 * threadIdx.x;
+  auto slot = [&](int i, int v) { return prefetch_base + (i * kVecs + v) * 256 * 16; };
+  auto prefetch_tile = [&](int tile_row0) {
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int r = row0 + half_warp + 16 * i;
-    const char* row_ptr =
-        static_cast<const char*>(x) + ((long long)r * x_row_stride + col0) * kElemBytes;
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-      const int e = kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4;
-      if (r < m && col0 + e < k) {
-        data[i][v] = load_stream_16(row_ptr + e * kElemBytes);
-      } else {
-        data[i][v].x = data[i][v].y = data[i][v].z = data[i][v].w = 0u;
-      }
-    }
-  }
-
-  // ---- 2. raw tile to shared memory -------------------------------------------------------------
-  if (kSmem) {
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int r = half_warp + 16 * i;
-      const int swz = ((r >> 4) & 7) << 2;
+    for (int i = 0; i < 8; ++i)
 #pragma unroll
       for (int v = 0; v < kVecs; ++v) {
-        const int pair = (kXIsBf16 ? lane16 * 8 : v * 64 + lane16 * 4) >> 1;
-        U32x4* dst = reinterpret_cast<U32x4*>(tile + r * kRowBytes + (pair ^ swz) * kPairBytes);
-        *dst = data[i][v];
+        bool inside;
+        const char* src = vec_src(tile_row0, i, v, inside);
+        cp_async_16_zfill(slot(i, v), inside ? src : static_cast<const char*>(x), inside ? 16 : 0);
       }
-    }
-  }
+    cp_async_commit();
+  };
 
-  // ---- 3. row pass --------------------------------------------------------------------------------
+#pragma unroll 1
+  for (int w = 0; w < walk; ++w) {
+  const int mb = mb_first + w;  // this tile
+  const int row0 = mb * 128;    // first row (M) of the tile
+  // The previous tile's readers of the shared scratch (scales, maxima) are done.
+  if (w > 0) __syncthreads();
+
+  // ---- 1. load: the first tile from global memory, the others from the prefetch slots ----------
+  U32x4 data[8][kVecs];
+  if (w == 0) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) {
+        bool inside;
+        const char* src = vec_src(row0, i, v, inside);
+        if (inside) {
+          data[i][v] = load_stream_16(src);
+        } else {
+          data[i][v].x = data[i][v].y = data[i][v].z = data[i][v].w = 0u;
+        }
+      }
+  } else {
+    cp_async_wait<0>();
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) data[i][v] = ld_shared_16(slot(i, v));
+  }
+  // The slots were read into registers above by this same thread (program order): refill them.
+  if (kPrefetch && w + 1 < walk) prefetch_tile(row0 + 128);
+
+  // ---- 1b. the 128x128 block's scale (rows and columns use it) ----------------------------------
   float block_scale = 0.0f, block_inv = 0.0f;
   if (kRowMode == kRowBlock128) {
     float amax = 0.0f;
@@ -170,32 +212,103 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     for (int i = 0; i < 8; ++i)
 #pragma unroll
       for (int v = 0; v < kVecs; ++v) {
-        const unsigned int w[4] = {data[i][v].x, data[i][v].y, data[i][v].z, data[i][v].w};
+        const unsigned int wd[4] = {data[i][v].x, data[i][v].y, data[i][v].z, data[i][v].w};
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           if (kXIsBf16) {
-            amax = abs_max(amax, bf16_lo(w[j]));
-            amax = abs_max(amax, bf16_hi(w[j]));
+            amax = abs_max(amax, bf16_lo(wd[j]));
+            amax = abs_max(amax, bf16_hi(wd[j]));
           } else {
-            amax = abs_max(amax, f32_from_bits(w[j]));
+            amax = abs_max(amax, f32_from_bits(wd[j]));
           }
         }
       }
 #pragma unroll
     for (int mask = 16; mask >= 1; mask >>= 1) amax = max_f32(amax, shfl_xor(amax, mask));
-    if ((threadIdx.x & 31) == 0) block_max[threadIdx.x >> 5] = amax;
+    if (lane == 0) block_max[warp] = amax;
     __syncthreads();
     amax = block_max[0];
 #pragma unroll
-    for (int w = 1; w < 8; ++w) amax = max_f32(amax, block_max[w]);
+    for (int i = 1; i < 8; ++i) amax = max_f32(amax, block_max[i]);
     block_scale = f32_scale<kE5M2, kPow2>(amax, eps);
     block_inv = rcp_rn(block_scale);
     if (threadIdx.x == 0)
-      store_f32(static_cast<float*>(q_scales) + (long long)mb * k_blocks + kb,
-                block_scale);
+      store_f32(static_cast<float*>(q_scales) + (long long)mb * k_blocks + kb, block_scale);
   }
 
-  const int lane = threadIdx.x & 31;
+  // ---- 2. column pass, from registers: each lane holds 8 consecutive rows of 8 columns ---------------
+  if (kCols) {
+    // The lane's columns j: tile column (= tile-local qt row) col_of(j).
+    auto col_of = [&](int j) {
+      return kXIsBf16 ? 8 * lane16 + j : (j < 4 ? 4 * lane16 + j : 64 + 4 * lane16 + j - 4);
+    };
+    if (kColMode == kColBlock128) {
+      if (threadIdx.x == 0)
+        store_f32(static_cast<float*>(qt_scales) + (long long)kb * m_blocks + mb, block_scale);
+    } else {
+      // Column maxima over the lane's 8 rows, then over the warp's two half-warps: one step of
+      // transpose_max leaves the lower half-warp columns 0-3 of the lane, the upper 4-7.
+      float part[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        float a = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) a = abs_max(a, elem8<kXIsBf16>(data[i], j));
+        part[j] = a;
+      }
+      transpose_max<8, 16, 16>(part, lane);
+      const int upper = (lane >> 4) & 1;
+      *reinterpret_cast<F32x4*>(&col_part[warp * 128 + col_of(4 * upper)]) =
+          F32x4{part[0], part[1], part[2], part[3]};
+      __syncthreads();
+      if (kColMode == kCol1x128) {
+        // 128 rows: thread c < 128 reduces column c over the 8 warps.
+        if (threadIdx.x < 128) {
+          const int c = threadIdx.x;
+          float amax = col_part[c];
+#pragma unroll
+          for (int i = 1; i < 8; ++i) amax = max_f32(amax, col_part[i * 128 + c]);
+          const float sc = f32_scale<kE5M2, kPow2>(amax, eps);
+          col_inv[c] = rcp_rn(sc);
+          reinterpret_cast<float*>(col_sc)[c] = sc;  // Scales1x128Layout{K, M}: column c
+        }
+        __syncthreads();
+      } else {  // kColMx32: block b (rows [32 b, 32 b + 32)) is warps 2 b and 2 b + 1
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int c = threadIdx.x & 127, b = (threadIdx.x >> 7) + 2 * h;
+          const float amax = max_f32(col_part[2 * b * 128 + c], col_part[(2 * b + 1) * 128 + c]);
+          const unsigned int bsc = e8m0_scale<kE5M2, kRceil>(amax);
+          col_inv[b * 128 + c] = e8m0_inverse(bsc);
+          const bool valid = col0 + c < k && row0 + 32 * b < m;
+          col_sc[(c & 31) * 16 + (c >> 5) * 4 + b] = (unsigned char)(valid ? bsc : 0u);
+        }
+        __syncthreads();
+      }
+    }
+    // Reciprocal scale of the lane's column j, read where used (registers are occupancy here).
+    auto inv_of = [&](int j) {
+      return kColMode == kColBlock128 ? block_inv
+             : kColMode == kCol1x128  ? col_inv[col_of(j)]
+                                      : col_inv[(warp >> 1) * 128 + col_of(j)];
+    };
+    // The lane's 8 rows of column j are 8 contiguous bytes of qt row col_of(j): staged at bytes
+    // 128 w + 16 warp + 8 (half_warp % 2) of the staged row, the 16-byte chunk index XORed with
+    // (row >> kColShift) % 8 so that the 16 lanes of a half-warp spread over the banks.
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float inv = inv_of(j);
+      float o[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) o[i] = mul_rn(elem8<kXIsBf16>(data[i], j), inv);
+      const int kr = col_of(j);
+      const int chunk = 8 * w + (warp ^ ((kr >> kColShift) & 7));
+      *reinterpret_cast<U32x2*>(staged + kr * kStagedRowBytes + 16 * chunk + 8 * (half_warp & 1)) =
+          U32x2{fp8x4<kE5M2>(o[0], o[1], o[2], o[3]), fp8x4<kE5M2>(o[4], o[5], o[6], o[7])};
+    }
+  }
+
+  // ---- 3. row pass (after the column pass: fewer registers live across both) ----------------------
   if (kRowMode != kRowNone) {
     // Per-lane partial maxima of each row (1x128: one per row; 1x32: one per row and block).
     float vals[8][8];
@@ -206,10 +319,10 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     // The warp's 16 rows are reduced together (transpose_max) so that each lane derives one or
     // two scales (a division and reciprocal each) instead of all 8 of its half-warp's; the others
     // fetch the reciprocals by shuffle. Same operations on the same values: the same bits.
-    float inv0[8], inv1[8];  // for elements 0..3 and 4..7 of row i
+    // The lane's reciprocal scales (1x128: its row's; 1x32: its two blocks'), fetched by the
+    // lanes of each row in the output loop (a shuffle where used, not 8-16 held registers).
+    float inv_src[2] = {block_inv, block_inv};
     if (kRowMode == kRowBlock128) {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) inv0[i] = inv1[i] = block_inv;
     } else if (kRowMode == kRow1x128) {
       float part[8];
 #pragma unroll
@@ -222,10 +335,8 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
       // 16 lanes, 8 rows: lane l of the half-warp ends with row i = l / 2.
       const float amax = transpose_max<8, 8, 1>(part, lane16);
       const float s = f32_scale<kE5M2, kPow2>(amax, eps);
-      const float inv = rcp_rn(s);
-      if ((lane16 & 1) == 0) reinterpret_cast<float*>(row_sc)[half_warp + 16 * (lane16 >> 1)] = s;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) inv0[i] = inv1[i] = shfl_idx(inv, (lane & 16) | (i << 1));
+      inv_src[0] = rcp_rn(s);
+      if ((lane16 & 1) == 0) reinterpret_cast<float*>(row_sc)[row_of(lane16 >> 1)] = s;
     } else if (kXIsBf16) {  // kRowMx32, bf16: a 1x32 block is 4 lanes x 8 elements
       float part[8];
 #pragma unroll
@@ -238,18 +349,14 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
       // 4 lanes, 8 rows: lane l of block c = (l % 16) / 4 ends with rows 2 (l % 4) + {0, 1}.
       transpose_max<8, 2, 1>(part, lane);
       const int c = lane16 >> 2;
-      float inv_h[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const unsigned int b = e8m0_scale<kE5M2, kRceil>(part[h]);
-        inv_h[h] = e8m0_inverse(b);
-        const int rl = half_warp + 16 * (2 * (lane & 3) + h);  // tile-local row
+        inv_src[h] = e8m0_inverse(b);
+        const int rl = row_of(2 * (lane & 3) + h);  // tile-local row
         row_sc[(rl & 31) * 16 + (rl >> 5) * 4 + c] =
             (unsigned char)(row0 + rl < m && col0 + c * 32 < k ? b : 0u);
       }
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-        inv0[i] = inv1[i] = shfl_idx(inv_h[i & 1], (lane & ~3) | (i >> 1));
     } else {  // kRowMx32, fp32: vector 0 of lanes 0-7 / 8-15 is block 0 / 1, vector 1 block 2 / 3
       float part[16];  // (row i, vector h) at 2 i + h
 #pragma unroll
@@ -265,31 +372,36 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
       }
       // 8 lanes, 16 values: lane l ends with row l % 8, vectors 0 and 1.
       transpose_max<16, 4, 1>(part, lane);
-      float inv_h[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const unsigned int b = e8m0_scale<kE5M2, kRceil>(part[h]);
-        inv_h[h] = e8m0_inverse(b);
+        inv_src[h] = e8m0_inverse(b);
         const int c = (lane16 >> 3) + 2 * h;
-        const int rl = half_warp + 16 * (lane & 7);
+        const int rl = row_of(lane & 7);
         row_sc[(rl & 31) * 16 + (rl >> 5) * 4 + c] =
             (unsigned char)(row0 + rl < m && col0 + c * 32 < k ? b : 0u);
       }
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        inv0[i] = shfl_idx(inv_h[0], (lane & ~7) | i);
-        inv1[i] = shfl_idx(inv_h[1], (lane & ~7) | i);
-      }
     }
-    unsigned char* q_row = q + (long long)(row0 + half_warp) * k + col0;
+    unsigned char* q_row = q + (long long)(row0 + row_of(0)) * k + col0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-      const int r = row0 + half_warp + 16 * i;
+      const int r = row0 + row_of(i);
+      float inv0, inv1;  // for elements 0..3 and 4..7 of row i
+      if (kRowMode == kRowBlock128) {
+        inv0 = inv1 = block_inv;
+      } else if (kRowMode == kRow1x128) {
+        inv0 = inv1 = shfl_idx(inv_src[0], (lane & 16) | (i << 1));
+      } else if (kXIsBf16) {
+        inv0 = inv1 = shfl_idx(inv_src[i & 1], (lane & ~3) | (i >> 1));
+      } else {
+        inv0 = shfl_idx(inv_src[0], (lane & ~7) | i);
+        inv1 = shfl_idx(inv_src[1], (lane & ~7) | i);
+      }
       float o[8];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        o[j] = mul_rn(vals[i][j], inv0[i]);
-        o[4 + j] = mul_rn(vals[i][4 + j], inv1[i]);
+        o[j] = mul_rn(vals[i][j], inv0);
+        o[4 + j] = mul_rn(vals[i][4 + j], inv1);
       }
       if (r < m) {
         if (kXIsBf16) {
@@ -303,96 +415,13 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
             store_4(q_row + 64 + lane16 * 4, fp8x4<kE5M2>(o[4], o[5], o[6], o[7]));
         }
       }
-      q_row += 16LL * k;
+      q_row += (long long)(row_of(1) - row_of(0)) * k;
     }
   }
 
-  // ---- 4. column pass -------------------------------------------------------------------------------
-  if (kSmem) {
-    __syncthreads();
-    const int warp = threadIdx.x >> 5;
-    const int p = lane & 3;
-    const int jc = lane >> 2;  // 16-row chunk
-    const int chunk_row = row0 + 16 * jc;
-#pragma unroll
-    for (int pass = 0; pass < 2; ++pass) {
-      const int c = 32 * pass + 4 * warp + p;  // column pair within the tile
-      const int gk = col0 + 2 * c;              // global column of the pair's first element
-      float a[16], b[16];
-#pragma unroll
-      for (int t = 0; t < 16; ++t) {
-        const unsigned char* src = tile + (16 * jc + t) * kRowBytes + (c ^ (jc << 2)) * kPairBytes;
-        if (kXIsBf16) {
-          const unsigned int w = *reinterpret_cast<const unsigned int*>(src);
-          a[t] = bf16_lo(w);
-          b[t] = bf16_hi(w);
-        } else {
-          const F32x2 f = *reinterpret_cast<const F32x2*>(src);
-          a[t] = f.x;
-          b[t] = f.y;
-        }
-      }
-      float inv_a, inv_b;
-      if (kColMode == kColBlock128) {
-        inv_a = inv_b = block_inv;
-        if (threadIdx.x == 0 && pass == 0) {
-          const int n_blocks = (m + 127) >> 7;
-          store_f32(static_cast<float*>(qt_scales) + (long long)kb * n_blocks + mb,
-                    block_scale);
-        }
-      } else {
-        float amax_a = 0.0f, amax_b = 0.0f;
-#pragma unroll
-        for (int t = 0; t < 16; ++t) {
-          amax_a = abs_max(amax_a, a[t]);
-          amax_b = abs_max(amax_b, b[t]);
-        }
-        // Lanes j and j ^ 1 (bit 2) trade halves: after the first step the lanes of even
-        // chunks hold column a, the odd ones column b, so each lane derives one scale.
-        float both[2] = {amax_a, amax_b};
-        const bool odd = (jc & 1) != 0;
-        if (kColMode == kCol1x128) {
-          // 128 rows: butterfly over j (xor 4, 8, 16).
-          const float amax = transpose_max<2, 4, 16>(both, lane);
-          const float sc = f32_scale<kE5M2, kPow2>(amax, eps);
-          const float inv = rcp_rn(sc);
-          const float other = shfl_xor(inv, 4);
-          inv_a = odd ? other : inv;
-          inv_b = odd ? inv : other;
-          // Scales1x128Layout{K, M}: chunk 0 stages column 2c, chunk 1 column 2c + 1.
-          if (jc < 2) reinterpret_cast<float*>(col_sc)[2 * c + jc] = sc;
-        } else {  // kColMx32: two chunks (lanes j, j ^ 1 = lane bit 2) make a 32-row block
-          const float amax = transpose_max<2, 4, 4>(both, lane);
-          const unsigned int bsc = e8m0_scale<kE5M2, kRceil>(amax);
-          const float inv = e8m0_inverse(bsc);
-          const float other = shfl_xor(inv, 4);
-          inv_a = odd ? other : inv;
-          inv_b = odd ? inv : other;
-          const bool valid = gk < k && row0 + 16 * (jc & ~1) < m;
-          const int kr = 2 * c + (odd ? 1 : 0);  // tile-local qt row; block jc / 2 along M
-          col_sc[(kr & 31) * 16 + (kr >> 5) * 4 + (jc >> 1)] = (unsigned char)(valid ? bsc : 0u);
-        }
-      }
-      if (gk < k && chunk_row < m) {
-        unsigned int wa[4], wb[4];
-#pragma unroll
-        for (int g = 0; g < 4; ++g) {
-          wa[g] = fp8x4<kE5M2>(mul_rn(a[4 * g], inv_a), mul_rn(a[4 * g + 1], inv_a),
-                               mul_rn(a[4 * g + 2], inv_a), mul_rn(a[4 * g + 3], inv_a));
-          wb[g] = fp8x4<kE5M2>(mul_rn(b[4 * g], inv_b), mul_rn(b[4 * g + 1], inv_b),
-                               mul_rn(b[4 * g + 2], inv_b), mul_rn(b[4 * g + 3], inv_b));
-        }
-        unsigned char* dst = qt + (long long)gk * m + chunk_row;
-        store_16(dst, wa[0], wa[1], wa[2], wa[3]);
-        store_16(dst + m, wb[0], wb[1], wb[2], wb[3]);
-      }
-    }
-  }
-
-  // ---- 5. staged scales: warp 0 the row output's, the next warp the column output's ---------------
+  // ---- 4. staged scales: warp 0 the row output's, the next warp the column output's ---------------
   if (kStageRow || kStageCol) {
     __syncthreads();
-    const int warp = threadIdx.x >> 5;
     if (kStageRow && warp == 0) {
       if (kRowMode == kRow1x128) {
         // Scales1x128Layout{M, K}: rows [row0, row0 + 128) of K block kb; rows in
@@ -401,11 +430,11 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
         const int r = row0 + 4 * lane;
         if (r < scale_row_stride) {
           const float* src = reinterpret_cast<const float*>(row_sc) + 4 * lane;
-          unsigned int w[4];
+          unsigned int wd[4];
 #pragma unroll
-          for (int j = 0; j < 4; ++j) w[j] = r + j < m ? bits_from_f32(src[j]) : 0u;
+          for (int j = 0; j < 4; ++j) wd[j] = r + j < m ? bits_from_f32(src[j]) : 0u;
           store_16(static_cast<float*>(q_scales) + (long long)kb * scale_row_stride + r,
-                   w[0], w[1], w[2], w[3]);
+                   wd[0], wd[1], wd[2], wd[3]);
         }
       } else {  // kRowMx32: the tile's 512 bytes of ScalesMx32Layout{M, K}, padding bytes 0
         const U32x4 v = *reinterpret_cast<const U32x4*>(row_sc + 16 * lane);
@@ -426,8 +455,25 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
       } else {  // kColMx32: ScalesMx32Layout{K, M}: qt row tile kb, column tile mb
         const U32x4 v = *reinterpret_cast<const U32x4*>(col_sc + 16 * lane);
         store_16(static_cast<unsigned char*>(qt_scales) +
-                     ((long long)kb * ((m + 127) >> 7) + mb) * 512 + 16 * lane,
+                     ((long long)kb * m_blocks + mb) * 512 + 16 * lane,
                  v.x, v.y, v.z, v.w);
+      }
+    }
+  }
+  }  // walk
+
+  // ---- 5. staged qt: runs of 128 * walk bytes of each qt row (a warp stores 512 bytes at once) ------
+  if (kCols) {
+    __syncthreads();
+    constexpr int kChunks = kStagedRowBytes / 16;
+    const int row_base = mb_first * 128;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < 128 * kChunks; i += 256) {
+      const int r = i / kChunks, j = i % kChunks;  // tile-local qt row, 16-byte chunk
+      if (col0 + r < k && row_base + 16 * j < m) {
+        const int phys = (j & ~7) | ((j & 7) ^ ((r >> kColShift) & 7));
+        const U32x4 v = *reinterpret_cast<const U32x4*>(staged + r * kStagedRowBytes + 16 * phys);
+        store_16(qt + (long long)(col0 + r) * m + row_base + 16 * j, v.x, v.y, v.z, v.w);
       }
     }
   }

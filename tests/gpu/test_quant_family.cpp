@@ -300,17 +300,19 @@ void sweep(Kind kind, const std::vector<std::int64_t>& ms, const std::vector<std
 TEST_CASE("quantize_1x128 with e5m2 output", "[gpu][quant][quantize_1x128]") {
   sweep(Kind::q1x128, {1, 7, 129}, {16, 144, 7168}, 100);
 }
+// Kernels with a transposed output walk 2 M tiles per block: M = 528 (5 tiles, the last of 16
+// rows) ends on a walk of one partial tile, 400 and 1008 on a walk of two, the second partial.
 TEST_CASE("quantize_1x128_transposed (1x128 along M) is bit-exact", "[gpu][quant][quantize_1x128_t]") {
-  sweep(Kind::t1x128, {16, 144, 400, 1008}, {16, 144, 400, 1024, 7168}, 200);
+  sweep(Kind::t1x128, {16, 144, 400, 528, 1008}, {16, 144, 400, 1024, 7168}, 200);
 }
 TEST_CASE("quantize_1x128_transposed fused is bit-exact", "[gpu][quant][quantize_1x128_fused]") {
-  sweep(Kind::fused1x128, {16, 144, 400, 1008}, {16, 144, 400, 1024, 7168}, 300);
+  sweep(Kind::fused1x128, {16, 144, 400, 528, 1008}, {16, 144, 400, 1024, 7168}, 300);
 }
 TEST_CASE("quantize_128x128 is bit-exact", "[gpu][quant][quantize_128x128]") {
   sweep(Kind::b128, {1, 7, 130, 272, 1000}, {16, 144, 400, 7168}, 400);
 }
 TEST_CASE("quantize_128x128 with the transposed copy is bit-exact", "[gpu][quant][quantize_128x128_t]") {
-  sweep(Kind::b128t, {16, 144, 272, 1008}, {16, 144, 400, 7168}, 500);
+  sweep(Kind::b128t, {16, 144, 272, 528, 1008}, {16, 144, 400, 7168}, 500);
 }
 TEST_CASE("quantize_rowwise is bit-exact", "[gpu][quant][quantize_rowwise]") {
   // 16400 bf16 / 8208 f32: longer than the registers hold (second read).
@@ -320,10 +322,10 @@ TEST_CASE("quantize_mxfp8 row-wise is bit-exact", "[gpu][quant][quantize_mxfp8]"
   sweep(Kind::mx_row, {1, 7, 48, 130, 1000}, {16, 48, 144, 400, 7168}, 700);
 }
 TEST_CASE("quantize_mxfp8 column-wise is bit-exact", "[gpu][quant][quantize_mxfp8_t]") {
-  sweep(Kind::mx_col, {16, 48, 144, 1008}, {16, 48, 144, 400, 7168}, 800);
+  sweep(Kind::mx_col, {16, 48, 144, 528, 1008}, {16, 48, 144, 400, 7168}, 800);
 }
 TEST_CASE("quantize_mxfp8 both orientations is bit-exact", "[gpu][quant][quantize_mxfp8_fused]") {
-  sweep(Kind::mx_both, {16, 48, 144, 1008}, {16, 48, 144, 400, 7168}, 900);
+  sweep(Kind::mx_both, {16, 48, 144, 528, 1008}, {16, 48, 144, 400, 7168}, 900);
 }
 
 TEST_CASE("quantization family on all-zero input", "[gpu][quant][zeros]") {
@@ -370,6 +372,41 @@ TEST_CASE("quantization family: NaN, Inf, huge values, beyond +-448 / 57344, sub
           CHECK(mm.count == 0);
         }
     }
+}
+
+// The E8M0 rceil rule is computed from the bits of amax (no division): each 1x32 block's amax
+// walks every binade (biased exponents 0-254, subnormals included) with the mantissas around
+// 1.75 (fmax = 1.75 * 2^f for e4m3 and e5m2), where the rounded quotient crosses a power of two.
+TEST_CASE("MXFP8 scales at every binade and rounding boundary", "[gpu][quant][mx_boundaries]") {
+  const std::uint32_t mantissas[] = {0u, 1u, 0x5FFFFFu, 0x600000u, 0x600001u, 0x600002u, 0x7FFFFFu};
+  std::vector<float> amaxes;
+  for (std::uint32_t biased = 0; biased < 255; ++biased)
+    for (std::uint32_t mant : mantissas) {
+      const std::uint32_t bits = (biased << 23) | mant;
+      float v;
+      std::memcpy(&v, &bits, 4);
+      amaxes.push_back(v);
+    }
+  const std::int64_t m = 64, k = 1024;  // 2048 blocks of 1x32
+  REQUIRE(amaxes.size() <= static_cast<std::size_t>(m * k / 32));
+  HostInput in{DType::f32, m, k, k, {}};
+  in.bytes.resize(static_cast<std::size_t>(m * k) * 4);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> below(0.0f, 0.99f);
+  for (std::int64_t b = 0; b < m * k / 32; ++b) {
+    const float a = b < static_cast<std::int64_t>(amaxes.size()) ? amaxes[static_cast<std::size_t>(b)]
+                                                                  : std::ldexp(below(rng) + 0.01f, static_cast<int>(b % 40) - 20);
+    for (int e = 0; e < 32; ++e)
+      in.put(b * 32 + e, (e == static_cast<int>(b % 32) ? a : a * below(rng)) * ((b + e) % 2 ? -1.0f : 1.0f));
+  }
+  for (Kind kind : {Kind::mx_row, Kind::mx_col, Kind::mx_both})
+    for (DType q_dtype : {DType::e4m3, DType::e5m2})
+      for (bool rceil : {false, true}) {
+        INFO(kind_name(kind) << " q=" << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2") << " rceil=" << rceil);
+        const Mismatch mm = run_case(kind, in, {q_dtype, rceil, 1e-4f});
+        INFO(mm.first);
+        CHECK(mm.count == 0);
+      }
 }
 
 TEST_CASE("quantization family with the smallest eps", "[gpu][quant][eps]") {
