@@ -40,7 +40,9 @@
 //    Why: with qt written 128 bytes per row per block (the tile's width) and one tile per
 //    block, the transposed kernels reached 2736-2792 GB/s at 8192 x 7168 against 2830-2900 for
 //    the row outputs; 256-byte runs and the prefetch give 2795-2910
-//    (tools/bench/results/2026-11-24-quant-walk-h100.md).
+//    (tools/bench/results/2026-11-24-quant-walk-h100.md). The cost: small grids (M <= 512 at
+//    K = 7168), latency-bound, lost 2-16% (0.1-0.6 us) against the raw-tile design, which read
+//    the column pass from a shared-memory copy of the tile and wrote qt directly.
 // Tails: rows >= M and columns >= K load nothing (zeros, which never raise an amax) and store
 // nothing. K % 16 == 0 always, and M % 16 == 0 with a column output, so vectors and 16-row
 // chunks are whole.
