@@ -78,7 +78,7 @@ Manifest parse_manifest(const std::string& json_text, const std::string& origin)
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, and out_of_range for numbers like 1e999
     bad(origin, fmt::format("not valid JSON: {}", error.what()));
   }
   if (!root.is_object()) bad(origin, "the top level must be a JSON object");
