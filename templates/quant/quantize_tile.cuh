@@ -89,17 +89,17 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
                 "MXFP8 rows and columns are not mixed with fp32 modes");
   static_assert(kColMode != kColBlock128 || kRowMode == kRowBlock128, "block transpose needs rows");
   static_assert(kRowMode != kRowNone || kColMode != kColNone, "nothing to write");
-  static_assert(kWalk >= 1 && (kWalk == 1 || kColMode != kColNone), "walks stage the column output");
+  static_assert(kWalk >= 1 && (kWalk == 1 || kColMode != kColNone),
+                "walks stage the column output");
   constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
   constexpr int kVecs = kXIsBf16 ? 1 : 2;  // 16-byte vectors per lane per row
   constexpr bool kCols = kColMode != kColNone;
   constexpr int kStagedRowBytes = kWalk * 128;  // one staged qt row: kWalk tiles of 128 bytes
-  // Tile columns of a lane: bf16 8 l + j; fp32 4 l + j and 64 + 4 l + j - 4. Lanes 8 apart hold
-  // columns (qt rows) 1 << kColShift * 8 apart, which the staged rows' swizzle spreads over banks.
+  // Tile columns of a lane: bf16 8 l + j; fp32 4 l + j and 64 + 4 l + j - 4: consecutive lanes
+  // hold columns (qt rows) 1 << kColShift apart, which the staged rows' swizzle spreads over banks.
   constexpr int kColShift = kXIsBf16 ? 3 : 2;
   // Walks prefetch the next tile (cp.async into shared memory, each thread its own 16-byte
   // slots) while the current one is processed: a block keeps two tiles of loads in flight.
-  constexpr bool kPrefetch = kWalk > 1;
   constexpr int kStagedBytes = kCols ? 128 * kStagedRowBytes : 0;
 
   // The staged transposed tiles, 128 qt rows x kStagedRowBytes (with a column output).
@@ -112,7 +112,8 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
   // Column pass: per-warp column maxima (8 warps x 128 columns), then the columns' reciprocal
   // scales (1x128: 128; 1x32: 4 blocks x 128).
   __shared__ __align__(16) float col_part[kCols && kColMode != kColBlock128 ? 8 * 128 : 1];
-  __shared__ __align__(16) float col_inv[kColMode == kColMx32 ? 4 * 128 : kColMode == kCol1x128 ? 128 : 1];
+  __shared__ __align__(16) float
+      col_inv[kColMode == kColMx32 ? 4 * 128 : kColMode == kCol1x128 ? 128 : 1];
   constexpr bool kStageRow = kRowMode == kRow1x128 || kRowMode == kRowMx32;
   constexpr bool kStageCol = kColMode == kCol1x128 || kColMode == kColMx32;
 
@@ -129,6 +130,13 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
   // Tile-local row of the lane's row i (i < 8): with a column output 8 consecutive rows per
   // half-warp, whose columns the lane then transposes in registers; otherwise rows 16 apart.
   auto row_of = [&](int i) { return kCols ? 8 * half_warp + i : half_warp + 16 * i; };
+  // Byte offset of 16-byte chunk c (M offset 16 c) of staged qt row r: the chunk index within
+  // each 128-byte tile is XORed with (r >> kColShift) % 8, so that the 16 lanes of a half-warp
+  // (16 different qt rows) store to distinct banks, and 8 consecutive chunks of one row read
+  // back without conflicts.
+  auto staged_offset = [&](int r, int c) {
+    return r * kStagedRowBytes + 16 * ((c & ~7) | ((c & 7) ^ ((r >> kColShift) & 7)));
+  };
 
   // ---- 0. batch (3D expert weights): blockIdx.z = expert; every output is the 2D layout of one
   // (M, K) matrix, experts back to back; x's experts are x_batch_stride elements apart.
@@ -204,7 +212,7 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
       for (int v = 0; v < kVecs; ++v) data[i][v] = ld_shared_16(slot(i, v));
   }
   // The slots were read into registers above by this same thread (program order): refill them.
-  if (kPrefetch && w + 1 < walk) prefetch_tile(row0 + 128);
+  if (w + 1 < walk) prefetch_tile(row0 + 128);
 
   // ---- 1b. the 128x128 block's scale (rows and columns use it) ----------------------------------
   float block_scale = 0.0f, block_inv = 0.0f;
@@ -294,18 +302,16 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
              : kColMode == kCol1x128  ? col_inv[col_of(j)]
                                       : col_inv[(warp >> 1) * 128 + col_of(j)];
     };
-    // The lane's 8 rows of column j are 8 contiguous bytes of qt row col_of(j): staged at bytes
-    // 128 w + 16 warp + 8 (half_warp % 2) of the staged row, the 16-byte chunk index XORed with
-    // (row >> kColShift) % 8 so that the 16 lanes of a half-warp spread over the banks.
+    // The lane's 8 rows of column j are 8 contiguous bytes of qt row col_of(j): chunk 8 w + warp
+    // of the staged row, its half half_warp % 2.
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       const float inv = inv_of(j);
       float o[8];
 #pragma unroll
       for (int i = 0; i < 8; ++i) o[i] = mul_rn(elem8<kXIsBf16>(data[i], j), inv);
-      const int kr = col_of(j);
-      const int chunk = 8 * w + (warp ^ ((kr >> kColShift) & 7));
-      *reinterpret_cast<U32x2*>(staged + kr * kStagedRowBytes + 16 * chunk + 8 * (half_warp & 1)) =
+      unsigned char* dst = staged + staged_offset(col_of(j), 8 * w + warp) + 8 * (half_warp & 1);
+      *reinterpret_cast<U32x2*>(dst) =
           U32x2{fp8x4<kE5M2>(o[0], o[1], o[2], o[3]), fp8x4<kE5M2>(o[4], o[5], o[6], o[7])};
     }
   }
@@ -473,8 +479,7 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     for (int i = threadIdx.x; i < 128 * kChunks; i += 256) {
       const int r = i / kChunks, j = i % kChunks;  // tile-local qt row, 16-byte chunk
       if (col0 + r < k && row_base + 16 * j < m) {
-        const int phys = (j & ~7) | ((j & 7) ^ ((r >> kColShift) & 7));
-        const U32x4 v = *reinterpret_cast<const U32x4*>(staged + r * kStagedRowBytes + 16 * phys);
+        const U32x4 v = *reinterpret_cast<const U32x4*>(staged + staged_offset(r, j));
         store_16(qt + (long long)(col0 + r) * m + row_base + 16 * j, v.x, v.y, v.z, v.w);
       }
     }
