@@ -41,8 +41,8 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   const std::int64_t tokens = sm90_grouped_wgrad_tokens_bucket(k_capacity, groups);
   const std::int64_t rows = std::min<std::int64_t>(groups * mb, std::int64_t{1} << 30);
   // 192-row tiles are not candidates here: an expert's M rarely divides by 192, and they were
-  // measured on the dense kernel only.
-  Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*three_warpgroups=*/false);
+  // measured on the dense kernel only; nor is the unrolled 128 x 128 loop (dense only).
+  Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*dense=*/false);
   const std::int64_t m_blocks = (mb + c.block_m - 1) / c.block_m;
   if (c.multicast == 2 && !c.multicast_on_a && m_blocks % 2 != 0) {
     c = make_sm90_wgrad_config(c.block_m, c.block_n, c.stages, 1, true, sm_count, c.epi_batch,

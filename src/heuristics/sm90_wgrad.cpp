@@ -41,7 +41,7 @@ Units count_units(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
   return u;
 }
 
-double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std::int64_t k) {
+double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std::int64_t k, bool dense) {
   const double bm = c.block_m, bn = c.block_n;
   const double k_blocks = std::ceil(static_cast<double>(k) / kBlockK);
   const int wgs = num_math_warpgroups(c.block_m);
@@ -57,6 +57,10 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std
   double block = wgs == 1   ? 1.3 * (500.0 + bm * bn / 27.0)
                  : wgs == 3 ? 800.0 + bn * 6.1
                             : (waves == 1 ? 700.0 : 950.0) + bm * bn / 27.0;
+  // The dense kernel's 128 x 128 tiles unroll their K loop (see the template): fitted on
+  // 7168 x 4096 x {16384, 2048}, 4096 x 4096 x 7168 and 24576 x 4096 x 1536 in pairs sharing
+  // A (H100, 2026-11-24), ~1070-1130 cycles per K block instead of the formula's 1307.
+  if (dense && c.block_m == 128 && c.block_n == 128) block *= 0.83;
   if (c.stages == 3) block *= 1.02;
   if (c.stages <= 2) block *= 1.20;
   const int batches = waves * sm90_wgrad_store_boxes(c.block_n) / c.epi_batch;
@@ -164,20 +168,20 @@ Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int
 }
 
 double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n,
-                               std::int64_t k) {
+                               std::int64_t k, bool dense) {
   const Units u = count_units(c, m, n);
   const std::int64_t waves = (u.units + u.clusters - 1) / u.clusters;
-  return static_cast<double>(waves) * tile_cycles(c, m, n, k);
+  return static_cast<double>(waves) * tile_cycles(c, m, n, k, dense);
 }
 
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         int sm_count, bool three_warpgroups) {
+                                         int sm_count, bool dense) {
   const std::int64_t mb = sm90_wgrad_m_bucket(m);
   Sm90WgradConfig best;
   double best_cycles = 0;
   bool found = false;
   for (int bm : {64, 128, 192, 256}) {
-    if (bm == 192 && !three_warpgroups) continue;
+    if (bm == 192 && !dense) continue;
     if (bm > 64 && mb <= 64) continue;  // a 64-row bucket never needs taller tiles
     for (int bn = 16; bn <= 192; bn += 16) {
       const int waves = waves_per_warpgroup(bm);
@@ -213,7 +217,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       // 966 and 256 x 96 897 vs 1013 TFLOPS on 7168 x 4096 x 16384). Off by default; the
       // template keeps the option.
       c.overlap = false;
-      const double cycles = sm90_wgrad_model_cycles(c, mb, n, k);
+      const double cycles = sm90_wgrad_model_cycles(c, mb, n, k, dense);
       const bool better =
           !found || cycles < best_cycles * 0.995 ||
           (cycles < best_cycles * 1.005 &&
@@ -233,10 +237,13 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
                             m, n, k));
   // 2-CTA clusters sharing A: measured neutral to -3% on compute-bound shapes, +1-2% where
   // the fp32 output dominates (K <= 1536, several waves); pair only there, and only when the N
-  // blocks pair up evenly.
+  // blocks pair up evenly. The dense kernel's unrolled 128 x 128 tiles pair at any K (+0.6-2.5%
+  // on 7168 x 4096 x {16384, 2048} and 4096 x 4096 x 7168, H100, 2026-11-24).
   const std::int64_t m_blocks = (mb + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
-  if (k <= 1536 && sm_count % 2 == 0 && n_blocks % 2 == 0 && m_blocks * n_blocks > 2 * sm_count) {
+  const bool unrolled_128 = dense && best.block_m == 128 && best.block_n == 128;
+  if ((k <= 1536 || unrolled_128) && sm_count % 2 == 0 && n_blocks % 2 == 0 &&
+      m_blocks * n_blocks > 2 * sm_count) {
     Sm90WgradConfig paired = make_sm90_wgrad_config(best.block_m, best.block_n, best.stages, 2, true,
                                                     sm_count, best.epi_batch, best.epi_bufs);
     paired.pingpong = best.pingpong;

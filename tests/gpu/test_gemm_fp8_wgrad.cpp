@@ -292,7 +292,8 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
       {128, 112, 1, true, 0, 1, true, true},  {256, 96, 2, false, 1, 1, false, true},
       {256, 32, 1, true, 1, 2, false, true},
       {192, 128, 1, true, 0, 1, false},  {192, 128, 2, true, 1, 2},
-      {192, 64, 2, false, 1, 1},         {192, 80, 1, true, 1, 1, false}};
+      {192, 64, 2, false, 1, 1},         {192, 80, 1, true, 1, 1, false},
+      {128, 128, 2, true, 0, 1, false}};  // the last: unrolled K loop (9 and 10 K blocks over 4 stages)
   int sm_count = 0;
   JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   std::uint64_t seed = 2000;

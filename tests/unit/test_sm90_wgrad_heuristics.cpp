@@ -64,10 +64,26 @@ TEST_CASE("wgrad heuristic takes 192-row tiles where they were measured faster",
   // 576 x 4096 x 7168: 192 x 96 tiles fill the SMs in one wave (856 vs 720 TFLOPS, H100).
   CHECK(choose_sm90_wgrad_config(576, 4096, 7168, 132).block_m == 192);
   // Long K with M not a multiple of 192, and the output-bound 32768 x 4096 x 512: not 192.
-  CHECK(choose_sm90_wgrad_config(7168, 4096, 16384, 132).block_m == 256);
+  CHECK(choose_sm90_wgrad_config(7168, 4096, 16384, 132).block_m != 192);
   CHECK(choose_sm90_wgrad_config(32768, 4096, 512, 132).block_m != 192);
   // The K-grouped chooser never takes them (not measured there).
   CHECK(choose_sm90_wgrad_config(4 * 4096, 7168, 8192, 132, false).block_m != 192);
+}
+
+TEST_CASE("wgrad heuristic takes unrolled 128 x 128 tiles in pairs sharing A on the long-K shapes",
+          "[wgrad][heuristics]") {
+  // Measured faster than 256 x 128 there (H100, 2026-11-24: 1030 vs 997, 981 vs 957, 846 vs 839
+  // TFLOPS).
+  for (auto [m, n, k] : {std::tuple{7168, 4096, 16384}, std::tuple{4096, 4096, 7168}, std::tuple{7168, 4096, 2048}}) {
+    const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, 132);
+    INFO(c.to_json().dump());
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == 128);
+    CHECK(c.multicast == 2);
+    CHECK(c.multicast_on_a);
+  }
+  // Where 192-row tiles were faster, they stay.
+  CHECK(choose_sm90_wgrad_config(2112, 4096, 7168, 132).block_m == 192);
 }
 
 TEST_CASE("wgrad overlapped-loop and three-warpgroup configs compile without spills", "[wgrad][nvrtc]") {
