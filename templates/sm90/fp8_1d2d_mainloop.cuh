@@ -36,13 +36,25 @@ __device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f) {
   }
 }
 
+// Whether a dense kernel's tiles take whole turns of the TMA ring (Mainloop1D2D::run_aligned):
+// two-wave tiles without split-K, where the producer's padding of each tile's last turn (pad
+// empty stages) costs little against the tile's k_blocks. The padding stalls the next tile's
+// first load by up to pad K blocks, so it is allowed on long K only: measured on H100 with
+// 256 x 128 tiles and 3 stages (2026-11-25), K blocks 128 / 56 / 32 with one pad stage +1.3% /
+// +1.4% / +1.0%, 16 with two -1.9%.
+__host__ __device__ constexpr bool ring_aligned(u32 waves, u32 k_blocks, u32 stages, u32 splits) {
+  return waves == 2 && splits == 1 && (stages - k_blocks % stages) % stages * 32 <= k_blocks;
+}
+
 // Main loop of one tile for one math warpgroup: per K block of [kb_begin, kb_end), wait for the stage, run 4 wgmma k32
 // steps per 64-row wave into a fresh accumulator, release the stage, promote into final_accum.
 // One wave with BLOCK_N dividing 128 (kOverlap): two accumulators, K block kb + 1's wgmma issued before
-// kb is waited for and promoted (run_overlapped); otherwise wgmma, wait, promote (run_serial).
+// kb is waited for and promoted (run_overlapped); otherwise wgmma, wait, promote (block), over
+// whole unrolled turns of the ring (run_aligned, kRingAligned) or one K block at a time (run_serial).
 // A functor, not a lambda (NVRTC treats unannotated lambdas as host code), so the tile loop can
 // be instantiated per Bounds (SfbBoundsStatic/Dynamic: where the columns cross B-scale blocks).
-template <u32 kNumKBlocks, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, u32 kWaves, u32 kNumSfb>
+template <u32 kNumKBlocks, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, u32 kWaves, u32 kNumSfb,
+          bool kRingAligned = false>
 struct Mainloop1D2D {
   float (&accum)[BLOCK_N / 2];
   float (&final_accum)[kWaves][BLOCK_N / 2];
@@ -196,16 +208,78 @@ struct Mainloop1D2D {
       consume_only();
     } else if constexpr (kOverlap) {
       run_overlapped(bounds);
+    } else if constexpr (kRingAligned) {
+      run_aligned(bounds);
     } else {
       run_serial(bounds);
     }
   }
 
+  // K block kb on ring stage s (phase ph): wait for the stage, then per active wave 4 wgmma
+  // into the fresh accumulator, wait, promote; the stage is released after the last wave's wait.
   template <class Bounds>
-  __device__ __forceinline__ void run_serial(Bounds bounds) {
+  __device__ __forceinline__ void block(u32 s, u32 ph, u32 kb, Bounds bounds) {
     constexpr u32 BLOCK_K = 128;
     constexpr u32 kNumAccum = BLOCK_N / 2;
     constexpr u32 kNumGroups = BLOCK_N / 8;
+    float sb[kNumSfb];  // B scales of this K block (not part of the stage)
+#pragma unroll
+    for (u32 j = 0; j < kNumSfb; ++j) sb[j] = sfb_tile[j * kNumKBlocks + kb];
+    mbar_wait(&full[s], ph);
+    // A scales: read before the stage is released.
+    float sa[kWaves][2];
+#pragma unroll
+    for (u32 v = 0; v < kWaves; ++v) {
+      const float* sfa = smem_sfa + s * BLOCK_M + (wg * kWaves + v) * 64 + row_in_wave;
+      sa[v][0] = sfa[0];
+      sa[v][1] = sfa[8];
+    }
+    const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + s * BLOCK_M * BLOCK_K));
+    const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + s * BLOCK_N * BLOCK_K));
+
+#pragma unroll
+    for (u32 v = 0; v < kWaves; ++v) {
+      if (v >= active_waves) break;
+#pragma unroll
+      for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+      wgmma_fence();
+#pragma unroll
+      for (u32 k = 0; k < BLOCK_K / 32; ++k) {
+        const u64 da = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K + k * 32);
+        WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), accum, k > 0 ? 1u : 0u);
+      }
+      wgmma_commit();
+      wgmma_wait<0>();
+#pragma unroll
+      for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
+
+      // Promotion scales for the fragment's two rows and each B-scale block.
+      float s0[kNumSfb], s1[kNumSfb];
+#pragma unroll
+      for (u32 j = 0; j < kNumSfb; ++j) s0[j] = sa[v][0] * sb[j], s1[j] = sa[v][1] * sb[j];
+      // All smem reads of this stage are done (wgmma waited, scales in registers).
+      if (v + 1 == active_waves) release(s);
+#pragma unroll
+      for (u32 g = 0; g < kNumGroups; ++g) {
+        float t0 = s0[0], t1 = s1[0];
+        if constexpr (kNumSfb > 1) {
+          t0 = g >= bounds.g1 ? s0[1] : t0;  // selects, not branches (or folded if static)
+          t1 = g >= bounds.g1 ? s1[1] : t1;
+        }
+        if constexpr (kNumSfb > 2) {
+          t0 = g >= bounds.g2 ? s0[2] : t0;
+          t1 = g >= bounds.g2 ? s1[2] : t1;
+        }
+        final_accum[v][4 * g + 0] += t0 * accum[4 * g + 0];
+        final_accum[v][4 * g + 1] += t0 * accum[4 * g + 1];
+        final_accum[v][4 * g + 2] += t1 * accum[4 * g + 2];
+        final_accum[v][4 * g + 3] += t1 * accum[4 * g + 3];
+      }
+    }
+  }
+
+  template <class Bounds>
+  __device__ __forceinline__ void run_serial(Bounds bounds) {
     // One-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192) unroll the K loop over a
     // turn of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768 x 512}
     // (H100, 2026-11-24), for a longer compile (the loop body kNumStages times per bounds
@@ -216,67 +290,40 @@ struct Mainloop1D2D {
     constexpr u32 kUnroll = kWaves == 1 && Bounds::kStatic ? kNumStages : 1;
 #pragma unroll kUnroll
     for (u32 kb = kb_begin; kb < kb_end; ++kb) {
-      float sb[kNumSfb];  // B scales of this K block (not part of the stage)
-#pragma unroll
-      for (u32 j = 0; j < kNumSfb; ++j) sb[j] = sfb_tile[j * kNumKBlocks + kb];
-      mbar_wait(&full[stage], phase);
-      // A scales: read before the stage is released.
-      float sa[kWaves][2];
-#pragma unroll
-      for (u32 v = 0; v < kWaves; ++v) {
-        const float* sfa = smem_sfa + stage * BLOCK_M + (wg * kWaves + v) * 64 + row_in_wave;
-        sa[v][0] = sfa[0];
-        sa[v][1] = sfa[8];
-      }
-      const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K));
-      const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + stage * BLOCK_N * BLOCK_K));
-
-#pragma unroll
-      for (u32 v = 0; v < kWaves; ++v) {
-        if (v >= active_waves) break;
-#pragma unroll
-        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
-        wgmma_fence();
-#pragma unroll
-        for (u32 k = 0; k < BLOCK_K / 32; ++k) {
-          const u64 da = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K + k * 32);
-          WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), accum, k > 0 ? 1u : 0u);
-        }
-        wgmma_commit();
-        wgmma_wait<0>();
-#pragma unroll
-        for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
-
-        // Promotion scales for the fragment's two rows and each B-scale block.
-        float s0[kNumSfb], s1[kNumSfb];
-#pragma unroll
-        for (u32 j = 0; j < kNumSfb; ++j) s0[j] = sa[v][0] * sb[j], s1[j] = sa[v][1] * sb[j];
-        if (v + 1 == active_waves) {
-          // All smem reads of this stage are done (wgmma waited, scales in registers).
-          if constexpr (kNumMulticast == 1) {
-            if (lane == 0) mbar_arrive(&empty[stage]);
-          } else {
-            if (lane < kNumMulticast) mbar_arrive_cluster(&empty[stage], lane);
-          }
-        }
-#pragma unroll
-        for (u32 g = 0; g < kNumGroups; ++g) {
-          float t0 = s0[0], t1 = s1[0];
-          if constexpr (kNumSfb > 1) {
-            t0 = g >= bounds.g1 ? s0[1] : t0;  // selects, not branches (or folded if static)
-            t1 = g >= bounds.g1 ? s1[1] : t1;
-          }
-          if constexpr (kNumSfb > 2) {
-            t0 = g >= bounds.g2 ? s0[2] : t0;
-            t1 = g >= bounds.g2 ? s1[2] : t1;
-          }
-          final_accum[v][4 * g + 0] += t0 * accum[4 * g + 0];
-          final_accum[v][4 * g + 1] += t0 * accum[4 * g + 1];
-          final_accum[v][4 * g + 2] += t1 * accum[4 * g + 2];
-          final_accum[v][4 * g + 3] += t1 * accum[4 * g + 3];
-        }
-      }
+      block(stage, phase, kb, bounds);
       if (++stage == kNumStages) stage = 0, phase ^= 1;
+    }
+  }
+
+  // Ring-aligned tiles (kRingAligned, see ring_aligned()): every tile starts on stage 0 and takes
+  // whole turns of the ring, its last turn padded with empty stages by the producer, so the
+  // K loop is unrolled by the ring with compile-time stage indices, smem addresses and barriers.
+  // For two-wave tiles this beats both the plain loop and unrolling it with a run-time stage
+  // (256 x 128 on H100, 2026-11-25: 4096 x 4096 x 7168 1324-1334 -> 1346-1350 TFLOPS, the
+  // run-time stage 1334-1337; tools/bench/results/2026-11-25-ring-aligned-h100.md), for a longer
+  // first-use compile (the body kNumStages + tail times: 0.2 -> 0.45 s on the CPU build machine).
+  template <class Bounds>
+  __device__ __forceinline__ void run_aligned(Bounds bounds) {
+    const u32 turns = (kb_end - kb_begin) / kNumStages, tail = (kb_end - kb_begin) % kNumStages;
+    u32 kb = kb_begin;
+#pragma unroll 1
+    for (u32 t = 0; t < turns; ++t) {
+#pragma unroll
+      for (u32 s = 0; s < kNumStages; ++s) block(s, phase, kb + s, bounds);
+      kb += kNumStages;
+      phase ^= 1;
+    }
+    if (tail != 0) {
+#pragma unroll
+      for (u32 s = 0; s < kNumStages; ++s) {
+        if (s < tail) {
+          block(s, phase, kb + s, bounds);
+        } else {  // a padding stage: no data, only its turn of the barriers
+          mbar_wait(&full[s], phase);
+          release(s);
+        }
+      }
+      phase ^= 1;
     }
   }
 };

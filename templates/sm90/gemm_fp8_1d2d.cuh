@@ -254,6 +254,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // there (H100, 128 x 4096 x 7168: 18.6-18.9 vs 18.0 us): it loads its B scales and stores its
   // waves itself.
   constexpr bool kHelperWarps = kNumMathWGs > 1;
+  // Every tile takes whole turns of the TMA ring where that pays (sm90_1d2d::ring_aligned).
+  constexpr bool kRingAligned = ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits);
   static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) <= 232448, "shared memory");
   static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
@@ -323,11 +325,18 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     if (warp == kNumMathThreads / 32 && lane == 0) {
       Scheduler sched(M);
       u32 m_block, n_block, stage = 0, phase = 0;
+      // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
+      const u32 kb_stop = kRingAligned ? (kNumKBlocks + kNumStages - 1) / kNumStages * kNumStages : kb_end;
       while (sched.next(m_block, n_block)) {
         const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
-        for (u32 kb = kb_begin; kb < kb_end; ++kb) {
+        for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
           mbar_wait(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
+          if (kRingAligned && kb >= kb_end) {  // padding: completes the stage's phase, no bytes
+            mbar_arrive(bar);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+            continue;
+          }
           mbar_arrive_expect_tx(bar, kStageBytes);  // includes bytes multicast by the peer
           const i32 k0 = (i32)(kb * BLOCK_K);
           u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
@@ -415,7 +424,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
 
       // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks.
-      sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb> mainloop{
+      sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned>
+          mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end, kWaves};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block

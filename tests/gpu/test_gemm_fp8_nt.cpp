@@ -237,6 +237,29 @@ TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup (one or two D buffers
       }
 }
 
+TEST_CASE("gemm_fp8_nt ring-aligned two-wave tiles (padded last turn of the ring) match the reference",
+          "[gpu][gemm]") {
+  // Two-wave tiles over a long K take whole turns of the TMA ring (the producer pads each tile's
+  // last turn with empty stages; sm90/fp8_1d2d_mainloop.cuh, ring_aligned): K block counts with
+  // 0, 1 and 2 padding stages (24, 32, 64 and 65 with 3 stages, 66 with 4), K tails, alone and
+  // in multicast pairs, on a 4-CTA grid so every CTA walks several tiles through the padding.
+  // The last case (33 K blocks, 3 padding stages with 4) stays on the plain loop: both sides of
+  // the rule.
+  struct Case {
+    int bn, stages;
+    std::int64_t k;
+  };
+  const Case cases[] = {{128, 3, 3072}, {128, 3, 4096}, {128, 3, 8192},
+                        {128, 3, 8272}, {96, 4, 8400},  {96, 4, 4176}};
+  std::uint64_t seed = 7000;
+  for (const Case& c : cases)
+    for (auto [multicast, on_a] : std::vector<std::pair<int, bool>>{{1, true}, {2, true}, {2, false}})
+      for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{600, 520}, {257, 1000}}) {
+        const detail::Sm90GemmConfig config = make_config(256, c.bn, c.stages, 1, 4, c.k, multicast, on_a);
+        check_problem(m, n, c.k, seed++, 0, &config);
+      }
+}
+
 TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the reference", "[gpu][gemm]") {
   // One-wave tiles whose columns cross B-scale blocks at a few fixed offsets (BLOCK_N 96, 160,
   // 192) unroll the K loop over a turn of the ring: K block counts that are not multiples of the
