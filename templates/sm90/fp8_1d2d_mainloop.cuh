@@ -283,7 +283,8 @@ struct Mainloop1D2D {
     // One-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192) unroll the K loop over a
     // turn of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768 x 512}
     // (H100, 2026-11-24), for a longer compile (the loop body kNumStages times per bounds
-    // instantiation). Not for two-wave tiles (+0.6%) nor dynamic bounds (128 x 144: -1.5..-3%).
+    // instantiation). Not for two-wave tiles (+0.6%; over a long K they take run_aligned) nor
+    // dynamic bounds (128 x 144: -1.5..-3%).
     // Why it pays is not settled: ptxas then tests the next stage's barrier and computes its
     // descriptors under this block's promotion, but doing either by hand gained nothing (the
     // early barrier test lost 5%; tools/bench/results/2026-11-24-loop-unroll-and-d-prefetch-h100.md).
