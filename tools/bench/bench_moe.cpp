@@ -145,7 +145,7 @@ struct Context {
   cublasLtHandle_t handle;
   DeviceArray<char>* workspace;
   int iters;
-  bool sweep = false;  // masked: also time the candidate configs of masked_sweep_configs
+  bool sweep = false;  // also time the candidate configs of contiguous_/masked_sweep_configs
   std::mt19937_64 rng{2026};
   nlohmann::json results = nlohmann::json::array();
 };
@@ -199,6 +199,24 @@ Timing time_cublas_loop(const MGroupedInputs& in, DeviceArray<std::uint16_t>& d,
       ctx.stream, 2, ctx.iters);
 }
 
+// Candidates timed by --sweep beside the heuristic's contiguous config (per-row ids): tile
+// shapes alone and as A pairs (two N blocks sharing A), each with the most stages that fit.
+std::vector<detail::Sm90GemmConfig> contiguous_sweep_configs(long long groups, long long k, int sm_count) {
+  const struct { int bm, bn, mc; } shapes[] = {{128, 192, 2}, {128, 192, 1}, {128, 160, 2}, {128, 128, 2}};
+  std::vector<detail::Sm90GemmConfig> configs;
+  const auto grouping = detail::Sm90Grouping::contiguous_ids;
+  for (const auto& s : shapes) {
+    detail::Sm90GemmConfig c;
+    c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = true;
+    c.splits = 1, c.num_sms = sm_count - sm_count % s.mc, c.group_n = 8;
+    c.threads = detail::sm90_gemm_threads(s.bm);
+    c.stages = detail::sm90_grouped_max_stages(grouping, groups, s.bm, s.bn, k);
+    c.smem_bytes = detail::sm90_grouped_smem_bytes(grouping, groups, s.bm, s.bn, k, c.stages);
+    if (c.stages >= 3) configs.push_back(c);
+  }
+  return configs;
+}
+
 void run_contiguous(Context& ctx) {
   print_header("M-grouped contiguous: D (M, N) bf16 = A (M, K) . B[e(m)] (N, K)^T, per-row expert ids; "
                "cuBLASLt: one block-scaled GEMM per expert");
@@ -228,6 +246,20 @@ void run_contiguous(Context& ctx) {
     g.d = d.ptr, g.m_indices = m_indices.ptr;
     const Timing ours = time_kernel([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
     const Timing theirs = time_cublas_loop(in, d_cublas, starts, ctx);
+    if (ctx.sweep) {
+      int sm_count = 0;
+      BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+      for (const detail::Sm90GemmConfig& cfg : contiguous_sweep_configs(c.groups, c.k, sm_count)) {
+        const Timing t = time_kernel([&] { detail::gemm_fp8_grouped_contiguous_with_config(g, cfg, ctx.stream); },
+                                     ctx.stream, 3, ctx.iters);
+        fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
+                   c.expected, c.n, c.k, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
+                   cfg.multicast == 1 ? "" : "A", t.median_us, in.flops() / t.median_us / 1e6);
+        ctx.results.push_back({{"kind", "contiguous_sweep"}, {"groups", c.groups}, {"expected_m", c.expected},
+                               {"n", c.n}, {"k", c.k}, {"config", cfg.to_json()}, {"us", t.median_us},
+                               {"tflops", in.flops() / t.median_us / 1e6}});
+      }
+    }
 
     std::vector<GemmFp8Args> experts;
     for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
