@@ -128,8 +128,11 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
   MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per math WG (1 D buffer)
   MBarrier* d_stored = d_staged + kNumMathWGs;
-  // (then the dense layout's two B-scale tile barriers, unused here) Grouping tables (M-grouped
-  // forms only), after every mbarrier.
+  // Each tile's B scales: loaded by the producer warpgroup's warp 1 into one of two smem tiles
+  // (the first two of the B-scale region), a tile ahead of the math warpgroups.
+  MBarrier* sfb_loaded = d_stored + kNumMathWGs;  // per B-scale tile buffer (2)
+  MBarrier* sfb_consumed = sfb_loaded + 2;
+  // Grouping tables (M-grouped forms only), after every mbarrier.
   u32* group_smem = reinterpret_cast<u32*>(d_stored + kNumMathWGs + 2 * 2);
   GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(
       M, grouping, group_smem);
@@ -165,6 +168,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       mbar_init(&d_staged[w], DPipe::kStagedArrivals);
       mbar_init(&d_stored[w], DPipe::kStoredArrivals);
     }
+    for (u32 i = 0; i < 2; ++i) {
+      mbar_init(&sfb_loaded[i], 32);                 // every lane of the loader warp
+      mbar_init(&sfb_consumed[i], kNumMathThreads);  // every math thread, after its main loop
+    }
     fence_mbar_init();
   }
   if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
@@ -173,7 +180,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
                                          kNumSMs, kGroupN, kClusterSize>;
 
   if (warp >= kNumMathThreads / 32) {
-    // ===================== producer warpgroup: warp 0 loads, warps 2.. store =====================
+    // ========= producer warpgroup: warp 0 loads, warp 1 the B scales, warps 2.. store =========
     setmaxnreg_dec<kProducerRegs>();
     if (warp == kNumMathThreads / 32 && lane == 0) {
       Scheduler sched(M, grouping, group_smem);
@@ -206,6 +213,27 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           tma_load_2d(smem_sfa + stage * BLOCK_M, tmap_sfa, bar, sfa_m, sfa_kb0 + (i32)kb);
           if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
+      }
+    } else if (warp == kNumMathThreads / 32 + 1) {
+      // ---- B-scale loader warp: each tile's B scales (its expert's kNumSfb rows x all K blocks)
+      //      into one of two smem tiles, a tile ahead of the math warpgroups, which so find them
+      //      there at the tile's start instead of waiting for global loads (padding tiles: no
+      //      loads, the buffer's turn only). Before, each math warpgroup loaded them itself at
+      //      the tile's start: H100, 2026-11-25, masked 6 x 1024 / 32 x 192 at N 4096, K 2048
+      //      +2% (1064-1071 -> 1091, 745-746 -> 759-762 TFLOPS), contiguous K = 2048 +0.7-1.5%,
+      //      long K within +-0.5% (tools/bench/results/2026-11-25-grouped-sfb-loader-h100.md).
+      Scheduler sched(M, grouping, group_smem);
+      GroupedTile t;
+      u32 count = 0;
+      while (sched.next(t)) {
+        const u32 buf = count & 1;
+        mbar_wait(&sfb_consumed[buf], ((count >> 1) & 1) ^ 1);
+        if (t.compute)
+          load_sfb_tile<kNumSfb, kNumKBlocks, kNumSfbRows, 32>(smem_sfb + buf * kNumSfb * kNumKBlocks,
+                                                               sfb + t.expert * (kNumSfbRows * kNumKBlocks),
+                                                               t.n_block * BLOCK_N / 128, lane);
+        mbar_arrive(&sfb_loaded[buf]);
+        ++count;
       }
     } else if (warp >= kNumMathThreads / 32 + 2 && warp < kNumMathThreads / 32 + 2 + kNumMathWGs) {
       // ---- store warp of math warpgroup wg (sm90/d_store_pipe.cuh): lane 0 issues the TMA
@@ -263,26 +291,15 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
 
     Scheduler sched(M, grouping, group_smem);
     GroupedTile t;
-    u32 stage = 0, phase = 0, tile_parity = 0, tile_count = 0;
+    u32 stage = 0, phase = 0, tile_count = 0;
     while (sched.next(t)) {
       const u32 n_block = t.n_block;
-      // -- this tile's B scales (kNumSfb rows x all K blocks) into this warpgroup's double buffer.
-      //    The buffer written now was last read two tiles ago, before every thread of the
-      //    warpgroup passed the previous tile's barrier, so one barrier per tile suffices. The
-      //    math warpgroups never wait for each other (only through the smem ring), so one's
-      //    epilogue overlaps the other's wgmma.
-      float* sfb_tile = smem_sfb + (wg * 2 + tile_parity) * kNumSfb * kNumKBlocks;
-      const u32 sfb_row0 = n_block * BLOCK_N / 128;
-      const float* sfb_expert = sfb + t.expert * (kNumSfbRows * kNumKBlocks);  // this expert's B scales
-      // (The dense kernel's load_sfb_tile does the same with `#pragma unroll 4`; called here it
-      // cost the grouped GEMMs ~0.5% on an H100, 2026-11-24, so the plain loop stays.)
-      if (t.compute) {
-        for (u32 i = wg_thread; i < kNumSfb * kNumKBlocks; i += 128) {
-          const u32 j = i / kNumKBlocks, kb = i - j * kNumKBlocks;
-          const u32 row = sfb_row0 + j < kNumSfbRows ? sfb_row0 + j : kNumSfbRows - 1;  // N tail
-          sfb_tile[i] = ld_global_nc(sfb_expert + row * kNumKBlocks + kb);
-        }
-      }
+      // -- this tile's B scales, from the loader warp (the math warpgroups wait for each other
+      //    only through the smem ring and these two buffers, so one's epilogue overlaps the
+      //    other's wgmma).
+      const u32 sfb_buf = tile_count & 1;
+      mbar_wait(&sfb_loaded[sfb_buf], (tile_count >> 1) & 1);
+      const float* sfb_tile = smem_sfb + sfb_buf * kNumSfb * kNumKBlocks;
       // Contiguous with per-row ids: the expert of this thread's fragment rows (rows of another
       // expert or padding come out as zeros), loaded now, used by the epilogue.
       i32 row_ids[kWaves][2];
@@ -296,8 +313,6 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
             row_ids[v][h] = r < M ? ld_global_nc_i32(grouping + r) : -1;
           }
         }
-      named_barrier_sync(2 + wg, 128);
-      tile_parity ^= 1;
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v)
 #pragma unroll
@@ -318,6 +333,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
         }
       }
+      mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
       //    Chunk c = (wg * kWaves + v) * kParts + part belongs to CTA c % kNumSplits and sits in
