@@ -145,7 +145,7 @@ struct Context {
   cublasLtHandle_t handle;
   DeviceArray<char>* workspace;
   int iters;
-  bool sweep = false;  // also time the candidate configs of contiguous_/masked_sweep_configs
+  bool sweep = false;  // also time candidate configs (sweep_configs, sweep_kgrouped)
   std::mt19937_64 rng{2026};
   nlohmann::json results = nlohmann::json::array();
 };
@@ -199,15 +199,28 @@ Timing time_cublas_loop(const MGroupedInputs& in, DeviceArray<std::uint16_t>& d,
       ctx.stream, 2, ctx.iters);
 }
 
-// Candidates timed by --sweep beside the heuristic's contiguous config (per-row ids): tile
-// shapes alone and as A pairs (two N blocks sharing A), each with the most stages that fit.
-std::vector<detail::Sm90GemmConfig> contiguous_sweep_configs(long long groups, long long k, int sm_count) {
-  const struct { int bm, bn, mc; } shapes[] = {{128, 192, 2}, {128, 192, 1}, {128, 160, 2}, {128, 128, 2}};
+// --sweep (contiguous and masked): candidate tile shapes x pairing, each with the most stages
+// that fit, timed beside the heuristic's config on the same inputs.
+struct SweepShape {
+  int bm, bn, mc;
+  bool on_a;  // with mc = 2: the pair shares A (two N blocks), else B (two M blocks of an expert)
+};
+// Contiguous: A pairs only (a pair must share the expert).
+const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true}, {128, 160, 2, true},
+                                       {128, 128, 2, true}};
+const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true}, {128, 192, 1, true},
+                                   {128, 128, 2, false}, {256, 128, 1, true},  {256, 128, 2, true},
+                                   {256, 96, 1, true},   {256, 64, 2, true}};
+
+template <std::size_t kCount>
+std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping, const SweepShape (&shapes)[kCount],
+                                                  long long groups, long long k) {
+  int sm_count = 0;
+  BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   std::vector<detail::Sm90GemmConfig> configs;
-  const auto grouping = detail::Sm90Grouping::contiguous_ids;
-  for (const auto& s : shapes) {
+  for (const SweepShape& s : shapes) {
     detail::Sm90GemmConfig c;
-    c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = true;
+    c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = s.on_a;
     c.splits = 1, c.num_sms = sm_count - sm_count % s.mc, c.group_n = 8;
     c.threads = detail::sm90_gemm_threads(s.bm);
     c.stages = detail::sm90_grouped_max_stages(grouping, groups, s.bm, s.bn, k);
@@ -215,6 +228,21 @@ std::vector<detail::Sm90GemmConfig> contiguous_sweep_configs(long long groups, l
     if (c.stages >= 3) configs.push_back(c);
   }
   return configs;
+}
+
+// Times `run(config)` for each config, prints a line and records `kind` results.
+template <class Run>
+void time_sweep(Context& ctx, const char* kind, const MGroupedCase& c, double flops,
+                const std::vector<detail::Sm90GemmConfig>& configs, Run run) {
+  for (const detail::Sm90GemmConfig& cfg : configs) {
+    const Timing t = time_kernel([&] { run(cfg); }, ctx.stream, 3, ctx.iters);
+    fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
+               c.expected, c.n, c.k, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
+               cfg.multicast == 1 ? "" : cfg.multicast_on_a ? "A" : "B", t.median_us, flops / t.median_us / 1e6);
+    ctx.results.push_back({{"kind", kind}, {"groups", c.groups}, {"expected_m", c.expected}, {"n", c.n},
+                           {"k", c.k}, {"config", cfg.to_json()}, {"us", t.median_us},
+                           {"tflops", flops / t.median_us / 1e6}});
+  }
 }
 
 void run_contiguous(Context& ctx) {
@@ -246,20 +274,12 @@ void run_contiguous(Context& ctx) {
     g.d = d.ptr, g.m_indices = m_indices.ptr;
     const Timing ours = time_kernel([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
     const Timing theirs = time_cublas_loop(in, d_cublas, starts, ctx);
-    if (ctx.sweep) {
-      int sm_count = 0;
-      BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-      for (const detail::Sm90GemmConfig& cfg : contiguous_sweep_configs(c.groups, c.k, sm_count)) {
-        const Timing t = time_kernel([&] { detail::gemm_fp8_grouped_contiguous_with_config(g, cfg, ctx.stream); },
-                                     ctx.stream, 3, ctx.iters);
-        fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
-                   c.expected, c.n, c.k, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
-                   cfg.multicast == 1 ? "" : "A", t.median_us, in.flops() / t.median_us / 1e6);
-        ctx.results.push_back({{"kind", "contiguous_sweep"}, {"groups", c.groups}, {"expected_m", c.expected},
-                               {"n", c.n}, {"k", c.k}, {"config", cfg.to_json()}, {"us", t.median_us},
-                               {"tflops", in.flops() / t.median_us / 1e6}});
-      }
-    }
+    if (ctx.sweep)
+      time_sweep(ctx, "contiguous_sweep", c, in.flops(),
+                 sweep_configs(detail::Sm90Grouping::contiguous_ids, kContiguousSweep, c.groups, c.k),
+                 [&](const detail::Sm90GemmConfig& cfg) {
+                   detail::gemm_fp8_grouped_contiguous_with_config(g, cfg, ctx.stream);
+                 });
 
     std::vector<GemmFp8Args> experts;
     for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
@@ -282,26 +302,6 @@ void run_contiguous(Context& ctx) {
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
                            {"diff_cublaslt", diff_cublas}});
   }
-}
-
-// Candidates timed by --sweep beside the heuristic's masked config: tile shapes x pairing
-// (B pairs: two M blocks of an expert; A pairs: two N blocks; alone), each with the most
-// stages that fit.
-std::vector<detail::Sm90GemmConfig> masked_sweep_configs(long long groups, long long k, int sm_count) {
-  const struct { int bm, bn, mc; bool on_a; } shapes[] = {
-      {128, 192, 2, false}, {128, 192, 2, true}, {128, 192, 1, true}, {128, 128, 2, false},
-      {256, 128, 1, true},  {256, 128, 2, true}, {256, 96, 1, true},  {256, 64, 2, true}};
-  std::vector<detail::Sm90GemmConfig> configs;
-  for (const auto& s : shapes) {
-    detail::Sm90GemmConfig c;
-    c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = s.on_a;
-    c.splits = 1, c.num_sms = sm_count - sm_count % s.mc, c.group_n = 8;
-    c.threads = detail::sm90_gemm_threads(s.bm);
-    c.stages = detail::sm90_grouped_max_stages(detail::Sm90Grouping::masked, groups, s.bm, s.bn, k);
-    c.smem_bytes = detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::masked, groups, s.bm, s.bn, k, c.stages);
-    if (c.stages >= 3) configs.push_back(c);
-  }
-  return configs;
 }
 
 void run_masked(Context& ctx) {
@@ -331,21 +331,12 @@ void run_masked(Context& ctx) {
     g.d = d.ptr, g.masked_m = masked_m.ptr, g.expected_m = c.expected;
     const Timing ours = time_kernel([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
     const Timing theirs = time_cublas_loop(in, d_cublas, rows0, ctx);
-    if (ctx.sweep) {
-      int sm_count = 0;
-      BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-      for (const detail::Sm90GemmConfig& cfg : masked_sweep_configs(c.groups, c.k, sm_count)) {
-        const Timing t = time_kernel([&] { detail::gemm_fp8_grouped_masked_with_config(g, cfg, ctx.stream); },
-                                     ctx.stream, 3, ctx.iters);
-        fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
-                   c.expected, c.n, c.k, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
-                   cfg.multicast == 1 ? "" : cfg.multicast_on_a ? "A" : "B", t.median_us,
-                   in.flops() / t.median_us / 1e6);
-        ctx.results.push_back({{"kind", "masked_sweep"}, {"groups", c.groups}, {"expected_m", c.expected},
-                               {"n", c.n}, {"k", c.k}, {"config", cfg.to_json()}, {"us", t.median_us},
-                               {"tflops", in.flops() / t.median_us / 1e6}});
-      }
-    }
+    if (ctx.sweep)
+      time_sweep(ctx, "masked_sweep", c, in.flops(),
+                 sweep_configs(detail::Sm90Grouping::masked, kMaskedSweep, c.groups, c.k),
+                 [&](const detail::Sm90GemmConfig& cfg) {
+                   detail::gemm_fp8_grouped_masked_with_config(g, cfg, ctx.stream);
+                 });
 
     std::vector<GemmFp8Args> experts;
     for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
