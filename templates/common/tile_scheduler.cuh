@@ -60,6 +60,9 @@ struct TileScheduler {
     unit += kStride;
     return true;
   }
+
+  // Whether next() has another tile (the cluster's CTAs agree: they walk the same units).
+  JITFP8_DEVICE bool has_next() const { return unit < num_units; }
 };
 
 }  // namespace jitfp8

@@ -214,6 +214,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
       }
+      if constexpr (kNumMulticast > 1) wait_ring_released<kNumStages>(empty, stage, phase);  // see the end
     } else if (warp == kNumMathThreads / 32 + 1) {
       // ---- B-scale loader warp: each tile's B scales (its expert's kNumSfb rows x all K blocks)
       //      into one of two smem tiles, a tile ahead of the math warpgroups, which so find them
@@ -426,9 +427,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   }
   (void)d;
 
-  // The peer CTA may still arrive on our empty barriers (and we on its), or write partials into
-  // our shared memory: no CTA of the cluster may leave (and free its shared memory) before all are done.
-  if constexpr (kClusterSize > 1) cluster_sync();
+  // Multicast pairs need no closing cluster barrier: the producer waited for every arrival of the
+  // peer's consumers on our empty barriers (wait_ring_released). Split-K (only the dense grouping
+  // compiles it) keeps the barrier: the peers may still arrive on all_consumed.
+  if constexpr (kNumSplits > 1) cluster_sync();
 }
 
 }  // namespace sm90_1d2d

@@ -339,6 +339,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
         }
+        if constexpr (kNumMulticast > 1) wait_ring_released<kNumStages>(empty, stage, phase);  // see the end
       } else {
         // Data maps patched per expert in this SM's global slots (round-robin); a slot is
         // re-patched only once every copy issued with its previous contents has been consumed.
@@ -392,6 +393,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             ++issued;
           }
         }
+        if constexpr (kNumMulticast > 1) wait_ring_released<kNumStages>(empty, stage, phase);  // see the end
       }
     }
     asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
@@ -662,9 +664,9 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     if (store_leader) tma_store_wait_all();
   }
 
-  // The peer CTA may still arrive on our empty barriers (and we on its): neither CTA may leave
-  // (and free its shared memory) before both are done.
-  if constexpr (kNumMulticast > 1) cluster_sync();
+  // No closing cluster barrier: the peer's consumers arrive on our empty barriers, and the
+  // producer waited for every one of those arrivals (wait_ring_released), so no peer touches our
+  // shared memory once we leave.
 }
 
 // The dense weight-gradient kernel (parameters: see the top of this file).

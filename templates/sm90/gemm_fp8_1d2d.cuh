@@ -356,6 +356,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
       }
+      if constexpr (kNumMulticast > 1) wait_ring_released<kNumStages>(empty, stage, phase);  // see the end
     } else if (kHelperWarps && warp == kNumMathThreads / 32 + 1) {
       // ---- B-scale loader warp: each tile's B scales (kNumSfb rows x all K blocks) into one of
       //      two smem tiles, a tile ahead of the math warpgroups (the global load latency leaves
@@ -517,9 +518,10 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         }
       }
       if constexpr (kNumSplits > 1) {
-        // Our partial reads of the receive buffer are done (named barrier), tell every CTA.
+        // Our partial reads of the receive buffer are done (named barrier), tell every CTA; not
+        // after the cluster's last tile, so that no CTA arrives on a peer that may have exited.
         named_barrier_sync(2 + wg, 128);
-        if (wg_thread < kNumSplits) mbar_arrive_cluster(&all_consumed[wg], wg_thread);
+        if (wg_thread < kNumSplits && sched.has_next()) mbar_arrive_cluster(&all_consumed[wg], wg_thread);
       }
       ++tile_count;
     }
@@ -529,9 +531,11 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   }
   (void)d;
 
-  // The peer CTA may still arrive on our empty barriers (and we on its), or write partials into
-  // our shared memory: no CTA of the cluster may leave (and free its shared memory) before all are done.
-  if constexpr (kClusterSize > 1) cluster_sync();
+  // No closing cluster barrier: a CTA may leave (and free its shared memory) once no peer will
+  // touch that memory again. Multicast: the peer's consumers arrive on our empty barriers, and
+  // the producer waited for every one of those arrivals (wait_ring_released). Split-K: the
+  // peers' partials into our receive buffer all completed before we read them, and the last
+  // tile sends no all_consumed arrivals.
 }
 
 }  // namespace jitfp8
