@@ -174,7 +174,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     }
     fence_mbar_init();
   }
-  if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
+  block_sync();  // publishes the grouping tables and the barriers' initialisation in the CTA
+  if constexpr (kClusterSize > 1) cluster_sync_after_mbar_init();
 
   using Scheduler = GroupedTileScheduler<kGrouping, kNumExperts, BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA,
                                          kNumSMs, kGroupN, kClusterSize>;

@@ -315,7 +315,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     }
     fence_mbar_init();
   }
-  if constexpr (kClusterSize > 1) cluster_sync(); else block_sync();
+  if constexpr (kClusterSize > 1) cluster_sync_after_mbar_init(); else block_sync();
 
   using Scheduler =
       TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN, kClusterSize>;
