@@ -10,7 +10,7 @@
 // latency floor (~250 cycles: wait for the stage, wgmma issue to wgmma.wait, promotion), which
 // is what small tiles over a long K hit.
 // Small M (bucket <= 128): a 2-CTA pair sharing B (two M blocks) halves the B loads over a long
-// K (more than 16 K blocks; see small_m_pair_b); pairs sharing A cost more than they save (A is
+// K (12 K blocks or more; see small_m_pair_b); pairs sharing A cost more than they save (A is
 // tiny; measured 16.9 vs 14.9 us at 128x32768x512).
 // Split-K (S = 2, 4, 8 CTAs of a cluster on one tile, each ceil(K/128)/S blocks) is a candidate
 // when the tiles x S CTAs fit in one wave: it divides the per-tile K loop by S for a reduction
@@ -24,6 +24,10 @@
 // CTA 5.3 us); a split across the whole grid through a global fp32 workspace (TMA reduce-add,
 // arrival counter, last CTA writes bf16) was no faster on 128 x 576 x 7168 and slower elsewhere
 // (tools/bench/results/2026-11-23-compile-and-small-m-h100.md, branch exp/workspace-splitk).
+// Since the kernels dropped the closing cluster barrier and relaxed the opening one (2026-11-26:
+// K = 2048 in 2 splits 5.3 -> 4.3 us) the handshake costs less than modelled; the constant was
+// kept, as --sweep on 128 x {576, 2112, 4096} x 7168 still ranks the model's choices first
+// (tools/bench/results/2026-11-26-cluster-exit-h100.md).
 // The candidate with the least modelled time wins; ties go to bigger tiles (less operand
 // traffic: larger area, then fewer operand rows loaded in all), then fewer splits, then more stages.
 // On the 14 anchor shapes this lands on (or next to) the configurations that measured fastest
@@ -100,12 +104,15 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
   return k_blocks * std::max({mma, load * path_select, latency * path_select}) + epilogue + reduce;
 }
 
-// Small M pairs two M blocks on one N block (B multicast) only over a long K: with at most 16
-// K blocks the whole B stream is in flight from the start anyway (HBM-bound), and the pair's
-// coupled stage release and cluster launch cost more than the halved L2 reads save (H100,
-// 128 x 7168 x 2048, 64 x 128 tiles: 9.7 us without a cluster vs 10.1 us as B pairs).
+// Small M pairs two M blocks on one N block (B multicast) once K has 12 blocks or more. Below
+// that the whole B stream is in flight from the start anyway (HBM-bound) and the pair's coupled
+// stage release weighs more. The line moved from "more than 16" when the kernels dropped their
+// closing cluster barrier and relaxed the opening one (H100, 2026-11-26, --sweep, twice): B pairs
+// vs no cluster with the same tiles, 128 x 7168 x 2048 (64 x 128) 9.7 vs 10.2-10.4 us,
+// 128 x 7168 x 1536 8.2 vs 8.4-8.5, 128 x 2112 x 2048 (64 x 32) 5.7 vs 5.8, 128 x 4096 x 2048
+// (64 x 64) 7.2 vs 7.2 (tools/bench/results/2026-11-26-cluster-exit-h100.md).
 bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
-  return m_bucket <= 128 && k_blocks > 16;
+  return m_bucket <= 128 && k_blocks >= 12;
 }
 
 // Larger M: pairs sharing B (two M blocks) pay only over a short K, where the operand loads of
