@@ -63,8 +63,8 @@ JITFP8_DEVICE void mbar_arrive_cluster(MBarrier* bar, u32 cta_rank) {
 // (the next kNumStages empty phases from the producer's position), i.e. until the consumers of
 // every CTA that arrives on this CTA's empty barriers are done with them. No peer touches this
 // CTA's shared memory after that, so the CTA may exit without a closing cluster barrier, which
-// cost ~0.6 us at the end of a launch (H100, 128 x 576 x 7168 in 4-CTA split-K clusters: 7.4 ->
-// 6.8 us without it; tools/bench/results/2026-11-26-cluster-exit-h100.md).
+// cost ~0.5 us at the end of a launch (H100, 128 x 4096 x 7168 in B pairs: 17.8 -> 17.3 us
+// without it; tools/bench/results/2026-11-26-cluster-exit-h100.md).
 template <u32 kNumStages>
 JITFP8_DEVICE void wait_ring_released(MBarrier* empty, u32 stage, u32 phase) {
   for (u32 i = 0; i < kNumStages; ++i) {
