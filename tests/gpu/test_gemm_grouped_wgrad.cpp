@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_reference.hpp"
@@ -247,6 +248,13 @@ TEST_CASE("gemm_fp8_grouped_wgrad matches per-expert references", "[gpu][moe_wgr
 TEST_CASE("gemm_fp8_grouped_wgrad on a larger shape", "[gpu][moe_wgrad]") {
   run_case(1024, 2048, {1500, 2100, 0, 1800, 2304, 700, 2000, 1200}, 77, false);
   run_case(1024, 2048, {1500, 2100, 0, 1800, 2304, 700, 2000, 1200}, 78, true);
+  // M >= 4096, narrow N, > 4096 tokens per expert: the chooser's 128 x 128 pairs sharing A.
+  const std::vector<std::int32_t> long_runs = {4300, 5000};
+  const detail::Sm90WgradConfig c = detail::choose_sm90_grouped_wgrad_config(
+      4096, 256, KGroupedLayout::capacity_for(9300, 2), 2, 132);
+  CHECK((c.block_m == 128 && c.block_n == 128 && c.multicast == 2 && c.multicast_on_a));
+  run_case(4096, 256, long_runs, 79, false);
+  run_case(4096, 256, long_runs, 80, true);
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad computes experts past k_capacity as empty",

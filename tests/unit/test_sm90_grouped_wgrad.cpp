@@ -38,6 +38,21 @@ TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgr
           }
 }
 
+TEST_CASE("grouped wgrad pairs 128 x 128 tiles on narrow N over long token runs",
+          "[moe_wgrad][heuristics]") {
+  // experts, tokens per expert, M, N, whether the measured rule applies (see the chooser).
+  const std::int64_t shapes[][5] = {{4, 8192, 7168, 2048, 1},  {8, 4096, 7168, 2048, 1},
+                                    {16, 2048, 7168, 2048, 0}, {4, 8192, 4096, 7168, 0},
+                                    {8, 4096, 4096, 7168, 0},  {8, 4096, 2048, 2048, 0}};
+  for (const auto& s : shapes) {
+    const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(
+        s[2], s[3], KGroupedLayout::capacity_for(s[0] * s[1], s[0]), s[0], 132);
+    INFO(s[0] << " x " << s[1] << " tokens, M " << s[2] << ", N " << s[3] << ": " << c.to_json().dump());
+    const bool paired_128 = c.block_m == 128 && c.block_n == 128 && c.multicast == 2 && c.multicast_on_a;
+    CHECK(paired_128 == (s[4] == 1));
+  }
+}
+
 TEST_CASE("grouped wgrad rejects 192-row tiles (dense kernel only)", "[moe_wgrad][heuristics]") {
   Sm90WgradConfig c = make_sm90_wgrad_config(192, 128, 0, 1, true, 132);
   CHECK(sm90_wgrad_config_error(c).empty());
