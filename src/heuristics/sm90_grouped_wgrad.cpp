@@ -47,9 +47,10 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only kgrouped --sweep,
   // four sweeps over two sessions, 2026-11-24 and 2026-11-26): M 7168, N 2048 with 4 x 8192 and
   // 8 x 4096 tokens +2.5-2.9% (968-982 vs 942-962, 955-970 vs 930-951 TFLOPS); with 16 x 2048
-  // tokens (bucket 4096) -1.5%, and with N 7168 -1..-8%, so neither takes it.
+  // tokens -1.5%, and with N 7168 -1..-8%, so neither takes it. The token bucket alone cannot
+  // tell 8 x ~4000 from 16 x ~2100 tokens (both 4096), so the expert count decides with it.
   const std::int64_t n_blocks = (n + 127) / 128;
-  if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 8192) {
+  if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
     c = make_sm90_wgrad_config(128, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 0, 1, c.group_n);
     c.pingpong = false;
     c.overlap = false;

@@ -42,8 +42,10 @@ TEST_CASE("grouped wgrad pairs 128 x 128 tiles on narrow N over long token runs"
           "[moe_wgrad][heuristics]") {
   // experts, tokens per expert, M, N, whether the measured rule applies (see the chooser).
   const std::int64_t shapes[][5] = {{4, 8192, 7168, 2048, 1},  {8, 4096, 7168, 2048, 1},
-                                    {16, 2048, 7168, 2048, 0}, {4, 8192, 4096, 7168, 0},
-                                    {8, 4096, 4096, 7168, 0},  {8, 4096, 2048, 2048, 0}};
+                                    {8, 3900, 7168, 2048, 1},  {16, 2048, 7168, 2048, 0},
+                                    {16, 2200, 7168, 2048, 0}, {4, 8192, 4096, 7168, 0},
+                                    {8, 4096, 4096, 7168, 0},  {8, 4096, 2048, 2048, 0},
+                                    {8, 1500, 7168, 2048, 0}};
   for (const auto& s : shapes) {
     const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(
         s[2], s[3], KGroupedLayout::capacity_for(s[0] * s[1], s[0]), s[0], 132);
