@@ -45,9 +45,9 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*dense=*/false);
   // Narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs sharing A, which
   // the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only kgrouped --sweep,
-  // four sweeps over two sessions, 2026-11-24 and 2026-11-26): M 7168, N 2048 with 4 x 8192 and
-  // 8 x 4096 tokens +2.5-2.9% (968-982 vs 942-962, 955-970 vs 930-951 TFLOPS); with 16 x 2048
-  // tokens -1.5%, and with N 7168 -1..-8%, so neither takes it. The token bucket alone cannot
+  // three sweeps over two sessions, 2026-11-24 and 2026-11-26): M 7168, N 2048 with 4 x 8192
+  // and 8 x 4096 tokens +1.5-2.3% (968-982 vs 948-962, 955-970 vs 935-951 TFLOPS); with 16 x 2048
+  // tokens -0.9..-1.2%, and with N 7168 -6..+0.5%, so neither takes it. The token bucket alone cannot
   // tell 8 x ~4000 from 16 x ~2100 tokens (both 4096), so the expert count decides with it.
   const std::int64_t n_blocks = (n + 127) / 128;
   if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
