@@ -46,9 +46,10 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // Narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs sharing A, which
   // the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only kgrouped --sweep,
   // three sweeps over two sessions, 2026-11-24 and 2026-11-26): M 7168, N 2048 with 4 x 8192
-  // and 8 x 4096 tokens +1.5-2.3% (968-982 vs 948-962, 955-970 vs 935-951 TFLOPS); with 16 x 2048
-  // tokens -0.9..-1.2%, and with N 7168 -6..+0.5%, so neither takes it. The token bucket alone cannot
-  // tell 8 x ~4000 from 16 x ~2100 tokens (both 4096), so the expert count decides with it.
+  // and 8 x 4096 tokens +1.5-2.3% (968-982 vs 948-962, 955-970 vs 935-951 TFLOPS); with
+  // 16 x 2048 tokens -0.9..-1.2%, and with N 7168 -6..+0.5%, so neither takes it. The token
+  // bucket alone cannot tell 8 x ~4000 from 16 x ~2100 tokens (both 4096), so the expert count
+  // decides with it.
   const std::int64_t n_blocks = (n + 127) / 128;
   if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
     c = make_sm90_wgrad_config(128, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 0, 1, c.group_n);

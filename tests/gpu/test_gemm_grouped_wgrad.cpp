@@ -248,7 +248,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad matches per-expert references", "[gpu][moe_wgr
 TEST_CASE("gemm_fp8_grouped_wgrad on a larger shape", "[gpu][moe_wgrad]") {
   run_case(1024, 2048, {1500, 2100, 0, 1800, 2304, 700, 2000, 1200}, 77, false);
   run_case(1024, 2048, {1500, 2100, 0, 1800, 2304, 700, 2000, 1200}, 78, true);
-  // M >= 4096, narrow N, > 4096 tokens per expert: the chooser's 128 x 128 pairs sharing A.
+  // M >= 4096, narrow N, few experts over long token runs: the chooser's 128 x 128 pairs sharing A.
   const std::vector<std::int32_t> long_runs = {4300, 5000};
   const detail::Sm90WgradConfig c = detail::choose_sm90_grouped_wgrad_config(
       4096, 256, KGroupedLayout::capacity_for(9300, 2), 2, 132);
