@@ -8,9 +8,8 @@
 // Clusters: contiguous pairs two N blocks on one M block (A multicast, same expert) once the
 // grid is full; masked pairs the M blocks of one expert (B multicast: B dominates the traffic of
 // small per-expert counts) when an expert has 2 M blocks over a long K (masked_pair_b), else two
-// N blocks once the grid is full (masked: over more than 16 K blocks, masked_pair_a). Masked
-// tiles skip the 64-row waves past the expert's count (templates/moe/gemm_fp8_grouped.cuh),
-// which the model leaves out: it favours no tile shape.
+// N blocks once the grid is full. Masked tiles skip the 64-row waves past the expert's count
+// (templates/moe/gemm_fp8_grouped.cuh), which the model leaves out: it favours no tile shape.
 #include "heuristics/sm90_grouped.hpp"
 
 #include <algorithm>
@@ -37,13 +36,6 @@ int num_sfb_per_tile(int block_n) { return (128 - std::gcd(block_n, 128) + block
 bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
   return m_blocks_per_group <= 2 && k_blocks > 16;
 }
-
-// Masked tiles over a short K run alone rather than in A pairs. The same sweeps, 4096 x 2048
-// (16 K blocks), alone vs A pairs: 6 x 1024 1071 vs 1064 (2026-11-24), 1052 vs 1035 (the
-// templates before the wave skip), 1146 vs 1131 (2026-11-26); 32 x 192 777 vs 763, 777 vs 770.
-// From 24 K blocks on A pairs lead (6 x 1024: 7168 x 3072 1219 vs 1167, 4096 x 4096 1214 vs
-// 1144, 2026-11-26). Contiguous tiles keep their pairs at 16 K blocks (+0.4%, 2026-11-26).
-bool masked_pair_a(std::int64_t k_blocks) { return k_blocks > 16; }
 
 bool block_n_allowed(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;
@@ -131,7 +123,7 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
     if (masked && m_blocks_per_group >= 2 && masked_pair_b(m_blocks_per_group, (k + 127) / 128)) {
       best.multicast = 2;
       best.multicast_on_a = false;
-    } else if (n_blocks % 2 == 0 && tiles > sm_count && (!masked || masked_pair_a((k + 127) / 128))) {
+    } else if (n_blocks % 2 == 0 && tiles > sm_count) {
       best.multicast = 2;
       best.multicast_on_a = true;
     }
