@@ -282,7 +282,8 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
     bool overlap = false;  // software-pipelined main loop (two accumulator tiles)
   };
   const Case cases[] = {
-      {128, 128, 2, true, 0, 1, false},  // unrolled K loop (9 and 10 K blocks over 4 stages)
+      {128, 128, 2, true, 2, 2, false},  // unrolled K loop (9 and 10 K blocks over 4 stages)
+      {128, 128, 2, true, 0, 1, false},  // the same with whole-wave staging
       {64, 16, 1, true, 0, 1},    {64, 48, 2, true, 0, 1},    {64, 192, 2, false, 1, 2},
       {128, 128, 1, true, 0, 1},  {128, 128, 2, true, 1, 2},  {128, 128, 2, false, 1, 1},
       {128, 112, 2, true, 0, 1},  {128, 144, 1, true, 1, 1},  {128, 160, 2, false, 0, 1},

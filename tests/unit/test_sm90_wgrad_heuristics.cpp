@@ -81,6 +81,9 @@ TEST_CASE("wgrad heuristic takes unrolled 128 x 128 tiles in pairs sharing A on 
     CHECK(c.block_n == 128);
     CHECK(c.multicast == 2);
     CHECK(c.multicast_on_a);
+    CHECK(c.stages == 4);  // the wave staged in two halves, in the whole wave's shared memory
+    CHECK(c.epi_batch == 2);
+    CHECK(c.epi_bufs == 2);
   }
   // Where 192-row tiles were faster, they stay.
   CHECK(choose_sm90_wgrad_config(2112, 4096, 7168, 132).block_m == 192);
