@@ -368,8 +368,9 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
   BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   // mc 2: 2-CTA clusters sharing A.
   const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
-      {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1}, {128, 160, 0, 1, 1},
-      {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2}, {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}};
+      {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
+      {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
+      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}};
   for (const auto& t : tiles) {
     try {
       detail::Sm90WgradConfig cfg =
