@@ -572,6 +572,20 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // ---- main loop over K blocks: issue, wait, promote (2 math warpgroups overlap each
         //      other's promotion at best) ----
         float accum[kNumAccum];
+        // The K block on ring stage s, once it has arrived: issue, read the scales after the
+        // first wgmma is issued (read before it, ptxas hoisted the first products above the
+        // wgmma, which then waited for the loads), wait, promote, release.
+        const auto block = [&](const u32 s, const StageDescs d) {
+          ScaleRegs r;
+#pragma unroll
+          for (u32 v = 0; v < kWaves; ++v) {
+            issue_job(accum, v, d);
+            if (v == 0) load_scales(r, s);
+            wgmma_wait<0>();
+            promote_job(accum, final_accum[v], v, s, r);
+          }
+          release_stage(s);
+        };
         // One-wave tiles compute the next stage's descriptors while this K block's wgmma run:
         // computed after the barrier wait, they delayed every K block's first wgmma (+2.5-3.6%
         // on 2112 / 576 / 24576 x 4096 with 192-row tiles, H100, 2026-11-24). Two-wave tiles
@@ -583,25 +597,52 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // 846 on 7168 x 4096 x 2048 (H100, 2026-11-24), so they beat 256 x 128 (997, 957, 839).
         // Other tiles gained less or lost (128 x 144 +11% but still below 128 x 128, 128 x 192
         // -2..+2%, 128 x 160 -8..-12%): only 128 x 128 unrolls.
-        constexpr u32 kUnrollK = !kGrouped && BLOCK_M == 128 && BLOCK_N == 128 ? kNumStages : 1;
-#pragma unroll kUnrollK
-        for (u32 kb = 0; kb < num_kb; ++kb) {
-          const u32 cur = stage;
-          mbar_wait(&full[cur], phase);
-          const StageDescs d = kDescsAhead ? next : stage_descs(cur);
-          if (++stage == kNumStages) stage = 0, phase ^= 1;
-          if constexpr (kDescsAhead) next = stage_descs(stage);
-          // The scales are read after the first wgmma is issued: read before it, ptxas hoisted
-          // the first products above the wgmma, which then waited for the loads.
-          ScaleRegs r;
+        // Where K blocks fill whole turns of the ring, the compiler proves each tile starts on
+        // stage 0 and unrolls the loop with compile-time stages. Otherwise (kTurns) every tile
+        // starts elsewhere: one K block at a time up to stage 0, whole turns with compile-time
+        // stages, then the rest one at a time. H100, 2026-11-26, against the plain unrolled loop:
+        // 4096 x 7168 x 8320 (65 blocks) 990 -> 1010 TFLOPS, 4096 x 4096 x 7296 (57) 966 -> 984,
+        // 4096 x 7168 x 4224 (33) 948 -> 959, 7168 x 4096 x 2176 (17) 849 -> 850 (accumulate
+        // -0.5%), so from 32 blocks on. The same loop in the K-grouped kernel lost 3-4% (128 x 128
+        // pairs, N 2048), and padding each tile's last turn with empty stages gained less
+        // (tools/bench/results/2026-11-26c-wgrad-ring-turns-h100.md).
+        constexpr bool k128 = BLOCK_M == 128 && BLOCK_N == 128;
+        constexpr bool kTurns = k128 && !kGrouped && kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32;
+        if constexpr (kTurns) {
+          const auto next_block = [&] {
+            const u32 cur = stage;
+            mbar_wait(&full[cur], phase);
+            const StageDescs d = kDescsAhead ? next : stage_descs(cur);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+            if constexpr (kDescsAhead) next = stage_descs(stage);
+            block(cur, d);
+          };
+          u32 kb = 0;
+#pragma unroll 1
+          for (; stage != 0 && kb < num_kb; ++kb) next_block();
+#pragma unroll 1
+          for (; kb + kNumStages <= num_kb; kb += kNumStages) {
 #pragma unroll
-          for (u32 v = 0; v < kWaves; ++v) {
-            issue_job(accum, v, d);
-            if (v == 0) load_scales(r, cur);
-            wgmma_wait<0>();
-            promote_job(accum, final_accum[v], v, cur, r);
+            for (u32 s = 0; s < kNumStages; ++s) {
+              mbar_wait(&full[s], phase);
+              block(s, stage_descs(s));
+            }
+            phase ^= 1;
           }
-          release_stage(cur);
+          next = stage_descs(stage);  // stage 0, unless the tile ended in its head
+#pragma unroll 1
+          for (; kb < num_kb; ++kb) next_block();
+        } else {
+          constexpr u32 kUnrollK = !kGrouped && k128 ? kNumStages : 1;
+#pragma unroll kUnrollK
+          for (u32 kb = 0; kb < num_kb; ++kb) {
+            const u32 cur = stage;
+            mbar_wait(&full[cur], phase);
+            const StageDescs d = kDescsAhead ? next : stage_descs(cur);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+            if constexpr (kDescsAhead) next = stage_descs(stage);
+            block(cur, d);
+          }
         }
       }
 

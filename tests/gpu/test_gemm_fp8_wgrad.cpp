@@ -320,6 +320,29 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
     }
 }
 
+TEST_CASE("gemm_fp8_wgrad's 128 x 128 tiles over K blocks that do not fill whole turns of the ring",
+          "[gpu][wgrad]") {
+  // 33 K blocks over 4 stages: every tile starts on another stage of the ring, and the main loop
+  // runs one K block at a time up to stage 0, whole turns with compile-time stages, then the
+  // rest (templates/sm90/gemm_fp8_1d1d.cuh). 777 x 3000 has more tiles than SMs, so CTAs take
+  // several tiles, each starting where the previous one left the ring.
+  int sm_count = 0;
+  JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const detail::Sm90WgradConfig config = detail::make_sm90_wgrad_config(128, 128, 4, 2, true, sm_count, 2, 2);
+  INFO(config.to_json().dump());
+  std::uint64_t seed = 2600;
+  for (bool accumulate : {false, true})
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {777, 3000, 4160}, {1, 1000, 4112}, {300, 1000, 4112}}) {
+      INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
+      Problem p(m, n, k, seed++, accumulate);
+      detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
+      JITFP8_CUDA_CHECK(cudaGetLastError());
+      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+      check_result(p, seed, "128 x 128, 33 K blocks");
+    }
+}
+
 TEST_CASE("gemm_fp8_wgrad reproduces the unquantized product within the accuracy yardstick",
           "[gpu][wgrad]") {
   // Random normal X (M, K) and Y (N, K), both quantized 1x128 by quantize_1x128 on the GPU;

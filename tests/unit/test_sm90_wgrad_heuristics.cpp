@@ -122,7 +122,10 @@ TEST_CASE("wgrad configs of the anchor shapes compile without spills", "[wgrad][
   const Arch arch = Arch::parse("sm_90a");
   const std::int64_t shapes[][3] = {{2112, 4096, 7168}, {576, 4096, 7168}, {24576, 4096, 1536},
                                     {32768, 4096, 512}, {7168, 4096, 16384}, {4096, 4096, 7168},
-                                    {7168, 4096, 2048}};
+                                    {7168, 4096, 2048},
+                                    // 65 K blocks: the 128 x 128 loop over ring turns that start
+                                    // at a run-time stage
+                                    {4096, 7168, 8320}};
   for (const auto& s : shapes) {
     const KernelSpec spec =
         gemm_fp8_wgrad_spec(s[1], s[2], choose_sm90_wgrad_config(s[0], s[1], s[2], 132), arch);
