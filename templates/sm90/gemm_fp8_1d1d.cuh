@@ -212,12 +212,14 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   // setmaxnreg moves registers through a pool: what the producer gives up (launch count - 40)
   // must cover what the math warpgroups take, or their setmaxnreg.inc waits forever (2 x 232 + 40
   // is exactly the 64K register file at 384 threads; so is 56 + 2 x 224). The K-grouped producer
-  // walks experts and patches tensor maps: at 40 registers ptxas spilled it (8 bytes, 64x64 and
-  // 128x128 tiles without multicast), so it gets 56 and two math warpgroups 224.
-  // Three math warpgroups (BLOCK_M 192, 512 threads, dense kernel only) share the same pool:
-  // 152 registers each.
-  constexpr u32 kProducerRegs = kGrouped ? 56 : 40;
-  constexpr u32 kMathRegs = kNumMathWGs == 3 ? 152 : kNumMathWGs == 2 ? (kGrouped ? 224 : 232) : 240;
+  // walks experts and patches tensor maps; it fits 40 registers once its D prefetch is a loop (see
+  // prefetch_d), except with 256-row tiles (20 bytes spilled), which keep 56 and give their math
+  // warpgroups 224. 232 instead of 224 (H100, 2026-11-26, K-grouped sweep): 128 x 192 +1.3%,
+  // 128 x 160 +4%, 256 x 112 +3%; 128 x 128 see kTurns. Three math warpgroups (BLOCK_M 192, 512
+  // threads, dense kernel only) share the same pool: 152 registers each.
+  constexpr bool kSlimProducer = !kGrouped || BLOCK_M != 256;
+  constexpr u32 kProducerRegs = kSlimProducer ? 40 : 56;
+  constexpr u32 kMathRegs = kNumMathWGs == 3 ? 152 : kNumMathWGs == 2 ? (kSlimProducer ? 232 : 224) : 240;
   static_assert(128 * (kProducerRegs + kNumMathWGs * kMathRegs) <= 65536 - 1024,
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 192 || BLOCK_M == 256, "BLOCK_M");
@@ -309,10 +311,15 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // the whole tile was slower than none (the lines left L2 again before the epilogue).
     constexpr u32 kDPrefetchLead = 5;
     constexpr u32 kDPrefetchDist = kDPrefetchLead > kNumStages ? kDPrefetchLead - kNumStages : 1;
+    // The 40-register K-grouped producer issues it as a loop (once per tile, off the critical
+    // path): unrolled, its coordinates spilled (20 bytes with 128 x 192 tiles). Everywhere else it
+    // stays unrolled: the dense kernel's code is unchanged, and as a loop the 56-register producer
+    // of 256-row K-grouped tiles spilled.
+    constexpr u32 kPrefetchUnroll = kGrouped && kSlimProducer ? 1 : 64;
     const auto prefetch_d = [&](const i32 m0, const i32 n0, const i32 g) {
-#pragma unroll
+#pragma unroll kPrefetchUnroll
       for (u32 r = 0; r < BLOCK_M / kBoxM; ++r)
-#pragma unroll
+#pragma unroll kPrefetchUnroll
         for (u32 c = 0; c < BLOCK_N / kBoxN; ++c) {
           if constexpr (kGrouped) {
             tma_prefetch_l2_3d(tmap_d, n0 + (i32)(c * kBoxN), m0 + (i32)(r * kBoxM), g);
@@ -603,11 +610,14 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // stages, then the rest one at a time. H100, 2026-11-26, against the plain unrolled loop:
         // 4096 x 7168 x 8320 (65 blocks) 990 -> 1010 TFLOPS, 4096 x 4096 x 7296 (57) 966 -> 984,
         // 4096 x 7168 x 4224 (33) 948 -> 959, 7168 x 4096 x 2176 (17) 849 -> 850 (accumulate
-        // -0.5%), so from 32 blocks on. The same loop in the K-grouped kernel lost 3-4% (128 x 128
-        // pairs, N 2048), and padding each tile's last turn with empty stages gained less
-        // (tools/bench/results/2026-11-26c-wgrad-ring-turns-h100.md).
+        // -0.5%), so from 32 blocks on; padding each tile's last turn with empty stages gained
+        // less (tools/bench/results/2026-11-26c-wgrad-ring-turns-h100.md). The K-grouped kernel's
+        // 128 x 128 tiles (run-time token counts) take this loop too, with 232 registers: pairs
+        // with 2 x 2 staging 981-984 -> 998-1003 TFLOPS on 4 x 8192 tokens (M 7168, N 2048), 957
+        // -> 975 on 8 x 4096 (H100, 2026-11-26, tools/bench/results/2026-11-26d-*). With 224
+        // registers it lost 3-4%, and so did the plain loop with 232 (pairs, 4 x 1 staging).
         constexpr bool k128 = BLOCK_M == 128 && BLOCK_N == 128;
-        constexpr bool kTurns = k128 && !kGrouped && kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32;
+        constexpr bool kTurns = k128 && (kGrouped || (kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32));
         if constexpr (kTurns) {
           const auto next_block = [&] {
             const u32 cur = stage;

@@ -13,6 +13,7 @@
 #include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/moe.hpp"
+#include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 #include "support/random_operands.hpp"
 
@@ -255,6 +256,28 @@ TEST_CASE("gemm_fp8_grouped_wgrad on a larger shape", "[gpu][moe_wgrad]") {
   CHECK((c.block_m == 128 && c.block_n == 128 && c.multicast == 2 && c.multicast_on_a));
   run_case(4096, 256, long_runs, 79, false);
   run_case(4096, 256, long_runs, 80, true);
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad with 128 x 128 tiles over ring turns", "[gpu][moe_wgrad]") {
+  // The 128 x 128 loop runs K blocks one at a time up to ring stage 0, then whole turns, then the
+  // rest. Token counts of 1 .. 34 blocks (none a whole number of turns but 512 and 4096), M and
+  // N tails, and more tiles than CTAs, so tiles start on every stage; alone and in pairs sharing
+  // A, with each staging.
+  const std::vector<std::int32_t> counts = {300, 0, 4300, 129, 1, 512, 2100, 4096, 897};
+  const struct { int mc, batch, bufs; } configs[] = {{2, 2, 2}, {2, 0, 1}, {1, 0, 1}, {1, 1, 2}};
+  std::uint64_t seed = 1300;
+  for (const auto& cfg : configs)
+    for (bool acc : {false, true}) {
+      INFO("multicast " << cfg.mc << " staging " << cfg.batch << "x" << cfg.bufs << " accumulate=" << acc);
+      detail::Sm90WgradConfig c =
+          detail::make_sm90_wgrad_config(128, 128, 0, cfg.mc, /*multicast_on_a=*/true, 132, cfg.batch, cfg.bufs);
+      c.pingpong = false;
+      GroupedProblem p(1000, 760, counts, seed++, acc);
+      detail::gemm_fp8_grouped_wgrad_with_config(p.args(), c, nullptr);
+      JITFP8_CUDA_CHECK(cudaGetLastError());
+      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+      check(p, seed++, "128 x 128");
+    }
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad computes experts past k_capacity as empty",

@@ -93,6 +93,25 @@ TEST_CASE("grouped wgrad configs of the anchor shapes compile without spills",
   }
 }
 
+TEST_CASE("grouped wgrad candidate tiles of the sweep compile without spills", "[moe_wgrad][nvrtc]") {
+  // The tiles `jitfp8 bench moe --sweep` times, and small ones: the producer runs in 40 registers
+  // and the math warpgroups in 232, with the 128 x 128 ring-turn loop.
+  const Arch arch = Arch::parse("sm_90a");
+  const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
+      {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
+      {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
+      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {64, 64, 0, 1, 1},   {64, 128, 0, 1, 2}};
+  for (const auto& t : tiles) {
+    Sm90WgradConfig c = make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, 132, t.batch, t.bufs);
+    c.pingpong = false;  // as the bench's sweep and the chooser's picks
+    const KernelSpec spec = gemm_fp8_grouped_wgrad_spec(2048, c, arch);
+    INFO(spec.display_name());
+    const CompileResult result = compile_kernel(spec);
+    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+  }
+}
+
 namespace {
 
 GroupedGemmWgradArgs valid_args() {

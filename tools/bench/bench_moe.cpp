@@ -146,6 +146,9 @@ struct Context {
   DeviceArray<char>* workspace;
   int iters;
   bool sweep = false;  // also time candidate configs (sweep_configs, sweep_kgrouped)
+  // K-grouped: every expert gets exactly the expected token count (a diagnostic beside the
+  // anchors' 0.7-1.3x spread: the same work as E dense GEMMs of K = expected).
+  bool uniform_tokens = false;
   std::mt19937_64 rng;  // seeded per section in run_moe
   nlohmann::json results = nlohmann::json::array();
 };
@@ -399,7 +402,8 @@ void run_kgrouped(Context& ctx) {
              "E x tokens", "M", "N", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
              "ratio", "DG", "acc/DG", "diff", "diff cuBL");
   for (const KGroupedCase& c : kKGrouped) {
-    const std::vector<long long> tokens = group_sizes(c.groups, c.expected, 128, ctx.rng);
+    const std::vector<long long> tokens = ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
+                                                             : group_sizes(c.groups, c.expected, 128, ctx.rng);
     const long long capacity = sum(tokens);  // every count is already a multiple of 128
     const KGroupedLayout la{c.m, capacity}, lb{c.n, capacity};
     DeviceArray<std::uint8_t> a(la.data_numel()), b(lb.data_numel());
@@ -487,13 +491,14 @@ void run_kgrouped(Context& ctx) {
 int run_moe(int argc, char** argv) {
   std::string json_path, only;
   int iters = 20;
-  bool sweep = false;
+  bool sweep = false, uniform_tokens = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
     else if (arg == "--only" && i + 1 < argc) only = argv[++i];
     else if (arg == "--sweep") sweep = true;
+    else if (arg == "--uniform-tokens") uniform_tokens = true;
     else {
       std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -503,6 +508,7 @@ int run_moe(int argc, char** argv) {
   Context ctx;
   ctx.iters = iters;
   ctx.sweep = sweep;
+  ctx.uniform_tokens = uniform_tokens;
   BENCH_CHECK(cudaStreamCreate(&ctx.stream));
   check_cublas(cublasLtCreate(&ctx.handle), "cublasLtCreate");
   DeviceArray<char> workspace(64u << 20);
