@@ -51,7 +51,7 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // bucket alone cannot tell 8 x ~4000 from 16 x ~2100 tokens (both 4096), so the expert count
   // decides with it. Staging: two buffers of 2 boxes per warpgroup (the same shared memory as
   // one whole-wave buffer): with the kernel's 232 registers and ring-turn loop, 998-1003 vs
-  // 927-938 TFLOPS on 4 x 8192 and 975-976 vs 931-937 on 8 x 4096 (H100, 2026-11-26).
+  // 924-933 TFLOPS on 4 x 8192 and 975-976 vs 923-925 on 8 x 4096 (H100, 2026-11-26).
   const std::int64_t n_blocks = (n + 127) / 128;
   if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
     c = make_sm90_wgrad_config(128, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);

@@ -613,7 +613,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // -0.5%), so from 32 blocks on; padding each tile's last turn with empty stages gained
         // less (tools/bench/results/2026-11-26c-wgrad-ring-turns-h100.md). The K-grouped kernel's
         // 128 x 128 tiles (run-time token counts) take this loop too, with 232 registers: pairs
-        // with 2 x 2 staging 981-984 -> 998-1003 TFLOPS on 4 x 8192 tokens (M 7168, N 2048), 957
+        // with 2 x 2 staging 975-981 -> 998-1003 TFLOPS on 4 x 8192 tokens (M 7168, N 2048), 957
         // -> 975 on 8 x 4096 (H100, 2026-11-26, tools/bench/results/2026-11-26d-*). With 224
         // registers it lost 3-4%, and so did the plain loop with 232 (pairs, 4 x 1 staging).
         constexpr bool k128 = BLOCK_M == 128 && BLOCK_N == 128;

@@ -261,8 +261,8 @@ TEST_CASE("gemm_fp8_grouped_wgrad on a larger shape", "[gpu][moe_wgrad]") {
 TEST_CASE("gemm_fp8_grouped_wgrad with 128 x 128 tiles over ring turns", "[gpu][moe_wgrad]") {
   // The 128 x 128 loop runs K blocks one at a time up to ring stage 0, then whole turns, then the
   // rest. Token counts of 1 .. 34 blocks (none a whole number of turns but 512 and 4096), M and
-  // N tails, and more tiles than CTAs, so tiles start on every stage; alone and in pairs sharing
-  // A, with each staging.
+  // N tails, and more tiles than CTAs, so tiles start on varying ring stages; alone and in pairs
+  // sharing A, with two stagings each.
   const std::vector<std::int32_t> counts = {300, 0, 4300, 129, 1, 512, 2100, 4096, 897};
   const struct { int mc, batch, bufs; } configs[] = {{2, 2, 2}, {2, 0, 1}, {1, 0, 1}, {1, 1, 2}};
   std::uint64_t seed = 1300;
