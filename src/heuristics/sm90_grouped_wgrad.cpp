@@ -41,7 +41,9 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   const std::int64_t tokens = sm90_grouped_wgrad_tokens_bucket(k_capacity, groups);
   const std::int64_t rows = std::min<std::int64_t>(groups * mb, std::int64_t{1} << 30);
   // 192-row tiles are not candidates here: an expert's M rarely divides by 192, and they were
-  // measured on the dense kernel only; nor is the unrolled 128 x 128 loop (dense only).
+  // measured on the dense kernel only. The model's credit for the 128 x 128 loop with
+  // compile-time stages was measured on the dense kernel too: the K-grouped kernel's 128 x 128
+  // tiles (the same ring-turn loop) are taken only by the measured pairs rule below.
   Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*dense=*/false);
   // Narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs sharing A, which
   // the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only kgrouped --sweep,

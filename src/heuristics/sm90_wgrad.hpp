@@ -67,12 +67,13 @@ Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int
                                        int epi_bufs = 1, int group_n = 8);
 
 // Modelled cycles of a config on a shape (what the chooser minimizes; exposed for tools).
-// dense: for the dense kernel (its 128 x 128 tiles unroll the K loop), not the K-grouped one.
+// dense: for the dense kernel (with its measured credit for the 128 x 128 loop over ring turns),
+// not the K-grouped one.
 double sm90_wgrad_model_cycles(const Sm90WgradConfig& config, std::int64_t m, std::int64_t n,
                                std::int64_t k, bool dense = true);
 
-// dense: choosing for the dense kernel, with what only it has: 192-row tiles (three math
-// warpgroups) and the unrolled 128 x 128 loop; false for the K-grouped kernel.
+// dense: choosing for the dense kernel, with 192-row tiles (three math warpgroups, dense only)
+// and the 128 x 128 loop's measured credit; false for the K-grouped kernel.
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
                                          int sm_count, bool dense = true);
 

@@ -645,7 +645,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         } else {
           // The body of next_block written out: through a lambda shared with the branch above,
           // the compiler placed the descriptor arithmetic of this (measured) loop differently.
-          constexpr u32 kUnrollK = !kGrouped && k128 ? kNumStages : 1;
+          // 128 x 128 tiles get here only dense with whole turns (kTurns takes the rest).
+          constexpr u32 kUnrollK = k128 ? kNumStages : 1;
 #pragma unroll kUnrollK
           for (u32 kb = 0; kb < num_kb; ++kb) {
             const u32 cur = stage;
