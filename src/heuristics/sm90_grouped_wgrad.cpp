@@ -43,19 +43,30 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // 192-row tiles are not candidates here: an expert's M rarely divides by 192, and they were
   // measured on the dense kernel only. The model's credit for the 128 x 128 loop with
   // compile-time stages was measured on the dense kernel too: the K-grouped kernel's 128 x 128
-  // tiles (the same ring-turn loop) are taken only by the measured pairs rule below.
+  // tiles (the same ring-turn loop) are taken only by the measured rules below.
   Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*dense=*/false);
-  // Narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs sharing A, which
-  // the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only kgrouped --sweep,
-  // three sweeps over two sessions, 2026-11-24 and 2026-11-26): M 7168, N 2048 with 4 x 8192
-  // and 8 x 4096 tokens +1.5-2.3% (968-982 vs 948-962, 955-970 vs 935-951 TFLOPS); with
-  // 16 x 2048 tokens -0.9..-1.2%, and with N 7168 -6..+0.5%, so neither takes it. The token
-  // bucket alone cannot tell 8 x ~4000 from 16 x ~2100 tokens (both 4096), so the expert count
-  // decides with it. Staging: two buffers of 2 boxes per warpgroup (the same shared memory as
-  // one whole-wave buffer): with the kernel's 232 registers and ring-turn loop, 998-1003 vs
-  // 924-933 TFLOPS on 4 x 8192 and 975-976 vs 923-925 on 8 x 4096 (H100, 2026-11-26).
+  // 256 x 128 tiles in pairs sharing A, staged in halves (the template's ring-turn loop in 232
+  // registers): the fastest of the sweep or within 1% of it on all six anchor shapes, +1.5-3% over
+  // the picks before (H100, 2026-11-26, tools/bench/results/2026-11-26e-*). Taken where 256-row
+  // tiles fill each expert's M, the N blocks pair up, the experts run over 2048 tokens or more
+  // and there are two waves of pairs or more.
   const std::int64_t n_blocks = (n + 127) / 128;
-  if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
+  const std::int64_t pairs_256 = groups * (mb / 256) * (n_blocks / 2);
+  if (mb % 256 == 0 && n_blocks % 2 == 0 && tokens >= 2048 && sm_count % 2 == 0 && pairs_256 >= sm_count) {
+    c = make_sm90_wgrad_config(256, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);
+    c.pingpong = false;
+    c.overlap = false;
+  } else if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
+    // Otherwise narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs
+    // sharing A, which the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only
+    // kgrouped --sweep, three sweeps over two sessions, 2026-11-24 and 2026-11-26): M 7168, N 2048
+    // with 4 x 8192 and 8 x 4096 tokens +1.5-2.3% (968-982 vs 948-962, 955-970 vs 935-951
+    // TFLOPS); with 16 x 2048 tokens -0.9..-1.2%, and with N 7168 -6..+0.5%, so neither takes
+    // it. The token bucket alone cannot tell 8 x ~4000 from 16 x ~2100 tokens (both 4096), so
+    // the expert count decides with it. Staging: two buffers of 2 boxes per warpgroup (the same
+    // shared memory as one whole-wave buffer): with the kernel's 232 registers and ring-turn
+    // loop, 998-1003 vs 924-933 TFLOPS on 4 x 8192 and 975-976 vs 923-925 on 8 x 4096 (H100,
+    // 2026-11-26).
     c = make_sm90_wgrad_config(128, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);
     c.pingpong = false;
     c.overlap = false;

@@ -263,6 +263,24 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
     halves.pingpong = best.pingpong;
     best = halves;
   }
+  // Over 32 K blocks or more, 256 x 128 tiles in pairs sharing A, staged in halves, take the
+  // template's ring-turn loop too, and read a third less from L2 per FLOP than 128 x 128 pairs
+  // (halving the L2 reads in a probe gained 3%: the loads, not only the promotion, hold these
+  // tiles back). H100, 2026-11-26, same calls (tools/bench/results/2026-11-26e-*): 7168 x 4096 x
+  // 16384 1084-1085 vs 1071-1072 TFLOPS (accumulate 1076-1077 vs 1058), 4096 x 7168 x 8192
+  // accumulate 1037-1038 vs 1009-1019, 4096 x 4096 x 7168 accumulate 999 vs 967-972 (overwrite
+  // the same); at 16 K blocks (7168 x 4096 x 2048) accumulate lost 5%, so not there. Only where
+  // the 256-row tiles fill M and their waves take no longer than the 128-row tiles'.
+  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
+  if (unrolled_128 && best.multicast == 2 && k_blocks >= 32 && m_blocks % 2 == 0) {
+    const std::int64_t units = m_blocks * ((n_blocks + 1) / 2), clusters = best.num_sms / 2;
+    const std::int64_t waves_128 = (units + clusters - 1) / clusters;
+    const std::int64_t waves_256 = (units / 2 + clusters - 1) / clusters;
+    if (2 * waves_256 <= waves_128) {
+      best = make_sm90_wgrad_config(256, 128, 0, 2, true, sm_count, 2, 2, best.group_n);
+      best.pingpong = false;
+    }
+  }
   return best;
 }
 

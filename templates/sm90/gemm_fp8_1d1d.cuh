@@ -213,11 +213,15 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   // must cover what the math warpgroups take, or their setmaxnreg.inc waits forever (2 x 232 + 40
   // is exactly the 64K register file at 384 threads; so is 56 + 2 x 224). The K-grouped producer
   // walks experts and patches tensor maps; it fits 40 registers once its D prefetch is a loop (see
-  // prefetch_d), except with 256-row tiles (20 bytes spilled), which keep 56 and give their math
-  // warpgroups 224. 232 instead of 224 (H100, 2026-11-26, K-grouped sweep): 128 x 192 +1.3%,
-  // 128 x 160 +4%, 256 x 112 +3%; 128 x 128 see kTurns. Three math warpgroups (BLOCK_M 192, 512
-  // threads, dense kernel only) share the same pool: 152 registers each.
-  constexpr bool kSlimProducer = !kGrouped || BLOCK_M != 256;
+  // prefetch_d), except with the other 256-row tiles (256 x 112: 20 bytes spilled), which keep 56
+  // and give their math warpgroups 224. 232 instead of 224 (H100, 2026-11-26, K-grouped sweep): 128 x 192
+  // +1.3%, 128 x 160 +4%, 256 x 112 +3%; 128 x 128 and 256 x 128 see kTurns. Three math
+  // warpgroups (BLOCK_M 192, 512 threads, dense kernel only) share the same pool: 152 registers
+  // each.
+  // 256 x 128 tiles over 32 K blocks or more (K-grouped: always) take the ring-turn loop, with 232
+  // registers (see kTurns).
+  constexpr bool kTurns256 = BLOCK_M == 256 && BLOCK_N == 128 && (kGrouped || kNumKBlocks >= 32);
+  constexpr bool kSlimProducer = !kGrouped || BLOCK_M != 256 || kTurns256;
   constexpr u32 kProducerRegs = kSlimProducer ? 40 : 56;
   constexpr u32 kMathRegs = kNumMathWGs == 3 ? 152 : kNumMathWGs == 2 ? (kSlimProducer ? 232 : 224) : 240;
   static_assert(128 * (kProducerRegs + kNumMathWGs * kMathRegs) <= 65536 - 1024,
@@ -452,8 +456,11 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // traffic (ncu: ~9% of the math warps' stall samples on 4096 x 4096 x 7168).
     // Registers besides the tiles and row scales that ptxas needs: the spill-free margins found
     // for 256 x 128 (10, 16 with ping-pong), 128 x 192 (24) and the overlapped 256 x 96 (24: 10
-    // spilled 20 bytes) on NVRTC 13.0.
-    constexpr i32 kOtherRegs = kOverlap ? 24 : kWaves == 2 ? (kOrdered ? 16 : 10) : 24;
+    // spilled 20 bytes) on NVRTC 13.0. 256 x 128 over ring turns: 30, or 34 when K-grouped and
+    // staging whole waves (30 spilled 48-68 bytes there with N 1536 / 2816 / 6144 / 7168, and 34
+    // spilled elsewhere; scanned over N 512-16384 and dense K 4096-32768, 2026-11-26).
+    constexpr i32 kTurns256Regs = kGrouped && kEpiBatch == BLOCK_N / kBoxN ? 34 : 30;
+    constexpr i32 kOtherRegs = kOverlap ? 24 : kWaves == 2 ? (kOrdered ? 16 : kTurns256 ? kTurns256Regs : 10) : 24;
     constexpr i32 kFreeRegs =
         (i32)kMathRegs - kOtherRegs - (i32)((kWaves + (kOverlap ? 2 : 1)) * kNumAccum) - 2 * (i32)kWaves;
     constexpr u32 kSbPrefetch =
@@ -616,8 +623,13 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // with 2 x 2 staging 975-981 -> 998-1003 TFLOPS on 4 x 8192 tokens (M 7168, N 2048), 957
         // -> 975 on 8 x 4096 (H100, 2026-11-26, tools/bench/results/2026-11-26d-*). With 224
         // registers it lost 3-4%, and so did the plain loop with 232 (pairs, 4 x 1 staging).
+        // 256 x 128 tiles take this loop from 32 K blocks on (kTurns256), dense or K-grouped: in
+        // pairs sharing A with 2 x 2 staging, 7168 x 4096 x 16384 1053 -> 1085 TFLOPS, 4096 x 7168
+        // x 8192 1020-1023 -> 1053-1054, 4096 x 4096 x 7168 982-984 -> 1021-1023 (H100,
+        // 2026-11-26, tools/bench/results/2026-11-26e-*), ahead of 128 x 128 pairs on the first
+        // two. Their pairs read a third less from L2 per FLOP than 128 x 128 pairs.
         constexpr bool k128 = BLOCK_M == 128 && BLOCK_N == 128;
-        constexpr bool kTurns = k128 && (kGrouped || (kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32));
+        constexpr bool kTurns = (k128 && (kGrouped || (kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32))) || kTurns256;
         if constexpr (kTurns) {
           const auto next_block = [&] {
             const u32 cur = stage;

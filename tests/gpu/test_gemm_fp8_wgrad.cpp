@@ -343,6 +343,32 @@ TEST_CASE("gemm_fp8_wgrad's 128 x 128 tiles over K blocks that do not fill whole
     }
 }
 
+TEST_CASE("gemm_fp8_wgrad's 256 x 128 tiles over ring turns", "[gpu][wgrad]") {
+  // From 32 K blocks on, 256 x 128 tiles take the ring-turn loop as well (3 stages): 33 K blocks
+  // (tiles start on varying stages), 36 (whole turns: every tile starts on stage 0) and 33 with a
+  // K tail; M and N tails, and 2000 x 3000 has more tiles than SMs. In pairs sharing A (the
+  // chooser's pick) or B, and alone with whole-wave staging.
+  int sm_count = 0;
+  JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const struct { int mc; bool on_a; int batch, bufs; } configs[] = {{2, true, 2, 2}, {2, false, 2, 2}, {1, true, 0, 1}};
+  std::uint64_t seed = 2700;
+  for (const auto& cfg : configs) {
+    const detail::Sm90WgradConfig config =
+        detail::make_sm90_wgrad_config(256, 128, 0, cfg.mc, cfg.on_a, sm_count, cfg.batch, cfg.bufs);
+    INFO(config.to_json().dump());
+    for (bool accumulate : {false, true})
+      for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+               {2000, 3000, 4224}, {300, 1000, 4608}, {1, 1000, 4112}}) {
+        INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
+        Problem p(m, n, k, seed++, accumulate);
+        detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
+        JITFP8_CUDA_CHECK(cudaGetLastError());
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        check_result(p, seed, "256 x 128 over ring turns");
+      }
+  }
+}
+
 TEST_CASE("gemm_fp8_wgrad reproduces the unquantized product within the accuracy yardstick",
           "[gpu][wgrad]") {
   // Random normal X (M, K) and Y (N, K), both quantized 1x128 by quantize_1x128 on the GPU;

@@ -258,25 +258,27 @@ TEST_CASE("gemm_fp8_grouped_wgrad on a larger shape", "[gpu][moe_wgrad]") {
   run_case(4096, 256, long_runs, 80, true);
 }
 
-TEST_CASE("gemm_fp8_grouped_wgrad with 128 x 128 tiles over ring turns", "[gpu][moe_wgrad]") {
-  // The 128 x 128 loop runs K blocks one at a time up to ring stage 0, then whole turns, then the
-  // rest. Token counts of 1 .. 34 blocks (none a whole number of turns but 512 and 4096), M and
-  // N tails, and more tiles than CTAs, so tiles start on varying ring stages; alone and in pairs
-  // sharing A, with two stagings each.
+TEST_CASE("gemm_fp8_grouped_wgrad with 128 x 128 and 256 x 128 tiles over ring turns", "[gpu][moe_wgrad]") {
+  // These tiles run K blocks one at a time up to ring stage 0, then whole turns, then the rest.
+  // Token counts of 1 .. 34 blocks (none a whole number of turns of 4 stages but 512 and 4096, of
+  // 3 stages but 300), M and N tails, and more tiles than CTAs, so tiles start on varying ring
+  // stages; alone and in pairs sharing A, with two stagings each.
   const std::vector<std::int32_t> counts = {300, 0, 4300, 129, 1, 512, 2100, 4096, 897};
-  const struct { int mc, batch, bufs; } configs[] = {{2, 2, 2}, {2, 0, 1}, {1, 0, 1}, {1, 1, 2}};
+  const struct { int bm, mc, batch, bufs; } configs[] = {{128, 2, 2, 2}, {128, 2, 0, 1}, {128, 1, 0, 1}, {128, 1, 1, 2},
+                                                         {256, 2, 2, 2}, {256, 2, 0, 1}, {256, 1, 1, 2}};
   std::uint64_t seed = 1300;
   for (const auto& cfg : configs)
     for (bool acc : {false, true}) {
-      INFO("multicast " << cfg.mc << " staging " << cfg.batch << "x" << cfg.bufs << " accumulate=" << acc);
+      INFO(cfg.bm << " x 128, multicast " << cfg.mc << " staging " << cfg.batch << "x" << cfg.bufs
+                  << " accumulate=" << acc);
       detail::Sm90WgradConfig c =
-          detail::make_sm90_wgrad_config(128, 128, 0, cfg.mc, /*multicast_on_a=*/true, 132, cfg.batch, cfg.bufs);
+          detail::make_sm90_wgrad_config(cfg.bm, 128, 0, cfg.mc, /*multicast_on_a=*/true, 132, cfg.batch, cfg.bufs);
       c.pingpong = false;
       GroupedProblem p(1000, 760, counts, seed++, acc);
       detail::gemm_fp8_grouped_wgrad_with_config(p.args(), c, nullptr);
       JITFP8_CUDA_CHECK(cudaGetLastError());
       JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-      check(p, seed++, "128 x 128");
+      check(p, seed++, "ring turns");
     }
 }
 

@@ -38,20 +38,28 @@ TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgr
           }
 }
 
-TEST_CASE("grouped wgrad pairs 128 x 128 tiles on narrow N over long token runs",
+TEST_CASE("grouped wgrad pairs 256 x 128 or 128 x 128 tiles where measured faster",
           "[moe_wgrad][heuristics]") {
-  // experts, tokens per expert, M, N, whether the measured rule applies (see the chooser).
-  const std::int64_t shapes[][5] = {{4, 8192, 7168, 2048, 1},  {8, 4096, 7168, 2048, 1},
-                                    {8, 3900, 7168, 2048, 1},  {16, 2048, 7168, 2048, 0},
-                                    {16, 2200, 7168, 2048, 0}, {4, 8192, 4096, 7168, 0},
-                                    {8, 4096, 4096, 7168, 0},  {8, 4096, 2048, 2048, 0},
-                                    {8, 1500, 7168, 2048, 0}};
+  // experts, tokens per expert, M, N, the rule that applies (see the chooser): 2 = 256 x 128
+  // pairs, 1 = 128 x 128 pairs, 0 = neither.
+  const std::int64_t shapes[][5] = {
+      // the six anchor shapes and their neighbours: 256 x 128 pairs
+      {4, 8192, 7168, 2048, 2}, {8, 4096, 7168, 2048, 2}, {8, 3900, 7168, 2048, 2}, {16, 2048, 7168, 2048, 2},
+      {16, 2200, 7168, 2048, 2}, {4, 8192, 4096, 7168, 2}, {8, 4096, 4096, 7168, 2}, {16, 2048, 4096, 7168, 2},
+      {8, 4096, 2048, 2048, 2},
+      // M not a multiple of 256 (narrow N, long runs): 128 x 128 pairs
+      {4, 8192, 4160, 2048, 1},
+      // fewer pairs than SMs: 128 x 128 pairs
+      {2, 4650, 4096, 256, 1},
+      // short token runs, or N blocks that do not pair up: neither
+      {8, 600, 7168, 2048, 0}, {4, 8192, 4096, 7040, 0}};
   for (const auto& s : shapes) {
     const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(
         s[2], s[3], KGroupedLayout::capacity_for(s[0] * s[1], s[0]), s[0], 132);
     INFO(s[0] << " x " << s[1] << " tokens, M " << s[2] << ", N " << s[3] << ": " << c.to_json().dump());
-    const bool paired_128 = c.block_m == 128 && c.block_n == 128 && c.multicast == 2 && c.multicast_on_a;
-    CHECK(paired_128 == (s[4] == 1));
+    const bool pairs = c.block_n == 128 && c.multicast == 2 && c.multicast_on_a && c.epi_batch == 2 && c.epi_bufs == 2;
+    const int rule = pairs && c.block_m == 256 ? 2 : pairs && c.block_m == 128 ? 1 : 0;
+    CHECK(rule == s[4]);
   }
 }
 
@@ -95,20 +103,25 @@ TEST_CASE("grouped wgrad configs of the anchor shapes compile without spills",
 
 TEST_CASE("grouped wgrad candidate tiles of the sweep compile without spills", "[moe_wgrad][nvrtc]") {
   // The tiles `jitfp8 bench moe --sweep` times, and small ones: the producer runs in 40 registers
-  // and the math warpgroups in 232 (56 / 224 with 256-row tiles), 128 x 128 with the ring-turn loop.
+  // and the math warpgroups in 232 (56 / 224 with 256 x 112 tiles), 128 x 128 and 256 x 128 with
+  // the ring-turn loop. N 7168 as well: with 56 N blocks, 256 x 128 tiles staged as whole waves
+  // needed their own register margin.
   const Arch arch = Arch::parse("sm_90a");
   const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
       {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
       {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
-      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {64, 64, 0, 1, 1},   {64, 128, 0, 1, 2}};
+      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {256, 128, 2, 2, 2}, {256, 128, 0, 1, 2},
+      {64, 64, 0, 1, 1},   {64, 128, 0, 1, 2}};
   for (const auto& t : tiles) {
     Sm90WgradConfig c = make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, 132, t.batch, t.bufs);
     c.pingpong = false;  // as the bench's sweep and the chooser's picks
-    const KernelSpec spec = gemm_fp8_grouped_wgrad_spec(2048, c, arch);
-    INFO(spec.display_name());
-    const CompileResult result = compile_kernel(spec);
-    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
-    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+    for (const std::int64_t n : {2048, 7168}) {
+      const KernelSpec spec = gemm_fp8_grouped_wgrad_spec(n, c, arch);
+      INFO(spec.display_name());
+      const CompileResult result = compile_kernel(spec);
+      CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+      CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+    }
   }
 }
 

@@ -70,21 +70,30 @@ TEST_CASE("wgrad heuristic takes 192-row tiles where they were measured faster",
   CHECK(choose_sm90_wgrad_config(4 * 4096, 7168, 8192, 132, false).block_m != 192);
 }
 
-TEST_CASE("wgrad heuristic takes unrolled 128 x 128 tiles in pairs sharing A on the long-K shapes",
-          "[wgrad][heuristics]") {
-  // Measured faster than 256 x 128 there (H100, 2026-11-24: 1030 vs 997, 981 vs 957, 846 vs 839
-  // TFLOPS).
-  for (auto [m, n, k] : {std::tuple{7168, 4096, 16384}, std::tuple{4096, 4096, 7168}, std::tuple{7168, 4096, 2048}}) {
-    const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, 132);
+TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes", "[wgrad][heuristics]") {
+  const auto check_pairs = [](const Sm90WgradConfig& c, int block_m, int stages) {
     INFO(c.to_json().dump());
-    CHECK(c.block_m == 128);
+    CHECK(c.block_m == block_m);
     CHECK(c.block_n == 128);
     CHECK(c.multicast == 2);
     CHECK(c.multicast_on_a);
-    CHECK(c.stages == 4);  // the wave staged in two halves, in the whole wave's shared memory
-    CHECK(c.epi_batch == 2);
+    CHECK(c.stages == stages);
+    CHECK(c.epi_batch == 2);  // the wave staged in two halves, in the whole wave's shared memory
     CHECK(c.epi_bufs == 2);
-  }
+  };
+  // From 32 K blocks on, where 256-row tiles fill M and cost no extra wave: 256 x 128 with the
+  // ring-turn loop (H100, 2026-11-26: 1085 vs 1072, accumulate 999 vs 966-972 TFLOPS).
+  check_pairs(choose_sm90_wgrad_config(7168, 4096, 16384, 132), 256, 3);
+  check_pairs(choose_sm90_wgrad_config(4096, 4096, 7168, 132), 256, 3);
+  check_pairs(choose_sm90_wgrad_config(4096, 7168, 4096, 132), 256, 3);
+  // Shorter K: unrolled 128 x 128 (H100, 2026-11-24: 846 vs 839 TFLOPS for 256 x 128 then; with
+  // the 256-row ring-turn loop accumulate lost 5% at 16 K blocks, 2026-11-26).
+  check_pairs(choose_sm90_wgrad_config(7168, 4096, 2048, 132), 128, 4);
+  check_pairs(choose_sm90_wgrad_config(7168, 4096, 3968, 132), 128, 4);
+  // M of an odd number of 128-row blocks, and 320 pairs of 128-row tiles (5 waves over 66
+  // clusters) that 256-row pairs would take 3 waves of twice the length over: 128 x 128.
+  check_pairs(choose_sm90_wgrad_config(3968, 4096, 16384, 132), 128, 4);
+  check_pairs(choose_sm90_wgrad_config(2560, 4096, 16384, 132), 128, 4);
   // Where 192-row tiles were faster, they stay.
   CHECK(choose_sm90_wgrad_config(2112, 4096, 7168, 132).block_m == 192);
 }

@@ -373,7 +373,7 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
   const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
       {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
       {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
-      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}};
+      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {256, 128, 2, 2, 2}, {256, 128, 0, 1, 2}};
   for (const auto& t : tiles) {
     try {
       detail::Sm90WgradConfig cfg =
