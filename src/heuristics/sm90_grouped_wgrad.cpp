@@ -46,10 +46,11 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // tiles (the same ring-turn loop) are taken only by the measured rules below.
   Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*dense=*/false);
   // 256 x 128 tiles in pairs sharing A, staged in halves (the template's ring-turn loop in 232
-  // registers): the fastest of the sweep or within 1% of it on all six anchor shapes, +1.5-3% over
-  // the picks before (H100, 2026-11-26, tools/bench/results/2026-11-26e-*). Taken where 256-row
-  // tiles fill each expert's M, the N blocks pair up, the experts run over 2048 tokens or more
-  // and there are two waves of pairs or more.
+  // registers): the fastest of the sweep or within 1% of it on all six anchor shapes, and +1-7%
+  // over the picks before in one call, overwrite and accumulate (H100, 2026-11-26,
+  // tools/bench/results/2026-11-26e-*). Taken where 256-row tiles fill each expert's M, the N
+  // blocks pair up, the experts run over 2048 tokens or more and there are two waves of pairs or
+  // more (a pair per SM: two per cluster).
   const std::int64_t n_blocks = (n + 127) / 128;
   const std::int64_t pairs_256 = groups * (mb / 256) * (n_blocks / 2);
   if (mb % 256 == 0 && n_blocks % 2 == 0 && tokens >= 2048 && sm_count % 2 == 0 && pairs_256 >= sm_count) {

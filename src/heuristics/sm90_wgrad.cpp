@@ -268,7 +268,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   // (halving the L2 reads in a probe gained 3%: the loads, not only the promotion, hold these
   // tiles back). H100, 2026-11-26, same calls (tools/bench/results/2026-11-26e-*): 7168 x 4096 x
   // 16384 1084-1085 vs 1071-1072 TFLOPS (accumulate 1076-1077 vs 1058), 4096 x 7168 x 8192
-  // accumulate 1037-1038 vs 1009-1019, 4096 x 4096 x 7168 accumulate 999 vs 967-972 (overwrite
+  // accumulate 1037-1038 vs 1009-1019, 4096 x 4096 x 7168 accumulate 999 vs 966-974 (overwrite
   // the same); at 16 K blocks (7168 x 4096 x 2048) accumulate lost 5%, so not there. Only where
   // the 256-row tiles fill M and their waves take no longer than the 128-row tiles'.
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
