@@ -369,23 +369,23 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
                     const GroupedGemmWgradArgs& g_acc, double flops) {
   int sm_count = 0;
   BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-  // mc 2: 2-CTA clusters sharing A.
-  const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
+  // mc 2: 2-CTA clusters sharing A; gn: N units per group of the tile order.
+  const struct { int bm, bn, batch, bufs, mc, gn = 8; } tiles[] = {
       {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
       {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
       {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {256, 128, 2, 2, 2}, {256, 128, 0, 1, 2}};
   for (const auto& t : tiles) {
     try {
       detail::Sm90WgradConfig cfg =
-          detail::make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, sm_count, t.batch, t.bufs);
+          detail::make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, sm_count, t.batch, t.bufs, t.gn);
       cfg.pingpong = false;
       const Timing w = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g, cfg, ctx.stream); },
                                    ctx.stream, 2, std::max(3, ctx.iters / 4));
       const Timing wa = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g_acc, cfg, ctx.stream); },
                                     ctx.stream, 2, std::max(3, ctx.iters / 4));
-      fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{} mc{} epi{}x{}: {:>8.1f} us {:>5.0f} TF | acc {:>5.0f} TF\n",
+      fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{} mc{} epi{}x{} g{}: {:>8.1f} us {:>5.0f} TF | acc {:>5.0f} TF\n",
                  c.groups, c.expected, c.m, c.n, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast, cfg.epi_batch,
-                 cfg.epi_bufs, w.median_us, flops / w.median_us / 1e6, flops / wa.median_us / 1e6);
+                 cfg.epi_bufs, cfg.group_n, w.median_us, flops / w.median_us / 1e6, flops / wa.median_us / 1e6);
       ctx.results.push_back({{"kind", "k_grouped_sweep"}, {"groups", c.groups}, {"m", c.m}, {"n", c.n},
                              {"config", cfg.to_json()}, {"us", w.median_us}, {"acc_us", wa.median_us}});
     } catch (const std::exception& e) {
