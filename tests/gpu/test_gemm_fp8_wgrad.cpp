@@ -186,6 +186,21 @@ void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
   check_result(p, seed, "heuristic");
 }
 
+using Shapes = std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>;
+
+// Runs a forced configuration on each (M, N, K) against the reference, with fresh random inputs.
+void check_forced(const detail::Sm90WgradConfig& config, const Shapes& shapes, bool accumulate,
+                  std::uint64_t& seed, const char* what) {
+  for (auto [m, n, k] : shapes) {
+    INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
+    Problem p(m, n, k, seed++, accumulate);
+    detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
+    JITFP8_CUDA_CHECK(cudaGetLastError());
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    check_result(p, seed, what);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the GPU reference GEMM with 1x128 B scales agrees with a CPU double-precision product",
@@ -308,15 +323,8 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
       // N and K are baked into the kernel: N and K with tails (K: 9 blocks + 16 = 10 K
       // blocks, or 8 + 16 = 9: both parities of the software-pipelined loop's job pairs; more
       // blocks than stages), M from 1 to several tiles.
-      for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-               {1, 1000, 1168}, {300, 1000, 1168}, {777, 1000, 1040}}) {
-        INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
-        Problem p(m, n, k, seed++, accumulate);
-        detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
-        JITFP8_CUDA_CHECK(cudaGetLastError());
-        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-        check_result(p, seed, "forced config");
-      }
+      check_forced(config, {{1, 1000, 1168}, {300, 1000, 1168}, {777, 1000, 1040}}, accumulate, seed,
+                   "forced config");
     }
 }
 
@@ -332,15 +340,8 @@ TEST_CASE("gemm_fp8_wgrad's 128 x 128 tiles over K blocks that do not fill whole
   INFO(config.to_json().dump());
   std::uint64_t seed = 2600;
   for (bool accumulate : {false, true})
-    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-             {777, 3000, 4160}, {1, 1000, 4112}, {300, 1000, 4112}}) {
-      INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
-      Problem p(m, n, k, seed++, accumulate);
-      detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
-      JITFP8_CUDA_CHECK(cudaGetLastError());
-      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-      check_result(p, seed, "128 x 128, 33 K blocks");
-    }
+    check_forced(config, {{777, 3000, 4160}, {1, 1000, 4112}, {300, 1000, 4112}}, accumulate, seed,
+                 "128 x 128, 33 K blocks");
 }
 
 TEST_CASE("gemm_fp8_wgrad's 256 x 128 tiles over ring turns", "[gpu][wgrad]") {
@@ -357,15 +358,8 @@ TEST_CASE("gemm_fp8_wgrad's 256 x 128 tiles over ring turns", "[gpu][wgrad]") {
         detail::make_sm90_wgrad_config(256, 128, 0, cfg.mc, cfg.on_a, sm_count, cfg.batch, cfg.bufs);
     INFO(config.to_json().dump());
     for (bool accumulate : {false, true})
-      for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-               {2000, 3000, 4224}, {300, 1000, 4608}, {1, 1000, 4112}}) {
-        INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
-        Problem p(m, n, k, seed++, accumulate);
-        detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
-        JITFP8_CUDA_CHECK(cudaGetLastError());
-        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-        check_result(p, seed, "256 x 128 over ring turns");
-      }
+      check_forced(config, {{2000, 3000, 4224}, {300, 1000, 4608}, {1, 1000, 4112}}, accumulate, seed,
+                   "256 x 128 over ring turns");
   }
 }
 
