@@ -265,8 +265,8 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   }
   // Over 32 K blocks or more, 256 x 128 tiles in pairs sharing A, staged in halves, take the
   // template's ring-turn loop too, and read a third less from L2 per FLOP than 128 x 128 pairs
-  // (halving the L2 reads in a probe gained 3%: the loads, not only the promotion, hold these
-  // tiles back). H100, 2026-11-26, same calls (tools/bench/results/2026-11-26e-*): 7168 x 4096 x
+  // (cutting the L2 reads by a third in a probe gained 3%: the loads, not only the promotion,
+  // hold these tiles back). H100, 2026-11-26, same calls (tools/bench/results/2026-11-26e-*): 7168 x 4096 x
   // 16384 1084-1085 vs 1071-1072 TFLOPS (accumulate 1076-1077 vs 1058), 4096 x 7168 x 8192
   // accumulate 1037-1038 vs 1009-1019, 4096 x 4096 x 7168 accumulate 999 vs 966-974 (overwrite
   // the same); at 16 K blocks (7168 x 4096 x 2048) accumulate lost 5%, so not there. Only where

@@ -214,10 +214,10 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   // is exactly the 64K register file at 384 threads; so is 56 + 2 x 224). The K-grouped producer
   // walks experts and patches tensor maps; it fits 40 registers once its D prefetch is a loop (see
   // prefetch_d), except with the other 256-row tiles (256 x 112: 20 bytes spilled), which keep 56
-  // and give their math warpgroups 224. 232 instead of 224 (H100, 2026-11-26, K-grouped sweep): 128 x 192
-  // +1.3%, 128 x 160 +4%, 256 x 112 +3%; 128 x 128 and 256 x 128 see kTurns. Three math
-  // warpgroups (BLOCK_M 192, 512 threads, dense kernel only) share the same pool: 152 registers
-  // each.
+  // and give their math warpgroups 224. 232 instead of 224 (H100, 2026-11-26, K-grouped sweep):
+  // 128 x 192 +1.3%, 128 x 160 +4%, 256 x 112 +3%; 128 x 128 and 256 x 128 see kTurns. Three
+  // math warpgroups (BLOCK_M 192, 512 threads, dense kernel only) share the same pool: 152
+  // registers each.
   // 256 x 128 tiles over 32 K blocks or more (K-grouped: always) take the ring-turn loop, with 232
   // registers (see kTurns).
   constexpr bool kTurns256 = BLOCK_M == 256 && BLOCK_N == 128 && (kGrouped || kNumKBlocks >= 32);
@@ -629,7 +629,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // 2026-11-26, tools/bench/results/2026-11-26e-*), ahead of 128 x 128 pairs on the first
         // two. Their pairs read a third less from L2 per FLOP than 128 x 128 pairs.
         constexpr bool k128 = BLOCK_M == 128 && BLOCK_N == 128;
-        constexpr bool kTurns = (k128 && (kGrouped || (kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32))) || kTurns256;
+        constexpr bool kTurns =
+            (k128 && (kGrouped || (kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32))) || kTurns256;
         if constexpr (kTurns) {
           const auto next_block = [&] {
             const u32 cur = stage;

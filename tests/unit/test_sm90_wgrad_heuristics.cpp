@@ -82,7 +82,7 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
     CHECK(c.epi_bufs == 2);
   };
   // From 32 K blocks on, where 256-row tiles fill M and cost no extra wave: 256 x 128 with the
-  // ring-turn loop (H100, 2026-11-26: 1085 vs 1072, accumulate 999 vs 966-972 TFLOPS).
+  // ring-turn loop (H100, 2026-11-26: 1085 vs 1072, accumulate 999 vs 966-974 TFLOPS).
   check_pairs(choose_sm90_wgrad_config(7168, 4096, 16384, 132), 256, 3);
   check_pairs(choose_sm90_wgrad_config(4096, 4096, 7168, 132), 256, 3);
   check_pairs(choose_sm90_wgrad_config(4096, 7168, 4096, 132), 256, 3);
