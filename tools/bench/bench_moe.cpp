@@ -369,15 +369,15 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
                     const GroupedGemmWgradArgs& g_acc, double flops) {
   int sm_count = 0;
   BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-  // mc 2: 2-CTA clusters sharing A; gn: N units per group of the tile order.
-  const struct { int bm, bn, batch, bufs, mc, gn = 8; } tiles[] = {
+  // mc 2: 2-CTA clusters sharing A.
+  const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
       {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
       {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
       {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {256, 128, 2, 2, 2}, {256, 128, 0, 1, 2}};
   for (const auto& t : tiles) {
     try {
       detail::Sm90WgradConfig cfg =
-          detail::make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, sm_count, t.batch, t.bufs, t.gn);
+          detail::make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, sm_count, t.batch, t.bufs);
       cfg.pingpong = false;
       const Timing w = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g, cfg, ctx.stream); },
                                    ctx.stream, 2, std::max(3, ctx.iters / 4));
