@@ -146,8 +146,9 @@ struct Context {
   DeviceArray<char>* workspace;
   int iters;
   bool sweep = false;  // also time candidate configs (sweep_configs, sweep_kgrouped)
-  // K-grouped: every expert gets exactly the expected token count (a diagnostic beside the
-  // anchors' 0.7-1.3x spread: the same work as E dense GEMMs of K = expected).
+  // Every expert gets exactly the expected rows (M-grouped) or tokens (K-grouped): a diagnostic
+  // beside the anchors' 0.7-1.3x spread, the same work as E dense GEMMs (contiguous with
+  // expected % 128 == 0: one dense GEMM of M = E x expected).
   bool uniform_tokens = false;
   std::mt19937_64 rng;  // seeded per section in run_moe
   nlohmann::json results = nlohmann::json::array();
@@ -161,7 +162,8 @@ struct MGroupedInputs {
   DeviceArray<float> b_scales;
   long long n, k, b_scales_per_expert;
   MGroupedInputs(const MGroupedCase& c, Context& ctx)
-      : counts(group_sizes(c.groups, c.expected, 4, ctx.rng)),
+      : counts(ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
+                                  : group_sizes(c.groups, c.expected, 4, ctx.rng)),
         b(c.groups * c.n * c.k),
         b_scales(c.groups * Scales128x128Layout{c.n, c.k}.numel()),
         n(c.n), k(c.k), b_scales_per_expert(Scales128x128Layout{c.n, c.k}.numel()) {

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
         "                          [--iters N] [--json FILE]\n"
         "       (the anchors' MoE shapes beside cuBLASLt called once per expert; --sweep also times\n"
         "        candidate configs of the contiguous, masked and K-grouped forms; --uniform-tokens gives\n"
-        "        every K-grouped expert exactly the expected token count, a diagnostic)\n"
+        "        every expert exactly the expected rows or tokens, a diagnostic)\n"
         "Kernel time (the anchors' protocol): each run is an L2 flush, then the body launched on its\n"
         "own; its time is CUPTI's GPU timestamps of the body's kernels, memcpys and memsets, median\n"
         "of 5 x --iters (default 20) runs; the same random inputs for every contender.\n"
