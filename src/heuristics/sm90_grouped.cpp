@@ -10,6 +10,9 @@
 // small per-expert counts) when an expert has 2 M blocks over a long K (masked_pair_b), else two
 // N blocks once the grid is full. Masked tiles skip the 64-row waves past the expert's count
 // (templates/moe/gemm_fp8_grouped.cuh), which the model leaves out: it favours no tile shape.
+// Contiguous B pairs (two M blocks, multicast B where both have one expert) measured level with
+// the A pairs on H100, not ahead as in the dense kernel, and were not kept
+// (tools/bench/results/2026-11-26f-grouped-stores-and-pairs-h100.md, with the patch).
 #include "heuristics/sm90_grouped.hpp"
 
 #include <algorithm>

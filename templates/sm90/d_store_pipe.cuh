@@ -3,7 +3,9 @@
 // buffer (stmatrix) and goes on with its next wave or tile; the store warp, a warp of the
 // producer warpgroup that would otherwise idle, issues the TMA stores and frees the buffer once
 // the TMA has read it. So the math warps never wait for a store, and with one buffer per wave
-// (kBufs = waves, where shared memory allows) not even for the previous wave's.
+// (kBufs = waves, where shared memory allows) not even for the previous wave's. Storing straight
+// from the fragments instead (4-byte st.global, no buffers, a ring stage more) measured up to 40%
+// slower on the M-grouped kernels (H100, tools/bench/results/2026-11-26f-grouped-stores-and-pairs-h100.md).
 //
 // Per (math warpgroup, buffer) two mbarriers: `staged` (128 arrivals: every math thread, after
 // its fence.proxy.async) and `stored` (kStoreLanes arrivals: every lane of the store warp that
