@@ -53,10 +53,9 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // more (a pair per SM: two per cluster).
   const std::int64_t n_blocks = (n + 127) / 128;
   const std::int64_t pairs_256 = groups * (mb / 256) * (n_blocks / 2);
+  int pair_block_m = 0;  // the measured rules' pick: block_m x 128 tiles in pairs sharing A, 2 x 2 staging
   if (mb % 256 == 0 && n_blocks % 2 == 0 && tokens >= 2048 && sm_count % 2 == 0 && pairs_256 >= sm_count) {
-    c = make_sm90_wgrad_config(256, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);
-    c.pingpong = false;
-    c.overlap = false;
+    pair_block_m = 256;
   } else if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
     // Otherwise narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs
     // sharing A, which the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only
@@ -68,9 +67,11 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     // shared memory as one whole-wave buffer): with the kernel's 232 registers and ring-turn
     // loop, 998-1003 vs 924-933 TFLOPS on 4 x 8192 and 975-976 vs 923-925 on 8 x 4096 (H100,
     // 2026-11-26).
-    c = make_sm90_wgrad_config(128, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);
+    pair_block_m = 128;
+  }
+  if (pair_block_m > 0) {
+    c = make_sm90_wgrad_config(pair_block_m, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);
     c.pingpong = false;
-    c.overlap = false;
   }
   const std::int64_t m_blocks = (mb + c.block_m - 1) / c.block_m;
   if (c.multicast == 2 && !c.multicast_on_a && m_blocks % 2 != 0) {
