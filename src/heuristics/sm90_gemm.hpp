@@ -26,8 +26,8 @@ int sm90_gemm_threads(int block_m);
 // The base layout (one D staging buffer per math warpgroup, no store-warp barriers).
 int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1);
 // The dense kernel's: plus the store warps' and the B-scale loader's barriers and `bufs` D staging
-// buffers per math warpgroup (the grouped kernels: bufs = 1, then their grouping tables). The
-// dense kernel takes one buffer per 64-row wave where it fits (sm90_gemm_d_buffers).
+// buffers per math warpgroup (the grouped kernels then add their grouping tables). Both take one
+// buffer per 64-row wave where it fits (sm90_gemm_d_buffers, sm90_grouped_smem_bytes), else one.
 int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs);
 int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits);
 int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits);

@@ -4,11 +4,13 @@
 // implies: contiguous, ceil(M / bm) x ceil(N / bn) tiles (padding tiles cost an epilogue only,
 // ignored); masked, E x ceil(expected_m / bm) x ceil(N / bn) (a partial last tile per expert
 // costs a full one). BLOCK_M is 64 or 128 for contiguous (segments start at multiples of 128, so
-// a tile never holds two experts) and for masked (256 measured slower there). No split-K.
+// a tile never holds two experts); masked takes 256 x 128 tiles by a measured rule
+// (masked_256_rows), else 64 or 128. No split-K.
 // Clusters: contiguous pairs two N blocks on one M block (A multicast, same expert) once the
 // grid is full; masked pairs the M blocks of one expert (B multicast: B dominates the traffic of
-// small per-expert counts) when an expert has 2 M blocks over a long K (masked_pair_b), else two
-// N blocks once the grid is full. Masked tiles skip the 64-row waves past the expert's count
+// small per-expert counts) when an expert has 2 M blocks over a long K (masked_pair_b; where the
+// 256 x 128 rule applies, an expert's 2 blocks of 128 rows are one tile instead), else two N
+// blocks once the grid is full. Masked tiles skip the 64-row waves past the expert's count
 // (templates/moe/gemm_fp8_grouped.cuh), which the model leaves out: it favours no tile shape.
 // Contiguous B pairs (two M blocks, multicast B where both have one expert) measured level with
 // the A pairs on H100, not ahead as in the dense kernel, and were not kept
@@ -40,6 +42,17 @@ bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
   return m_blocks_per_group <= 2 && k_blocks > 16;
 }
 
+// Masked 256 x 128 tiles (in A pairs where N allows): where one tile holds an expert's expected
+// rows (129..256: the 128-row tiles' B pairs), and on short K (<= 16 K blocks) with more rows.
+// H100, 2026-11-26, two machines (jitfp8 bench moe --only masked --sweep, with the grouped kernel's
+// D buffer per wave and whole ring turns), TFLOPS as 256 x 128 A pairs / the pick before:
+//   32 x 192: 6144 x 7168 889/888, 7168 x 3072 822/805, 4096 x 4096 835/834, 4096 x 2048 772/759;
+//   6 x 1024, 4096 x 2048: 1109/1076 and 1092/1074. The other 6 x 1024 shapes keep 128 x 192 A pairs
+//   (1264/1087, 1249/1246, 1178/1047).
+bool masked_256_rows(std::int64_t bucket, std::int64_t k_blocks) {
+  return bucket == 256 || (bucket >= 512 && k_blocks <= 16);
+}
+
 bool block_n_allowed(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;
   return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
@@ -54,10 +67,15 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
 }
 
+// Mirrors grouped_d_buffers / grouped_smem_size (templates/moe/gemm_fp8_grouped.cuh): one D
+// buffer per 64-row wave where it fits beside the grouping tables, else one.
 int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages) {
-  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1) +
-         sm90_grouping_smem_bytes(grouping, num_groups);
+  const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
+  const int waves = block_m == 256 ? 2 : 1;
+  const bool per_wave = waves > 1 && static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(
+                                         block_m, block_n, k, stages, 1, waves)) + tables <= kSm90MaxSmem;
+  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, per_wave ? waves : 1) + tables;
 }
 
 int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
@@ -77,8 +95,8 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
   double best_cycles = 0;
   bool found = false;
   for (int bm : {64, 128, 256}) {
-    // 256-row tiles (two waves per warpgroup) measured slower on every masked anchor (H100,
-    // 6 x 1024 rows, N = K = 4096: 256 x 128 1032 TFLOPS, 128 x 192 1137); contiguous segments
+    // 256-row tiles: masked only, by the measured rule below (the model ranks them too high:
+    // 6 x 1024 rows, N = K = 4096, 256 x 128 1047 TFLOPS, 128 x 192 1178); contiguous segments
     // start at multiples of 128 only.
     if (bm == 256) continue;
     if (bm > 64 && bucket <= 64) continue;
@@ -108,6 +126,15 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
         best.block_n = bn;
         best.stages = stages;
       }
+    }
+  }
+  if (masked && masked_256_rows(bucket, (k + 127) / 128)) {
+    const int stages = sm90_grouped_max_stages(grouping, num_groups, 256, 128, k);
+    if (stages >= 3) {
+      found = true;
+      best.block_m = 256;
+      best.block_n = 128;
+      best.stages = stages;
     }
   }
   if (!found)

@@ -10,8 +10,8 @@
 // Template parameters as the dense kernel's (kNumSplits fixed to 1) plus
 //   kGrouping    kGroupingContiguousIds, kGroupingContiguousEnds or kGroupingMasked
 //   kNumExperts  E (the grouping tables in shared memory are sized by it)
-//   kSmemBytes   dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, 1, 1) + grouping_smem_bytes(kGrouping, E)
-//                (the dense kernel's layout with one D buffer per math warpgroup, then the tables)
+//   kSmemBytes   grouped_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping, E): the dense kernel's
+//                layout with grouped_d_buffers D buffers per math warpgroup, then the tables
 // Kernel parameters: u32 M (contiguous: rows of A and D; masked: max_m), void* d (D base: the
 //   masked epilogue's predicated stores), const float* sfb (E blocks of (ceil(N/128), ceil(K/128))),
 //   const i32* grouping (m_indices (M), group_ends (E) or masked_m (E)), then the tensor maps:
@@ -34,6 +34,25 @@ __host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts)
   return grouping == kGroupingContiguousEnds ? experts * 4
          : grouping == kGroupingMasked       ? (2 * experts + 1) * 4
                                              : 0;
+}
+
+// D staging buffers per math warpgroup: one per 64-row wave where shared memory allows, as the
+// dense kernel (d_buffers), counting the grouping tables; else one. With one, a two-wave tile's
+// second wave waits until the store warp's TMA has read the first (H100, masked 4 x 8192 rows,
+// N 4096, K 2048, 256 x 128 A pairs: ~3% of the warp stall samples sat at that wait).
+__host__ __device__ constexpr u32 grouped_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
+                                                    u32 experts) {
+  return num_waves(block_m) > 1 && dense_smem_size_with(block_m, block_n, k, stages, 1, num_waves(block_m)) +
+                                           grouping_smem_bytes(grouping, experts) <=
+                                       232448
+             ? num_waves(block_m)
+             : 1;
+}
+__host__ __device__ constexpr u32 grouped_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
+                                                    u32 experts) {
+  return dense_smem_size_with(block_m, block_n, k, stages, 1,
+                              grouped_d_buffers(block_m, block_n, k, stages, grouping, experts)) +
+         grouping_smem_bytes(grouping, experts);
 }
 
 // Waves (64 rows) of math warpgroup wg that a tile needs, the first ones: masked, those holding a
@@ -100,12 +119,19 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   constexpr u32 kGroupingSmem = grouping_smem_bytes(kGrouping, kNumExperts);
-  constexpr u32 kLayoutBytes = dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, 1);
+  constexpr u32 kDBufs = kNumSplits == 1 ? grouped_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping, kNumExperts) : 1;
+  constexpr u32 kLayoutBytes = dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs);
   static_assert(kLayoutBytes + kGroupingSmem <= 232448, "shared memory");
   static_assert(kLayoutBytes + kGroupingSmem == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
+  // Every tile takes whole turns of the TMA ring where that pays, as in the dense kernel
+  // (sm90_1d2d::ring_aligned): the 256 x 128 tiles' K loop then runs with compile-time stages
+  // (H100 ncu, masked 4 x 8192 rows, N 6144, K 7168: 233 instructions per K block in the plain
+  // loop, 192 in the dense kernel's unrolled one). Not for tiles straddling B-scale blocks: their
+  // per-offset loop variants, each unrolled over the ring, made too much code.
+  constexpr bool kRingAligned = ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits) && kNumSfb == 1;
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
-  using DPipe = DStorePipe<1, kBoxM * BLOCK_N * 2, 32>;  // the whole store warp (masked copies)
+  using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2, 32>;  // the whole store warp (masked copies)
   // M-grouped: no split-K; a contiguous tile must hold one expert's rows (segments start at
   // multiples of 128) and a multicast pair must share the expert (pairs on N share the M block).
   static_assert(kGrouping == kGroupingDense || kNumSplits == 1, "grouped GEMMs do not split K");
@@ -117,7 +143,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
   u8* smem_d = smem;
-  u8* smem_a = smem_d + kNumMathWGs * kBoxM * BLOCK_N * 2;
+  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kBoxM * BLOCK_N * 2;
   u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
   u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
   float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kNumSplits));
@@ -126,14 +152,14 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   MBarrier* empty = full + kNumStages;
   MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
   MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
-  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per math WG (1 D buffer)
-  MBarrier* d_stored = d_staged + kNumMathWGs;
+  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per (math WG, D buffer)
+  MBarrier* d_stored = d_staged + kNumMathWGs * kDBufs;
   // Each tile's B scales: loaded by the producer warpgroup's warp 1 into one of two smem tiles
   // (the first two of the B-scale region), a tile ahead of the math warpgroups.
-  MBarrier* sfb_loaded = d_stored + kNumMathWGs;  // per B-scale tile buffer (2)
+  MBarrier* sfb_loaded = d_stored + kNumMathWGs * kDBufs;  // per B-scale tile buffer (2)
   MBarrier* sfb_consumed = sfb_loaded + 2;
   // Grouping tables (M-grouped forms only), after every mbarrier.
-  u32* group_smem = reinterpret_cast<u32*>(d_stored + kNumMathWGs + 2 * 2);
+  u32* group_smem = reinterpret_cast<u32*>(sfb_loaded + 2 * 2);
   GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(
       M, grouping, group_smem);
 
@@ -164,9 +190,9 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       // receive buffers may take the next tile's partials.
       for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
     }
-    for (u32 w = 0; w < kNumMathWGs; ++w) {
-      mbar_init(&d_staged[w], DPipe::kStagedArrivals);
-      mbar_init(&d_stored[w], DPipe::kStoredArrivals);
+    for (u32 i = 0; i < kNumMathWGs * kDBufs; ++i) {
+      mbar_init(&d_staged[i], DPipe::kStagedArrivals);
+      mbar_init(&d_stored[i], DPipe::kStoredArrivals);
     }
     for (u32 i = 0; i < 2; ++i) {
       mbar_init(&sfb_loaded[i], 32);                 // every lane of the loader warp
@@ -187,6 +213,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       Scheduler sched(M, grouping, group_smem);
       GroupedTile t;
       u32 stage = 0, phase = 0;
+      // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
+      const u32 kb_stop = kRingAligned ? (kNumKBlocks + kNumStages - 1) / kNumStages * kNumStages : kb_end;
       while (sched.next(t)) {
         if (!t.compute) continue;  // padding tile: no loads
         const i32 m0 = (i32)t.row0, n0 = (i32)(t.n_block * BLOCK_N);
@@ -194,9 +222,14 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
         // A scales: masked A is (E, max_m) with per-expert scale blocks, 2D as (E * k blocks) rows.
         const i32 sfa_m = kGrouping == kGroupingMasked ? (i32)(t.m_block * BLOCK_M) : m0;
         const i32 sfa_kb0 = kGrouping == kGroupingMasked ? (i32)(t.expert * kNumKBlocks) : 0;
-        for (u32 kb = kb_begin; kb < kb_end; ++kb) {
+        for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
           mbar_wait(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
+          if (kRingAligned && kb >= kb_end) {  // padding: completes the stage's phase, no bytes
+            mbar_arrive(bar);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+            continue;
+          }
           mbar_arrive_expect_tx(bar, kStageBytes);  // includes bytes multicast by the peer
           const i32 k0 = (i32)(kb * BLOCK_K);
           u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
@@ -322,7 +355,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
 
       // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks.
       const u32 active_waves = tile_active_waves<kGrouping, kWaves>(t, wg);
-      sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb> mainloop{
+      sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned>
+          mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end, active_waves};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block

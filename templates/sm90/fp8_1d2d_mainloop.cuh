@@ -193,32 +193,58 @@ struct Mainloop1D2D {
     }
   }
 
-  // No wave of this warpgroup is needed: take part in the ring only.
+  // No wave of this warpgroup is needed: take part in the ring only (ring-aligned tiles: also in
+  // the padding stages of their last turn).
   __device__ __forceinline__ void consume_only() {
-    for (u32 kb = kb_begin; kb < kb_end; ++kb) {
+    const u32 end = kRingAligned ? kb_begin + (kb_end - kb_begin + kNumStages - 1) / kNumStages * kNumStages : kb_end;
+    for (u32 kb = kb_begin; kb < end; ++kb) {
       mbar_wait(&full[stage], phase);
       release(stage);
       if (++stage == kNumStages) stage = 0, phase ^= 1;
     }
   }
 
+  // The loops take the waves to compute as a template argument W (0: active_waves, at run time).
+  // A run-time count in the K loop cost the masked kernel ~30 instructions per K block of
+  // 256 x 128 tiles (active-wave tests, the release condition; H100 ncu, 2026-11-26) against the
+  // dense kernel's loop, where the count is a constant. Two-wave tiles straddling B-scale blocks
+  // keep the run-time count: their per-offset loop variants (dispatch_sfb_bounds) times two
+  // counts made too much code (masked 256 x 96 ran up to 14% slower).
+  static_assert(kWaves == 1 || kWaves == 2, "one or two waves per math warpgroup");
   template <class Bounds>
   __device__ __forceinline__ void operator()(Bounds bounds) {
     if (active_waves == 0) {
       consume_only();
     } else if constexpr (kOverlap) {
       run_overlapped(bounds);
-    } else if constexpr (kRingAligned) {
-      run_aligned(bounds);
+    } else if constexpr (kWaves == 1) {
+      run<1>(bounds);
+    } else if constexpr (kNumSfb == 1) {
+      if (active_waves >= kWaves) {
+        run<kWaves>(bounds);
+      } else {
+        run<1>(bounds);  // a masked expert needs the first wave only
+      }
     } else {
-      run_serial(bounds);
+      run<0>(bounds);
     }
   }
 
-  // K block kb on ring stage s (phase ph): wait for the stage, then per active wave 4 wgmma
-  // into the fresh accumulator, wait, promote; the stage is released after the last wave's wait.
-  template <class Bounds>
+  template <u32 W, class Bounds>
+  __device__ __forceinline__ void run(Bounds bounds) {
+    if constexpr (kRingAligned) {
+      run_aligned<W>(bounds);
+    } else {
+      run_serial<W>(bounds);
+    }
+  }
+
+  // K block kb on ring stage s (phase ph): wait for the stage, then per wave of the first W (0:
+  // active_waves) 4 wgmma into the fresh accumulator, wait, promote; the stage is released after
+  // the last wave's wait.
+  template <u32 W, class Bounds>
   __device__ __forceinline__ void block(u32 s, u32 ph, u32 kb, Bounds bounds) {
+    const u32 waves = W != 0 ? W : active_waves;
     constexpr u32 BLOCK_K = 128;
     constexpr u32 kNumAccum = BLOCK_N / 2;
     constexpr u32 kNumGroups = BLOCK_N / 8;
@@ -239,7 +265,7 @@ struct Mainloop1D2D {
 
 #pragma unroll
     for (u32 v = 0; v < kWaves; ++v) {
-      if (v >= active_waves) break;
+      if (v >= waves) break;
 #pragma unroll
       for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
       wgmma_fence();
@@ -258,7 +284,7 @@ struct Mainloop1D2D {
 #pragma unroll
       for (u32 j = 0; j < kNumSfb; ++j) s0[j] = sa[v][0] * sb[j], s1[j] = sa[v][1] * sb[j];
       // All smem reads of this stage are done (wgmma waited, scales in registers).
-      if (v + 1 == active_waves) release(s);
+      if (v + 1 == waves) release(s);
 #pragma unroll
       for (u32 g = 0; g < kNumGroups; ++g) {
         float t0 = s0[0], t1 = s1[0];
@@ -278,7 +304,7 @@ struct Mainloop1D2D {
     }
   }
 
-  template <class Bounds>
+  template <u32 W, class Bounds>
   __device__ __forceinline__ void run_serial(Bounds bounds) {
     // One-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192) unroll the K loop over a
     // turn of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768 x 512}
@@ -291,7 +317,7 @@ struct Mainloop1D2D {
     constexpr u32 kUnroll = kWaves == 1 && Bounds::kStatic ? kNumStages : 1;
 #pragma unroll kUnroll
     for (u32 kb = kb_begin; kb < kb_end; ++kb) {
-      block(stage, phase, kb, bounds);
+      block<W>(stage, phase, kb, bounds);
       if (++stage == kNumStages) stage = 0, phase ^= 1;
     }
   }
@@ -303,14 +329,14 @@ struct Mainloop1D2D {
   // (256 x 128 on H100, 2026-11-25: 4096 x 4096 x 7168 1324-1334 -> 1346-1350 TFLOPS, the
   // run-time stage 1334-1337; tools/bench/results/2026-11-25-ring-aligned-h100.md), for a longer
   // first-use compile (the body kNumStages + tail times: 0.2 -> 0.45 s on the CPU build machine).
-  template <class Bounds>
+  template <u32 W, class Bounds>
   __device__ __forceinline__ void run_aligned(Bounds bounds) {
     const u32 turns = (kb_end - kb_begin) / kNumStages, tail = (kb_end - kb_begin) % kNumStages;
     u32 kb = kb_begin;
 #pragma unroll 1
     for (u32 t = 0; t < turns; ++t) {
 #pragma unroll
-      for (u32 s = 0; s < kNumStages; ++s) block(s, phase, kb + s, bounds);
+      for (u32 s = 0; s < kNumStages; ++s) block<W>(s, phase, kb + s, bounds);
       kb += kNumStages;
       phase ^= 1;
     }
@@ -318,7 +344,7 @@ struct Mainloop1D2D {
 #pragma unroll
       for (u32 s = 0; s < kNumStages; ++s) {
         if (s < tail) {
-          block(s, phase, kb + s, bounds);
+          block<W>(s, phase, kb + s, bounds);
         } else {  // a padding stage: no data, only its turn of the barriers
           mbar_wait(&full[s], phase);
           release(s);

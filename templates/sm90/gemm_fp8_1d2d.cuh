@@ -149,8 +149,8 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32
 // front), each with a "staged" and a "stored" mbarrier after the split-K ones (store warps issue
 // the TMA stores: sm90/d_store_pipe.cuh), then a "loaded" and a "consumed" mbarrier for each of
 // two B-scale tiles (the loader warp of the dense and the grouped kernel fills the first two
-// B-scale tiles of the region). The grouped kernel takes bufs = 1 and puts its grouping tables
-// after all of it.
+// B-scale tiles of the region). The grouped kernel takes grouped_d_buffers and puts its grouping
+// tables after all of it.
 __host__ __device__ constexpr u32 dense_smem_size_with(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
                                                        u32 bufs) {
   return smem_size(block_m, block_n, k, stages, splits) + num_math_wgs(block_m) * (bufs - 1) * 64 * block_n * 2 +

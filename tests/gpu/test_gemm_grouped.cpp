@@ -309,6 +309,19 @@ TEST_CASE("grouped masked GEMM computes only rows below masked_m", "[gpu][moe]")
     // Counts on both sides of 64-row wave boundaries: the waves past the count are skipped.
     run_masked(p, {64, 65, 191, 193, 256, 257}, 192, &config, seed++);
   }
+  SECTION("256-row tiles over whole turns of the ring") {
+    // 32 and 64 K blocks on 3 stages: every tile's last turn padded with 1 and 2 empty stages
+    // (sm90_1d2d::ring_aligned). Counts leave the second warpgroup no wave (it only passes the
+    // stages, padding included), one wave of two, or both.
+    for (auto [k, counts] : std::vector<std::pair<std::int64_t, std::vector<int>>>{
+             {4096, {100, 150, 256, 300}}, {8192, {0, 129, 300, 64}}}) {
+      Masked r(4, 300, 256, k, seed++);
+      for (auto [mc, on_a] : std::vector<std::pair<int, bool>>{{2, true}, {1, true}, {2, false}}) {
+        const auto config = make_config(G::masked, r.e, r.k, 256, 128, 3, mc, on_a);
+        run_masked(r, counts, 192, &config, seed++);
+      }
+    }
+  }
   SECTION("many experts") {
     Masked q(32, 200, 256, 512, seed++);
     std::mt19937_64 rng(5);

@@ -48,14 +48,18 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
     INFO("grouping " << static_cast<int>(s.grouping) << " rows " << s.rows << " E " << s.groups << " n " << s.n
                      << " k " << s.k << " sms " << s.sms << ": " << c.to_json().dump());
     const bool contiguous = s.grouping != Sm90Grouping::masked;
-    CHECK((c.block_m == 64 || c.block_m == 128));
+    CHECK((c.block_m == 64 || c.block_m == 128 || (!contiguous && c.block_m == 256)));
     CHECK(c.block_n % 16 == 0);
     CHECK(c.block_n >= 16);
     CHECK(c.block_n <= (c.block_m == 256 ? 128 : 192));
     CHECK(c.stages >= 3);
     CHECK(c.splits == 1);
-    CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, 1) +
-                              sm90_grouping_smem_bytes(s.grouping, s.groups));
+    // One D buffer per 64-row wave where it fits beside the grouping tables, else one.
+    const int tables = sm90_grouping_smem_bytes(s.grouping, s.groups);
+    const int per_wave = sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, 2) + tables;
+    const int bufs = c.block_m == 256 && per_wave <= kSm90MaxSmem ? 2 : 1;
+    CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, bufs) + tables);
+    CHECK(c.smem_bytes == sm90_grouped_smem_bytes(s.grouping, s.groups, c.block_m, c.block_n, s.k, c.stages));
     CHECK(c.smem_bytes <= kSm90MaxSmem);
     CHECK(c.threads == sm90_gemm_threads(c.block_m));
     CHECK((c.multicast == 1 || c.multicast == 2));
@@ -67,17 +71,25 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
   }
 }
 
-TEST_CASE("masked experts pair their M blocks on B only for two M blocks over a long K", "[moe][heuristics]") {
-  auto pairing = [](std::int64_t expected, std::int64_t groups, std::int64_t n, std::int64_t k) {
+TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]") {
+  auto tiling = [](std::int64_t expected, std::int64_t groups, std::int64_t n, std::int64_t k) {
     const Sm90GemmConfig c = choose_sm90_grouped_config(Sm90Grouping::masked, expected, groups, n, k, 132);
     INFO(c.to_json().dump());
-    return c.multicast == 1 ? std::string("alone") : c.multicast_on_a ? std::string("A") : std::string("B");
+    return std::to_string(c.block_m) + "x" + std::to_string(c.block_n) +
+           (c.multicast == 1 ? std::string(" alone") : c.multicast_on_a ? std::string(" A") : std::string(" B"));
   };
-  CHECK(pairing(192, 32, 6144, 7168) == "B");   // 2 M blocks of 128, 56 K blocks
-  CHECK(pairing(192, 32, 7168, 3072) == "B");
-  CHECK(pairing(192, 32, 4096, 2048) != "B");   // 16 K blocks: B pairs measured slowest
-  CHECK(pairing(1024, 6, 6144, 7168) != "B");   // 8 M blocks
-  CHECK(pairing(1024, 6, 4096, 2048) != "B");
+  // Experts of 129..256 rows: one 256 x 128 tile each (before: 128 x 192 tiles paired on B).
+  CHECK(tiling(192, 32, 6144, 7168) == "256x128 A");
+  CHECK(tiling(192, 32, 7168, 3072) == "256x128 A");
+  CHECK(tiling(192, 32, 4096, 2048) == "256x128 A");
+  CHECK(tiling(200, 32, 4096, 2048 + 64) == "256x128 A");  // odd K: still whole K blocks
+  // More rows: 128 x 192 A pairs over a long K, 256 x 128 on 16 K blocks.
+  CHECK(tiling(1024, 6, 6144, 7168) == "128x192 A");
+  CHECK(tiling(1024, 6, 7168, 3072) == "128x192 A");
+  CHECK(tiling(1024, 6, 4096, 2048) == "256x128 A");
+  // Few rows: not 256-row tiles (a 64-row tile reads a quarter of the A rows).
+  CHECK(tiling(64, 32, 4096, 7168).rfind("256", 0) != 0);
+  CHECK(tiling(100, 32, 4096, 7168).rfind("256", 0) != 0);
 }
 
 TEST_CASE("every grouped config the heuristics choose on H100 compiles without spills",

@@ -29,9 +29,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 
 // Shared memory of each form (the kernels static_assert the exact figure).
 constexpr u32 kDense4096 = sm90_1d2d::dense_smem_size(128, 192, 4096, 4, 1);
-constexpr u32 kGrouped4096 = sm90_1d2d::dense_smem_size_with(128, 192, 4096, 4, 1, 1);
+constexpr u32 kGrouped4096 = sm90_1d2d::grouped_smem_size(128, 192, 4096, 4, kGroupingContiguousIds, 8);
 constexpr u32 kDense7168 = sm90_1d2d::dense_smem_size(256, 128, 7168, 3, 1);
-constexpr u32 kGrouped7168 = sm90_1d2d::dense_smem_size_with(256, 128, 7168, 3, 1, 1);
+constexpr u32 kGrouped7168 = sm90_1d2d::grouped_smem_size(256, 128, 7168, 3, kGroupingDense, 1);
 
 // 128 x 192, 4 stages, A-pair multicast: the contiguous MoE anchors' configuration.
 template __global__ void sm90_fp8_gemm_1d2d_kernel<4096, 4096, 128, 192, 4, 2, true, 1, 132, 8, kDense4096>(
