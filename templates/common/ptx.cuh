@@ -38,6 +38,17 @@ JITFP8_DEVICE u32 lane_id() {
   return r;
 }
 
+// True in exactly one lane of the (fully active) warp, with no lane id needed (elect.sync).
+JITFP8_DEVICE bool elect_one_sync() {
+  u32 elected;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "elect.sync _|p, 0xffffffff;\n\t"
+      "selp.u32 %0, 1, 0, p;\n}"
+      : "=r"(elected));
+  return elected != 0;
+}
+
 // Warp index, made uniform for the compiler (shfl of lane 0) so role branches do not diverge.
 JITFP8_DEVICE u32 warp_id() {
   u32 w = threadIdx.x / 32;

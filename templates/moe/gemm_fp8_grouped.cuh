@@ -358,7 +358,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned>
           mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
-          full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end, active_waves};
+          full,  empty,       wg,          row_in_wave, kb_begin, kb_end, active_waves};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
       if (t.compute) {  // a padding tile (contiguous) stores zeros
         if constexpr (kNumSfb == 1) {

@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned>
           mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
-          full,  empty,       wg,          row_in_wave, lane, kb_begin, kb_end, kWaves};
+          full,  empty,       wg,          row_in_wave, kb_begin, kb_end, kWaves};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
       if constexpr (kNumSfb == 1) {
         mainloop(SfbBoundsStatic<kNumGroups>{});
