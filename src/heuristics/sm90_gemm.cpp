@@ -165,9 +165,10 @@ int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, in
          2 * 2 * 8;
 }
 
-int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits) {
+int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after) {
   const int waves = num_waves(block_m);
-  return waves > 1 && sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, waves) <= kSm90MaxSmem
+  return waves > 1 && static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits,
+                                                                                waves)) + after <= kSm90MaxSmem
              ? waves
              : 1;
 }

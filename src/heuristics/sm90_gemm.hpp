@@ -27,9 +27,10 @@ int sm90_gemm_threads(int block_m);
 int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1);
 // The dense kernel's: plus the store warps' and the B-scale loader's barriers and `bufs` D staging
 // buffers per math warpgroup (the grouped kernels then add their grouping tables). Both take one
-// buffer per 64-row wave where it fits (sm90_gemm_d_buffers, sm90_grouped_smem_bytes), else one.
+// buffer per 64-row wave where it fits (sm90_gemm_d_buffers), else one.
 int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs);
-int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits);
+// `after`: bytes placed after the layout (the grouped kernels' grouping tables).
+int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after = 0);
 int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits);
 // Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D
 // tensor map's swizzle and box follow from it.

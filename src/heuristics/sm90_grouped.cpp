@@ -67,15 +67,14 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
 }
 
-// Mirrors grouped_d_buffers / grouped_smem_size (templates/moe/gemm_fp8_grouped.cuh): one D
-// buffer per 64-row wave where it fits beside the grouping tables, else one.
+// Mirrors grouped_smem_size (templates/moe/gemm_fp8_grouped.cuh): D buffers as the dense
+// kernel's, counting the grouping tables after the layout.
 int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages) {
   const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
-  const int waves = block_m == 256 ? 2 : 1;
-  const bool per_wave = waves > 1 && static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(
-                                         block_m, block_n, k, stages, 1, waves)) + tables <= kSm90MaxSmem;
-  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, per_wave ? waves : 1) + tables;
+  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1,
+                                         sm90_gemm_d_buffers(block_m, block_n, k, stages, 1, tables)) +
+         tables;
 }
 
 int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,

@@ -11,7 +11,7 @@
 //   kGrouping    kGroupingContiguousIds, kGroupingContiguousEnds or kGroupingMasked
 //   kNumExperts  E (the grouping tables in shared memory are sized by it)
 //   kSmemBytes   grouped_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping, E): the dense kernel's
-//                layout with grouped_d_buffers D buffers per math warpgroup, then the tables
+//                layout with its D buffers per math warpgroup (d_buffers), then the tables
 // Kernel parameters: u32 M (contiguous: rows of A and D; masked: max_m), void* d (D base: the
 //   masked epilogue's predicated stores), const float* sfb (E blocks of (ceil(N/128), ceil(K/128))),
 //   const i32* grouping (m_indices (M), group_ends (E) or masked_m (E)), then the tensor maps:
@@ -36,22 +36,14 @@ __host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts)
                                              : 0;
 }
 
-// D staging buffers per math warpgroup: one per 64-row wave where shared memory allows, as the
-// dense kernel (d_buffers), counting the grouping tables; else one. With one, a two-wave tile's
-// second wave waits until the store warp's TMA has read the first (H100, masked 4 x 8192 rows,
-// N 4096, K 2048, 256 x 128 A pairs: ~3% of the warp stall samples sat at that wait).
-__host__ __device__ constexpr u32 grouped_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
-                                                    u32 experts) {
-  return num_waves(block_m) > 1 && dense_smem_size_with(block_m, block_n, k, stages, 1, num_waves(block_m)) +
-                                           grouping_smem_bytes(grouping, experts) <=
-                                       232448
-             ? num_waves(block_m)
-             : 1;
-}
+// The dense kernel's layout with its D staging buffers per math warpgroup (d_buffers: one per
+// 64-row wave where it fits beside the grouping tables), then the tables. With one buffer, a
+// two-wave tile's second wave waits until the store warp's TMA has read the first (H100, masked
+// 4 x 8192 rows, N 4096, K 2048, 256 x 128 A pairs: ~3% of the warp stall samples sat there).
 __host__ __device__ constexpr u32 grouped_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
                                                     u32 experts) {
   return dense_smem_size_with(block_m, block_n, k, stages, 1,
-                              grouped_d_buffers(block_m, block_n, k, stages, grouping, experts)) +
+                              d_buffers(block_m, block_n, k, stages, 1, grouping_smem_bytes(grouping, experts))) +
          grouping_smem_bytes(grouping, experts);
 }
 
@@ -119,7 +111,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   constexpr u32 kGroupingSmem = grouping_smem_bytes(kGrouping, kNumExperts);
-  constexpr u32 kDBufs = kNumSplits == 1 ? grouped_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping, kNumExperts) : 1;
+  constexpr u32 kDBufs = d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kGroupingSmem);
   constexpr u32 kLayoutBytes = dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs);
   static_assert(kLayoutBytes + kGroupingSmem <= 232448, "shared memory");
   static_assert(kLayoutBytes + kGroupingSmem == kSmemBytes,
@@ -214,7 +206,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       GroupedTile t;
       u32 stage = 0, phase = 0;
       // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
-      const u32 kb_stop = kRingAligned ? (kNumKBlocks + kNumStages - 1) / kNumStages * kNumStages : kb_end;
+      const u32 kb_stop = kRingAligned ? align_up(kNumKBlocks, kNumStages) : kb_end;
       while (sched.next(t)) {
         if (!t.compute) continue;  // padding tile: no loads
         const i32 m0 = (i32)t.row0, n0 = (i32)(t.n_block * BLOCK_N);

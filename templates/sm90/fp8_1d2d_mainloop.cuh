@@ -204,7 +204,7 @@ struct Mainloop1D2D {
   // No wave of this warpgroup is needed: take part in the ring only (ring-aligned tiles: also in
   // the padding stages of their last turn).
   __device__ __forceinline__ void consume_only() {
-    const u32 end = kRingAligned ? kb_begin + (kb_end - kb_begin + kNumStages - 1) / kNumStages * kNumStages : kb_end;
+    const u32 end = kRingAligned ? kb_begin + align_up(kb_end - kb_begin, kNumStages) : kb_end;
     for (u32 kb = kb_begin; kb < end; ++kb) {
       mbar_wait(&full[stage], phase);
       release(stage);

@@ -149,18 +149,18 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32
 // front), each with a "staged" and a "stored" mbarrier after the split-K ones (store warps issue
 // the TMA stores: sm90/d_store_pipe.cuh), then a "loaded" and a "consumed" mbarrier for each of
 // two B-scale tiles (the loader warp of the dense and the grouped kernel fills the first two
-// B-scale tiles of the region). The grouped kernel takes grouped_d_buffers and puts its grouping
-// tables after all of it.
+// B-scale tiles of the region). The grouped kernel puts its grouping tables after all of it.
 __host__ __device__ constexpr u32 dense_smem_size_with(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
                                                        u32 bufs) {
   return smem_size(block_m, block_n, k, stages, splits) + num_math_wgs(block_m) * (bufs - 1) * 64 * block_n * 2 +
          num_math_wgs(block_m) * bufs * 2 * 8 + 2 * 2 * 8;
 }
 // One buffer per 64-row wave where shared memory allows (then a warpgroup never waits for a TMA
-// store inside a tile), else one.
-__host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
+// store inside a tile), else one. `after`: bytes placed after the layout (the grouped kernel's
+// grouping tables).
+__host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits, u32 after = 0) {
   return num_waves(block_m) > 1 &&
-                 dense_smem_size_with(block_m, block_n, k, stages, splits, num_waves(block_m)) <= 232448
+                 dense_smem_size_with(block_m, block_n, k, stages, splits, num_waves(block_m)) + after <= 232448
              ? num_waves(block_m)
              : 1;
 }
@@ -327,7 +327,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       Scheduler sched(M);
       u32 m_block, n_block, stage = 0, phase = 0;
       // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
-      const u32 kb_stop = kRingAligned ? (kNumKBlocks + kNumStages - 1) / kNumStages * kNumStages : kb_end;
+      const u32 kb_stop = kRingAligned ? align_up(kNumKBlocks, kNumStages) : kb_end;
       while (sched.next(m_block, n_block)) {
         const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
         for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
