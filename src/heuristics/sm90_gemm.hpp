@@ -18,6 +18,7 @@ struct Sm90GemmConfig {
   int group_n = 8;            // tile order: N blocks per L2 group
   int smem_bytes = 0;
   int threads = 384;
+  bool b_evict_first = false; // B's TMA loads are the L2's first victims (sm90_gemm_b_evict_first)
   nlohmann::json to_json() const;
 };
 
@@ -40,6 +41,10 @@ inline constexpr int kSm90MaxSmem = 232448;
 // Configs depend on M only through this bucket (the next power of two, at least 64), so one
 // kernel serves a whole bucket and a manifest's M range expands to a few kernels.
 std::int64_t sm90_gemm_m_bucket(std::int64_t m);
+
+// Whether B's loads take an L2 evict_first policy: M buckets of one or two M blocks (M <= 128),
+// where B streams through the L2 once and should not displace what the L2 still holds.
+bool sm90_gemm_b_evict_first(std::int64_t m_bucket);
 
 // The cost model behind choose_sm90_gemm_config: modelled cycles of one tile of bm x bn over K
 // (split in `splits`), b_shared: a 2-CTA pair multicasts B. Also used by the grouped GEMMs.

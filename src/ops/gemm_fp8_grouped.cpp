@@ -141,6 +141,7 @@ std::string config_error(Sm90Grouping grouping, const Sm90GemmConfig& c, std::in
                          std::int64_t k) {
   const bool contiguous = grouping != Sm90Grouping::masked;
   if (c.splits != 1) return "splits must be 1";
+  if (c.b_evict_first) return "b_evict_first is for the dense kernel only";
   if (contiguous && c.block_m > 128) return "block_m must be 64 or 128 (contiguous)";
   if (contiguous && c.multicast == 2 && !c.multicast_on_a) return "contiguous pairs must share A";
   if (c.smem_bytes != sm90_grouped_smem_bytes(grouping, e, c.block_m, c.block_n, k, c.stages))

@@ -91,7 +91,7 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
                         std::to_string(c.stages),   std::to_string(c.multicast),
                         c.multicast_on_a ? "true" : "false",
                         std::to_string(c.splits),   std::to_string(c.num_sms),  std::to_string(c.group_n),
-                        std::to_string(c.smem_bytes)};
+                        std::to_string(c.smem_bytes), c.b_evict_first ? "true" : "false"};
   spec.arch = arch;
   spec.dynamic_smem_bytes = c.smem_bytes;
   spec.config = c.to_json();

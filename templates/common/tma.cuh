@@ -27,6 +27,23 @@ JITFP8_DEVICE void tma_load_2d(void* smem_dst, const TensorMapParam& tmap, MBarr
       : "memory");
 }
 
+// L2 cache policy for TMA loads (createpolicy): evict_first for operands a kernel reads once,
+// so that they, not lines the L2 still holds for others, are its first victims.
+JITFP8_DEVICE u64 l2_policy_evict_first() {
+  u64 p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+
+// tma_load_2d with an L2 cache policy.
+JITFP8_DEVICE void tma_load_2d(void* smem_dst, const TensorMapParam& tmap, MBarrier* bar, i32 c0, i32 c1, u64 policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_u32(smem_dst)),
+      "l"(tmap_addr(tmap)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "l"(policy)
+      : "memory");
+}
+
 // 2D tile global -> shared of every CTA in `cta_mask` (same smem offset in each), completing the
 // bytes on the mbarrier at the same offset in each destination CTA.
 JITFP8_DEVICE void tma_load_2d_multicast(void* smem_dst, const TensorMapParam& tmap, MBarrier* bar, i32 c0, i32 c1,
@@ -35,6 +52,16 @@ JITFP8_DEVICE void tma_load_2d_multicast(void* smem_dst, const TensorMapParam& t
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
       " [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_u32(smem_dst)),
       "l"(tmap_addr(tmap)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "h"(cta_mask)
+      : "memory");
+}
+
+// tma_load_2d_multicast with an L2 cache policy.
+JITFP8_DEVICE void tma_load_2d_multicast(void* smem_dst, const TensorMapParam& tmap, MBarrier* bar, i32 c0, i32 c1,
+                                         u16 cta_mask, u64 policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint"
+      " [%0], [%1, {%3, %4}], [%2], %5, %6;" ::"r"(smem_u32(smem_dst)),
+      "l"(tmap_addr(tmap)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "h"(cta_mask), "l"(policy)
       : "memory");
 }
 

@@ -36,6 +36,10 @@
 //   kGroupN       grouped tile order: N units per group (see common/tile_scheduler.cuh).
 //   kSmemBytes    the dynamic shared memory the host launches with; must equal dense_smem_size(...):
 //                 the host mirrors the formula, and this catches any drift at compile time.
+//   kBEvictFirst  B's TMA loads carry an L2 evict_first policy: for small M, where each B tile is
+//                 read by one CTA (or the few of one M band, at about the same time), B's lines are
+//                 the L2's first victims instead of lines that are still wanted (see the host rule,
+//                 sm90_gemm_b_evict_first).
 //
 // Kernel parameters (in order)
 //   u32 M                       rows of A and D (run time, >= 1: with M == 0 do not launch,
@@ -201,7 +205,7 @@ __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u
 }  // namespace sm90_1d2d
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes>
+          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, bool kBEvictFirst>
 __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
                               const __grid_constant__ TensorMapParam tmap_b,
@@ -347,7 +351,14 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           } else {
             tma_load_2d(a_dst, tmap_a, bar, k0, m0);
           }
-          if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
+          if constexpr (kBEvictFirst) {
+            const u64 policy = l2_policy_evict_first();
+            if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
+              if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, n0, (u16)0x3, policy);
+            } else {
+              tma_load_2d(b_dst, tmap_b, bar, k0, n0, policy);
+            }
+          } else if constexpr (kNumMulticast > 1 && !kMulticastOnA) {
             if (sched.rank == 0) tma_load_2d_multicast(b_dst, tmap_b, bar, k0, n0, (u16)0x3);
           } else {
             tma_load_2d(b_dst, tmap_b, bar, k0, n0);

@@ -280,6 +280,26 @@ TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the referenc
     }
 }
 
+TEST_CASE("gemm_fp8_nt with B's loads evict_first (L2 policy) matches the reference", "[gpu][gemm]") {
+  // The heuristic sets the policy for M <= 128 only; forced here on every load path: alone, A
+  // pairs, B pairs (multicast with the policy) and split-K, also over several M blocks.
+  struct Case {
+    int bm, bn, stages, splits, multicast;
+    bool on_a;
+  };
+  const Case cases[] = {{128, 128, 5, 1, 1, true}, {128, 96, 5, 1, 2, true}, {64, 128, 8, 1, 2, false},
+                        {64, 64, 12, 4, 1, true}};
+  std::uint64_t seed = 6500;
+  for (const Case& c : cases)
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {7, 576, 7168}, {129, 1000, 1168}, {300, 2112, 528}}) {
+      detail::Sm90GemmConfig config =
+          make_config(c.bm, c.bn, c.stages, c.splits, c.splits > 1 ? 4 * c.splits : 4, k, c.multicast, c.on_a);
+      config.b_evict_first = true;
+      check_problem(m, n, k, seed++, 0, &config);
+    }
+}
+
 TEST_CASE("gemm_fp8_nt leaves the padding of a strided D untouched", "[gpu][gemm]") {
   check_problem(129, 256, 384, 7, /*ldd=*/264);
   check_problem(4095, 1024, 256, 8, /*ldd=*/1032);

@@ -52,6 +52,9 @@ TEST_CASE("gemm heuristics choose valid configs for a sweep of shapes", "[gemm][
     CHECK(c.num_sms <= s.sms);
     CHECK(c.num_sms % cluster == 0);
     CHECK(c.num_sms > 0);
+    // B streams through the L2 once (evict_first) exactly for the one-band buckets.
+    CHECK(c.b_evict_first == (sm90_gemm_m_bucket(s.m) <= 128));
+    CHECK(c.to_json().at("b_l2_policy") == (c.b_evict_first ? "evict_first" : "normal"));
     // A pure function of (M bucket, N, K, SMs).
     CHECK(choose_sm90_gemm_config(sm90_gemm_m_bucket(s.m), s.n, s.k, s.sms).to_json() ==
           c.to_json());

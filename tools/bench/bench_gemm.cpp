@@ -145,6 +145,7 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
           c.group_n = 8;
           c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
           c.threads = detail::sm90_gemm_threads(bm);
+          c.b_evict_first = detail::sm90_gemm_b_evict_first(mb);
           const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
           const double cycles = static_cast<double>(waves_of_tiles) *
                                 detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2);
