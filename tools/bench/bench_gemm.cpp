@@ -161,11 +161,50 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
   return out;
 }
 
+// --configs "BMxBN:splits:mc;..." (mc 1, 2a or 2b): these forward configs instead of the model's
+// 40 best, with the deepest pipeline that fits, for every shape (ones the shape cannot take are
+// skipped). Split-K grids: one cluster per tile.
+std::string g_forward_configs;
+std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& text, long long m, long long n,
+                                                          long long k, int sm_count) {
+  std::vector<detail::Sm90GemmConfig> configs;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(';', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    int bm = 0, bn = 0, splits = 1;
+    char mc[8] = {0};
+    if (std::sscanf(item.c_str(), "%dx%d:%d:%7s", &bm, &bn, &splits, mc) != 4)
+      throw std::runtime_error("--configs: cannot parse '" + item + "'");
+    detail::Sm90GemmConfig c;
+    c.block_m = bm, c.block_n = bn, c.splits = splits;
+    c.multicast = std::string(mc) == "1" ? 1 : 2;
+    c.multicast_on_a = std::string(mc) != "2b";
+    c.stages = 16;
+    while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
+      --c.stages;
+    const long long tiles = (detail::sm90_gemm_m_bucket(m) + bm - 1) / bm * ((n + bn - 1) / bn);
+    if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) continue;
+    c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
+    c.group_n = 8;
+    c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
+    c.threads = detail::sm90_gemm_threads(bm);
+    c.b_evict_first = detail::sm90_gemm_b_evict_first(detail::sm90_gemm_m_bucket(m));
+    configs.push_back(c);
+  }
+  return configs;
+}
+
 // Times the heuristic's config and the sweep's candidates for one forward shape (prints one line
 // each, the heuristic's marked '*').
 void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cudaStream_t stream) {
   const detail::DeviceContext& device = detail::current_device();
-  std::vector<detail::Sm90GemmConfig> configs = forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40);
+  std::vector<detail::Sm90GemmConfig> configs =
+      g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40)
+                                : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, device.sm_count);
   configs.insert(configs.begin(), detail::choose_sm90_gemm_config(detail::sm90_gemm_m_bucket(g.m), g.n,
                                                                   g.k, device.sm_count));
   std::vector<detail::KernelSpec> specs;
@@ -385,6 +424,7 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--wgrad-sweep") sweep = true;
     else if (arg == "--wgrad-configs" && i + 1 < argc) g_wgrad_configs = argv[++i], sweep = true;
     else if (arg == "--sweep") forward_sweep = true;
+    else if (arg == "--configs" && i + 1 < argc) g_forward_configs = argv[++i], forward_sweep = true;
     else {
       std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
       return 2;
