@@ -67,6 +67,16 @@ std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std:
   return out;
 }
 
+// The non-empty items of a ';'-separated list (--configs, --wgrad-configs).
+std::vector<std::string> config_items(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ';'))
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
 std::vector<Shape> parse_shapes(const std::string& text) {
   std::vector<Shape> shapes;
   std::stringstream list(text);
@@ -168,13 +178,7 @@ std::string g_forward_configs;
 std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& text, long long m, long long n,
                                                           long long k, int sm_count) {
   std::vector<detail::Sm90GemmConfig> configs;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find(';', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
+  for (const std::string& item : config_items(text)) {
     int bm = 0, bn = 0, splits = 1;
     char mc[8] = {0};
     if (std::sscanf(item.c_str(), "%dx%d:%d:%7s", &bm, &bn, &splits, mc) != 4)
@@ -256,13 +260,7 @@ std::vector<detail::Sm90WgradConfig> sweep_configs(int sm_count) {
 // beside the heuristic's instead of the --wgrad-sweep candidates.
 std::vector<detail::Sm90WgradConfig> parse_wgrad_configs(const std::string& text, int sm_count) {
   std::vector<detail::Sm90WgradConfig> configs;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find(';', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
+  for (const std::string& item : config_items(text)) {
     int bm = 0, bn = 0, stages = 0, batch = 0, bufs = 0, pp = 0, ov = 0, group_n = 8;
     char mc[8] = {0};
     const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d:%d:%d:%d:%d", &bm, &bn, &stages, mc, &batch,
