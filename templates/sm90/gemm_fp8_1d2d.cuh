@@ -91,6 +91,20 @@
 namespace jitfp8 {
 namespace sm90_1d2d {
 
+// First row of M block m_block. A last block that M ends inside starts earlier instead (when
+// M >= BLOCK_M), at M - BLOCK_M rounded up to a multiple of 4, overlapping the block before it,
+// so that its A box stays inside the tensor but for at most 3 rows: TMA loads of boxes that reach
+// past A's last row ran far slower on H100 (160 x 7168 x 16384, 128 x 128 tiles: 94 us, 66 us
+// with the box in bounds; M = 224: 74 vs 67). The multiple of 4: the A-scale box starts there
+// along its innermost dimension, which TMA wants 16-byte aligned (an illegal-instruction fault
+// otherwise); rounding up keeps row M - 1 in the tile and the A-scale box inside align(M, 4).
+// The rows both tiles hold are computed by each from the same operands in the same order, so
+// both store the same bits. Blocks wholly past M (the idle half of a B pair) keep their row.
+__device__ __forceinline__ u32 tile_row0(u32 m_block, u32 block_m, u32 M) {
+  const u32 row0 = m_block * block_m;
+  return row0 < M && row0 + block_m > M && M >= block_m ? (M - block_m + 3) & ~3u : row0;
+}
+
 __host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : 2; }
 __host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
 // 64-row wgmma waves per math warpgroup.
@@ -162,20 +176,6 @@ __host__ __device__ constexpr u32 dense_smem_size_with(u32 block_m, u32 block_n,
 // One buffer per 64-row wave where shared memory allows (then a warpgroup never waits for a TMA
 // store inside a tile), else one. `after`: bytes placed after the layout (the grouped kernel's
 // grouping tables).
-// First row of M block m_block. A last block that M ends inside starts earlier instead (when
-// M >= BLOCK_M), at M - BLOCK_M rounded up to a multiple of 4, overlapping the block before it,
-// so that its A box stays inside the tensor but for at most 3 rows: TMA loads of boxes that reach
-// past A's last row ran far slower on H100 (160 x 7168 x 16384, 128 x 128 tiles: 94 us, 66 us
-// with the box in bounds; M = 224: 74 vs 67). The multiple of 4: the A-scale box starts there
-// along its innermost dimension, which TMA wants 16-byte aligned (an illegal-instruction fault
-// otherwise); rounding up keeps row M - 1 in the tile and the A-scale box inside align(M, 4).
-// The rows both tiles hold are computed by each from the same operands in the same order, so
-// both store the same bits. Blocks wholly past M (the idle half of a B pair) keep their row.
-__device__ __forceinline__ u32 tile_row0(u32 m_block, u32 block_m, u32 M) {
-  const u32 row0 = m_block * block_m;
-  return row0 < M && row0 + block_m > M && M >= block_m ? (M - block_m + 3) & ~3u : row0;
-}
-
 __host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits, u32 after = 0) {
   return num_waves(block_m) > 1 &&
                  dense_smem_size_with(block_m, block_n, k, stages, splits, num_waves(block_m)) + after <= 232448
