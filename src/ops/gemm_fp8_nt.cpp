@@ -136,7 +136,10 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
                         : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
   };
   const Scales1x128Layout sa{args.m, args.k};
-  CUtensorMap maps[4] = {
+  // The block M ends inside loads only the rows below M (sm90_1d2d::block_rows): boxes of
+  // M % BLOCK_M rows of A, and as many A scales rounded up to 4 (16-byte boxes).
+  const auto tail_rows = static_cast<std::uint32_t>(args.m % c.block_m);
+  CUtensorMap maps[6] = {
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m,
                          static_cast<std::uint64_t>(strides.lda), 128,
                          static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
@@ -155,10 +158,24 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
                          static_cast<std::uint64_t>(strides.ldd) * 2, d_swizzle / 2, d_box_m,
                          swizzle_of(d_swizzle)},
                         "d")};
+  if (tail_rows == 0) {  // no such block: the kernel never reads the tail maps
+    maps[4] = maps[0];
+    maps[5] = maps[2];
+  } else {
+    maps[4] = encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m, static_cast<std::uint64_t>(strides.lda),
+                                 128, tail_rows, CU_TENSOR_MAP_SWIZZLE_128B},
+                                "a");
+    maps[5] = encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
+                                 static_cast<std::uint64_t>(sa.row_stride()),
+                                 static_cast<std::uint64_t>(sa.k_blocks()),
+                                 static_cast<std::uint64_t>(sa.row_stride()) * 4, (tail_rows + 3) / 4 * 4, 1,
+                                 CU_TENSOR_MAP_SWIZZLE_NONE},
+                                "a_scales");
+  }
   std::uint32_t m32 = static_cast<std::uint32_t>(args.m);
   void* d = args.d;
   const float* sfb = args.b_scales;
-  void* kernel_args[] = {&m32, &d, &sfb, &maps[0], &maps[1], &maps[2], &maps[3]};
+  void* kernel_args[] = {&m32, &d, &sfb, &maps[0], &maps[1], &maps[2], &maps[3], &maps[4], &maps[5]};
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
   shape.block = {static_cast<unsigned>(c.threads), 1, 1};

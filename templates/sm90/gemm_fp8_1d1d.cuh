@@ -88,11 +88,13 @@
 // Kernel parameters (in order)
 //   u32 M                       rows of A and D (run time, >= 1: with M == 0 do not launch)
 //   u32 accumulate              0: D = A.B^T (TMA store); 1: D += A.B^T (TMA reduce-add)
-//   TensorMapParam tmap_a       all five by value, `const __grid_constant__`, bytes from
+//   TensorMapParam tmap_a       all seven by value, `const __grid_constant__`, bytes from
 //   TensorMapParam tmap_b       cuTensorMapEncodeTiled (see "tensor maps" below)
 //   TensorMapParam tmap_sfa
 //   TensorMapParam tmap_sfb
 //   TensorMapParam tmap_d
+//   TensorMapParam tmap_a_tail    tmap_a and tmap_sfa with the box heights of the block that M
+//   TensorMapParam tmap_sfa_tail  ends inside (block_rows; any copy when M % BLOCK_M == 0)
 //
 // Launch: grid (kNumSMs, 1, 1); block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
 //   cluster (kNumMulticast, 1, 1) (no cluster attribute needed when 1); dynamic shared memory
@@ -109,7 +111,9 @@
 //            SWIZZLE_NONE (Scales1x128Layout{N, K})
 //   tmap_d   FLOAT32, dims {N, M}, stride {ldd * 4} (ldd % 4 == 0, >= N),
 //            box {d_box_n(BLOCK_N), 64}, swizzle d_swizzle_mode(BLOCK_N) bytes (128 or 64)
-// M, N and K tails need nothing else: TMA zero-fills out-of-bounds loads (the products of the
+//   tmap_a_tail, tmap_sfa_tail: as tmap_a and tmap_sfa, box heights M % BLOCK_M and
+//            align(M % BLOCK_M, 4) (when M % BLOCK_M != 0)
+// N and K tails need nothing else (M: the tail maps): TMA zero-fills out-of-bounds loads (the products of the
 // missing rows, columns and K are 0) and clips stores and reductions to the tensor.
 // ---------------------------------------------------------------------------------------------
 #pragma once
@@ -192,7 +196,8 @@ template <bool kGrouped, u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages,
 __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, const sm90_1d1d::KGroupedParams& grouping,
                                                         const TensorMapParam& tmap_a, const TensorMapParam& tmap_b,
                                                         const TensorMapParam& tmap_sfa, const TensorMapParam& tmap_sfb,
-                                                        const TensorMapParam& tmap_d) {
+                                                        const TensorMapParam& tmap_d, const TensorMapParam& tmap_a_tail,
+                                                        const TensorMapParam& tmap_sfa_tail) {
   using namespace sm90_1d1d;
   constexpr u32 BLOCK_K = 128;
   constexpr u32 kNumKBlocks = kGrouped ? 0 : (K + BLOCK_K - 1) / BLOCK_K;
@@ -271,6 +276,10 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     tma_prefetch_desc(tmap_sfa);
     tma_prefetch_desc(tmap_sfb);
     tma_prefetch_desc(tmap_d);
+    if (!kGrouped && M % BLOCK_M != 0) {  // else the tail maps are never read
+      tma_prefetch_desc(tmap_a_tail);
+      tma_prefetch_desc(tmap_sfa_tail);
+    }
     for (u32 s = 0; s < kNumStages; ++s) {
       mbar_init(&full[s], 1);  // the producer's arrive_expect_tx; TMA completes the bytes
       // One arrive per math warp of every CTA of the cluster: a stage is free only when both
@@ -287,11 +296,13 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // ================================ producer warpgroup ================================
     setmaxnreg_dec<kProducerRegs>();
     // One stage: the A and B tiles at column k0 of the given maps, and the scales of column
-    // block kb_scale (absolute: the scale maps cover the whole K-grouped capacity).
-    const auto produce_stage = [&](const TensorMapParam& map_a, const TensorMapParam& map_b, const u32 stage,
+    // block kb_scale (absolute: the scale maps cover the whole K-grouped capacity); tx_bytes: the
+    // stage's bytes (fewer for the dense kernel's last partial M block: see block_rows).
+    const auto produce_stage = [&](const TensorMapParam& map_a, const TensorMapParam& map_b,
+                                   const TensorMapParam& map_sfa, const u32 tx_bytes, const u32 stage,
                                    const i32 m0, const i32 n0, const i32 k0, const i32 kb_scale, const u32 rank) {
       MBarrier* bar = &full[stage];
-      mbar_arrive_expect_tx(bar, kStageTxBytes);  // includes bytes multicast by the peer
+      mbar_arrive_expect_tx(bar, tx_bytes);  // includes bytes multicast by the peer
       u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
       u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
       if constexpr (kNumMulticast > 1 && kMulticastOnA) {
@@ -304,7 +315,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       } else {
         tma_load_2d(b_dst, map_b, bar, k0, n0);
       }
-      tma_load_2d(smem_sfa + stage * kSfaStage, tmap_sfa, bar, m0, kb_scale);
+      tma_load_2d(smem_sfa + stage * kSfaStage, map_sfa, bar, m0, kb_scale);
       tma_load_2d(smem_sfb + stage * kSfbStage, tmap_sfb, bar, n0, kb_scale);
     };
     // Accumulate mode: the tile's D boxes are pulled into L2 about kDPrefetchLead K blocks before
@@ -343,9 +354,15 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         u32 m_block, n_block, stage = 0, phase = 0;
         while (sched.next(m_block, n_block)) {
           const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
+          // The block M ends inside: only A's rows below M, through the tail maps (fewer bytes).
+          const u32 rows = block_rows(m_block, BLOCK_M, M);
+          const TensorMapParam& map_a = rows < BLOCK_M ? tmap_a_tail : tmap_a;
+          const TensorMapParam& map_sfa = rows < BLOCK_M ? tmap_sfa_tail : tmap_sfa;
+          const u32 tx_bytes = kStageTxBytes - (BLOCK_M - rows) * BLOCK_K - (BLOCK_M - align_up(rows, 4u)) * 4;
           for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
             mbar_wait(&empty[stage], phase ^ 1);
-            produce_stage(tmap_a, tmap_b, stage, m0, n0, (i32)(kb * BLOCK_K), (i32)kb, sched.rank);
+            produce_stage(map_a, tmap_b, map_sfa, tx_bytes, stage, m0, n0, (i32)(kb * BLOCK_K), (i32)kb,
+                          sched.rank);
             if (kb == prefetch_kb(kNumKBlocks)) prefetch_d(m0, n0, 0);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
           }
@@ -397,8 +414,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           const i32 m0 = (i32)(t.m_block * BLOCK_M), n0 = (i32)(t.n_block * BLOCK_N);
           for (u32 kb = 0; kb < t.num_kb; ++kb) {
             mbar_wait(&empty[stage], phase ^ 1);
-            produce_stage(slots[slot], slots[kPatchSlots + slot], stage, m0, n0, (i32)(kb * BLOCK_K),
-                          (i32)(t.kb0 + kb), sched.rank);
+            produce_stage(slots[slot], slots[kPatchSlots + slot], tmap_sfa, kStageTxBytes, stage, m0, n0,
+                          (i32)(kb * BLOCK_K), (i32)(t.kb0 + kb), sched.rank);
             if (kb == prefetch_kb(t.num_kb)) prefetch_d(m0, n0, (i32)t.group);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
             ++issued;
@@ -745,11 +762,13 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
                               const __grid_constant__ TensorMapParam tmap_b,
                               const __grid_constant__ TensorMapParam tmap_sfa,
                               const __grid_constant__ TensorMapParam tmap_sfb,
-                              const __grid_constant__ TensorMapParam tmap_d) {
+                              const __grid_constant__ TensorMapParam tmap_d,
+                              const __grid_constant__ TensorMapParam tmap_a_tail,
+                              const __grid_constant__ TensorMapParam tmap_sfa_tail) {
   const sm90_1d1d::KGroupedParams none{0, 0, nullptr, 0, 0};
   sm90_fp8_gemm_1d1d_body<false, N, K, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, kNumSMs,
                           kGroupN, kEpiBatch, kEpiBufs, kPingPong, kOverlap, kSmemBytes>(
-      M, accumulate, none, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d);
+      M, accumulate, none, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d, tmap_a_tail, tmap_sfa_tail);
 }
 
 // The K-grouped (MoE) weight-gradient kernel: for each expert e with T_e = tokens[e] tokens,
@@ -784,7 +803,7 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
                                            reinterpret_cast<u64>(b)};
   sm90_fp8_gemm_1d1d_body<true, N, 128, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, kNumSMs,
                           kGroupN, kEpiBatch, kEpiBufs, kPingPong, kOverlap, kSmemBytes>(
-      M, accumulate, grouping, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d);
+      M, accumulate, grouping, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d, tmap_a, tmap_sfa);
 }
 
 }  // namespace jitfp8

@@ -50,6 +50,8 @@
 //   TensorMapParam tmap_b       cuTensorMapEncodeTiled (see "tensor maps" below)
 //   TensorMapParam tmap_sfa
 //   TensorMapParam tmap_d
+//   TensorMapParam tmap_a_tail  tmap_a and tmap_sfa with the box heights of the block that M
+//   TensorMapParam tmap_sfa_tail  ends inside (block_rows; any copy when M % BLOCK_M == 0)
 //
 // Launch: grid (kNumSMs, 1, 1); block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
 //   cluster (max(kNumMulticast, kNumSplits), 1, 1) (no cluster attribute needed when 1); dynamic
@@ -63,11 +65,13 @@
 //   tmap_b   UINT8,              dims {K, N}, stride {K},  box {128, BLOCK_N}, SWIZZLE_128B
 //   tmap_sfa FLOAT32, dims {align(M, 4), ceil(K/128)}, stride {align(M, 4) * 4},
 //            box {BLOCK_M, 1}, SWIZZLE_NONE  (scale(m, kb) at kb * align(M, 4) + m)
+//   tmap_a_tail, tmap_sfa_tail: as tmap_a and tmap_sfa, box heights M % BLOCK_M and
+//            align(M % BLOCK_M, 4) (when M % BLOCK_M != 0)
 //   tmap_d   BFLOAT16, dims {N, M}, stride {ldd * 2} (ldd >= N, usually N),
 //            box {d_box_n(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)), 64},
 //            swizzle d_swizzle_mode(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)) bytes:
 //            128 -> SWIZZLE_128B, 64 -> SWIZZLE_64B, 32 -> SWIZZLE_32B
-// M, N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores.
+// N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores (M: the tail maps).
 // Global bases 16-byte aligned (cudaMalloc is); sfb 4-byte aligned.
 //
 // Configs measured on H100 SXM (132 SMs, L2 flushed; tools/bench/results/2026-11-24-store-warps-h100.md):
@@ -90,20 +94,6 @@
 
 namespace jitfp8 {
 namespace sm90_1d2d {
-
-// First row of M block m_block. A last block that M ends inside starts earlier instead (when
-// M >= BLOCK_M), at M - BLOCK_M rounded up to a multiple of 4, overlapping the block before it,
-// so that its A box stays inside the tensor but for at most 3 rows: TMA loads of boxes that reach
-// past A's last row ran far slower on H100 (160 x 7168 x 16384, 128 x 128 tiles: 94 us, 66 us
-// with the box in bounds; M = 224: 74 vs 67). The multiple of 4: the A-scale box starts there
-// along its innermost dimension, which TMA wants 16-byte aligned (an illegal-instruction fault
-// otherwise); rounding up keeps row M - 1 in the tile and the A-scale box inside align(M, 4).
-// The rows both tiles hold are computed by each from the same operands in the same order, so
-// both store the same bits. Blocks wholly past M (the idle half of a B pair) keep their row.
-__device__ __forceinline__ u32 tile_row0(u32 m_block, u32 block_m, u32 M) {
-  const u32 row0 = m_block * block_m;
-  return row0 < M && row0 + block_m > M && M >= block_m ? (M - block_m + 3) & ~3u : row0;
-}
 
 __host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 64 ? 1 : 2; }
 __host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
@@ -224,7 +214,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
                               const __grid_constant__ TensorMapParam tmap_b,
                               const __grid_constant__ TensorMapParam tmap_sfa,
-                              const __grid_constant__ TensorMapParam tmap_d) {
+                              const __grid_constant__ TensorMapParam tmap_d,
+                              const __grid_constant__ TensorMapParam tmap_a_tail,
+                              const __grid_constant__ TensorMapParam tmap_sfa_tail) {
   using namespace sm90_1d2d;
   constexpr u32 BLOCK_K = 128;
   constexpr u32 kNumKBlocks = (K + BLOCK_K - 1) / BLOCK_K;
@@ -310,6 +302,10 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     tma_prefetch_desc(tmap_b);
     tma_prefetch_desc(tmap_sfa);
     tma_prefetch_desc(tmap_d);
+    if (M % BLOCK_M != 0) {  // else the tail maps are never read
+      tma_prefetch_desc(tmap_a_tail);
+      tma_prefetch_desc(tmap_sfa_tail);
+    }
     for (u32 s = 0; s < kNumStages; ++s) {
       mbar_init(&full[s], 1);  // the producer's arrive_expect_tx; TMA completes the bytes
       // One arrive per math warp of every CTA of the cluster: a stage is free only when both
@@ -347,7 +343,12 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
       const u32 kb_stop = kRingAligned ? align_up(kNumKBlocks, kNumStages) : kb_end;
       while (sched.next(m_block, n_block)) {
-        const i32 m0 = (i32)tile_row0(m_block, BLOCK_M, M), n0 = (i32)(n_block * BLOCK_N);
+        const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
+        // The block M ends inside: only A's rows below M (block_rows, common/tile_scheduler.cuh).
+        const u32 rows = block_rows(m_block, BLOCK_M, M);
+        const TensorMapParam& map_a = rows < BLOCK_M ? tmap_a_tail : tmap_a;
+        const TensorMapParam& map_sfa = rows < BLOCK_M ? tmap_sfa_tail : tmap_sfa;
+        const u32 tx_bytes = kStageBytes - (BLOCK_M - rows) * BLOCK_K - (BLOCK_M - align_up(rows, 4u)) * 4;
         for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
           mbar_wait(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
@@ -356,14 +357,14 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
             if (++stage == kNumStages) stage = 0, phase ^= 1;
             continue;
           }
-          mbar_arrive_expect_tx(bar, kStageBytes);  // includes bytes multicast by the peer
+          mbar_arrive_expect_tx(bar, tx_bytes);  // includes bytes multicast by the peer
           const i32 k0 = (i32)(kb * BLOCK_K);
           u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
           u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
           if constexpr (kNumMulticast > 1 && kMulticastOnA) {
-            if (sched.rank == 0) tma_load_2d_multicast(a_dst, tmap_a, bar, k0, m0, (u16)0x3);
+            if (sched.rank == 0) tma_load_2d_multicast(a_dst, map_a, bar, k0, m0, (u16)0x3);
           } else {
-            tma_load_2d(a_dst, tmap_a, bar, k0, m0);
+            tma_load_2d(a_dst, map_a, bar, k0, m0);
           }
           if constexpr (kBEvictFirst) {
             const u64 policy = l2_policy_evict_first();
@@ -377,7 +378,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           } else {
             tma_load_2d(b_dst, tmap_b, bar, k0, n0);
           }
-          tma_load_2d(smem_sfa + stage * BLOCK_M, tmap_sfa, bar, m0, (i32)kb);
+          tma_load_2d(smem_sfa + stage * BLOCK_M, map_sfa, bar, m0, (i32)kb);
           if (++stage == kNumStages) stage = 0, phase ^= 1;
         }
       }
@@ -410,7 +411,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
           pipe.wait_staged();
           store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
-              tmap_d, pipe.buffer(), tile_row0(m_block, BLOCK_M, M), n_block, wg, v, split);
+              tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split);
           pipe.release();
         }
       }
@@ -537,7 +538,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           named_barrier_sync(2 + wg, 128);
           if (wg_thread == 0) {
             store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
-                tmap_d, pipe.buffer(), tile_row0(m_block, BLOCK_M, M), n_block, wg, v, split);
+                tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split);
             tma_store_commit();
           }
         }

@@ -62,8 +62,8 @@ std::vector<int> rows_to_check(std::int64_t m, std::mt19937_64& rng) {
     for (int r = 0; r < m; ++r) rows.push_back(r);
     return rows;
   }
-  // Block edges, and the rows around where a last partial M block starts (the kernel shifts
-  // that block up to end at M: sm90_1d2d::tile_row0).
+  // Block edges, and the rows of the last M blocks (a partial one loads only the rows below M:
+  // sm90_1d2d::block_rows).
   for (int r : {0, 1, 63, 64, 127, 128}) rows.push_back(r);
   for (int back : {1, 2, 4, 5, 64, 65, 128, 129, 256, 257}) rows.push_back(static_cast<int>(m) - back);
   std::uniform_int_distribution<int> pick(0, static_cast<int>(m) - 1);
