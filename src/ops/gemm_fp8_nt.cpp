@@ -136,42 +136,27 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
                         : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
   };
   const Scales1x128Layout sa{args.m, args.k};
-  // The block M ends inside loads only the rows below M (sm90_1d2d::block_rows): boxes of
-  // M % BLOCK_M rows of A, and as many A scales rounded up to 4 (16-byte boxes).
-  const auto tail_rows = static_cast<std::uint32_t>(args.m % c.block_m);
+  const TensorMap2d a_map{CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m, static_cast<std::uint64_t>(strides.lda), 128,
+                          static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B};
+  const TensorMap2d sa_map{CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
+                           static_cast<std::uint64_t>(sa.row_stride()), static_cast<std::uint64_t>(sa.k_blocks()),
+                           static_cast<std::uint64_t>(sa.row_stride()) * 4, static_cast<std::uint32_t>(c.block_m), 1,
+                           CU_TENSOR_MAP_SWIZZLE_NONE};
   CUtensorMap maps[6] = {
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m,
-                         static_cast<std::uint64_t>(strides.lda), 128,
-                         static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
-                        "a"),
+      encode_tensor_map(a_map, "a"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, k, n,
                          static_cast<std::uint64_t>(strides.ldb), 128,
                          static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
                         "b"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
-                         static_cast<std::uint64_t>(sa.row_stride()),
-                         static_cast<std::uint64_t>(sa.k_blocks()),
-                         static_cast<std::uint64_t>(sa.row_stride()) * 4,
-                         static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
-                        "a_scales"),
+      encode_tensor_map(sa_map, "a_scales"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, args.d, n, m,
                          static_cast<std::uint64_t>(strides.ldd) * 2, d_swizzle / 2, d_box_m,
                          swizzle_of(d_swizzle)},
                         "d")};
-  if (tail_rows == 0) {  // no such block: the kernel never reads the tail maps
-    maps[4] = maps[0];
-    maps[5] = maps[2];
-  } else {
-    maps[4] = encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m, static_cast<std::uint64_t>(strides.lda),
-                                 128, tail_rows, CU_TENSOR_MAP_SWIZZLE_128B},
-                                "a");
-    maps[5] = encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
-                                 static_cast<std::uint64_t>(sa.row_stride()),
-                                 static_cast<std::uint64_t>(sa.k_blocks()),
-                                 static_cast<std::uint64_t>(sa.row_stride()) * 4, (tail_rows + 3) / 4 * 4, 1,
-                                 CU_TENSOR_MAP_SWIZZLE_NONE},
-                                "a_scales");
-  }
+  const TailMaps tail =
+      encode_m_tail_maps(a_map, sa_map, static_cast<std::uint32_t>(args.m % c.block_m), maps[0], maps[2]);
+  maps[4] = tail.a;
+  maps[5] = tail.a_scales;
   std::uint32_t m32 = static_cast<std::uint32_t>(args.m);
   void* d = args.d;
   const float* sfb = args.b_scales;

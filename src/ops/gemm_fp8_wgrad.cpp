@@ -95,24 +95,19 @@ void launch_plan(const Plan& plan, const GemmFp8WgradArgs& args, const Strides& 
   const std::uint32_t d_swizzle = c.block_n % 32 == 0 ? 128 : 64;
   const Scales1x128Layout sa{args.m, args.k};
   const Scales1x128Layout sb{args.n, args.k};
-  // The block M ends inside loads only the rows below M (block_rows, common/tile_scheduler.cuh):
-  // boxes of M % BLOCK_M rows of A, and as many A scales rounded up to 4 (16-byte boxes).
-  const auto tail_rows = static_cast<std::uint32_t>(args.m % c.block_m);
+  const TensorMap2d a_map{CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m, static_cast<std::uint64_t>(strides.lda), 128,
+                          static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B};
+  const TensorMap2d sa_map{CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
+                           static_cast<std::uint64_t>(sa.row_stride()), static_cast<std::uint64_t>(sa.k_blocks()),
+                           static_cast<std::uint64_t>(sa.row_stride()) * 4, static_cast<std::uint32_t>(c.block_m), 1,
+                           CU_TENSOR_MAP_SWIZZLE_NONE};
   CUtensorMap maps[7] = {
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m,
-                         static_cast<std::uint64_t>(strides.lda), 128,
-                         static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
-                        "a"),
+      encode_tensor_map(a_map, "a"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, k, n,
                          static_cast<std::uint64_t>(strides.ldb), 128,
                          static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
                         "b"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
-                         static_cast<std::uint64_t>(sa.row_stride()),
-                         static_cast<std::uint64_t>(sa.k_blocks()),
-                         static_cast<std::uint64_t>(sa.row_stride()) * 4,
-                         static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
-                        "a_scales"),
+      encode_tensor_map(sa_map, "a_scales"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.b_scales,
                          static_cast<std::uint64_t>(sb.row_stride()),
                          static_cast<std::uint64_t>(sb.k_blocks()),
@@ -124,20 +119,10 @@ void launch_plan(const Plan& plan, const GemmFp8WgradArgs& args, const Strides& 
                          d_swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
                                           : CU_TENSOR_MAP_SWIZZLE_64B},
                         "d")};
-  if (tail_rows == 0) {  // no such block: the kernel never reads the tail maps
-    maps[5] = maps[0];
-    maps[6] = maps[2];
-  } else {
-    maps[5] = encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m, static_cast<std::uint64_t>(strides.lda),
-                                 128, tail_rows, CU_TENSOR_MAP_SWIZZLE_128B},
-                                "a");
-    maps[6] = encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
-                                 static_cast<std::uint64_t>(sa.row_stride()),
-                                 static_cast<std::uint64_t>(sa.k_blocks()),
-                                 static_cast<std::uint64_t>(sa.row_stride()) * 4, (tail_rows + 3) / 4 * 4, 1,
-                                 CU_TENSOR_MAP_SWIZZLE_NONE},
-                                "a_scales");
-  }
+  const TailMaps tail =
+      encode_m_tail_maps(a_map, sa_map, static_cast<std::uint32_t>(args.m % c.block_m), maps[0], maps[2]);
+  maps[5] = tail.a;
+  maps[6] = tail.a_scales;
   std::uint32_t m32 = static_cast<std::uint32_t>(args.m);
   std::uint32_t accumulate = args.accumulate ? 1u : 0u;
   void* kernel_args[] = {&m32, &accumulate, &maps[0], &maps[1], &maps[2], &maps[3], &maps[4], &maps[5], &maps[6]};

@@ -25,4 +25,12 @@ CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what) {
   return result;
 }
 
+TailMaps encode_m_tail_maps(TensorMap2d a, TensorMap2d a_scales, std::uint32_t tail_rows,
+                            const CUtensorMap& a_full, const CUtensorMap& a_scales_full) {
+  if (tail_rows == 0) return {a_full, a_scales_full};
+  a.box_outer = tail_rows;
+  a_scales.box_inner = (tail_rows + 3) / 4 * 4;
+  return {encode_tensor_map(a, "a"), encode_tensor_map(a_scales, "a_scales")};
+}
+
 }  // namespace jitfp8::detail

@@ -22,4 +22,15 @@ struct TensorMap2d {
 // Throws Error(cuda_error) naming `what` when the driver rejects the description.
 CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what);
 
+// The GEMM kernels' tail maps for the M block that M ends inside (block_rows in
+// templates/common/tile_scheduler.cuh): A (rows outer) with box height M % BLOCK_M, and its
+// 1x128 scales (rows inner) with that rounded up to 4 (16-byte boxes). `a` and `a_scales`
+// describe the full-block maps a_full and a_scales_full, which are copied when M % BLOCK_M == 0
+// (the kernels never read the tail maps then).
+struct TailMaps {
+  CUtensorMap a, a_scales;
+};
+TailMaps encode_m_tail_maps(TensorMap2d a, TensorMap2d a_scales, std::uint32_t tail_rows,
+                            const CUtensorMap& a_full, const CUtensorMap& a_scales_full);
+
 }  // namespace jitfp8::detail

@@ -31,6 +31,11 @@ JITFP8_DEVICE u32 block_rows(u32 m_block, u32 block_m, u32 M) {
   const u32 row0 = m_block * block_m;
   return row0 < M && row0 + block_m > M ? M - row0 : block_m;
 }
+// A stage's TMA bytes (full_bytes for whole blocks) when its A box (128-byte rows) and A-scale
+// box (4-byte rows, rounded up to 16-byte boxes) hold `rows` of the block's block_m rows.
+JITFP8_DEVICE u32 stage_tx_bytes(u32 full_bytes, u32 rows, u32 block_m) {
+  return full_bytes - (block_m - rows) * 128 - (block_m - (rows + 3) / 4 * 4) * 4;
+}
 
 template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN,
           u32 kClusterSize = kNumMulticast>

@@ -358,7 +358,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           const u32 rows = block_rows(m_block, BLOCK_M, M);
           const TensorMapParam& map_a = rows < BLOCK_M ? tmap_a_tail : tmap_a;
           const TensorMapParam& map_sfa = rows < BLOCK_M ? tmap_sfa_tail : tmap_sfa;
-          const u32 tx_bytes = kStageTxBytes - (BLOCK_M - rows) * BLOCK_K - (BLOCK_M - align_up(rows, 4u)) * 4;
+          const u32 tx_bytes = stage_tx_bytes(kStageTxBytes, rows, BLOCK_M);
           for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
             mbar_wait(&empty[stage], phase ^ 1);
             produce_stage(map_a, tmap_b, map_sfa, tx_bytes, stage, m0, n0, (i32)(kb * BLOCK_K), (i32)kb,

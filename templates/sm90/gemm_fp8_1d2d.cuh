@@ -348,7 +348,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         const u32 rows = block_rows(m_block, BLOCK_M, M);
         const TensorMapParam& map_a = rows < BLOCK_M ? tmap_a_tail : tmap_a;
         const TensorMapParam& map_sfa = rows < BLOCK_M ? tmap_sfa_tail : tmap_sfa;
-        const u32 tx_bytes = kStageBytes - (BLOCK_M - rows) * BLOCK_K - (BLOCK_M - align_up(rows, 4u)) * 4;
+        const u32 tx_bytes = stage_tx_bytes(kStageBytes, rows, BLOCK_M);
         for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
           mbar_wait(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
