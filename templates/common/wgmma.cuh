@@ -24,6 +24,11 @@ JITFP8_DEVICE u64 make_desc_k_sw128(u32 smem_addr) {
   desc |= (u64)1 << 62;                           // layout: 128-byte swizzle
   return desc;
 }
+// bytes: a multiple of 16. The 1D2D main loop adds a wave's row offset first and each K step's
+// 32 bytes after it, so that the K steps' offsets are constants: with the sum shifted as one,
+// NVVM at times recomputed it per wgmma inside the K loop (dense 128 x 4096 x 7168, 64 x 64
+// tiles, after an unrelated change to the epilogue: 3% slower). The same split in the 1D1D
+// kernel made its 256 x 128 tiles 4% slower, so that one keeps the single sum.
 JITFP8_DEVICE u64 add_desc_offset(u64 desc, u32 bytes) { return desc + (u64)(bytes >> 4); }
 
 // Orders earlier register accesses of the accumulators before the next wgmma (required before

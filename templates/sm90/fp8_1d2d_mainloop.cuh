@@ -105,14 +105,16 @@ struct Mainloop1D2D {
     const float* sfa = smem_sfa + stage * BLOCK_M + wg * 64 + row_in_wave;
     sa0 = sfa[0];
     sa1 = sfa[8];
-    const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K));
+    // This warpgroup's rows first, then each K step's 32 bytes as a constant (see add_desc_offset).
+    const u64 desc_a = add_desc_offset(make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K)),
+                                       wg * 64 * BLOCK_K);
     const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + stage * BLOCK_N * BLOCK_K));
 #pragma unroll
     for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
     wgmma_fence();
 #pragma unroll
     for (u32 k = 0; k < BLOCK_K / 32; ++k) {
-      const u64 da = add_desc_offset(desc_a, wg * 64 * BLOCK_K + k * 32);
+      const u64 da = add_desc_offset(desc_a, k * 32);
       WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), acc, k > 0 ? 1u : 0u);
     }
     wgmma_commit();
@@ -277,9 +279,11 @@ struct Mainloop1D2D {
 #pragma unroll
       for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
       wgmma_fence();
+      // The wave's rows first, then each K step's 32 bytes as a constant (see add_desc_offset).
+      const u64 desc_a_wave = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K);
 #pragma unroll
       for (u32 k = 0; k < BLOCK_K / 32; ++k) {
-        const u64 da = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K + k * 32);
+        const u64 da = add_desc_offset(desc_a_wave, k * 32);
         WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), accum, k > 0 ? 1u : 0u);
       }
       wgmma_commit();
