@@ -135,26 +135,22 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
     return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
                         : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
   };
-  const Scales1x128Layout sa{args.m, args.k};
-  const TensorMap2d a_map{CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m, static_cast<std::uint64_t>(strides.lda), 128,
-                          static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B};
-  const TensorMap2d sa_map{CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
-                           static_cast<std::uint64_t>(sa.row_stride()), static_cast<std::uint64_t>(sa.k_blocks()),
-                           static_cast<std::uint64_t>(sa.row_stride()) * 4, static_cast<std::uint32_t>(c.block_m), 1,
-                           CU_TENSOR_MAP_SWIZZLE_NONE};
+  const Fp8OperandMaps a_maps = fp8_1x128_operand_maps(args.a, args.a_scales, args.m, args.k, strides.lda,
+                                                       static_cast<std::uint32_t>(c.block_m));
   CUtensorMap maps[6] = {
-      encode_tensor_map(a_map, "a"),
+      encode_tensor_map(a_maps.data, "a"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, k, n,
                          static_cast<std::uint64_t>(strides.ldb), 128,
                          static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
                         "b"),
-      encode_tensor_map(sa_map, "a_scales"),
+      encode_tensor_map(a_maps.scales, "a_scales"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, args.d, n, m,
                          static_cast<std::uint64_t>(strides.ldd) * 2, d_swizzle / 2, d_box_m,
                          swizzle_of(d_swizzle)},
                         "d")};
   const TailMaps tail =
-      encode_m_tail_maps(a_map, sa_map, static_cast<std::uint32_t>(args.m % c.block_m), maps[0], maps[2]);
+      encode_m_tail_maps(a_maps.data, a_maps.scales, static_cast<std::uint32_t>(args.m % c.block_m), maps[0],
+                         maps[2]);
   maps[4] = tail.a;
   maps[5] = tail.a_scales;
   std::uint32_t m32 = static_cast<std::uint32_t>(args.m);

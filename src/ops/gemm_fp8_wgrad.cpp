@@ -91,36 +91,24 @@ void launch_plan(const Plan& plan, const GemmFp8WgradArgs& args, const Strides& 
   const Sm90WgradConfig& c = plan.config;
   const auto m = static_cast<std::uint64_t>(args.m);
   const auto n = static_cast<std::uint64_t>(args.n);
-  const auto k = static_cast<std::uint64_t>(args.k);
   const std::uint32_t d_swizzle = c.block_n % 32 == 0 ? 128 : 64;
-  const Scales1x128Layout sa{args.m, args.k};
-  const Scales1x128Layout sb{args.n, args.k};
-  const TensorMap2d a_map{CU_TENSOR_MAP_DATA_TYPE_UINT8, args.a, k, m, static_cast<std::uint64_t>(strides.lda), 128,
-                          static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B};
-  const TensorMap2d sa_map{CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.a_scales,
-                           static_cast<std::uint64_t>(sa.row_stride()), static_cast<std::uint64_t>(sa.k_blocks()),
-                           static_cast<std::uint64_t>(sa.row_stride()) * 4, static_cast<std::uint32_t>(c.block_m), 1,
-                           CU_TENSOR_MAP_SWIZZLE_NONE};
+  const Fp8OperandMaps a_maps = fp8_1x128_operand_maps(args.a, args.a_scales, args.m, args.k, strides.lda,
+                                                       static_cast<std::uint32_t>(c.block_m));
+  const Fp8OperandMaps b_maps = fp8_1x128_operand_maps(args.b, args.b_scales, args.n, args.k, strides.ldb,
+                                                       static_cast<std::uint32_t>(c.block_n));
   CUtensorMap maps[7] = {
-      encode_tensor_map(a_map, "a"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, k, n,
-                         static_cast<std::uint64_t>(strides.ldb), 128,
-                         static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
-                        "b"),
-      encode_tensor_map(sa_map, "a_scales"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.b_scales,
-                         static_cast<std::uint64_t>(sb.row_stride()),
-                         static_cast<std::uint64_t>(sb.k_blocks()),
-                         static_cast<std::uint64_t>(sb.row_stride()) * 4,
-                         static_cast<std::uint32_t>(c.block_n), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
-                        "b_scales"),
+      encode_tensor_map(a_maps.data, "a"),
+      encode_tensor_map(b_maps.data, "b"),
+      encode_tensor_map(a_maps.scales, "a_scales"),
+      encode_tensor_map(b_maps.scales, "b_scales"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, args.d, n, m,
                          static_cast<std::uint64_t>(strides.ldd) * 4, d_swizzle / 4, 64,
                          d_swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
                                           : CU_TENSOR_MAP_SWIZZLE_64B},
                         "d")};
   const TailMaps tail =
-      encode_m_tail_maps(a_map, sa_map, static_cast<std::uint32_t>(args.m % c.block_m), maps[0], maps[2]);
+      encode_m_tail_maps(a_maps.data, a_maps.scales, static_cast<std::uint32_t>(args.m % c.block_m), maps[0],
+                         maps[2]);
   maps[5] = tail.a;
   maps[6] = tail.a_scales;
   std::uint32_t m32 = static_cast<std::uint32_t>(args.m);

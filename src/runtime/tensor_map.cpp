@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "jitfp8/layouts.hpp"
 #include "runtime/driver_api.hpp"
 
 namespace jitfp8::detail {
@@ -23,6 +24,16 @@ CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what) {
                                    map.box_outer)
                            .c_str());
   return result;
+}
+
+Fp8OperandMaps fp8_1x128_operand_maps(const void* data, const float* scales, std::int64_t rows, std::int64_t k,
+                                      std::int64_t ld, std::uint32_t box_rows) {
+  const Scales1x128Layout layout{rows, k};
+  const auto scale_rows = static_cast<std::uint64_t>(layout.row_stride());
+  return {{CU_TENSOR_MAP_DATA_TYPE_UINT8, data, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(rows),
+           static_cast<std::uint64_t>(ld), 128, box_rows, CU_TENSOR_MAP_SWIZZLE_128B},
+          {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, scales, scale_rows, static_cast<std::uint64_t>(layout.k_blocks()),
+           scale_rows * 4, box_rows, 1, CU_TENSOR_MAP_SWIZZLE_NONE}};
 }
 
 TailMaps encode_m_tail_maps(TensorMap2d a, TensorMap2d a_scales, std::uint32_t tail_rows,

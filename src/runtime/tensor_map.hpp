@@ -22,6 +22,16 @@ struct TensorMap2d {
 // Throws Error(cuda_error) naming `what` when the driver rejects the description.
 CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what);
 
+// The maps of a K-major e4m3 GEMM operand of `rows` x k bytes (row stride `ld` bytes), boxes of
+// box_rows rows and one 128-wide K block with the 128-byte swizzle, and of its 1x128 scales
+// (Scales1x128Layout: rows inner, one row of the map per K block), boxes of box_rows scales:
+// the GEMMs' A, and the weight gradient's B.
+struct Fp8OperandMaps {
+  TensorMap2d data, scales;
+};
+Fp8OperandMaps fp8_1x128_operand_maps(const void* data, const float* scales, std::int64_t rows, std::int64_t k,
+                                      std::int64_t ld, std::uint32_t box_rows);
+
 // The GEMM kernels' tail maps for the M block that M ends inside (block_rows in
 // templates/common/tile_scheduler.cuh): A (rows outer) with box height M % BLOCK_M, and its
 // 1x128 scales (rows inner) with that rounded up to 4 (16-byte boxes). `a` and `a_scales`
