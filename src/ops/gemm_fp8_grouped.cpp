@@ -89,14 +89,10 @@ void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::in
                     std::int64_t m_param, Stream stream) {
   const int epi_n = sm90_gemm_epilogue_n(c.block_m, c.block_n, 1);
   const std::uint32_t d_swizzle = epi_n % 64 == 0 ? 128 : epi_n % 32 == 0 ? 64 : 32;
-  const auto ku = static_cast<std::uint64_t>(k), nu = static_cast<std::uint64_t>(n);
+  const auto nu = static_cast<std::uint64_t>(n);
   CUtensorMap maps[4] = {
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, a, ku, static_cast<std::uint64_t>(a_rows), ku,
-                         128, static_cast<std::uint32_t>(c.block_m), CU_TENSOR_MAP_SWIZZLE_128B},
-                        "a"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, b, ku, static_cast<std::uint64_t>(e * n), ku,
-                         128, static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
-                        "b"),
+      encode_tensor_map(fp8_k_major_map(a, a_rows, k, k, static_cast<std::uint32_t>(c.block_m)), "a"),
+      encode_tensor_map(fp8_k_major_map(b, e * n, k, k, static_cast<std::uint32_t>(c.block_n)), "b"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a_scales,
                          static_cast<std::uint64_t>(sfa_inner), static_cast<std::uint64_t>(sfa_outer),
                          static_cast<std::uint64_t>(sfa_inner) * 4,

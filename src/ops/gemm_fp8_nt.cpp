@@ -127,7 +127,6 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
                         const Strides& strides, Stream stream) {
   const auto m = static_cast<std::uint64_t>(args.m);
   const auto n = static_cast<std::uint64_t>(args.n);
-  const auto k = static_cast<std::uint64_t>(args.k);
   const int epi_n = sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits);
   const std::uint32_t d_swizzle = epi_n % 64 == 0 ? 128 : epi_n % 32 == 0 ? 64 : 32;
   const std::uint32_t d_box_m = 64;  // each math warpgroup stores 64 rows (one wgmma wave) at a time
@@ -139,9 +138,7 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
                                                        static_cast<std::uint32_t>(c.block_m));
   CUtensorMap maps[6] = {
       encode_tensor_map(a_maps.data, "a"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_UINT8, args.b, k, n,
-                         static_cast<std::uint64_t>(strides.ldb), 128,
-                         static_cast<std::uint32_t>(c.block_n), CU_TENSOR_MAP_SWIZZLE_128B},
+      encode_tensor_map(fp8_k_major_map(args.b, args.n, args.k, strides.ldb, static_cast<std::uint32_t>(c.block_n)),
                         "b"),
       encode_tensor_map(a_maps.scales, "a_scales"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, args.d, n, m,

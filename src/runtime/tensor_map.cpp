@@ -26,12 +26,17 @@ CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what) {
   return result;
 }
 
+TensorMap2d fp8_k_major_map(const void* data, std::int64_t rows, std::int64_t k, std::int64_t ld,
+                            std::uint32_t box_rows) {
+  return {CU_TENSOR_MAP_DATA_TYPE_UINT8, data, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(rows),
+          static_cast<std::uint64_t>(ld), 128, box_rows, CU_TENSOR_MAP_SWIZZLE_128B};
+}
+
 Fp8OperandMaps fp8_1x128_operand_maps(const void* data, const float* scales, std::int64_t rows, std::int64_t k,
                                       std::int64_t ld, std::uint32_t box_rows) {
   const Scales1x128Layout layout{rows, k};
   const auto scale_rows = static_cast<std::uint64_t>(layout.row_stride());
-  return {{CU_TENSOR_MAP_DATA_TYPE_UINT8, data, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(rows),
-           static_cast<std::uint64_t>(ld), 128, box_rows, CU_TENSOR_MAP_SWIZZLE_128B},
+  return {fp8_k_major_map(data, rows, k, ld, box_rows),
           {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, scales, scale_rows, static_cast<std::uint64_t>(layout.k_blocks()),
            scale_rows * 4, box_rows, 1, CU_TENSOR_MAP_SWIZZLE_NONE}};
 }

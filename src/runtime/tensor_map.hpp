@@ -22,6 +22,11 @@ struct TensorMap2d {
 // Throws Error(cuda_error) naming `what` when the driver rejects the description.
 CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what);
 
+// The map of a K-major e4m3 GEMM operand of `rows` x k bytes (row stride `ld` bytes), as every
+// GEMM kernel loads it: boxes of box_rows rows and one 128-wide K block, 128-byte swizzle.
+TensorMap2d fp8_k_major_map(const void* data, std::int64_t rows, std::int64_t k, std::int64_t ld,
+                            std::uint32_t box_rows);
+
 // The maps of a K-major e4m3 GEMM operand of `rows` x k bytes (row stride `ld` bytes), boxes of
 // box_rows rows and one 128-wide K block with the 128-byte swizzle, and of its 1x128 scales
 // (Scales1x128Layout: rows inner, one row of the map per K block), boxes of box_rows scales:
