@@ -23,8 +23,9 @@ JITFP8_DEVICE void fence_mbar_init() {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
-JITFP8_DEVICE void mbar_wait(MBarrier* bar, u32 parity) {
-  const u32 addr = smem_u32(bar);
+// The waits and arrivals take the barrier's shared-memory address, or its pointer: a main loop
+// that indexes its barriers by stage keeps that arithmetic in 32 bits with the address form.
+JITFP8_DEVICE void mbar_wait(u32 addr, u32 parity) {
   asm volatile(
       "{\n\t.reg .pred done;\n"
       "WAIT_%=:\n\t"
@@ -33,6 +34,7 @@ JITFP8_DEVICE void mbar_wait(MBarrier* bar, u32 parity) {
       "r"(parity)
       : "memory");
 }
+JITFP8_DEVICE void mbar_wait(MBarrier* bar, u32 parity) { mbar_wait(smem_u32(bar), parity); }
 
 // Arrive once and add `bytes` to the transaction count the current phase waits for (TMA loads
 // complete the transactions).
@@ -41,23 +43,25 @@ JITFP8_DEVICE void mbar_arrive_expect_tx(MBarrier* bar, u32 bytes) {
                : "memory");
 }
 
-JITFP8_DEVICE void mbar_arrive(MBarrier* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+JITFP8_DEVICE void mbar_arrive(u32 addr) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(addr) : "memory");
 }
+JITFP8_DEVICE void mbar_arrive(MBarrier* bar) { mbar_arrive(smem_u32(bar)); }
 
 // Arrive on the barrier at the same shared-memory offset in CTA `cta_rank` of this cluster
 // (the CTA itself included). Default semantics (release, CTA scope), as CUTLASS's
 // ClusterBarrier does: an explicit `.release.cluster` makes ptxas emit MEMBAR.ALL.GPU before
 // every arrive, which cost more than half of the GEMM's throughput. The stage's readers are
 // wgmma (retired by wgmma.wait_group) and ld.shared whose values are already consumed.
-JITFP8_DEVICE void mbar_arrive_cluster(MBarrier* bar, u32 cta_rank) {
+JITFP8_DEVICE void mbar_arrive_cluster(u32 addr, u32 cta_rank) {
   asm volatile(
       "{\n\t.reg .b32 remote;\n\t"
       "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_u32(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(addr),
       "r"(cta_rank)
       : "memory");
 }
+JITFP8_DEVICE void mbar_arrive_cluster(MBarrier* bar, u32 cta_rank) { mbar_arrive_cluster(smem_u32(bar), cta_rank); }
 
 // Producer tail of a multicast cluster: waits until every stage of the ring has been released
 // (the next kNumStages empty phases from the producer's position), i.e. until the consumers of

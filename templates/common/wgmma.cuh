@@ -30,6 +30,12 @@ JITFP8_DEVICE u64 make_desc_k_sw128(u32 smem_addr) {
 // tiles, after an unrelated change to the epilogue: 3% slower). The same split in the 1D1D
 // kernel made its 256 x 128 tiles 4% slower, so that one keeps the single sum.
 JITFP8_DEVICE u64 add_desc_offset(u64 desc, u32 bytes) { return desc + (u64)(bytes >> 4); }
+// The same descriptor built from its low word, the start address >> 4 (desc_lo_k_sw128): the high
+// word (stride byte offset, layout) is a constant, and offsets added to the low word never carry
+// out of its 14-bit address field (shared memory ends below 256 KB), so a main loop can keep its
+// per-stage and per-K-step address arithmetic in 32 bits.
+JITFP8_DEVICE u32 desc_lo_k_sw128(u32 smem_addr) { return (smem_addr & 0x3FFFFu) >> 4; }
+JITFP8_DEVICE u64 desc_k_sw128_from_lo(u32 lo) { return (u64)lo | ((u64)((1024u >> 4) | (1u << 30)) << 32); }
 
 // Orders earlier register accesses of the accumulators before the next wgmma (required before
 // the first wgmma of a group and whenever the accumulators were touched by other instructions).

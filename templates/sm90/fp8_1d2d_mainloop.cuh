@@ -97,53 +97,64 @@ struct Mainloop1D2D {
     }
   }
 
-  // Waits for the current stage, reads its A scales, starts its 4 wgmma into acc (not waited).
-  __device__ __forceinline__ void issue(float (&acc)[BLOCK_N / 2], u32& s, float& sa0, float& sa1) {
+  // The overlapped loop's shared-memory addresses: stage 0's A tile (this warpgroup's rows) and B
+  // tile, the full and empty barriers. Its per-block arithmetic stays in 32 bits from these. With
+  // the pointer forms (64-bit adds, generic-to-shared conversions) and the B scale read after the
+  // wgmma wait, one warp issued ~100 instructions per K block and its promotion stalled on that
+  // load: ncu's samples of 128 x 576 x 7168 (64 x 64 tiles) put it in the instruction stream,
+  // not the tensor cores. Now ~75, and 6.5 -> 6.0 us (H100, 2026-11-27c results).
+  struct RingAddrs {
+    u32 a_lo, b_lo, full, empty;  // a_lo, b_lo: descriptor low words (desc_lo_k_sw128) of stage 0
+  };
+  __device__ __forceinline__ RingAddrs ring_addrs() const {
+    return {desc_lo_k_sw128(smem_u32(smem_a) + wg * 64 * 128), desc_lo_k_sw128(smem_u32(smem_b)), smem_u32(full),
+            smem_u32(empty)};
+  }
+  // release() by address.
+  __device__ __forceinline__ void release_at(u32 empty0, u32 s) {
+    if (elect_one_sync()) {
+      if constexpr (kNumMulticast == 1) {
+        mbar_arrive(empty0 + s * 8);
+      } else {
+#pragma unroll
+        for (u32 r = 0; r < kNumMulticast; ++r) mbar_arrive_cluster(empty0 + s * 8, r);
+      }
+    }
+  }
+
+  // Waits for the current stage, reads its A scales and K block kb's B scale (before the wgmma,
+  // so that the promotion after the wait does not wait for shared-memory loads), starts its 4
+  // wgmma into acc (not waited).
+  __device__ __forceinline__ void issue(const RingAddrs& r, float (&acc)[BLOCK_N / 2], u32 kb, u32& s, float& sa0,
+                                        float& sa1, float& sb) {
     constexpr u32 BLOCK_K = 128;
     s = stage;
-    mbar_wait(&full[stage], phase);
+    sb = sfb_tile[kb];  // one B-scale block per tile (kOverlap)
+    mbar_wait(r.full + stage * 8, phase);
     const float* sfa = smem_sfa + stage * BLOCK_M + wg * 64 + row_in_wave;
     sa0 = sfa[0];
     sa1 = sfa[8];
-    // This warpgroup's rows first, then each K step's 32 bytes as a constant (see add_desc_offset).
-    const u64 desc_a = add_desc_offset(make_desc_k_sw128(smem_u32(smem_a + stage * BLOCK_M * BLOCK_K)),
-                                       wg * 64 * BLOCK_K);
-    const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + stage * BLOCK_N * BLOCK_K));
+    // Descriptors from their low words: a stage adds its tile's bytes / 16, each K step 32 / 16.
+    const u32 a_lo = r.a_lo + stage * (BLOCK_M * BLOCK_K / 16);
+    const u32 b_lo = r.b_lo + stage * (BLOCK_N * BLOCK_K / 16);
 #pragma unroll
     for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
     wgmma_fence();
 #pragma unroll
-    for (u32 k = 0; k < BLOCK_K / 32; ++k) {
-      const u64 da = add_desc_offset(desc_a, k * 32);
-      WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), acc, k > 0 ? 1u : 0u);
-    }
+    for (u32 k = 0; k < BLOCK_K / 32; ++k)
+      WgmmaE4M3<BLOCK_N>::mma(desc_k_sw128_from_lo(a_lo + k * 2), desc_k_sw128_from_lo(b_lo + k * 2), acc,
+                              k > 0 ? 1u : 0u);
     wgmma_commit();
 #pragma unroll
     for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
     if (++stage == kNumStages) stage = 0, phase ^= 1;
   }
 
-  // final += acc * sa[row] * sb[col block] for K block kb (acc's wgmma already waited).
-  template <class Bounds>
-  __device__ __forceinline__ void promote(const float (&acc)[BLOCK_N / 2], float sa0, float sa1, u32 kb,
-                                          Bounds bounds) {
-    float s0[kNumSfb], s1[kNumSfb];
-#pragma unroll
-    for (u32 j = 0; j < kNumSfb; ++j) {
-      const float sb = sfb_tile[j * kNumKBlocks + kb];
-      s0[j] = sa0 * sb, s1[j] = sa1 * sb;
-    }
+  // final += acc * sa[row] * sb (acc's wgmma already waited; one B-scale block per tile).
+  __device__ __forceinline__ void promote(const float (&acc)[BLOCK_N / 2], float sa0, float sa1, float sb) {
+    const float t0 = sa0 * sb, t1 = sa1 * sb;
 #pragma unroll
     for (u32 g = 0; g < BLOCK_N / 8; ++g) {
-      float t0 = s0[0], t1 = s1[0];
-      if constexpr (kNumSfb > 1) {
-        t0 = g >= bounds.g1 ? s0[1] : t0;
-        t1 = g >= bounds.g1 ? s1[1] : t1;
-      }
-      if constexpr (kNumSfb > 2) {
-        t0 = g >= bounds.g2 ? s0[2] : t0;
-        t1 = g >= bounds.g2 ? s1[2] : t1;
-      }
       final_accum[0][4 * g + 0] += t0 * acc[4 * g + 0];
       final_accum[0][4 * g + 1] += t0 * acc[4 * g + 1];
       final_accum[0][4 * g + 2] += t1 * acc[4 * g + 2];
@@ -152,8 +163,10 @@ struct Mainloop1D2D {
   }
 
   template <class Bounds>
-  __device__ __forceinline__ void run_overlapped(Bounds bounds) {
+  __device__ __forceinline__ void run_overlapped(Bounds) {
+    static_assert(kNumSfb == 1, "the overlapped loop reads one B scale per K block");
     constexpr u32 kNumAccum = BLOCK_N / 2;
+    const RingAddrs r = ring_addrs();
     float accum2[kNumAccum];
     u32 kb = kb_begin;
     // The trip count hidden from the compiler: with a known odd count (K = 1040 without split-K)
@@ -161,43 +174,43 @@ struct Mainloop1D2D {
     u32 end;
     asm volatile("mov.u32 %0, %1;" : "=r"(end) : "r"(kb_end));
     u32 s_a, s_b;
-    float sa_a0, sa_a1, sa_b0, sa_b1;
-    issue(accum, s_a, sa_a0, sa_a1);
+    float sa_a0, sa_a1, sb_a, sa_b0, sa_b1, sb_b;
+    issue(r, accum, kb, s_a, sa_a0, sa_a1, sb_a);
     // Every exit of the loop follows a wgmma_wait<0> (no path leaves a wgmma in flight, else
     // ptxas serializes all of them: C7514).
     while (true) {
       // accum: K block kb in flight
       if (kb + 1 < end) {
-        issue(accum2, s_b, sa_b0, sa_b1);
+        issue(r, accum2, kb + 1, s_b, sa_b0, sa_b1, sb_b);
         wgmma_wait<1>();
 #pragma unroll
         for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
-        release(s_a);
-        promote(accum, sa_a0, sa_a1, kb, bounds);
+        release_at(r.empty, s_a);
+        promote(accum, sa_a0, sa_a1, sb_a);
         ++kb;
       } else {
         wgmma_wait<0>();
 #pragma unroll
         for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
-        release(s_a);
-        promote(accum, sa_a0, sa_a1, kb, bounds);
+        release_at(r.empty, s_a);
+        promote(accum, sa_a0, sa_a1, sb_a);
         break;
       }
       // accum2: K block kb in flight
       if (kb + 1 < end) {
-        issue(accum, s_a, sa_a0, sa_a1);
+        issue(r, accum, kb + 1, s_a, sa_a0, sa_a1, sb_a);
         wgmma_wait<1>();
 #pragma unroll
         for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum2[i]);
-        release(s_b);
-        promote(accum2, sa_b0, sa_b1, kb, bounds);
+        release_at(r.empty, s_b);
+        promote(accum2, sa_b0, sa_b1, sb_b);
         ++kb;
       } else {
         wgmma_wait<0>();
 #pragma unroll
         for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum2[i]);
-        release(s_b);
-        promote(accum2, sa_b0, sa_b1, kb, bounds);
+        release_at(r.empty, s_b);
+        promote(accum2, sa_b0, sa_b1, sb_b);
         break;
       }
     }
