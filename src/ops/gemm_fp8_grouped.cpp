@@ -75,11 +75,6 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
   });
 }
 
-CUtensorMapSwizzle swizzle_of(std::uint32_t bytes) {
-  return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
-                      : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
-}
-
 // Tensor maps and launch. a_rows / d_rows: rows of the 2D A and D; sfa_inner / sfa_outer: the
 // A-scale tensor's 2D shape; m_param: the kernel's M (contiguous: M, masked: max_m).
 void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::int64_t e,
@@ -87,9 +82,6 @@ void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::in
                     const float* a_scales, std::int64_t sfa_inner, std::int64_t sfa_outer,
                     const void* b, const float* b_scales, void* d, const std::int32_t* grouping,
                     std::int64_t m_param, Stream stream) {
-  const int epi_n = sm90_gemm_epilogue_n(c.block_m, c.block_n, 1);
-  const std::uint32_t d_swizzle = epi_n % 64 == 0 ? 128 : epi_n % 32 == 0 ? 64 : 32;
-  const auto nu = static_cast<std::uint64_t>(n);
   CUtensorMap maps[4] = {
       encode_tensor_map(fp8_k_major_map(a, a_rows, k, k, static_cast<std::uint32_t>(c.block_m)), "a"),
       encode_tensor_map(fp8_k_major_map(b, e * n, k, k, static_cast<std::uint32_t>(c.block_n)), "b"),
@@ -98,9 +90,7 @@ void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::in
                          static_cast<std::uint64_t>(sfa_inner) * 4,
                          static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
                         "a_scales"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, nu, static_cast<std::uint64_t>(a_rows),
-                         nu * 2, d_swizzle / 2, 64, swizzle_of(d_swizzle)},
-                        "d")};
+      encode_tensor_map(bf16_d_store_map(d, a_rows, n, n, sm90_gemm_epilogue_n(c.block_m, c.block_n, 1)), "d")};
   std::uint32_t m32 = static_cast<std::uint32_t>(m_param);
   void* d_ptr = d;
   const float* sfb = b_scales;

@@ -125,15 +125,6 @@ namespace {
 // Tensor maps and launch of an already chosen and loaded kernel (validated arguments, m > 0).
 void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, const GemmFp8Args& args,
                         const Strides& strides, Stream stream) {
-  const auto m = static_cast<std::uint64_t>(args.m);
-  const auto n = static_cast<std::uint64_t>(args.n);
-  const int epi_n = sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits);
-  const std::uint32_t d_swizzle = epi_n % 64 == 0 ? 128 : epi_n % 32 == 0 ? 64 : 32;
-  const std::uint32_t d_box_m = 64;  // each math warpgroup stores 64 rows (one wgmma wave) at a time
-  auto swizzle_of = [](std::uint32_t bytes) {
-    return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
-                        : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
-  };
   const Fp8OperandMaps a_maps = fp8_1x128_operand_maps(args.a, args.a_scales, args.m, args.k, strides.lda,
                                                        static_cast<std::uint32_t>(c.block_m));
   CUtensorMap maps[6] = {
@@ -141,9 +132,8 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
       encode_tensor_map(fp8_k_major_map(args.b, args.n, args.k, strides.ldb, static_cast<std::uint32_t>(c.block_n)),
                         "b"),
       encode_tensor_map(a_maps.scales, "a_scales"),
-      encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, args.d, n, m,
-                         static_cast<std::uint64_t>(strides.ldd) * 2, d_swizzle / 2, d_box_m,
-                         swizzle_of(d_swizzle)},
+      encode_tensor_map(bf16_d_store_map(args.d, args.m, args.n, strides.ldd,
+                                         sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits)),
                         "d")};
   const TailMaps tail =
       encode_m_tail_maps(a_maps.data, a_maps.scales, static_cast<std::uint32_t>(args.m % c.block_m), maps[0],

@@ -27,6 +27,12 @@ CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what);
 TensorMap2d fp8_k_major_map(const void* data, std::int64_t rows, std::int64_t k, std::int64_t ld,
                             std::uint32_t box_rows);
 
+// The bf16 output map the 1D2D kernels (dense and M-grouped) store D through, `rows` x n elements
+// with a row stride of `ld` elements: each TMA store covers 64 rows and one epilogue column slice
+// of epi_n columns, in boxes as wide as the widest swizzle (128, 64 or 32 bytes) dividing a slice
+// row (sm90_1d2d::d_swizzle_mode, d_box_n, d_box_m in templates/sm90/gemm_fp8_1d2d.cuh).
+TensorMap2d bf16_d_store_map(void* d, std::int64_t rows, std::int64_t n, std::int64_t ld, int epi_n);
+
 // The maps of a K-major e4m3 GEMM operand of `rows` x k bytes (row stride `ld` bytes), boxes of
 // box_rows rows and one 128-wide K block with the 128-byte swizzle, and of its 1x128 scales
 // (Scales1x128Layout: rows inner, one row of the map per K block), boxes of box_rows scales:

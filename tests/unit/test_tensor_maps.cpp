@@ -1,7 +1,8 @@
-// The TMA descriptions of the GEMMs' 1x128-scaled operands, checked field by field against the
-// layout the kernels document (templates/sm90/gemm_fp8_1d2d.cuh, "tensor maps": A dims {K, M},
-// box {128, BLOCK_M}, 128-byte swizzle; A scales dims {align(M, 4), ceil(K / 128)}, stride
-// align(M, 4) * 4, box {BLOCK_M, 1}). Encoding needs the driver; the descriptions do not.
+// The TMA descriptions of the GEMMs' 1x128-scaled operands and of their bf16 output, checked
+// field by field against the layout the kernels document (templates/sm90/gemm_fp8_1d2d.cuh,
+// "tensor maps": A dims {K, M}, box {128, BLOCK_M}, 128-byte swizzle; A scales dims
+// {align(M, 4), ceil(K / 128)}, stride align(M, 4) * 4, box {BLOCK_M, 1}; D below). Encoding
+// needs the driver; the descriptions do not.
 #include <catch2/catch.hpp>
 
 #include "runtime/tensor_map.hpp"
@@ -31,4 +32,33 @@ TEST_CASE("fp8_1x128_operand_maps describes the operand and its 1x128 scales", "
   CHECK(maps.scales.box_inner == 64);
   CHECK(maps.scales.box_outer == 1);
   CHECK(maps.scales.swizzle == CU_TENSOR_MAP_SWIZZLE_NONE);
+}
+
+// The D map against the kernels' tmap_d: dims {N, M}, stride ldd * 2 bytes, box
+// {d_box_n(epi_n), 64}, swizzle d_swizzle_mode(epi_n): the widest of 128/64/32 bytes dividing an
+// epilogue slice row of epi_n bf16 (2 * epi_n bytes).
+TEST_CASE("bf16_d_store_map describes D as the 1D2D kernels store it", "[tensor_map]") {
+  int d = 0;
+  struct Case {
+    int epi_n;
+    std::uint32_t box_inner;
+    CUtensorMapSwizzle swizzle;
+  };
+  // 64 and 192 columns: 128-byte rows divide them; 96 and 32: 64 bytes; 16 and 144: only 32.
+  const Case cases[] = {{64, 64, CU_TENSOR_MAP_SWIZZLE_128B}, {192, 64, CU_TENSOR_MAP_SWIZZLE_128B},
+                        {96, 32, CU_TENSOR_MAP_SWIZZLE_64B},  {32, 32, CU_TENSOR_MAP_SWIZZLE_64B},
+                        {16, 16, CU_TENSOR_MAP_SWIZZLE_32B},  {144, 16, CU_TENSOR_MAP_SWIZZLE_32B}};
+  for (const Case& c : cases) {
+    CAPTURE(c.epi_n);
+    // 301 rows, N = 584 (a partial last tile), a row stride wider than N.
+    const TensorMap2d map = bf16_d_store_map(&d, 301, 584, 600, c.epi_n);
+    CHECK(map.dtype == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+    CHECK(map.base == &d);
+    CHECK(map.inner == 584);
+    CHECK(map.outer == 301);
+    CHECK(map.row_bytes == 1200);
+    CHECK(map.box_inner == c.box_inner);
+    CHECK(map.box_outer == 64);
+    CHECK(map.swizzle == c.swizzle);
+  }
 }
