@@ -18,24 +18,20 @@ namespace jitfp8 {
 // 1024-byte aligned (base offset field 0). Advancing K by 32 fp8 inside the swizzle row is done
 // by adding 32 bytes to the start address (add_desc_offset), as the hardware applies the
 // swizzle on absolute address bits.
-JITFP8_DEVICE u64 make_desc_k_sw128(u32 smem_addr) {
-  u64 desc = (u64)((smem_addr & 0x3FFFFu) >> 4);  // start address, bits [0, 14)
-  desc |= (u64)(1024u >> 4) << 32;                // stride byte offset, bits [32, 46)
-  desc |= (u64)1 << 62;                           // layout: 128-byte swizzle
-  return desc;
-}
+// Its low word: the start address, bits [0, 14). Its high word, the same for every tile: the
+// stride byte offset (bits [32, 46)) and the layout (bit 62: 128-byte swizzle).
+JITFP8_DEVICE u32 desc_lo_k_sw128(u32 smem_addr) { return (smem_addr & 0x3FFFFu) >> 4; }
+JITFP8_DEVICE u64 desc_k_sw128_from_lo(u32 lo) { return (u64)lo | ((u64)((1024u >> 4) | (1u << 30)) << 32); }
+JITFP8_DEVICE u64 make_desc_k_sw128(u32 smem_addr) { return desc_k_sw128_from_lo(desc_lo_k_sw128(smem_addr)); }
+// Offsets added to a low word never carry out of its 14-bit address field (shared memory ends
+// below 256 KB), so a main loop may keep its per-stage and per-K-step descriptor arithmetic in 32
+// bits: desc_k_sw128_from_lo(lo + bytes / 16).
 // bytes: a multiple of 16. The 1D2D main loop adds a wave's row offset first and each K step's
 // 32 bytes after it, so that the K steps' offsets are constants: with the sum shifted as one,
 // NVVM at times recomputed it per wgmma inside the K loop (dense 128 x 4096 x 7168, 64 x 64
 // tiles, after an unrelated change to the epilogue: 3% slower). The same split in the 1D1D
 // kernel made its 256 x 128 tiles 4% slower, so that one keeps the single sum.
 JITFP8_DEVICE u64 add_desc_offset(u64 desc, u32 bytes) { return desc + (u64)(bytes >> 4); }
-// The same descriptor built from its low word, the start address >> 4 (desc_lo_k_sw128): the high
-// word (stride byte offset, layout) is a constant, and offsets added to the low word never carry
-// out of its 14-bit address field (shared memory ends below 256 KB), so a main loop can keep its
-// per-stage and per-K-step address arithmetic in 32 bits.
-JITFP8_DEVICE u32 desc_lo_k_sw128(u32 smem_addr) { return (smem_addr & 0x3FFFFu) >> 4; }
-JITFP8_DEVICE u64 desc_k_sw128_from_lo(u32 lo) { return (u64)lo | ((u64)((1024u >> 4) | (1u << 30)) << 32); }
 
 // Orders earlier register accesses of the accumulators before the next wgmma (required before
 // the first wgmma of a group and whenever the accumulators were touched by other instructions).
