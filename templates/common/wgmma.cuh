@@ -26,6 +26,7 @@ JITFP8_DEVICE u64 make_desc_k_sw128(u32 smem_addr) { return desc_k_sw128_from_lo
 // Offsets added to a low word never carry out of its 14-bit address field (shared memory ends
 // below 256 KB), so a main loop may keep its per-stage and per-K-step descriptor arithmetic in 32
 // bits: desc_k_sw128_from_lo(lo + bytes / 16).
+
 // bytes: a multiple of 16. The 1D2D main loop adds a wave's row offset first and each K step's
 // 32 bytes after it, so that the K steps' offsets are constants: with the sum shifted as one,
 // NVVM at times recomputed it per wgmma inside the K loop (dense 128 x 4096 x 7168, 64 x 64
