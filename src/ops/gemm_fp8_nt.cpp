@@ -155,6 +155,12 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
 
 void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& config, Stream stream) {
   const Strides strides = validate(args);
+  // The kernel's warp roles follow from its tile: a block of another size would leave its
+  // barriers without their arrivals and hang.
+  if (config.threads != sm90_gemm_threads(config.block_m))
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{} config {}: threads must be {} for block_m {}", kFunction, config.to_json().dump(),
+                            sm90_gemm_threads(config.block_m), config.block_m));
   if (args.m == 0) return;
   const DeviceContext& device = current_device();
   require_sm90a(kFunction, device.arch);

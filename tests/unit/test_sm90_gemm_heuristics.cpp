@@ -1,13 +1,17 @@
 // The dense GEMM's heuristics: valid, deterministic configs for a sweep of shapes and SM counts,
 // and every distinct config of the sweep compiles for sm_90a with no spills (the template's
 // kSmemBytes static_assert checks the host's shared-memory mirror).
+#include <cstdint>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "heuristics/sm90_gemm.hpp"
+#include "jitfp8/error.hpp"
+#include "jitfp8/gemm.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 
@@ -95,4 +99,28 @@ TEST_CASE("every config the gemm heuristics choose on H100 compiles without spil
     CHECK(result.log.find("(C75") == std::string::npos);  // ptxas serialized wgmma or injected waits
   }
   std::printf("gemm heuristics: %zu distinct sm_90a kernels compiled\n", seen.size());
+}
+
+TEST_CASE("gemm_fp8_nt_with_config rejects a block size other than the tile's", "[gemm][validation]") {
+  // Fake, aligned, disjoint addresses: the config is checked before any device is touched.
+  const std::uintptr_t gb = std::uintptr_t{1} << 30;
+  GemmFp8Args args;
+  args.m = 128, args.n = 576, args.k = 7168;
+  args.a = reinterpret_cast<const void*>(1 * gb), args.b = reinterpret_cast<const void*>(2 * gb);
+  args.d = reinterpret_cast<void*>(3 * gb);
+  args.a_scales = reinterpret_cast<const float*>(4 * gb), args.a_scales_capacity = 128 * 56;
+  args.b_scales = reinterpret_cast<const float*>(5 * gb), args.b_scales_capacity = 5 * 56;
+  for (int block_m : {64, 128, 256}) {
+    Sm90GemmConfig c = choose_sm90_gemm_config(128, 576, 7168, 132);
+    c.block_m = block_m;
+    c.threads = sm90_gemm_threads(block_m) + 128;  // e.g. a K-split warpgroup the kernel lacks
+    INFO("block_m " << block_m);
+    try {
+      gemm_fp8_nt_with_config(args, c, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("threads must be " + std::to_string(sm90_gemm_threads(block_m))));
+    }
+  }
 }

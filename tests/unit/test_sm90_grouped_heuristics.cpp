@@ -189,6 +189,24 @@ TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe
   expect_rejected(m, "b_scales_capacity", [](M& a) { a.b_scales_capacity = 7; }, call_m);
   expect_rejected(m, "d", [](M& a) { a.d = const_cast<void*>(a.b); }, call_m);
 
+  // A forced config's block size must be its tile's: another leaves barriers without arrivals.
+  for (Sm90Grouping g : {Sm90Grouping::masked, Sm90Grouping::contiguous_ids}) {
+    const bool masked = g == Sm90Grouping::masked;
+    Sm90GemmConfig bad = choose_sm90_grouped_config(g, masked ? m.expected_m : c.m, 4, 512, 256, 132);
+    bad.threads += 128;
+    INFO(bad.to_json().dump());
+    try {
+      if (masked)
+        gemm_fp8_grouped_masked_with_config(m, bad, nullptr);
+      else
+        gemm_fp8_grouped_contiguous_with_config(c, bad, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("threads must be " + std::to_string(bad.threads - 128)));
+    }
+  }
+
   MoeContiguousLayoutArgs l;
   l.num_groups = 8, l.counts = fake<std::int32_t>(1 * gb), l.group_ends = fake<std::int32_t>(2 * gb);
   l.group_starts = fake<std::int32_t>(3 * gb), l.m_indices = fake<std::int32_t>(4 * gb), l.max_rows = 4096;
