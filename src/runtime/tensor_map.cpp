@@ -15,7 +15,7 @@ CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what) {
   const cuuint32_t element_strides[2] = {1, 1};
   CUresult status = driver().cuTensorMapEncodeTiled(
       &result, map.dtype, 2, const_cast<void*>(map.base), dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, map.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, map.swizzle, map.l2_promotion,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS)
     check_cuda(status, fmt::format("encoding the tensor map of {} (dims {}x{}, row {} bytes, "

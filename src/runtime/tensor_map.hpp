@@ -17,6 +17,9 @@ struct TensorMap2d {
   std::uint32_t box_inner;      // box elements along inner
   std::uint32_t box_outer;      // box rows
   CUtensorMapSwizzle swizzle;
+  // How much L2 fetches from DRAM per miss. 256 B takes the row's next K block along with a
+  // 128-byte box row; the dense kernel's loads measured faster with 128 B (gemm_fp8_nt.cpp).
+  CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
 };
 
 // Throws Error(cuda_error) naming `what` when the driver rejects the description.
