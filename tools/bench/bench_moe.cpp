@@ -8,10 +8,12 @@
 // of 4 (cuBLASLt's 1x128 scales need M % 4 == 0) or, for the K-grouped form, to 128 (as the
 // anchors' DeepGEMM run). The baseline's time is kernel time only: the host launch gaps and the
 // device-to-host copy of the group sizes that such a loop needs in real use are not counted.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -140,6 +142,11 @@ void print_header(const char* title) {
              "DG", "vs DG", "diff", "diff cuBL");
 }
 
+// A case's --shapes key: "ExC,N,K" (M-grouped: E experts of C expected rows) or "ExT,M,N" (K-grouped).
+std::string case_key(int groups, long long expected, long long x, long long y) {
+  return fmt::format("{}x{},{},{}", groups, expected, x, y);
+}
+
 struct Context {
   cudaStream_t stream;
   cublasLtHandle_t handle;
@@ -151,8 +158,30 @@ struct Context {
   // expected % 128 == 0: one dense GEMM of M = E x expected).
   bool uniform_tokens = false;
   std::mt19937_64 rng;  // seeded per section in run_moe
+  // --shapes: the case_keys to time; empty: all. A skipped case still draws its inputs' random
+  // numbers, so the cases that run see the same problems as in a full run.
+  std::set<std::string> shapes;
+  bool wanted(int groups, long long expected, long long x, long long y) const {
+    return shapes.empty() || shapes.count(case_key(groups, expected, x, y)) != 0;
+  }
   nlohmann::json results = nlohmann::json::array();
 };
+
+// One M-grouped case's random draws, in the order the inputs consume them: the group sizes, a
+// seed per expert's A, one for B.
+struct MGroupedDraws {
+  std::vector<long long> counts;
+  std::vector<std::uint64_t> a_seeds;
+  std::uint64_t b_seed;
+};
+MGroupedDraws draw_m_grouped(const MGroupedCase& c, Context& ctx) {
+  MGroupedDraws d;
+  d.counts = ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
+                                : group_sizes(c.groups, c.expected, 4, ctx.rng);
+  for (std::size_t e = 0; e < d.counts.size(); ++e) d.a_seeds.push_back(ctx.rng());
+  d.b_seed = ctx.rng();
+  return d;
+}
 
 // Shared by the contiguous and masked forms: per-expert packed A, one (E * N, K) B.
 struct MGroupedInputs {
@@ -161,16 +190,16 @@ struct MGroupedInputs {
   DeviceArray<std::uint8_t> b;
   DeviceArray<float> b_scales;
   long long n, k, b_scales_per_expert;
-  MGroupedInputs(const MGroupedCase& c, Context& ctx)
-      : counts(ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
-                                  : group_sizes(c.groups, c.expected, 4, ctx.rng)),
+  MGroupedInputs(const MGroupedCase& c, const MGroupedDraws& draws, Context& ctx)
+      : counts(draws.counts),
         b(c.groups * c.n * c.k),
         b_scales(c.groups * Scales128x128Layout{c.n, c.k}.numel()),
         n(c.n), k(c.k), b_scales_per_expert(Scales128x128Layout{c.n, c.k}.numel()) {
-    for (long long rows : counts) a.push_back(std::make_unique<PackedOperand>(rows, c.k, ctx.rng(), ctx.stream));
+    for (std::size_t e = 0; e < counts.size(); ++e)
+      a.push_back(std::make_unique<PackedOperand>(counts[e], c.k, draws.a_seeds[e], ctx.stream));
     // N % 128 == 0 on every anchor shape: the 128x128 blocks of the stacked (E * N, K) weight
     // are exactly the experts' blocks, back to back.
-    fill_normal_128x128(b, b_scales, c.groups * c.n, c.k, ctx.rng(), ctx.stream);
+    fill_normal_128x128(b, b_scales, c.groups * c.n, c.k, draws.b_seed, ctx.stream);
   }
   // Expert e's product as a dense GEMM on its packed operand, for cuBLASLt and the reference.
   GemmFp8Args expert(std::size_t e, void* d) const {
@@ -254,7 +283,9 @@ void run_contiguous(Context& ctx) {
   print_header("M-grouped contiguous: D (M, N) bf16 = A (M, K) . B[e(m)] (N, K)^T, per-row expert ids; "
                "cuBLASLt: one block-scaled GEMM per expert");
   for (const MGroupedCase& c : kContiguous) {
-    MGroupedInputs in(c, ctx);
+    const MGroupedDraws draws = draw_m_grouped(c, ctx);
+    if (!ctx.wanted(c.groups, c.expected, c.n, c.k)) continue;
+    MGroupedInputs in(c, draws, ctx);
     std::vector<long long> starts;
     long long m = 0;
     for (long long rows : in.counts) starts.push_back(m), m += align_up(rows, kMoeMAlignment);
@@ -313,7 +344,9 @@ void run_masked(Context& ctx) {
   print_header(fmt::format("M-grouped masked: A (E, {}, K), valid rows per expert on the device; "
                            "cuBLASLt: one GEMM per expert on its valid rows", kMaskedMaxM).c_str());
   for (const MGroupedCase& c : kMasked) {
-    MGroupedInputs in(c, ctx);
+    const MGroupedDraws draws = draw_m_grouped(c, ctx);
+    if (!ctx.wanted(c.groups, c.expected, c.n, c.k)) continue;
+    MGroupedInputs in(c, draws, ctx);
     const long long max_m = kMaskedMaxM;
     const long long sa_per_expert = Scales1x128Layout{max_m, c.k}.numel();
     DeviceArray<std::uint8_t> a(c.groups * max_m * c.k);
@@ -406,6 +439,11 @@ void run_kgrouped(Context& ctx) {
   for (const KGroupedCase& c : kKGrouped) {
     const std::vector<long long> tokens = ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
                                                              : group_sizes(c.groups, c.expected, 128, ctx.rng);
+    std::vector<std::uint64_t> seeds;  // A's and B's per non-empty expert, drawn as the inputs use them
+    for (long long t : tokens)
+      if (t > 0) seeds.push_back(ctx.rng()), seeds.push_back(ctx.rng());
+    if (!ctx.wanted(c.groups, c.expected, c.m, c.n)) continue;
+    auto seed = seeds.begin();
     const long long capacity = sum(tokens);  // every count is already a multiple of 128
     const KGroupedLayout la{c.m, capacity}, lb{c.n, capacity};
     DeviceArray<std::uint8_t> a(la.data_numel()), b(lb.data_numel());
@@ -423,9 +461,9 @@ void run_kgrouped(Context& ctx) {
       x.b_scales_capacity = Scales1x128Layout{c.n, t}.numel();
       if (t > 0) {
         fill_normal_1x128(a.ptr + la.data_offset(prefix), sa.ptr + la.scales_offset(prefix),
-                          x.a_scales_capacity, c.m, t, ctx.rng(), ctx.stream);
+                          x.a_scales_capacity, c.m, t, *seed++, ctx.stream);
         fill_normal_1x128(b.ptr + lb.data_offset(prefix), sb.ptr + lb.scales_offset(prefix),
-                          x.b_scales_capacity, c.n, t, ctx.rng(), ctx.stream);
+                          x.b_scales_capacity, c.n, t, *seed++, ctx.stream);
       }
       experts.push_back(x);
       prefix += t;
@@ -491,7 +529,7 @@ void run_kgrouped(Context& ctx) {
 }  // namespace
 
 int run_moe(int argc, char** argv) {
-  std::string json_path, only;
+  std::string json_path, only, shapes;
   int iters = 20;
   bool sweep = false, uniform_tokens = false;
   for (int i = 1; i < argc; ++i) {
@@ -501,6 +539,7 @@ int run_moe(int argc, char** argv) {
     else if (arg == "--only" && i + 1 < argc) only = argv[++i];
     else if (arg == "--sweep") sweep = true;
     else if (arg == "--uniform-tokens") uniform_tokens = true;
+    else if (arg == "--shapes" && i + 1 < argc) shapes = argv[++i];
     else {
       std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -511,6 +550,21 @@ int run_moe(int argc, char** argv) {
   ctx.iters = iters;
   ctx.sweep = sweep;
   ctx.uniform_tokens = uniform_tokens;
+  std::set<std::string> known;  // every case's --shapes key
+  for (const auto* cases : {&kContiguous, &kMasked})
+    for (const MGroupedCase& c : *cases) known.insert(case_key(c.groups, c.expected, c.n, c.k));
+  for (const KGroupedCase& c : kKGrouped) known.insert(case_key(c.groups, c.expected, c.m, c.n));
+  std::stringstream shape_list(shapes);
+  for (std::string shape; std::getline(shape_list, shape, ';');) {
+    shape.erase(std::remove(shape.begin(), shape.end(), ' '), shape.end());
+    if (shape.empty()) continue;
+    if (known.count(shape) == 0) {
+      std::fprintf(stderr, "jitfp8 bench moe: --shapes '%s' is none of the anchor cases (ExC,N,K or ExT,M,N)\n",
+                   shape.c_str());
+      return 2;
+    }
+    ctx.shapes.insert(shape);
+  }
   BENCH_CHECK(cudaStreamCreate(&ctx.stream));
   check_cublas(cublasLtCreate(&ctx.handle), "cublasLtCreate");
   DeviceArray<char> workspace(64u << 20);
