@@ -131,7 +131,8 @@ std::string config_error(Sm90Grouping grouping, const Sm90GemmConfig& c, std::in
   if (contiguous && c.block_m > 128) return "block_m must be 64 or 128 (contiguous)";
   if (contiguous && c.multicast == 2 && !c.multicast_on_a) return "contiguous pairs must share A";
   // Another block size would leave the kernel's barriers without their arrivals (a hang).
-  if (c.threads != sm90_gemm_threads(c.block_m)) return fmt::format("threads must be {} for block_m {}", sm90_gemm_threads(c.block_m), c.block_m);
+  if (c.threads != sm90_gemm_threads(c.block_m))
+    return fmt::format("threads must be {} for block_m {}", sm90_gemm_threads(c.block_m), c.block_m);
   if (c.smem_bytes != sm90_grouped_smem_bytes(grouping, e, c.block_m, c.block_n, k, c.stages))
     return "smem_bytes differs from the layout";
   return {};
