@@ -164,6 +164,23 @@ int main(int argc, char** argv) {
   const size_t flush_bytes = (size_t)256 << 20;
   CK(cudaMalloc(&flush, flush_bytes));
 
+  // Best time in ms of 3 launches after a warm-up, each after a write of 256 MB (L2 cold).
+  auto best_ms = [&](auto launch) {
+    float best = 1e9f;
+    for (int r = 0; r < 4; ++r) {
+      CK(cudaMemset(flush, r, flush_bytes));
+      cudaEventRecord(a);
+      launch();
+      cudaEventRecord(b);
+      CK(cudaEventSynchronize(b));
+      float ms;
+      cudaEventElapsedTime(&ms, a, b);
+      if (r > 0 && ms < best) best = ms;
+    }
+    CK(cudaGetLastError());
+    return best;
+  };
+
   auto run = [&](Params p, CUtensorMapL2promotion promo, const char* promo_name) {
     CUtensorMap map;
     const cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows};
@@ -176,18 +193,7 @@ int main(int argc, char** argv) {
     const int smem = p.stages * p.tile_rows * 128 * p.kblocks + 2 * p.stages * 8;
     if (smem > 227 * 1024) return;
     CK(cudaFuncSetAttribute(stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    float best = 1e9f;
-    for (int r = 0; r < 4; ++r) {
-      CK(cudaMemset(flush, r, flush_bytes));  // L2 cold
-      cudaEventRecord(a);
-      stream<<<sms, 64, smem>>>(map, p, rows, k);
-      cudaEventRecord(b);
-      CK(cudaEventSynchronize(b));
-      float ms;
-      cudaEventElapsedTime(&ms, a, b);
-      if (r > 0 && ms < best) best = ms;
-    }
-    CK(cudaGetLastError());
+    const float best = best_ms([&] { stream<<<sms, 64, smem>>>(map, p, rows, k); });
     const double tbs = bytes / (best * 1e-3) / 1e12;
     printf("tile %3d box %3d kblk %d stages %2d (%3d KB) delay %4d ns promo %-4s | %7.1f us %5.2f TB/s\n", p.tile_rows,
            p.box_rows, p.kblocks, p.stages, p.stages * p.tile_rows * 128 * p.kblocks / 1024, p.delay_ns, promo_name,
@@ -236,18 +242,8 @@ int main(int argc, char** argv) {
         const int smem = g.sb * 128 * 128 + g.sa * g.a_rows * 128 + 2 * g.sb * 8;
         if (smem > 227 * 1024) continue;
         CK(cudaFuncSetAttribute(stream_ab, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        float best = 1e9f;
-        for (int r = 0; r < 4; ++r) {
-          CK(cudaMemset(flush, r, flush_bytes));
-          cudaEventRecord(a);
-          stream_ab<<<sms, 64, smem>>>(map_b, map_a, g.a_rows, g.sa, g.sb, delay, rows, k);
-          cudaEventRecord(b);
-          CK(cudaEventSynchronize(b));
-          float ms;
-          cudaEventElapsedTime(&ms, a, b);
-          if (r > 0 && ms < best) best = ms;
-        }
-        CK(cudaGetLastError());
+        const float best =
+            best_ms([&] { stream_ab<<<sms, 64, smem>>>(map_b, map_a, g.a_rows, g.sa, g.sb, delay, rows, k); });
         printf("A rows %3d  A slots %d  B slots %d (%3d KB)  delay %3d ns | %7.1f us  B %5.2f TB/s\n", g.a_rows, g.sa, g.sb,
                smem / 1024, delay, best * 1e3, bytes / (best * 1e-3) / 1e12);
         fflush(stdout);
