@@ -73,6 +73,14 @@ template <u32 kRegs>
 JITFP8_DEVICE void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
 }
+// Whether a producer warpgroup at producer_regs and math_wgs math warpgroups at math_regs fit the
+// register pool the launch allocates (168 a thread at 384 threads: 64512 of the 65536). The
+// registers move through that pool: if the producer's setmaxnreg.dec frees less than the math
+// warpgroups' setmaxnreg.inc asks for, the inc waits forever (a 48-register producer beside two
+// 232-register math warpgroups hung on the H100, tools/bench/results/2026-11-27f-...).
+__host__ __device__ constexpr bool setmaxnreg_budget_fits(u32 producer_regs, u32 math_wgs, u32 math_regs) {
+  return 128 * (producer_regs + math_wgs * math_regs) <= 65536 - 1024;
+}
 
 // Named barrier over `count` threads (a multiple of 32). Id 0 is __syncthreads'.
 JITFP8_DEVICE void named_barrier_sync(u32 id, u32 count) {

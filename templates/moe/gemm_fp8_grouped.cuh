@@ -97,10 +97,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // Producer gives registers to the math warpgroups (64K regs / SM in total).
   constexpr u32 kProducerRegs = 40;
   constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
-  // setmaxnreg moves registers through the CTA's pool: the producer's release must cover what the
-  // math warpgroups take, or their setmaxnreg.inc waits forever (as gemm_fp8_1d1d.cuh: with 48
-  // producer registers a grouped build hung on the H100, 2026-11-27f results).
-  static_assert(128 * (kProducerRegs + kNumMathWGs * kMathRegs) <= 65536 - 1024,
+  static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");

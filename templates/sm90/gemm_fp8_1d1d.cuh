@@ -229,7 +229,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   constexpr bool kSlimProducer = !kGrouped || BLOCK_M != 256 || kTurns256;
   constexpr u32 kProducerRegs = kSlimProducer ? 40 : 56;
   constexpr u32 kMathRegs = kNumMathWGs == 3 ? 152 : kNumMathWGs == 2 ? (kSlimProducer ? 232 : 224) : 240;
-  static_assert(128 * (kProducerRegs + kNumMathWGs * kMathRegs) <= 65536 - 1024,
+  static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 192 || BLOCK_M == 256, "BLOCK_M");
   static_assert(kNumMathWGs < 3 || 2 * kNumAccum <= 128, "BLOCK_M 192: BLOCK_N <= 128 (152 registers)");
