@@ -53,6 +53,13 @@ bool masked_256_rows(std::int64_t bucket, std::int64_t k_blocks) {
   return bucket == 256 || (bucket >= 512 && k_blocks <= 16);
 }
 
+// Masked 256 x 128 tiles stage D half a wave at a time where that buys a fourth ring stage,
+// only on long K loops: the halves serialize the stores, which short loops do not hide.
+// H100, 2026-11-27 (jitfp8 bench moe --only masked, alternated with 3 stages, 2 rounds), us:
+//   32 x 192: 6144 x 7168 592 -> 570, 7168 x 3072 316 -> 310, 4096 x 4096 244 -> 240,
+//   4096 x 2048 (16 K blocks) 132 -> 133; 6 x 1024, 4096 x 2048 (16 K blocks) 85.8 -> 86.7.
+bool masked_half_wave_d(std::int64_t k_blocks) { return k_blocks > 16; }
+
 bool block_n_allowed(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;
   return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
@@ -67,13 +74,33 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
 }
 
-// Mirrors grouped_smem_size (templates/moe/gemm_fp8_grouped.cuh): D buffers as the dense
-// kernel's, counting the grouping tables after the layout.
+// Mirrors grouped_d_buffers (templates/moe/gemm_fp8_grouped.cuh): D buffers as the dense
+// kernel's, counting the grouping tables after the layout; masked, 0 (half-wave staging) where
+// not even one fits.
+int sm90_grouped_d_buffers(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                           std::int64_t k, int stages) {
+  const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
+  if (grouping == Sm90Grouping::masked &&
+      static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1)) + tables >
+          kSm90MaxSmem)
+    return 0;
+  return sm90_gemm_d_buffers(block_m, block_n, k, stages, 1, tables);
+}
+
+int sm90_grouped_d_box_rows(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                            std::int64_t k, int stages) {
+  return sm90_grouped_d_buffers(grouping, num_groups, block_m, block_n, k, stages) == 0 ? 32 : 64;
+}
+
+// Mirrors grouped_smem_size.
 int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages) {
   const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
-  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1,
-                                         sm90_gemm_d_buffers(block_m, block_n, k, stages, 1, tables)) +
+  const int bufs = sm90_grouped_d_buffers(grouping, num_groups, block_m, block_n, k, stages);
+  const int math_warpgroups = block_m == 64 ? 1 : 2;
+  return (bufs == 0 ? sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1) -
+                          math_warpgroups * 32 * block_n * 2
+                    : sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, bufs)) +
          tables;
 }
 
@@ -128,7 +155,9 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
     }
   }
   if (masked && masked_256_rows(bucket, (k + 127) / 128)) {
-    const int stages = sm90_grouped_max_stages(grouping, num_groups, 256, 128, k);
+    int stages = sm90_grouped_max_stages(grouping, num_groups, 256, 128, k);
+    if (!masked_half_wave_d((k + 127) / 128))
+      while (stages > 3 && sm90_grouped_d_buffers(grouping, num_groups, 256, 128, k, stages) == 0) --stages;
     if (stages >= 3) {
       found = true;
       best.block_m = 256;

@@ -13,8 +13,15 @@ enum class Sm90Grouping : int { contiguous_ids = 1, contiguous_ends = 2, masked 
 
 // Mirror of sm90_1d2d::grouping_smem_bytes.
 int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups);
-// The grouped kernel's dynamic shared memory (its kSmemBytes): the dense layout with one D
-// buffer per math warpgroup, then the grouping tables.
+// D staging buffers per math warpgroup (mirror of sm90_1d2d::grouped_d_buffers): as the dense
+// kernel's, or 0 (masked only): one buffer of half a wave, where a whole one does not fit.
+int sm90_grouped_d_buffers(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                           std::int64_t k, int stages);
+// Rows of D's TMA store box: 64, or 32 with half-wave staging.
+int sm90_grouped_d_box_rows(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
+                            std::int64_t k, int stages);
+// The grouped kernel's dynamic shared memory (its kSmemBytes): the dense layout with the D
+// staging above, then the grouping tables.
 int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages);
 // The most pipeline stages (up to 16) whose layout fits an SM's shared memory; below 3 the tile

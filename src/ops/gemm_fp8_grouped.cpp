@@ -81,7 +81,7 @@ void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::in
                     std::int64_t n, std::int64_t k, const void* a, std::int64_t a_rows,
                     const float* a_scales, std::int64_t sfa_inner, std::int64_t sfa_outer,
                     const void* b, const float* b_scales, void* d, const std::int32_t* grouping,
-                    std::int64_t m_param, Stream stream) {
+                    std::int64_t m_param, std::uint32_t d_box_rows, Stream stream) {
   CUtensorMap maps[4] = {
       encode_tensor_map(fp8_k_major_map(a, a_rows, k, k, static_cast<std::uint32_t>(c.block_m)), "a"),
       encode_tensor_map(fp8_k_major_map(b, e * n, k, k, static_cast<std::uint32_t>(c.block_n)), "b"),
@@ -90,7 +90,8 @@ void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::in
                          static_cast<std::uint64_t>(sfa_inner) * 4,
                          static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
                         "a_scales"),
-      encode_tensor_map(bf16_d_store_map(d, a_rows, n, n, sm90_gemm_epilogue_n(c.block_m, c.block_n, 1)), "d")};
+      encode_tensor_map(bf16_d_store_map(d, a_rows, n, n, sm90_gemm_epilogue_n(c.block_m, c.block_n, 1), d_box_rows),
+                        "d")};
   std::uint32_t m32 = static_cast<std::uint32_t>(m_param);
   void* d_ptr = d;
   const float* sfb = b_scales;
@@ -112,7 +113,10 @@ void launch_contiguous(const LoadedKernel& kernel, const Sm90GemmConfig& c,
   const Scales1x128Layout sa{a.m, a.k};
   launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.m, a.a_scales, sa.row_stride(),
                  sa.k_blocks(), a.b, a.b_scales, a.d,
-                 a.m_indices != nullptr ? a.m_indices : a.group_ends, a.m, stream);
+                 a.m_indices != nullptr ? a.m_indices : a.group_ends, a.m,
+                 static_cast<std::uint32_t>(sm90_grouped_d_box_rows(contiguous_grouping(a), a.num_groups, c.block_m,
+                                                                    c.block_n, a.k, c.stages)),
+                 stream);
 }
 
 void launch_masked(const LoadedKernel& kernel, const Sm90GemmConfig& c, const GroupedGemmMaskedArgs& a,
@@ -120,7 +124,10 @@ void launch_masked(const LoadedKernel& kernel, const Sm90GemmConfig& c, const Gr
   const Scales1x128Layout sa{a.max_m, a.k};
   launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.num_groups * a.max_m, a.a_scales,
                  sa.row_stride(), a.num_groups * sa.k_blocks(), a.b, a.b_scales, a.d, a.masked_m,
-                 a.max_m, stream);
+                 a.max_m,
+                 static_cast<std::uint32_t>(sm90_grouped_d_box_rows(Sm90Grouping::masked, a.num_groups, c.block_m,
+                                                                    c.block_n, a.k, c.stages)),
+                 stream);
 }
 
 std::string config_error(Sm90Grouping grouping, const Sm90GemmConfig& c, std::int64_t e,

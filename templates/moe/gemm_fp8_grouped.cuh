@@ -11,7 +11,8 @@
 //   kGrouping    kGroupingContiguousIds, kGroupingContiguousEnds or kGroupingMasked
 //   kNumExperts  E (the grouping tables in shared memory are sized by it)
 //   kSmemBytes   grouped_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping, E): the dense kernel's
-//                layout with its D buffers per math warpgroup (d_buffers), then the tables
+//                layout with its D buffers per math warpgroup (grouped_d_buffers: whole waves, or
+//                half a wave where a whole one leaves no room for the ring), then the tables
 // Kernel parameters: u32 M (contiguous: rows of A and D; masked: max_m), void* d (D base: the
 //   masked epilogue's predicated stores), const float* sfb (E blocks of (ceil(N/128), ceil(K/128))),
 //   const i32* grouping (m_indices (M), group_ends (E) or masked_m (E)), then the tensor maps:
@@ -19,7 +20,8 @@
 //   tmap_b   UINT8 dims {K, E * N}, box {128, BLOCK_N}, 128B swizzle
 //   tmap_sfa FLOAT32: contiguous as dense ({align(M, 4), ceil(K/128)}); masked {align(max_m, 4),
 //            E * ceil(K/128)} (expert e's K block kb is row e * ceil(K/128) + kb), box {BLOCK_M, 1}
-//   tmap_d   BFLOAT16 dims {N, rows of D}, stride N * 2, box and swizzle as the dense kernel's
+//   tmap_d   BFLOAT16 dims {N, rows of D}, stride N * 2, box and swizzle as the dense kernel's, with
+//            grouped_d_stage_rows rows (64, or 32 for half-wave staging)
 // Launch as the dense kernel (grid kNumSMs, cluster kNumMulticast). Do not launch with M == 0.
 #pragma once
 
@@ -36,14 +38,32 @@ __host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts)
                                              : 0;
 }
 
-// The dense kernel's layout with its D staging buffers per math warpgroup (d_buffers: one per
-// 64-row wave where it fits beside the grouping tables), then the tables. With one buffer, a
-// two-wave tile's second wave waits until the store warp's TMA has read the first (H100, masked
-// 4 x 8192 rows, N 4096, K 2048, 256 x 128 A pairs: ~3% of the warp stall samples sat there).
+// D staging buffers per math warpgroup: as the dense kernel's (d_buffers: one per 64-row wave
+// where it fits beside the grouping tables, else one), or 0: one 32-row buffer per warpgroup that
+// each wave passes through in two halves. With one buffer, a two-wave tile's second wave waits
+// until the store warp's TMA has read the first (H100, masked 4 x 8192 rows, N 4096, K 2048,
+// 256 x 128 A pairs: ~3% of the warp stall samples sat there); with half buffers every half
+// waits for the one before. Half buffers only where a whole one leaves no room for the ring's
+// stages, in the masked form: there a stage more streams the weights faster than the staging
+// waits cost (256 x 128 tiles, 4 stages instead of 3; H100, 2026-11-27f results).
+__host__ __device__ constexpr u32 grouped_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
+                                                    u32 experts) {
+  return grouping == kGroupingMasked &&
+                 dense_smem_size_with(block_m, block_n, k, stages, 1, 1) + grouping_smem_bytes(grouping, experts) >
+                     232448
+             ? 0
+             : d_buffers(block_m, block_n, k, stages, 1, grouping_smem_bytes(grouping, experts));
+}
+// Rows of D a math warpgroup stages at a time: a wave, or half of one (grouped_d_buffers 0).
+__host__ __device__ constexpr u32 grouped_d_stage_rows(u32 bufs) { return bufs == 0 ? 32 : 64; }
+
+// The dense kernel's layout with the D staging above, then the grouping tables.
 __host__ __device__ constexpr u32 grouped_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
                                                     u32 experts) {
-  return dense_smem_size_with(block_m, block_n, k, stages, 1,
-                              d_buffers(block_m, block_n, k, stages, 1, grouping_smem_bytes(grouping, experts))) +
+  return (grouped_d_buffers(block_m, block_n, k, stages, grouping, experts) == 0
+              ? dense_smem_size_with(block_m, block_n, k, stages, 1, 1) - num_math_wgs(block_m) * 32 * block_n * 2
+              : dense_smem_size_with(block_m, block_n, k, stages, 1,
+                                     grouped_d_buffers(block_m, block_n, k, stages, grouping, experts))) +
          grouping_smem_bytes(grouping, experts);
 }
 
@@ -92,7 +112,6 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
   constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
   constexpr u32 kBoxN = d_box_n(kEpiN);
-  constexpr u32 kBoxM = d_box_m(BLOCK_M);
   constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
   // Producer gives registers to the math warpgroups (64K regs / SM in total).
   constexpr u32 kProducerRegs = 40;
@@ -113,8 +132,15 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   constexpr u32 kGroupingSmem = grouping_smem_bytes(kGrouping, kNumExperts);
-  constexpr u32 kDBufs = d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kGroupingSmem);
-  constexpr u32 kLayoutBytes = dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs);
+  // D staging (grouped_d_buffers): kDBufs buffers of a wave per math warpgroup, or one of half a
+  // wave (kDHalves = 2 hand-overs per wave).
+  constexpr u32 kDStageRows = grouped_d_stage_rows(grouped_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping,
+                                                                     kNumExperts));
+  constexpr u32 kDHalves = 64 / kDStageRows;
+  constexpr u32 kDBufs = kDHalves == 2 ? 1 : d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kGroupingSmem);
+  constexpr u32 kLayoutBytes =
+      kDHalves == 2 ? dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, 1) - kNumMathWGs * 32 * BLOCK_N * 2
+                    : dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs);
   static_assert(kLayoutBytes + kGroupingSmem <= 232448, "shared memory");
   static_assert(kLayoutBytes + kGroupingSmem == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
@@ -124,8 +150,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // loop, 192 in the dense kernel's unrolled one). Not for tiles straddling B-scale blocks: their
   // per-offset loop variants, each unrolled over the ring, made too much code.
   constexpr bool kRingAligned = ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits) && kNumSfb == 1;
-  constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
-  using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2, 32>;  // the whole store warp (masked copies)
+  constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kDStageRows * kSwizzleD);  // one column part, bf16
+  using DPipe = DStorePipe<kDBufs, kDStageRows * BLOCK_N * 2, 32>;  // the whole store warp (masked copies)
   // M-grouped: no split-K; a contiguous tile must hold one expert's rows (segments start at
   // multiples of 128) and a multicast pair must share the expert (pairs on N share the M block).
   static_assert(kGrouping == kGroupingDense || kNumSplits == 1, "grouped GEMMs do not split K");
@@ -137,7 +163,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
   u8* smem_d = smem;
-  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kBoxM * BLOCK_N * 2;
+  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kDStageRows * BLOCK_N * 2;
   u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
   u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
   float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kNumSplits));
@@ -275,33 +301,36 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
         const u32 active_waves = tile_active_waves<kGrouping, kWaves>(t, wg);
         for (u32 v = 0; v < active_waves; ++v) {
           if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
-          pipe.wait_staged();
-          const u32 m0 = t.row0 + (wg * kWaves + v) * 64;
-          if (kGrouping == kGroupingMasked && m0 + 64 > t.row_hi) {
-            // Rows at or past the expert's count must stay untouched: a box that reaches them is
-            // copied row by row with predicated 16-byte stores instead, by the whole warp.
-            constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of a column part
-            for (u32 part = 0; part < kParts; ++part) {
-              if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-              const u8* chunk_smem = pipe.buffer() + part * kChunkStageBytes;
-              const u32 n0 = t.n_block * BLOCK_N + part * kEpiN;
-              for (u32 i = lane; i < 64 * kUnits; i += 32) {
-                const u32 r = i / kUnits, u = i - r * kUnits;
-                const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
-                if (m0 + r < t.row_hi && n0 + col < N) {
-                  const u32 src = smem_u32(chunk_smem) + box * (kBoxM * kSwizzleD) +
-                                  tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
-                  u32 x0, x1, x2, x3;
-                  ld_shared_v4_u32(src, x0, x1, x2, x3);
-                  st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
+#pragma unroll
+          for (u32 h = 0; h < kDHalves; ++h) {
+            pipe.wait_staged();
+            const u32 m0 = t.row0 + (wg * kWaves + v) * 64 + h * kDStageRows;
+            if (kGrouping == kGroupingMasked && m0 + kDStageRows > t.row_hi) {
+              // Rows at or past the expert's count must stay untouched: a box that reaches them is
+              // copied row by row with predicated 16-byte stores instead, by the whole warp.
+              constexpr u32 kUnits = kEpiN / 8;  // 16-byte units per row of a column part
+              for (u32 part = 0; part < kParts; ++part) {
+                if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+                const u8* chunk_smem = pipe.buffer() + part * kChunkStageBytes;
+                const u32 n0 = t.n_block * BLOCK_N + part * kEpiN;
+                for (u32 i = lane; i < kDStageRows * kUnits; i += 32) {
+                  const u32 r = i / kUnits, u = i - r * kUnits;
+                  const u32 col = u * 8, box = col / kBoxN, col_in_box = col % kBoxN;
+                  if (m0 + r < t.row_hi && n0 + col < N) {
+                    const u32 src = smem_u32(chunk_smem) + box * (kDStageRows * kSwizzleD) +
+                                    tma_swizzle<kSwizzleD>(r * kSwizzleD + col_in_box * 2);
+                    u32 x0, x1, x2, x3;
+                    ld_shared_v4_u32(src, x0, x1, x2, x3);
+                    st_global_v4_u32(static_cast<u8*>(d) + ((u64)(m0 + r) * N + n0 + col) * 2, x0, x1, x2, x3);
+                  }
                 }
               }
+            } else if (lane == 0) {
+              store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD, kDStageRows>(
+                  tmap_d, pipe.buffer(), t.row0, t.n_block, wg, v, split, h);
             }
-          } else if (lane == 0) {
-            store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(tmap_d, pipe.buffer(), t.row0,
-                                                                                      t.n_block, wg, v, split);
+            pipe.release(lane == 0);
           }
-          pipe.release(lane == 0);
         }
       }
     }
@@ -417,34 +446,40 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       for (u32 v = 0; v < kWaves; ++v) {
         if (v >= active_waves) break;  // masked: rows past the expert's count, not computed
         if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
-        pipe.wait_free();  // its previous store has read it
+        // Half-wave staging (kDHalves 2, masked only): warps 0-1 (the wave's rows 0-31) hand over
+        // first, then warps 2-3.
 #pragma unroll
-        for (u32 part = 0; part < kParts; ++part) {
-          if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-          float* f = final_accum[v] + part * kChunkFloats;
-          if constexpr (kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) {
-            // Rows outside the expert's segment (padding) are written as zeros.
-            const u32 r0 = t.row0 + (wg * kWaves + v) * 64 + row_in_wave;
-            bool ok0, ok1;
-            if constexpr (kGrouping == kGroupingContiguousIds) {
-              ok0 = t.compute && row_ids[v][0] == (i32)t.expert;
-              ok1 = t.compute && row_ids[v][1] == (i32)t.expert;
-            } else {
-              ok0 = t.compute && r0 >= t.row_lo && r0 < t.row_hi;
-              ok1 = t.compute && r0 + 8 >= t.row_lo && r0 + 8 < t.row_hi;
-            }
+        for (u32 h = 0; h < kDHalves; ++h) {
+          pipe.wait_free();  // its previous store has read it
 #pragma unroll
-            for (u32 g = 0; g < kEpiGroups; ++g) {
-              f[4 * g + 0] = ok0 ? f[4 * g + 0] : 0.0f;
-              f[4 * g + 1] = ok0 ? f[4 * g + 1] : 0.0f;
-              f[4 * g + 2] = ok1 ? f[4 * g + 2] : 0.0f;
-              f[4 * g + 3] = ok1 ? f[4 * g + 3] : 0.0f;
+          for (u32 part = 0; part < kParts; ++part) {
+            if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+            float* f = final_accum[v] + part * kChunkFloats;
+            if constexpr (kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) {
+              // Rows outside the expert's segment (padding) are written as zeros.
+              const u32 r0 = t.row0 + (wg * kWaves + v) * 64 + row_in_wave;
+              bool ok0, ok1;
+              if constexpr (kGrouping == kGroupingContiguousIds) {
+                ok0 = t.compute && row_ids[v][0] == (i32)t.expert;
+                ok1 = t.compute && row_ids[v][1] == (i32)t.expert;
+              } else {
+                ok0 = t.compute && r0 >= t.row_lo && r0 < t.row_hi;
+                ok1 = t.compute && r0 + 8 >= t.row_lo && r0 + 8 < t.row_hi;
+              }
+#pragma unroll
+              for (u32 g = 0; g < kEpiGroups; ++g) {
+                f[4 * g + 0] = ok0 ? f[4 * g + 0] : 0.0f;
+                f[4 * g + 1] = ok0 ? f[4 * g + 1] : 0.0f;
+                f[4 * g + 2] = ok1 ? f[4 * g + 2] : 0.0f;
+                f[4 * g + 3] = ok1 ? f[4 * g + 3] : 0.0f;
+              }
             }
+            if (kDHalves == 1 || warp_in_wg / 2 == h)
+              stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kDStageRows>(
+                  pipe.buffer() + part * kChunkStageBytes, f, kDHalves == 1 ? warp_in_wg : warp_in_wg % 2, lane);
           }
-          stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD>(pipe.buffer() + part * kChunkStageBytes, f, warp_in_wg,
-                                                         lane);
+          pipe.hand_over();
         }
-        pipe.hand_over();
       }
       if constexpr (kNumSplits > 1) {
         // Our partial reads of the receive buffer are done (named barrier), tell every CTA.

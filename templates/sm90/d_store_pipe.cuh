@@ -6,6 +6,8 @@
 // (kBufs = waves, where shared memory allows) not even for the previous wave's. Storing straight
 // from the fragments instead (4-byte st.global, no buffers, a ring stage more) measured up to 40%
 // slower on the M-grouped kernels (H100, tools/bench/results/2026-11-26f-grouped-stores-and-pairs-h100.md).
+// The grouped kernel may also stage half a wave at a time (kBufBytes of 32 rows, two hand-overs per
+// wave) where a whole buffer leaves no room for a ring stage (moe/gemm_fp8_grouped.cuh).
 //
 // Per (math warpgroup, buffer) two mbarriers: `staged` (128 arrivals: every math thread, after
 // its fence.proxy.async) and `stored` (kStoreLanes arrivals: every lane of the store warp that
@@ -60,13 +62,13 @@ struct DStorePipe {
 };
 
 // One chunk of a wave (kGroups 8-column groups of the m64 wgmma fragment f, fp32) as bf16 into
-// its swizzled staging boxes (kBoxN columns x 64 rows each, kSwizzle-byte rows), the layout the
-// D tensor map's TMA store reads. The 4 warps of the warpgroup write rows 16 * warp ... + 15.
-template <u32 kGroups, u32 kBoxN, u32 kSwizzle>
-__device__ __forceinline__ void stage_chunk_bf16(u8* chunk_smem, const float* f, u32 warp_in_wg, u32 lane) {
-  constexpr u32 kBoxM = 64;
+// its swizzled staging boxes (kBoxN columns x kBoxM rows each, kSwizzle-byte rows), the layout the
+// D tensor map's TMA store reads. Warp w (0-3 for 64-row boxes; 0-1, the warps of one half of the
+// wave, for 32-row boxes) writes rows 16 * w ... + 15.
+template <u32 kGroups, u32 kBoxN, u32 kSwizzle, u32 kBoxM = 64>
+__device__ __forceinline__ void stage_chunk_bf16(u8* chunk_smem, const float* f, u32 warp_in_box, u32 lane) {
   const u32 mat = lane / 8;  // which 8x8 matrix of the x4 this lane addresses
-  const u32 row = warp_in_wg * 16 + (mat % 2) * 8 + lane % 8;
+  const u32 row = warp_in_box * 16 + (mat % 2) * 8 + lane % 8;
 #pragma unroll
   for (u32 g = 0; g < kGroups; g += 2) {
     const u32 col = (g + mat / 2) * 8;

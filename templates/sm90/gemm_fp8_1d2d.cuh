@@ -189,17 +189,17 @@ __device__ __forceinline__ void load_sfb_tile(float* dst, const float* sfb, u32 
 }
 
 // TMA stores of the column parts CTA `split` owns of wave v of math warpgroup wg (all of them
-// without split-K), from the wave's staging buffer; row0: the tile's first row of D. One
-// thread; the caller commits.
-template <u32 BLOCK_N, u32 kWaves, u32 kParts, u32 kNumSplits, u32 kEpiN, u32 kBoxN, u32 kSwizzle>
+// without split-K), from the wave's staging buffer; row0: the tile's first row of D. With
+// kBoxM = 32 the buffer holds half `half` of the wave (the grouped kernel's half-wave staging).
+// One thread; the caller commits.
+template <u32 BLOCK_N, u32 kWaves, u32 kParts, u32 kNumSplits, u32 kEpiN, u32 kBoxN, u32 kSwizzle, u32 kBoxM = 64>
 __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u8* buffer, u32 row0, u32 n_block,
-                                           u32 wg, u32 v, u32 split) {
-  constexpr u32 kBoxM = 64;
+                                           u32 wg, u32 v, u32 split, u32 half = 0) {
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzle);
   for (u32 part = 0; part < kParts; ++part) {
     if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
     const u8* chunk_smem = buffer + part * kChunkStageBytes;
-    const i32 m0 = (i32)(row0 + (wg * kWaves + v) * 64);
+    const i32 m0 = (i32)(row0 + (wg * kWaves + v) * 64 + half * kBoxM);
     const i32 n0 = (i32)(n_block * BLOCK_N + part * kEpiN);
     for (u32 b = 0; b < kEpiN / kBoxN; ++b)
       tma_store_2d(tmap_d, chunk_smem + b * kBoxM * kSwizzle, n0 + (i32)(b * kBoxN), m0);

@@ -322,6 +322,20 @@ TEST_CASE("grouped masked GEMM computes only rows below masked_m", "[gpu][moe]")
       }
     }
   }
+  SECTION("256-row tiles on 4 stages: D staged half a wave at a time") {
+    // A fourth stage leaves room for one 32-row D buffer per warpgroup (grouped_d_buffers 0), so
+    // each wave is stored in two halves. Counts on both sides of the halves' 32-row boundaries;
+    // K = 8448 (66 K blocks) takes whole ring turns with 2 padding stages.
+    for (auto [k, counts] : std::vector<std::pair<std::int64_t, std::vector<int>>>{
+             {640, {31, 32, 33, 96, 97, 161}}, {8448, {0, 250, 224, 95}}}) {
+      Masked r(static_cast<int>(counts.size()), 300, 256, k, seed++);
+      for (auto [mc, on_a] : std::vector<std::pair<int, bool>>{{2, true}, {1, true}}) {
+        const auto config = make_config(G::masked, r.e, r.k, 256, 128, 4, mc, on_a);
+        REQUIRE(detail::sm90_grouped_d_box_rows(G::masked, r.e, 256, 128, r.k, 4) == 32);
+        run_masked(r, counts, 192, &config, seed++);
+      }
+    }
+  }
   SECTION("many experts") {
     Masked q(32, 200, 256, 512, seed++);
     std::mt19937_64 rng(5);

@@ -5,6 +5,8 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -54,11 +56,18 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
     CHECK(c.block_n <= (c.block_m == 256 ? 128 : 192));
     CHECK(c.stages >= 3);
     CHECK(c.splits == 1);
-    // One D buffer per 64-row wave where it fits beside the grouping tables, else one.
+    // One D buffer per 64-row wave where it fits beside the grouping tables, else one; masked,
+    // where not even one fits, one of half a wave per math warpgroup (32-row D boxes).
     const int tables = sm90_grouping_smem_bytes(s.grouping, s.groups);
     const int per_wave = sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, 2) + tables;
+    const int one = sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, 1) + tables;
+    const bool half = !contiguous && one > kSm90MaxSmem;
     const int bufs = c.block_m == 256 && per_wave <= kSm90MaxSmem ? 2 : 1;
-    CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, bufs) + tables);
+    const int math_warpgroups = c.block_m == 64 ? 1 : 2;
+    CHECK(c.smem_bytes ==
+          (half ? one - math_warpgroups * 32 * c.block_n * 2
+                : sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, bufs) + tables));
+    CHECK(sm90_grouped_d_box_rows(s.grouping, s.groups, c.block_m, c.block_n, s.k, c.stages) == (half ? 32 : 64));
     CHECK(c.smem_bytes == sm90_grouped_smem_bytes(s.grouping, s.groups, c.block_m, c.block_n, s.k, c.stages));
     CHECK(c.smem_bytes <= kSm90MaxSmem);
     CHECK(c.threads == sm90_gemm_threads(c.block_m));
@@ -87,6 +96,19 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
   CHECK(tiling(1024, 6, 6144, 7168) == "128x192 A");
   CHECK(tiling(1024, 6, 7168, 3072) == "128x192 A");
   CHECK(tiling(1024, 6, 4096, 2048) == "256x128 A");
+  // 256 x 128 tiles over a long K: 4 stages, D staged half a wave at a time (a whole 64-row
+  // buffer per warpgroup leaves room for 3 stages only); over 16 K blocks or fewer, 3 stages and
+  // whole 64-row buffers (masked_half_wave_d).
+  for (auto [expected, groups, n, k, stages] : std::vector<std::tuple<int, int, int, int, int>>{
+           {192, 32, 6144, 7168, 4}, {192, 32, 7168, 3072, 4}, {192, 32, 4096, 4096, 4},
+           {192, 32, 4096, 2048, 3}, {1024, 6, 4096, 2048, 3}, {200, 32, 4096, 2048 + 64, 4}}) {
+    const Sm90GemmConfig c = choose_sm90_grouped_config(Sm90Grouping::masked, expected, groups, n, k, 132);
+    INFO(c.to_json().dump());
+    CHECK(c.block_m == 256);
+    CHECK(c.stages == stages);
+    CHECK(sm90_grouped_d_box_rows(Sm90Grouping::masked, groups, c.block_m, c.block_n, k, c.stages) ==
+          (stages == 4 ? 32 : 64));
+  }
   // Few rows: not 256-row tiles (a 64-row tile reads a quarter of the A rows).
   CHECK(tiling(64, 32, 4096, 7168).rfind("256", 0) != 0);
   CHECK(tiling(100, 32, 4096, 7168).rfind("256", 0) != 0);
