@@ -75,12 +75,12 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
 }
 
 // Mirrors grouped_d_buffers (templates/moe/gemm_fp8_grouped.cuh): D buffers as the dense
-// kernel's, counting the grouping tables after the layout; masked, 0 (half-wave staging) where
-// not even one fits.
+// kernel's, counting the grouping tables after the layout; masked 256-row tiles, 0 (half-wave
+// staging) where not even one fits.
 int sm90_grouped_d_buffers(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                            std::int64_t k, int stages) {
   const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
-  if (grouping == Sm90Grouping::masked &&
+  if (grouping == Sm90Grouping::masked && block_m == 256 &&
       static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1)) + tables >
           kSm90MaxSmem)
     return 0;

@@ -14,7 +14,8 @@ enum class Sm90Grouping : int { contiguous_ids = 1, contiguous_ends = 2, masked 
 // Mirror of sm90_1d2d::grouping_smem_bytes.
 int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups);
 // D staging buffers per math warpgroup (mirror of sm90_1d2d::grouped_d_buffers): as the dense
-// kernel's, or 0 (masked only): one buffer of half a wave, where a whole one does not fit.
+// kernel's, or 0 (masked 256-row tiles only): one buffer of half a wave, where a whole one does
+// not fit.
 int sm90_grouped_d_buffers(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                            std::int64_t k, int stages);
 // Rows of D's TMA store box: 64, or 32 with half-wave staging.

@@ -44,11 +44,13 @@ __host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts)
 // until the store warp's TMA has read the first (H100, masked 4 x 8192 rows, N 4096, K 2048,
 // 256 x 128 A pairs: ~3% of the warp stall samples sat there); with half buffers every half
 // waits for the one before. Half buffers only where a whole one leaves no room for the ring's
-// stages, in the masked form: there a stage more streams the weights faster than the staging
-// waits cost (256 x 128 tiles, 4 stages instead of 3; H100, 2026-11-27f results).
+// stages, in the masked form with two-wave (256-row) tiles: there a stage more streams the
+// weights faster than the staging waits cost over a long K (256 x 128, 4 stages instead of 3;
+// H100, 2026-11-27g results). Smaller tiles already have 4 to 16 stages; the heuristic's
+// max-stages pick would take half buffers for a stage more there, never measured.
 __host__ __device__ constexpr u32 grouped_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
                                                     u32 experts) {
-  return grouping == kGroupingMasked &&
+  return grouping == kGroupingMasked && num_waves(block_m) == 2 &&
                  dense_smem_size_with(block_m, block_n, k, stages, 1, 1) + grouping_smem_bytes(grouping, experts) >
                      232448
              ? 0

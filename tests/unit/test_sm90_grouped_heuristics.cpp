@@ -56,12 +56,14 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
     CHECK(c.block_n <= (c.block_m == 256 ? 128 : 192));
     CHECK(c.stages >= 3);
     CHECK(c.splits == 1);
-    // One D buffer per 64-row wave where it fits beside the grouping tables, else one; masked,
-    // where not even one fits, one of half a wave per math warpgroup (32-row D boxes).
+    // One D buffer per 64-row wave where it fits beside the grouping tables, else one; masked
+    // 256-row tiles, where not even one fits, one of half a wave per math warpgroup (32-row D
+    // boxes). Smaller tiles never take half buffers for a stage more.
     const int tables = sm90_grouping_smem_bytes(s.grouping, s.groups);
     const int per_wave = sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, 2) + tables;
     const int one = sm90_gemm_dense_smem_bytes_with(c.block_m, c.block_n, s.k, c.stages, 1, 1) + tables;
-    const bool half = !contiguous && one > kSm90MaxSmem;
+    const bool half = !contiguous && c.block_m == 256 && one > kSm90MaxSmem;
+    if (c.block_m != 256) CHECK(one <= kSm90MaxSmem);
     const int bufs = c.block_m == 256 && per_wave <= kSm90MaxSmem ? 2 : 1;
     const int math_warpgroups = c.block_m == 64 ? 1 : 2;
     CHECK(c.smem_bytes ==
