@@ -74,34 +74,29 @@ int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
 }
 
-// Mirrors grouped_d_buffers (templates/moe/gemm_fp8_grouped.cuh): D buffers as the dense
-// kernel's, counting the grouping tables after the layout; masked 256-row tiles, 0 (half-wave
-// staging) where not even one fits.
-int sm90_grouped_d_buffers(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
-                           std::int64_t k, int stages) {
-  const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
-  if (grouping == Sm90Grouping::masked && block_m == 256 &&
-      static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1)) + tables >
-          kSm90MaxSmem)
-    return 0;
-  return sm90_gemm_d_buffers(block_m, block_n, k, stages, 1, tables);
-}
-
+// Mirrors grouped_d_stage_rows (templates/moe/gemm_fp8_grouped.cuh): half a wave for masked
+// 256-row tiles where not even one whole D buffer fits beside the ring and the grouping tables.
 int sm90_grouped_d_box_rows(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages) {
-  return sm90_grouped_d_buffers(grouping, num_groups, block_m, block_n, k, stages) == 0 ? 32 : 64;
+  const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
+  return grouping == Sm90Grouping::masked && block_m == 256 &&
+                 static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1)) +
+                         tables >
+                     kSm90MaxSmem
+             ? 32
+             : 64;
 }
 
-// Mirrors grouped_smem_size.
+// Mirrors grouped_smem_size: grouped_d_buffers of grouped_d_stage_rows rows per math warpgroup,
+// then the grouping tables.
 int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages) {
   const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
-  const int bufs = sm90_grouped_d_buffers(grouping, num_groups, block_m, block_n, k, stages);
+  const int rows = sm90_grouped_d_box_rows(grouping, num_groups, block_m, block_n, k, stages);
+  const int bufs = rows < 64 ? 1 : sm90_gemm_d_buffers(block_m, block_n, k, stages, 1, tables);
   const int math_warpgroups = block_m == 64 ? 1 : 2;
-  return (bufs == 0 ? sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, 1) -
-                          math_warpgroups * 32 * block_n * 2
-                    : sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, bufs)) +
-         tables;
+  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, bufs) -
+         math_warpgroups * bufs * (64 - rows) * block_n * 2 + tables;
 }
 
 int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
@@ -157,7 +152,7 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
   if (masked && masked_256_rows(bucket, (k + 127) / 128)) {
     int stages = sm90_grouped_max_stages(grouping, num_groups, 256, 128, k);
     if (!masked_half_wave_d((k + 127) / 128))
-      while (stages > 3 && sm90_grouped_d_buffers(grouping, num_groups, 256, 128, k, stages) == 0) --stages;
+      while (stages > 3 && sm90_grouped_d_box_rows(grouping, num_groups, 256, 128, k, stages) < 64) --stages;
     if (stages >= 3) {
       found = true;
       best.block_m = 256;

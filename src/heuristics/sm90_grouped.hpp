@@ -13,12 +13,9 @@ enum class Sm90Grouping : int { contiguous_ids = 1, contiguous_ends = 2, masked 
 
 // Mirror of sm90_1d2d::grouping_smem_bytes.
 int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups);
-// D staging buffers per math warpgroup (mirror of sm90_1d2d::grouped_d_buffers): as the dense
-// kernel's, or 0 (masked 256-row tiles only): one buffer of half a wave, where a whole one does
-// not fit.
-int sm90_grouped_d_buffers(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
-                           std::int64_t k, int stages);
-// Rows of D's TMA store box: 64, or 32 with half-wave staging.
+// Rows of D a math warpgroup stages at a time, and of D's TMA store box (mirror of
+// sm90_1d2d::grouped_d_stage_rows): 64, or 32 (half-wave staging, masked 256-row tiles only)
+// where not even one whole D buffer fits beside the ring.
 int sm90_grouped_d_box_rows(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k, int stages);
 // The grouped kernel's dynamic shared memory (its kSmemBytes): the dense layout with the D

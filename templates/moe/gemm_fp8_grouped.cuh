@@ -11,8 +11,9 @@
 //   kGrouping    kGroupingContiguousIds, kGroupingContiguousEnds or kGroupingMasked
 //   kNumExperts  E (the grouping tables in shared memory are sized by it)
 //   kSmemBytes   grouped_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping, E): the dense kernel's
-//                layout with its D buffers per math warpgroup (grouped_d_buffers: whole waves, or
-//                half a wave where a whole one leaves no room for the ring), then the tables
+//                layout with its D buffers per math warpgroup (grouped_d_buffers of
+//                grouped_d_stage_rows rows: whole waves, or half a wave where a whole one leaves
+//                no room for the ring), then the tables
 // Kernel parameters: u32 M (contiguous: rows of A and D; masked: max_m), void* d (D base: the
 //   masked epilogue's predicated stores), const float* sfb (E blocks of (ceil(N/128), ceil(K/128))),
 //   const i32* grouping (m_indices (M), group_ends (E) or masked_m (E)), then the tensor maps:
@@ -38,34 +39,43 @@ __host__ __device__ constexpr u32 grouping_smem_bytes(u32 grouping, u32 experts)
                                              : 0;
 }
 
-// D staging buffers per math warpgroup: as the dense kernel's (d_buffers: one per 64-row wave
-// where it fits beside the grouping tables, else one), or 0: one 32-row buffer per warpgroup that
-// each wave passes through in two halves. With one buffer, a two-wave tile's second wave waits
-// until the store warp's TMA has read the first (H100, masked 4 x 8192 rows, N 4096, K 2048,
-// 256 x 128 A pairs: ~3% of the warp stall samples sat there); with half buffers every half
-// waits for the one before. Half buffers only where a whole one leaves no room for the ring's
-// stages, in the masked form with two-wave (256-row) tiles: there a stage more streams the
-// weights faster than the staging waits cost over a long K (256 x 128, 4 stages instead of 3;
-// H100, 2026-11-27g results). Smaller tiles already have 4 to 16 stages; the heuristic's
-// max-stages pick would take half buffers for a stage more there, never measured.
-__host__ __device__ constexpr u32 grouped_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
-                                                    u32 experts) {
+// Rows of D a math warpgroup stages at a time: a 64-row wave, or 32 (half a wave, two hand-overs
+// per wave, each waiting until the store warp's TMA has read the one before) where not even one
+// whole buffer fits beside the ring, for masked two-wave (256-row) tiles only: there a stage more
+// streams the weights faster than the staging waits cost over a long K (256 x 128, 4 stages
+// instead of 3; H100, 2026-11-27g results). Smaller tiles already have 4 to 16 stages; the
+// heuristic's max-stages pick would take half buffers for a stage more there, never measured.
+__host__ __device__ constexpr u32 grouped_d_stage_rows(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
+                                                       u32 experts) {
   return grouping == kGroupingMasked && num_waves(block_m) == 2 &&
                  dense_smem_size_with(block_m, block_n, k, stages, 1, 1) + grouping_smem_bytes(grouping, experts) >
                      232448
-             ? 0
-             : d_buffers(block_m, block_n, k, stages, 1, grouping_smem_bytes(grouping, experts));
+             ? 32
+             : 64;
 }
-// Rows of D a math warpgroup stages at a time: a wave, or half of one (grouped_d_buffers 0).
-__host__ __device__ constexpr u32 grouped_d_stage_rows(u32 bufs) { return bufs == 0 ? 32 : 64; }
+// D staging buffers per math warpgroup: as the dense kernel's (d_buffers: one per 64-row wave
+// where it fits beside the grouping tables, else one), or one of half a wave. With one buffer, a
+// two-wave tile's second wave waits until the store warp's TMA has read the first (H100, masked
+// 4 x 8192 rows, N 4096, K 2048, 256 x 128 A pairs: ~3% of the warp stall samples sat there).
+__host__ __device__ constexpr u32 grouped_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
+                                                    u32 grouping, u32 experts) {
+  return grouped_d_stage_rows(block_m, block_n, k, stages, grouping, experts) < 64
+             ? 1
+             : d_buffers(block_m, block_n, k, stages, splits, grouping_smem_bytes(grouping, experts));
+}
+// The dense kernel's layout with `bufs` D buffers of `rows` rows per math warpgroup.
+__host__ __device__ constexpr u32 grouped_layout_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
+                                                      u32 bufs, u32 rows) {
+  return dense_smem_size_with(block_m, block_n, k, stages, splits, bufs) -
+         num_math_wgs(block_m) * bufs * (64 - rows) * block_n * 2;
+}
 
-// The dense kernel's layout with the D staging above, then the grouping tables.
+// That layout with this tile's D staging, then the grouping tables.
 __host__ __device__ constexpr u32 grouped_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
                                                     u32 experts) {
-  return (grouped_d_buffers(block_m, block_n, k, stages, grouping, experts) == 0
-              ? dense_smem_size_with(block_m, block_n, k, stages, 1, 1) - num_math_wgs(block_m) * 32 * block_n * 2
-              : dense_smem_size_with(block_m, block_n, k, stages, 1,
-                                     grouped_d_buffers(block_m, block_n, k, stages, grouping, experts))) +
+  return grouped_layout_size(block_m, block_n, k, stages, 1,
+                             grouped_d_buffers(block_m, block_n, k, stages, 1, grouping, experts),
+                             grouped_d_stage_rows(block_m, block_n, k, stages, grouping, experts)) +
          grouping_smem_bytes(grouping, experts);
 }
 
@@ -134,15 +144,13 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   constexpr u32 kGroupingSmem = grouping_smem_bytes(kGrouping, kNumExperts);
-  // D staging (grouped_d_buffers): kDBufs buffers of a wave per math warpgroup, or one of half a
-  // wave (kDHalves = 2 hand-overs per wave).
-  constexpr u32 kDStageRows = grouped_d_stage_rows(grouped_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping,
-                                                                     kNumExperts));
+  // D staging: kDBufs buffers of kDStageRows rows per math warpgroup (a wave, or one buffer of half
+  // a wave: kDHalves = 2 hand-overs per wave).
+  constexpr u32 kDStageRows = grouped_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kGrouping, kNumExperts);
   constexpr u32 kDHalves = 64 / kDStageRows;
-  constexpr u32 kDBufs = kDHalves == 2 ? 1 : d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kGroupingSmem);
-  constexpr u32 kLayoutBytes =
-      kDHalves == 2 ? dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, 1) - kNumMathWGs * 32 * BLOCK_N * 2
-                    : dense_smem_size_with(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs);
+  constexpr u32 kWarpsPerStage = kDStageRows / 16;  // each warp's fragment rows: 16 of the wave
+  constexpr u32 kDBufs = grouped_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kGrouping, kNumExperts);
+  constexpr u32 kLayoutBytes = grouped_layout_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs, kDStageRows);
   static_assert(kLayoutBytes + kGroupingSmem <= 232448, "shared memory");
   static_assert(kLayoutBytes + kGroupingSmem == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
@@ -476,9 +484,9 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
                 f[4 * g + 3] = ok1 ? f[4 * g + 3] : 0.0f;
               }
             }
-            if (kDHalves == 1 || warp_in_wg / 2 == h)
-              stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kDStageRows>(
-                  pipe.buffer() + part * kChunkStageBytes, f, kDHalves == 1 ? warp_in_wg : warp_in_wg % 2, lane);
+            if (warp_in_wg / kWarpsPerStage == h)  // the warps whose rows this hand-over stages
+              stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kDStageRows>(pipe.buffer() + part * kChunkStageBytes,
+                                                                          f, warp_in_wg % kWarpsPerStage, lane);
           }
           pipe.hand_over();
         }

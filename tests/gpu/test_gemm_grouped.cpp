@@ -323,7 +323,7 @@ TEST_CASE("grouped masked GEMM computes only rows below masked_m", "[gpu][moe]")
     }
   }
   SECTION("256-row tiles on 4 stages: D staged half a wave at a time") {
-    // A fourth stage leaves room for one 32-row D buffer per warpgroup (grouped_d_buffers 0), so
+    // A fourth stage leaves room for one 32-row D buffer per warpgroup (grouped_d_stage_rows 32), so
     // each wave is stored in two halves. Counts on both sides of the halves' 32-row boundaries;
     // K = 8448 (66 K blocks) takes whole ring turns with 2 padding stages.
     for (auto [k, counts] : std::vector<std::pair<std::int64_t, std::vector<int>>>{
