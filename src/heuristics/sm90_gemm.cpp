@@ -12,7 +12,8 @@
 // Small M (bucket <= 128): a 2-CTA pair sharing B (two M blocks) halves the B loads over a long
 // K (12 K blocks or more; see small_m_pair_b); pairs sharing A cost more than they save (A is
 // tiny; measured 16.9 vs 14.9 us at 128x32768x512).
-// Split-K (S = 2, 4, 8 CTAs of a cluster on one tile, each ceil(K/128)/S blocks) is a candidate
+// Split-K (S = 2, 4, 8 CTAs of a cluster on one tile, each ceil(K/128)/S blocks; 3 by a measured
+// rule, see three_splits_allowed) is a candidate
 // when the tiles x S CTAs fit in one wave: it divides the per-tile K loop by S for a reduction
 // through distributed shared memory, (S-1)/S of an fp32 tile per CTA at ~8 B/cycle (fitted on
 // H100 sweeps: DSMEM is slow) plus ~1500 cycles of cluster launch and handshake. Clusters of 4
@@ -52,10 +53,12 @@ int num_math_warpgroups(int block_m) { return block_m == 64 ? 1 : 2; }
 
 int num_waves(int block_m) { return block_m == 256 ? 2 : 1; }
 
-// Mirrors sm90_1d2d::num_col_parts.
+int pow2_floor(int x) { return x < 2 ? x : 2 * pow2_floor(x / 2); }
+
+// Mirrors sm90_1d2d::num_col_parts: chunks for the largest power of two <= splits.
 int num_col_parts(int block_m, int splits) {
   const int frags = num_math_warpgroups(block_m) * num_waves(block_m);
-  return splits > frags ? splits / frags : 1;
+  return pow2_floor(splits) > frags ? pow2_floor(splits) / frags : 1;
 }
 
 int num_sfb_per_tile(int block_n) {
@@ -104,6 +107,26 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
   return k_blocks * std::max({mma, load * path_select, latency * path_select}) + epilogue + reduce;
 }
 
+// Split-K in clusters of 3 (the template's non-power-of-two split: 2 of the 3 CTAs own a column
+// half each, the third only sends), for one-band M (bucket <= 128) with 64-row tiles inside one
+// B-scale block (BLOCK_N 32 or 64), at most 64 K blocks, and at most 108 CTAs on 132 SMs (36
+// clusters of 3 ran in one wave on an H100, 40 and 44 did not: +40-70% time). H100, 2026-11-27
+// (jitfp8 bench gemm --forward-only, two calls, 2 rounds each, the heuristic with and without
+// 3-splits; tools/bench/results/2026-11-27h-three-way-split-k-h100.md), us:
+//   128 x 576 x 7168 6.0 -> 5.9 and 5.9 -> 5.8 (64 x 32 in 3, 108 CTAs, against 64 x 64 in 4);
+//   128 x 576 x 4096 4.9 -> 4.7; 128 x 576 x 2048 4.9 -> 4.0 (against 64 x 32 B pairs);
+//   128 x 256 x 2048 4.9 -> 3.8; 1 x 576 x 7168 5.8 -> 5.6; 1 x 1024 x 7168 6.4 -> 6.2;
+//   128 x 8 x 7168 5.5 -> 5.3; level (within 0.1 us) on 1 x 576 x 2048, 1 x 256 x 7168 and N 136.
+// Where they lost: 64 x 32 on N 256, K 16384 (1 and 128 rows: 7.7 -> 8.5, 8.1 -> 8.6, against
+// 64 x 64 in 4: longer K wants the fourth split), 64 x 96 (a straddling tile) on 128 x 1536 x
+// 7168 8.4 -> 9.5, 64 x 32 on 256 x 256 x 7168 (two M bands) 5.6 -> 6.2, grids over 108 CTAs.
+// (K 16384 with N 576 / 1024 gained 2-5%; left out with the rest of the long K.)
+bool three_splits_allowed(std::int64_t m_bucket, int bm, int bn, std::int64_t k_blocks, std::int64_t tiles,
+                          int sm_count) {
+  return m_bucket <= 128 && bm == 64 && 128 % bn == 0 && bn >= 32 && k_blocks <= 64 &&
+         tiles * 3 <= sm_count * 9 / 11;
+}
+
 // Small M pairs two M blocks on one N block (B multicast) once K has 12 blocks or more. Below
 // that the whole B stream is in flight from the start anyway (HBM-bound) and the pair's coupled
 // stage release weighs more. The line moved from "more than 16" when the kernels dropped their
@@ -150,8 +173,9 @@ int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, i
   const std::int64_t wgs = num_math_warpgroups(block_m);
   const std::int64_t stage = block_m * 128 + block_n * 128 + block_m * 4;
   const std::int64_t chunks = wgs * num_waves(block_m) * num_col_parts(block_m, splits);
-  const std::int64_t recv = std::int64_t{splits - 1} * block_m * block_n * 4 / splits;
-  const std::int64_t splitk_barriers = splits > 1 ? chunks / splits + wgs : 0;
+  const std::int64_t owned = (chunks + splits - 1) / splits;  // chunks an owning CTA reduces
+  const std::int64_t recv = std::int64_t{splits - 1} * owned * (block_m * block_n * 4 / chunks);
+  const std::int64_t splitk_barriers = splits > 1 ? owned + wgs : 0;
   const std::int64_t bytes = wgs * 64 * block_n * 2 + stages * stage + recv +
                              wgs * 2 * num_sfb_per_tile(block_n) * k_blocks * 4 + stages * 2 * 8 +
                              splitk_barriers * 8;
@@ -215,8 +239,9 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
     for (int bn = 16; bn <= 192; bn += 16) {
       if (!block_n_allowed(bm, bn)) continue;
       const std::int64_t tiles = ((mb + bm - 1) / bm) * ((n + bn - 1) / bn);
-      for (int splits : {1, 2, 4, 8}) {
+      for (int splits : {1, 2, 3, 4, 8}) {
         if (splits > k_blocks) break;
+        if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks, tiles, sm_count)) continue;
         if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
         const int grid = splits >= 4 ? sm_count * 2 / 3 / splits * splits : sm_count - sm_count % splits;
         if (splits > 1 && tiles * splits > grid) continue;  // split-K only within one wave

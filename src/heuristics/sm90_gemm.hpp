@@ -13,7 +13,7 @@ struct Sm90GemmConfig {
   int stages = 4;
   int multicast = 1;          // CTAs per cluster sharing one operand through TMA multicast
   bool multicast_on_a = true; // which operand the pair shares
-  int splits = 1;             // split-K: CTAs per cluster sharing one tile's K blocks (1, 2, 4, 8)
+  int splits = 1;             // split-K: CTAs per cluster sharing one tile's K blocks (1 to 8)
   int num_sms = 132;          // persistent grid
   int group_n = 8;            // tile order: N blocks per L2 group
   int smem_bytes = 0;

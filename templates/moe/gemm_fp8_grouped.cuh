@@ -134,7 +134,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(N % 8 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
-  static_assert(kNumSplits == 1 || kNumSplits == 2 || kNumSplits == 4 || kNumSplits == 8, "kNumSplits");
+  static_assert(kNumSplits >= 1 && kNumSplits <= 8, "kNumSplits: a portable cluster");
   static_assert(kNumSplits == 1 || kNumMulticast == 1, "split-K clusters do not multicast");
   static_assert(kNumSplits <= kNumKBlocks, "every split needs at least one K block");
   static_assert(kWaves == num_waves(BLOCK_M), "waves");
@@ -181,7 +181,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
   MBarrier* empty = full + kNumStages;
   MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
-  MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
+  MBarrier* all_consumed = recv_full + owned_chunks(BLOCK_M, kNumSplits);  // per math WG
   MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per (math WG, D buffer)
   MBarrier* d_stored = d_staged + kNumMathWGs * kDBufs;
   // Each tile's B scales: loaded by the producer warpgroup's warp 1 into one of two smem tiles
@@ -195,8 +195,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
 
   // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
   const u32 split = kNumSplits > 1 ? cluster_cta_rank() : 0;
-  const u32 kb_begin = split * kNumKBlocks / kNumSplits;
-  const u32 kb_end = (split + 1) * kNumKBlocks / kNumSplits;
+  const SplitKSlice<kNumKBlocks, kNumSplits> slice(split);
+  const u32 kb_begin = slice.begin, kb_end = slice.end;
 
   const u32 warp = warp_id();
   const u32 lane = lane_id();
@@ -215,7 +215,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     }
     if constexpr (kNumSplits > 1) {
       // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
-      for (u32 c = 0; c < num_chunks(BLOCK_M, kNumSplits) / kNumSplits; ++c) mbar_init(&recv_full[c], 1);
+      for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&recv_full[c], 1);
       // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
       // receive buffers may take the next tile's partials.
       for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);

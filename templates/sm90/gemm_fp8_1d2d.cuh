@@ -21,7 +21,7 @@
 //   kNumMulticast 1, or 2 for a 2-CTA cluster sharing one operand through TMA multicast.
 //   kMulticastOnA with kNumMulticast == 2: true = the 2 CTAs share A (same M block, N blocks 2u
 //                 and 2u+1), false = they share B (same N block, M blocks 2u and 2u+1).
-//   kNumSplits    1, or 2/4/8 for split-K inside a cluster of kNumSplits CTAs (kNumMulticast must
+//   kNumSplits    1, or 2..8 for split-K inside a cluster of kNumSplits CTAs (kNumMulticast must
 //                 be 1; kNumSplits <= ceil(K/128)): every CTA of the cluster takes the same tile and
 //                 a contiguous slice of its K blocks, then the fp32 partial tiles are reduced
 //                 through distributed shared memory, no global workspace: the tile's fragments
@@ -29,8 +29,9 @@
 //                 CTA st.async's the chunks it does not own into their owner's receive buffer
 //                 (completing bytes on the owner's mbarrier), and chunk c's owner, CTA
 //                 c % kNumSplits, adds the partials and stores that chunk of D (a reduce-scatter:
-//                 every CTA receives (S-1)/S of a tile and stores 1/S of it). Column parts must
-//                 be multiples of 16 wide (static_assert).
+//                 with S a power of two every CTA receives (S-1)/S of a tile and stores 1/S of it;
+//                 otherwise the tile is cut as for pow2_floor(S) and the other CTAs only send).
+//                 Column parts must be multiples of 16 wide (static_assert).
 //   kNumSMs       persistent grid size (number of CTAs, normally the SM count: 132 on H100 SXM);
 //                 a multiple of kNumMulticast. The kernel traps if gridDim.x != kNumSMs.
 //   kGroupN       grouped tile order: N units per group (see common/tile_scheduler.cuh).
@@ -99,13 +100,23 @@ __host__ __device__ constexpr u32 num_math_wgs(u32 block_m) { return block_m == 
 __host__ __device__ constexpr u32 num_threads(u32 block_m) { return 128 * num_math_wgs(block_m) + 128; }
 // 64-row wgmma waves per math warpgroup.
 __host__ __device__ constexpr u32 num_waves(u32 block_m) { return block_m == 256 ? 2 : 1; }
-// Split-K reduction chunks: (math warpgroup, wave, column part), at least one per split.
+// The largest power of two <= x (x >= 1).
+__host__ __device__ constexpr u32 pow2_floor(u32 x) { return x < 2 ? x : 2 * pow2_floor(x / 2); }
+// Split-K reduction chunks: (math warpgroup, wave, column part), as many as the largest power of
+// two <= splits (a column part is then a power-of-two fraction of BLOCK_N), at least one per
+// warpgroup and wave. With a split count that is not a power of two (3, 5, 6, 7) only the first
+// pow2_floor(splits) CTAs of the cluster own chunks; the others only send.
 __host__ __device__ constexpr u32 num_col_parts(u32 block_m, u32 splits) {
-  return splits > num_math_wgs(block_m) * num_waves(block_m) ? splits / (num_math_wgs(block_m) * num_waves(block_m))
-                                                              : 1;
+  return pow2_floor(splits) > num_math_wgs(block_m) * num_waves(block_m)
+             ? pow2_floor(splits) / (num_math_wgs(block_m) * num_waves(block_m))
+             : 1;
 }
 __host__ __device__ constexpr u32 num_chunks(u32 block_m, u32 splits) {
   return num_math_wgs(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
+}
+// Chunks an owning CTA reduces (chunk c belongs to CTA c % splits).
+__host__ __device__ constexpr u32 owned_chunks(u32 block_m, u32 splits) {
+  return (num_chunks(block_m, splits) + splits - 1) / splits;
 }
 // Width of the column slice one epilogue pass stages and stores (BLOCK_N without split-K).
 __host__ __device__ constexpr u32 epi_block_n(u32 block_m, u32 block_n, u32 splits) {
@@ -135,13 +146,13 @@ __host__ __device__ constexpr u32 num_sfb_per_tile(u32 block_n) {
 __host__ __device__ constexpr u32 stage_bytes(u32 block_m, u32 block_n) {
   return block_m * 128 + block_n * 128 + block_m * 4;  // A tile + B tile + A scales
 }
-// Split-K receive buffer: (splits - 1) partials of the 1/splits of the tile this CTA owns, fp32.
+// Split-K receive buffer: (splits - 1) partials of each chunk this CTA owns, fp32.
 __host__ __device__ constexpr u32 splitk_recv_bytes(u32 block_m, u32 block_n, u32 splits) {
-  return (splits - 1) * block_m * block_n * 4 / splits;
+  return (splits - 1) * owned_chunks(block_m, splits) * (block_m * block_n * 4 / num_chunks(block_m, splits));
 }
 // Split-K mbarriers: one "partials received" per owned chunk, one "all consumed" per warpgroup.
 __host__ __device__ constexpr u32 splitk_barriers(u32 block_m, u32 splits) {
-  return splits > 1 ? num_chunks(block_m, splits) / splits + num_math_wgs(block_m) : 0;
+  return splits > 1 ? owned_chunks(block_m, splits) + num_math_wgs(block_m) : 0;
 }
 // Base dynamic shared memory (dense_smem_size_with below adds to it):
 //   [D staging: 64 x BLOCK_N bf16 per math warpgroup | A stages | B stages |
@@ -175,6 +186,20 @@ __host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32
 __host__ __device__ constexpr u32 dense_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
   return dense_smem_size_with(block_m, block_n, k, stages, splits, d_buffers(block_m, block_n, k, stages, splits));
 }
+
+// K blocks [begin, end) of split-K slice `split` of kSplits over kKBlocks: the last
+// kKBlocks % kSplits slices take one block more. Without a division: with a split count that is
+// not a power of two, split * kKBlocks / kSplits cost the producer warp (40 registers) a spill.
+template <u32 kKBlocks, u32 kSplits>
+struct SplitKSlice {
+  u32 begin, end;
+  __device__ __forceinline__ explicit SplitKSlice(u32 split) {
+    constexpr u32 kShort = kKBlocks / kSplits, kLonger = kKBlocks % kSplits;
+    const u32 longer_before = split + kLonger > kSplits ? split + kLonger - kSplits : 0;
+    begin = split * kShort + longer_before;
+    end = begin + kShort + (split + kLonger >= kSplits ? 1 : 0);
+  }
+};
 
 // One tile's B scales (kNumSfb 128-row blocks from sfb_row0, all K blocks) into smem, by
 // kThreads threads (thread = this one's index among them). Rows past N repeat the last one.
@@ -249,7 +274,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(N % 8 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
-  static_assert(kNumSplits == 1 || kNumSplits == 2 || kNumSplits == 4 || kNumSplits == 8, "kNumSplits");
+  static_assert(kNumSplits >= 1 && kNumSplits <= 8, "kNumSplits: a portable cluster");
   static_assert(kNumSplits == 1 || kNumMulticast == 1, "split-K clusters do not multicast");
   static_assert(kNumSplits <= kNumKBlocks, "every split needs at least one K block");
   static_assert(kWaves == num_waves(BLOCK_M), "waves");
@@ -284,7 +309,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
   MBarrier* empty = full + kNumStages;
   MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
-  MBarrier* all_consumed = recv_full + num_chunks(BLOCK_M, kNumSplits) / kNumSplits;  // per math WG
+  MBarrier* all_consumed = recv_full + owned_chunks(BLOCK_M, kNumSplits);  // per math WG
   MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per (math WG, D buffer)
   MBarrier* d_stored = d_staged + kNumMathWGs * kDBufs;
   MBarrier* sfb_loaded = d_stored + kNumMathWGs * kDBufs;  // per B-scale tile buffer (2)
@@ -292,8 +317,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 
   // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
   const u32 split = kNumSplits > 1 ? cluster_cta_rank() : 0;
-  const u32 kb_begin = split * kNumKBlocks / kNumSplits;
-  const u32 kb_end = (split + 1) * kNumKBlocks / kNumSplits;
+  const SplitKSlice<kNumKBlocks, kNumSplits> slice(split);
+  const u32 kb_begin = slice.begin, kb_end = slice.end;
 
   const u32 warp = warp_id();
   const u32 lane = lane_id();
@@ -316,7 +341,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     }
     if constexpr (kNumSplits > 1) {
       // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
-      for (u32 c = 0; c < num_chunks(BLOCK_M, kNumSplits) / kNumSplits; ++c) mbar_init(&recv_full[c], 1);
+      for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&recv_full[c], 1);
       // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
       // receive buffers may take the next tile's partials.
       for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);

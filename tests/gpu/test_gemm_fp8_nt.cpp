@@ -201,14 +201,17 @@ TEST_CASE("gemm_fp8_nt matches the reference on odd shapes and tails", "[gpu][ge
 
 TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the reference", "[gpu][gemm][splitk]") {
   // (block_m, block_n, splits): every chunking of the reduction (column parts of 16, 32, 64
-  // columns; 1 or 2 chunks per CTA; BLOCK_M 256's two waves), K slices of unequal length (K tails
-  // included), M and N tails, and grids with fewer clusters than tiles (each cluster walks several
-  // tiles: the receive buffers' reuse handshake).
+  // columns; 1 or 2 chunks per CTA; BLOCK_M 256's two waves), split counts that are not powers of
+  // two (only the first pow2_floor(splits) CTAs own chunks, the others only send; 256 x 128 in 3
+  // gives CTA 0 two chunks), K slices of unequal length (K tails included), M and N tails, and
+  // grids with fewer clusters than tiles (each cluster walks several tiles: the receive buffers'
+  // reuse handshake).
   struct Case {
     int bm, bn, splits;
   };
   const Case cases[] = {{64, 128, 8}, {128, 64, 8}, {128, 96, 4}, {128, 112, 2}, {128, 32, 4},
-                        {64, 32, 2},  {256, 64, 2}, {128, 128, 4}, {64, 64, 4}};
+                        {64, 32, 2},  {256, 64, 2}, {128, 128, 4}, {64, 64, 4},  {64, 64, 5},
+                        {64, 64, 6},  {64, 64, 3},  {256, 128, 3}, {128, 128, 6}, {64, 128, 7}};
   std::uint64_t seed = 3000;
   for (const Case& c : cases)
     for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
@@ -217,7 +220,9 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
       for (int clusters : {2, 1000}) {
         const std::int64_t tiles = (m + c.bm - 1) / c.bm * ((n + c.bn - 1) / c.bn);
         const int grid = static_cast<int>(std::min<std::int64_t>(clusters, tiles)) * c.splits;
-        const detail::Sm90GemmConfig config = make_config(c.bm, c.bn, 4, c.splits, grid, k);
+        int stages = 4;  // or fewer where 4 do not fit beside the receive buffer (256 x 128)
+        while (detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, stages, c.splits) > detail::kSm90MaxSmem) --stages;
+        const detail::Sm90GemmConfig config = make_config(c.bm, c.bn, stages, c.splits, grid, k);
         check_problem(m, n, k, seed++, 0, &config);
       }
     }

@@ -51,7 +51,8 @@ TEST_CASE("gemm heuristics choose valid configs for a sweep of shapes", "[gemm][
     CHECK(c.smem_bytes <= kSm90MaxSmem);
     CHECK(c.threads == sm90_gemm_threads(c.block_m));
     CHECK((c.multicast == 1 || c.multicast == 2));
-    CHECK((c.splits == 1 || c.splits == 2 || c.splits == 4 || c.splits == 8));
+    CHECK((c.splits == 1 || c.splits == 2 || c.splits == 3 || c.splits == 4 || c.splits == 8));
+    if (c.splits == 3) CHECK(c.num_sms <= s.sms * 9 / 11);  // clusters of 3 beyond that ran as two waves
     const int cluster = std::max(c.multicast, c.splits);
     CHECK(c.num_sms <= s.sms);
     CHECK(c.num_sms % cluster == 0);
@@ -81,6 +82,24 @@ TEST_CASE("gemm heuristics take static-bound one-wave tiles where they were meas
   INFO(split.to_json().dump());
   CHECK(split.splits == 2);
   CHECK(split.block_n == 144);
+}
+
+TEST_CASE("gemm heuristics take split-K clusters of 3 only where they were measured faster",
+          "[gemm][heuristics]") {
+  // H100 (2026-11-27): one-band M, 64 x 32 or 64 x 64 tiles, K <= 8192, <= 108 CTAs on 132 SMs.
+  const Sm90GemmConfig anchor = choose_sm90_gemm_config(128, 576, 7168, 132);
+  INFO(anchor.to_json().dump());
+  CHECK(anchor.splits == 3);
+  CHECK(anchor.block_m == 64);
+  CHECK(anchor.block_n == 32);
+  CHECK(anchor.num_sms == 108);
+  // Measured slower in 3: N 256 over K 16384, two M bands, straddling tiles, grids over 108.
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {1, 256, 16384}, {128, 256, 16384}, {256, 256, 7168}, {128, 1536, 7168}, {128, 2112, 7168}, {1, 4096, 7168}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    CHECK(c.splits != 3);
+  }
 }
 
 TEST_CASE("every config the gemm heuristics choose on H100 compiles without spills",

@@ -138,7 +138,7 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
     for (int bn = 16; bn <= 192; bn += 16) {
       if ((waves + 1) * bn / 2 > 192) continue;
       const long long tiles = (mb + bm - 1) / bm * ((n + bn - 1) / bn);
-      for (int splits : {1, 2, 4, 8}) {
+      for (int splits : {1, 2, 3, 4, 8}) {
         if (splits > k_blocks || detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;
         if (splits > 1 && tiles * splits > sm_count) continue;
         for (int mc : {0, 1, 2}) {  // none, pair sharing A, pair sharing B
@@ -171,23 +171,23 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
   return out;
 }
 
-// --configs "BMxBN:splits:mc;..." (mc 1, 2a or 2b): these forward configs instead of the model's
-// 40 best, with the deepest pipeline that fits, for every shape (ones the shape cannot take are
-// skipped). Split-K grids: one cluster per tile.
+// --configs "BMxBN:splits:mc[:stages];..." (mc 1, 2a or 2b): these forward configs instead of the
+// model's 40 best, with the deepest pipeline that fits or the given stages, for every shape (ones
+// the shape cannot take are skipped). Split-K grids: one cluster per tile.
 std::string g_forward_configs;
 std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& text, long long m, long long n,
                                                           long long k, int sm_count) {
   std::vector<detail::Sm90GemmConfig> configs;
   for (const std::string& item : config_items(text)) {
-    int bm = 0, bn = 0, splits = 1;
+    int bm = 0, bn = 0, splits = 1, stages = 16;
     char mc[8] = {0};
-    if (std::sscanf(item.c_str(), "%dx%d:%d:%7s", &bm, &bn, &splits, mc) != 4)
-      throw std::runtime_error("--configs: cannot parse '" + item + "'");
+    const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d", &bm, &bn, &splits, mc, &stages);
+    if (fields != 4 && fields != 5) throw std::runtime_error("--configs: cannot parse '" + item + "'");
     detail::Sm90GemmConfig c;
     c.block_m = bm, c.block_n = bn, c.splits = splits;
     c.multicast = std::string(mc) == "1" ? 1 : 2;
     c.multicast_on_a = std::string(mc) != "2b";
-    c.stages = 16;
+    c.stages = stages;
     while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
       --c.stages;
     const long long tiles = (detail::sm90_gemm_m_bucket(m) + bm - 1) / bm * ((n + bn - 1) / bn);
