@@ -331,15 +331,18 @@ struct Mainloop1D2D {
 
   template <u32 W, class Bounds>
   __device__ __forceinline__ void run_serial(Bounds bounds) {
-    // One-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192) unroll the K loop over a
-    // turn of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768 x 512}
-    // (H100, 2026-11-24), for a longer compile (the loop body kNumStages times per bounds
+    // 128-row one-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192) unroll the K loop
+    // over a turn of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768 x
+    // 512} (H100, 2026-11-24), for a longer compile (the loop body kNumStages times per bounds
     // instantiation). Not for two-wave tiles (+0.6%; over a long K they take run_aligned) nor
-    // dynamic bounds (128 x 144: -1.5..-3%).
+    // dynamic bounds (128 x 144: -1.5..-3%), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96
+    // and 64 x 160 ran level or slower (H100, 2026-11-27: 256 x 3072 x 1536 6.9 -> 6.4 us, 256 x
+    // 5120 x 2048 10.0 -> 9.8 rolled, 1024 x 576 x 7168 19.7 / 19.8) and compiled in 2.1-2.4 s
+    // instead of 0.4-0.5 s (tools/bench/results/2026-11-27h-three-way-split-k-h100.md).
     // Why it pays is not settled: ptxas then tests the next stage's barrier and computes its
     // descriptors under this block's promotion, but doing either by hand gained nothing (the
     // early barrier test lost 5%; tools/bench/results/2026-11-24-loop-unroll-and-d-prefetch-h100.md).
-    constexpr u32 kUnroll = kWaves == 1 && Bounds::kStatic ? kNumStages : 1;
+    constexpr u32 kUnroll = kWaves == 1 && BLOCK_M == 128 && Bounds::kStatic ? kNumStages : 1;
 #pragma unroll kUnroll
     for (u32 kb = kb_begin; kb < kb_end; ++kb) {
       block<W>(stage, phase, kb, bounds);
