@@ -16,9 +16,8 @@
 // rule, see three_splits_allowed) is a candidate
 // when the tiles x S CTAs fit in one wave: it divides the per-tile K loop by S for a reduction
 // through distributed shared memory, (S-1)/S of an fp32 tile per CTA at ~8 B/cycle (fitted on
-// H100 sweeps: DSMEM is slow) plus ~1500 cycles of cluster launch and handshake. Clusters of 4
-// or 8 CTAs must fit in GPCs: 32 clusters of 4 (128 CTAs) ran as two waves on an H100, 22 did
-// not, so their grid is capped at 2/3 of the SMs. Net effect on the M = 128 anchors: split-K
+// H100 sweeps: DSMEM is slow) plus ~1500 cycles of cluster launch and handshake. Clusters of 3,
+// 4 or 8 CTAs must fit in GPCs, so their grid is capped (split_k_grid_cap). Net effect on the M = 128 anchors: split-K
 // only where the unsplit tiles are tiny (N = 576: 14.7 -> 11 us); elsewhere unsplit 64-row
 // tiles with B multicast measured as fast or faster. The split's reduction and handshake cost
 // ~1.5 us (128 x 576: K = 1024 unsplit 3.7 us, K = 2048 in 2 splits with the same K blocks per
@@ -107,12 +106,21 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
   return k_blocks * std::max({mma, load * path_select, latency * path_select}) + epilogue + reduce;
 }
 
+// Most CTAs a split-K grid in clusters of `splits` may have, so that its clusters all fit in the
+// GPCs at once (measured on H100; beyond it they ran as two waves): 2/3 of the SMs for clusters
+// of 4 or 8 (32 clusters of 4 did not fit, 22 did), 9/11 for clusters of 3 (36 fit, 40 and 44
+// took 40-70% longer), all of them for pairs.
+int split_k_grid_cap(int splits, int sm_count) {
+  const int cap = splits >= 4 ? sm_count * 2 / 3 : splits == 3 ? sm_count * 9 / 11 : sm_count;
+  return cap - cap % splits;
+}
+
 // Split-K in clusters of 3 (the template's non-power-of-two split: 2 of the 3 CTAs own a column
 // half each, the third only sends), for one-band M (bucket <= 128) with 64-row tiles inside one
-// B-scale block (BLOCK_N 32 or 64), at most 64 K blocks, and at most 108 CTAs on 132 SMs (36
-// clusters of 3 ran in one wave on an H100, 40 and 44 did not: +40-70% time). H100, 2026-11-27
-// (jitfp8 bench gemm --forward-only, two calls, 2 rounds each, the heuristic with and without
-// 3-splits; tools/bench/results/2026-11-27h-three-way-split-k-h100.md), us:
+// B-scale block (BLOCK_N 32 or 64) and at most 64 K blocks; their grid is capped at 108 CTAs on
+// 132 SMs (split_k_grid_cap). H100, 2026-11-27 (jitfp8 bench gemm --forward-only, two calls, 2
+// rounds each, the heuristic with and without 3-splits;
+// tools/bench/results/2026-11-27h-three-way-split-k-h100.md), us:
 //   128 x 576 x 7168 6.0 -> 5.9 and 5.9 -> 5.8 (64 x 32 in 3, 108 CTAs, against 64 x 64 in 4);
 //   128 x 576 x 4096 4.9 -> 4.7; 128 x 576 x 2048 4.9 -> 4.0 (against 64 x 32 B pairs);
 //   128 x 256 x 2048 4.9 -> 3.8; 1 x 576 x 7168 5.8 -> 5.6; 1 x 1024 x 7168 6.4 -> 6.2;
@@ -121,10 +129,8 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
 // 64 x 64 in 4: longer K wants the fourth split), 64 x 96 (a straddling tile) on 128 x 1536 x
 // 7168 8.4 -> 9.5, 64 x 32 on 256 x 256 x 7168 (two M bands) 5.6 -> 6.2, grids over 108 CTAs.
 // (K 16384 with N 576 / 1024 gained 2-5%; left out with the rest of the long K.)
-bool three_splits_allowed(std::int64_t m_bucket, int bm, int bn, std::int64_t k_blocks, std::int64_t tiles,
-                          int sm_count) {
-  return m_bucket <= 128 && bm == 64 && 128 % bn == 0 && bn >= 32 && k_blocks <= 64 &&
-         tiles * 3 <= sm_count * 9 / 11;
+bool three_splits_allowed(std::int64_t m_bucket, int bm, int bn, std::int64_t k_blocks) {
+  return m_bucket <= 128 && bm == 64 && 128 % bn == 0 && bn >= 32 && k_blocks <= 64;
 }
 
 // Small M pairs two M blocks on one N block (B multicast) once K has 12 blocks or more. Below
@@ -241,10 +247,9 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
       const std::int64_t tiles = ((mb + bm - 1) / bm) * ((n + bn - 1) / bn);
       for (int splits : {1, 2, 3, 4, 8}) {
         if (splits > k_blocks) break;
-        if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks, tiles, sm_count)) continue;
+        if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
         if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
-        const int grid = splits >= 4 ? sm_count * 2 / 3 / splits * splits : sm_count - sm_count % splits;
-        if (splits > 1 && tiles * splits > grid) continue;  // split-K only within one wave
+        if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count)) continue;  // one wave only
         int stages = kMaxStages;
         while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
         if (stages < 3) continue;
