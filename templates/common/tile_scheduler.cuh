@@ -49,37 +49,105 @@ struct TileScheduler {
   static constexpr u32 kNumUnitsN = kPairOnN ? (kNumNBlocks + 1) / 2 : kNumNBlocks;
   static constexpr u32 kStride = kNumSMs / kClusterSize;
 
+  // The last group holds the N-units left over (kNumUnitsN % kGroupN, when not 0).
+  static constexpr u32 kLastGroupN = kNumUnitsN % kGroupN != 0 ? kNumUnitsN % kGroupN : kGroupN;
+  static constexpr u32 kFullGroupsN = kNumUnitsN / kGroupN * kGroupN;  // N-units in whole groups
+
+  u32 left;             // num_units minus this CTA's next unit (0: none left)
+  u32 units_per_group;  // kGroupN * M-units
+  u32 group, in_group;  // the next unit = group * units_per_group + in_group, kept without dividing
+  u32 rank;
+
+  // The walk advances (group, in_group) by subtraction and divides only by constants: runtime
+  // divisions (by units_per_group and the group's width) were ~20 instructions each, in every
+  // warp role's copy of next(), and about a tenth of a dense kernel's first-use compile time.
+  // Registers are tight (the producer warp has 40): one count for the end test, not the unit and
+  // the unit count (with both, the 3-split 64 x 32 producer spilled 4 bytes). Ending on "past the
+  // last group" instead made the 576 x 4096 x 7168 weight gradient (192 x 96 tiles) 27% slower on
+  // H100 (2026-11-27i results), for reasons not found in the SASS.
+  JITFP8_DEVICE explicit TileScheduler(u32 m) {
+    const u32 num_m_blocks = (m + BLOCK_M - 1) / BLOCK_M;
+    const u32 num_units_m = kPairOnM ? (num_m_blocks + 1) / 2 : num_m_blocks;
+    const u32 num_units = num_units_m * kNumUnitsN;
+    units_per_group = kGroupN * num_units_m;
+    const u32 unit = blockIdx.x / kClusterSize;
+    left = unit < num_units ? num_units - unit : 0u;
+    group = 0;
+    in_group = unit;
+    if (left != 0) normalize();
+    rank = kNumMulticast > 1 ? cluster_cta_rank() : 0;
+  }
+
+  // Carries in_group into group; only while units are left (then units_per_group > 0). At most
+  // kStride / units_per_group + 1 steps.
+  JITFP8_DEVICE void normalize() {
+    while (in_group >= units_per_group) in_group -= units_per_group, ++group;
+  }
+
+  // Unit in_group of the group starting at N-unit first_n -> its (M, N) unit: inside a group the N
+  // index moves fastest; divisions by constants only (the last group is kLastGroupN wide).
+  JITFP8_DEVICE static void place(u32 first_n, u32 in_group, u32& um, u32& un) {
+    if (first_n < kFullGroupsN) {
+      um = in_group / kGroupN;
+      un = first_n + in_group - um * kGroupN;
+    } else {
+      um = in_group / kLastGroupN;
+      un = first_n + in_group - um * kLastGroupN;
+    }
+  }
+
+  // Next tile of this CTA; false when none is left.
+  JITFP8_DEVICE bool next(u32& m_block, u32& n_block) {
+    if (left == 0) return false;
+    u32 um, un;
+    place(group * kGroupN, in_group, um, un);
+    m_block = kPairOnM ? um * 2 + rank : um;
+    n_block = kPairOnN ? un * 2 + rank : un;
+    left = left > kStride ? left - kStride : 0u;
+    in_group += kStride;
+    if (left != 0) normalize();
+    return true;
+  }
+
+  // Whether next() has another tile (the cluster's CTAs agree: they walk the same units).
+  JITFP8_DEVICE bool has_next() const { return left != 0; }
+};
+
+// The same walk with the unit index kept whole and divided at each step by run-time values (the
+// form TileScheduler had before 2026-11-27i): one register less across the walk. The 1D1D kernel
+// keeps it: with TileScheduler's carried (group, unit in group) its 128 x 144 weight-gradient
+// tiles spilled 8 bytes, and its code did not shrink anyway.
+template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN>
+struct DividingTileScheduler {
+  using Walk = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
+
   u32 num_units_m;
   u32 num_units;
   u32 unit;
   u32 rank;
 
-  JITFP8_DEVICE explicit TileScheduler(u32 m) {
+  JITFP8_DEVICE explicit DividingTileScheduler(u32 m) {
     const u32 num_m_blocks = (m + BLOCK_M - 1) / BLOCK_M;
-    num_units_m = kPairOnM ? (num_m_blocks + 1) / 2 : num_m_blocks;
-    num_units = num_units_m * kNumUnitsN;
-    unit = blockIdx.x / kClusterSize;
+    num_units_m = Walk::kPairOnM ? (num_m_blocks + 1) / 2 : num_m_blocks;
+    num_units = num_units_m * Walk::kNumUnitsN;
+    unit = blockIdx.x / kNumMulticast;
     rank = kNumMulticast > 1 ? cluster_cta_rank() : 0;
   }
 
-  // Next tile of this CTA; false when none is left.
   JITFP8_DEVICE bool next(u32& m_block, u32& n_block) {
     if (unit >= num_units) return false;
     const u32 units_per_group = kGroupN * num_units_m;
     const u32 group = unit / units_per_group;
     const u32 first_n = group * kGroupN;
-    const u32 group_n = first_n + kGroupN <= kNumUnitsN ? kGroupN : kNumUnitsN - first_n;
+    const u32 group_n = first_n + kGroupN <= Walk::kNumUnitsN ? kGroupN : Walk::kNumUnitsN - first_n;
     const u32 in_group = unit - group * units_per_group;
     const u32 um = in_group / group_n;
     const u32 un = first_n + in_group - um * group_n;
-    m_block = kPairOnM ? um * 2 + rank : um;
-    n_block = kPairOnN ? un * 2 + rank : un;
-    unit += kStride;
+    m_block = Walk::kPairOnM ? um * 2 + rank : um;
+    n_block = Walk::kPairOnN ? un * 2 + rank : un;
+    unit += Walk::kStride;
     return true;
   }
-
-  // Whether next() has another tile (the cluster's CTAs agree: they walk the same units).
-  JITFP8_DEVICE bool has_next() const { return unit < num_units; }
 };
 
 }  // namespace jitfp8

@@ -144,14 +144,13 @@ struct GroupedTileScheduler {
     return copy.next(mb, nb) ? ld_global_nc_i32(grouping + mb * BLOCK_M) : -1;
   }
 
+  // Unit u of an expert with num_units_m M-units -> its (M, N) unit, in the grouped order of the
+  // dense walk; the group by a short loop (at most kNumUnitsN / kGroupN + 1 steps), not a division.
   JITFP8_DEVICE static void map_unit(u32 u, u32 num_units_m, u32& um, u32& un) {
     const u32 units_per_group = kGroupN * num_units_m;
-    const u32 group = u / units_per_group;
-    const u32 first_n = group * kGroupN;
-    const u32 group_n = first_n + kGroupN <= Pairs::kNumUnitsN ? kGroupN : Pairs::kNumUnitsN - first_n;
-    const u32 in_group = u - group * units_per_group;
-    um = in_group / group_n;
-    un = first_n + in_group - um * group_n;
+    u32 first_n = 0, in_group = u;
+    while (in_group >= units_per_group) in_group -= units_per_group, first_n += kGroupN;
+    Base::place(first_n, in_group, um, un);
   }
 
   JITFP8_DEVICE bool next(GroupedTile& t) {

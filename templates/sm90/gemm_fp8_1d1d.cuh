@@ -290,7 +290,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   }
   if constexpr (kNumMulticast > 1) cluster_sync_after_mbar_init(); else block_sync();
 
-  using Scheduler = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
+  using Scheduler = DividingTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
 
   if (warp >= kNumMathThreads / 32) {
     // ================================ producer warpgroup ================================

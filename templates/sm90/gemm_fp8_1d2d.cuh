@@ -203,13 +203,20 @@ struct SplitKSlice {
 
 // One tile's B scales (kNumSfb 128-row blocks from sfb_row0, all K blocks) into smem, by
 // kThreads threads (thread = this one's index among them). Rows past N repeat the last one.
+// A loop of a compile-time trip count, 4 loads in flight per thread (the loader warp has 40
+// registers); the loop from a run-time start that it replaces, unrolled by 4 as well, made 8% of
+// a dense kernel's PTX (remainder handling), for first-use compile time only.
 template <u32 kNumSfb, u32 kNumKBlocks, u32 kNumSfbRows, u32 kThreads>
 __device__ __forceinline__ void load_sfb_tile(float* dst, const float* sfb, u32 sfb_row0, u32 thread) {
+  constexpr u32 kTotal = kNumSfb * kNumKBlocks;
 #pragma unroll 4
-  for (u32 i = thread; i < kNumSfb * kNumKBlocks; i += kThreads) {
-    const u32 j = i / kNumKBlocks, kb = i - j * kNumKBlocks;
-    const u32 row = sfb_row0 + j < kNumSfbRows ? sfb_row0 + j : kNumSfbRows - 1;  // N tail
-    dst[i] = ld_global_nc(sfb + row * kNumKBlocks + kb);
+  for (u32 step = 0; step < (kTotal + kThreads - 1) / kThreads; ++step) {
+    const u32 i = thread + step * kThreads;
+    if (kTotal % kThreads == 0 || i < kTotal) {
+      const u32 j = i / kNumKBlocks, kb = i - j * kNumKBlocks;
+      const u32 row = sfb_row0 + j < kNumSfbRows ? sfb_row0 + j : kNumSfbRows - 1;  // N tail
+      dst[i] = ld_global_nc(sfb + row * kNumKBlocks + kb);
+    }
   }
 }
 
@@ -376,6 +383,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         const TensorMapParam& map_a = rows < BLOCK_M ? tmap_a_tail : tmap_a;
         const TensorMapParam& map_sfa = rows < BLOCK_M ? tmap_sfa_tail : tmap_sfa;
         const u32 tx_bytes = stage_tx_bytes(kStageBytes, rows, BLOCK_M);
+        // Left to the compiler's unrolling (by 4): `#pragma unroll 1` here shrank the kernel for a
+        // faster first-use compile but cost 3-6% (4096 x 2112 x 7168, 128 x 4096 x 7168, H100,
+        // 2026-11-27i results): how soon a freed stage is refilled matters.
         for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
           mbar_wait(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
