@@ -2,6 +2,7 @@
 // launch. The token counts stay on the device: nothing here reads them, nothing synchronizes.
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -114,7 +115,28 @@ CUtensorMap encode_d_map(const GroupedGemmWgradArgs& args, std::uint32_t swizzle
   return result;
 }
 
+// The optional split-tail workspace (moe.hpp): its size depends on the grid, so it is checked
+// here, with the plan, still before anything is launched.
+void validate_workspace(const GroupedGemmWgradArgs& a, int num_sms) {
+  if (a.workspace == nullptr) {
+    require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
+            "must be 0 without a workspace");
+    return;
+  }
+  const std::int64_t needed = grouped_wgrad_workspace_bytes(num_sms);
+  require(a.workspace_bytes >= needed, kFunction, "workspace_bytes", a.workspace_bytes,
+          "must be >= gemm_fp8_grouped_wgrad_workspace_bytes() = {} on this device", needed);
+  require_aligned(a.workspace, 4, kFunction, "workspace");
+  require_disjoint_output(
+      kFunction, {"workspace", a.workspace, rows_extent(a.workspace, 1, a.workspace_bytes, 0, 1)},
+      {{"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)},
+       {"a", a.a, rows_extent(a.a, 1, KGroupedLayout{a.m, a.k_capacity}.data_numel(), 0, 1)},
+       {"b", a.b, rows_extent(a.b, 1, KGroupedLayout{a.n, a.k_capacity}.data_numel(), 0, 1)},
+       {"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)}});
+}
+
 void launch_plan(const Plan& plan, const GroupedGemmWgradArgs& args, Stream stream) {
+  validate_workspace(args, plan.config.num_sms);
   const Sm90WgradConfig& c = plan.config;
   const std::uint32_t d_swizzle = c.block_n % 32 == 0 ? 128 : 64;
   const auto m = static_cast<std::uint64_t>(args.m);
@@ -147,7 +169,8 @@ void launch_plan(const Plan& plan, const GroupedGemmWgradArgs& args, Stream stre
   const void* tokens = args.tokens;
   const void* a = args.a;
   const void* b = args.b;
-  void* kernel_args[] = {&m32,     &accumulate, &groups,  &cap_blocks, &tokens, &a, &b,
+  void* workspace = args.workspace;
+  void* kernel_args[] = {&m32,     &accumulate, &groups,  &cap_blocks, &tokens, &a, &b, &workspace,
                          &maps[0], &maps[1],    &maps[2], &maps[3],    &maps[4]};
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
@@ -222,9 +245,18 @@ void gemm_fp8_grouped_wgrad_with_config(const GroupedGemmWgradArgs& args,
   launch_plan(plan, args, stream);
 }
 
+std::int64_t grouped_wgrad_workspace_bytes(int num_sms) {
+  // One u32 flag per CTA of the grid (sm90_1d1d::KGroupedParams::split_flags).
+  return std::int64_t{4} * std::max(num_sms, 1);
+}
+
 }  // namespace jitfp8::detail
 
 namespace jitfp8 {
+
+std::int64_t gemm_fp8_grouped_wgrad_workspace_bytes() {
+  return detail::grouped_wgrad_workspace_bytes(detail::current_device().sm_count);
+}
 
 void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   using namespace detail;

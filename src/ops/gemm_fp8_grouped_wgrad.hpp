@@ -21,6 +21,9 @@ std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, c
 
 // gemm_fp8_grouped_wgrad with a given configuration (benchmark sweeps, tests): same validation,
 // the config checked (Error(invalid_argument)); memoized per (device, n, config).
+// Bytes of the split-tail workspace for a grid of num_sms CTAs (moe.hpp).
+std::int64_t grouped_wgrad_workspace_bytes(int num_sms);
+
 void gemm_fp8_grouped_wgrad_with_config(const GroupedGemmWgradArgs& args,
                                         const Sm90WgradConfig& config, Stream stream);
 

@@ -9,8 +9,19 @@
 // no host involvement.
 //
 // Per tile: the expert, its M and N block, the first 128-column block of the expert in the
-// K-grouped operands (O_e / 128) and its number of 128-column blocks (P_e / 128), or 0 when the
-// expert is empty (T_e <= 0) or its blocks would end past k_cap_blocks (never read out of bounds).
+// K-grouped operands (O_e / 128) and the 128-column blocks to contract from kb_first on (all
+// P_e / 128 of them, or half of them, below), or 0 when the expert is empty (T_e <= 0) or its
+// blocks would end past k_cap_blocks (never read out of bounds).
+//
+// Split tail (`split`: the caller gave the flags): the last partial round of units keeps
+// some clusters busy with a whole unit while the others idle, about 3% of a long K-grouped GEMM
+// (1792 units = 27 x 66 + 10). With T units in that round, the first P = min(T, kStride - T) are
+// split in two along the expert's blocks: the cluster that walks into unit full + i (full = the
+// units of the whole rounds) contracts the first num_kb / 2 blocks, cluster T + i (idle
+// otherwise) the rest. The first half stores (or reduce-adds) its tile into D and raises a flag
+// once the writes are complete; the second waits for the flag and reduce-adds its own. The
+// halves land in that order every time, so D's bits do not depend on timing. The waiting CTA has
+// the higher block index: it never waits for a CTA launched after it.
 #pragma once
 
 #include "common/ptx.cuh"
@@ -21,9 +32,11 @@ struct KGroupedTile {
   u32 group;     // expert
   u32 m_block, n_block;
   u32 kb0;       // first 128-column block of the expert (O_e / 128)
-  u32 num_kb;    // 128-column blocks to contract (P_e / 128), 0: nothing to read
+  u32 num_kb;    // 128-column blocks to contract (from kb_first), 0: nothing to read
+  u32 kb_first;  // 0, or num_kb_e / 2 for a second half
   u32 tokens;    // T_e (valid when num_kb > 0)
 };
+enum : u32 { kWholeTile = 0, kFirstHalf = 1, kSecondHalf = 2 };
 
 template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN>
 struct KGroupedTileScheduler {
@@ -64,10 +77,28 @@ struct KGroupedTileScheduler {
 
   // Keeps its runtime divisions: the division-free walk of TileScheduler, carried here, made the
   // producer warp (40 registers) spill and the K-grouped kernel 2-3% slower (2026-11-27i results).
-  JITFP8_DEVICE bool next(KGroupedTile& t) {
-    if (unit >= num_units) return false;
-    const u32 group = unit / units_per_group;
-    const u32 local = unit - group * units_per_group;
+  // Units of the whole rounds, and the tail units that are split. `split` (whether the caller
+  // gave the flags) is an argument, not a member, so that it stays a kernel parameter instead of
+  // a register through the warps' loops (the 40-register producer spilled with it).
+  JITFP8_DEVICE u32 full_units() const { return num_units / kStride * kStride; }
+  JITFP8_DEVICE u32 num_split(bool split) const {
+    const u32 tail = num_units - full_units();
+    return split ? (tail < kStride - tail ? tail : kStride - tail) : 0u;
+  }
+
+  JITFP8_DEVICE bool next(KGroupedTile& t, bool split) {
+    u32 u = unit;
+    bool second = false;
+    if (u >= num_units) {
+      // Past the walk's end, once (unit then jumps to num_units + kStride): the second half of
+      // tail unit i for cluster T + i.
+      const u32 i = blockIdx.x / kNumMulticast - (num_units - full_units());
+      if (!split || u - num_units >= kStride || i >= num_split(split)) return false;
+      u = full_units() + i;
+      second = true;
+    }
+    const u32 group = u / units_per_group;
+    const u32 local = u - group * units_per_group;
     // Advance the cursor to this expert (experts never decrease along a CTA's walk).
     while (cur_group < group) {
       const u32 blocks = count_blocks(load_count(cur_group));
@@ -79,6 +110,12 @@ struct KGroupedTileScheduler {
     t.group = group;
     t.kb0 = cur_kb0;
     t.num_kb = cur_kb0 <= k_cap_blocks && blocks <= k_cap_blocks - cur_kb0 ? blocks : 0u;
+    t.kb_first = 0;
+    if (second) {
+      t.kb_first = t.num_kb / 2, t.num_kb -= t.kb_first;
+    } else if (split && u >= full_units() && u - full_units() < num_split(split)) {
+      t.num_kb /= 2;  // a first half
+    }
     t.tokens = (u32)(count > 0 ? count : 0);
     // Grouped order inside the expert (as TileScheduler).
     const u32 units_per_band = kGroupN * num_units_m;
@@ -90,8 +127,22 @@ struct KGroupedTileScheduler {
     const u32 un = first_n + in_band - um * band_n;
     t.m_block = kPairOnM ? um * 2 + rank : um;
     t.n_block = kPairOnN ? un * 2 + rank : un;
-    unit += kStride;
+    unit = second ? num_units + kStride : u + kStride;
     return true;
+  }
+
+  // Which part of its unit the tile next() returned last is (from the walk's position, so that
+  // the math warps keep nothing more live through the main loop), and the unit's index in the
+  // tail (the flag slot, with the CTA rank).
+  JITFP8_DEVICE u32 piece(bool split) const {
+    if (!split) return kWholeTile;
+    if (unit == num_units + kStride) return kSecondHalf;
+    return unit - kStride - full_units() < num_split(split) && unit - kStride >= full_units() ? kFirstHalf
+                                                                                             : kWholeTile;
+  }
+  JITFP8_DEVICE u32 tail_index() const {
+    return unit == num_units + kStride ? blockIdx.x / kNumMulticast - (num_units - full_units())
+                                       : unit - kStride - full_units();
   }
 };
 

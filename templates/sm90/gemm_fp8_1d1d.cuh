@@ -184,6 +184,7 @@ struct KGroupedParams {
   u32 k_cap_blocks;  // k_capacity / 128
   const i32* tokens;
   u64 a, b;          // base addresses of the K-grouped operands
+  u32* split_flags;  // kNumSMs zeroed flags: split the last partial round (k_grouped_scheduler.cuh), or null
 };
 
 }  // namespace sm90_1d1d
@@ -228,6 +229,12 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   constexpr bool kTurns256 = BLOCK_M == 256 && BLOCK_N == 128 && (kGrouped || kNumKBlocks >= 32);
   constexpr bool kSlimProducer = !kGrouped || BLOCK_M != 256 || kTurns256;
   constexpr u32 kProducerRegs = kSlimProducer ? 40 : 56;
+  // The K-grouped split tail (common/k_grouped_scheduler.cuh), where the caller gives its flags:
+  // not in the 256 x 112 kernel (224-register math warpgroups), 64 x 32 tiles, or 256 x 128 tiles
+  // staged in whole waves, which spilled with it (NVRTC 13.0). The chooser picks none of them for
+  // long token runs (256 x 128 tiles come in pairs staged 2 x 2 there).
+  constexpr bool kSplitTail =
+      kGrouped && kSlimProducer && BLOCK_N >= 64 && !(kTurns256 && kEpiBatch == BLOCK_N / d_box_n(BLOCK_N));
   constexpr u32 kMathRegs = kNumMathWGs == 3 ? 152 : kNumMathWGs == 2 ? (kSlimProducer ? 232 : 224) : 240;
   static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
@@ -382,7 +389,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         KGroupedTile t;
         u32 stage = 0, phase = 0, issued = 0;  // issued: copies so far (stage ring position)
         u32 switches = 0, cur_start = 0, patched_group = 0xFFFFFFFFu;
-        while (sched.next(t)) {
+        while (sched.next(t, kSplitTail && grouping.split_flags != nullptr)) {
           if (t.num_kb == 0) continue;
           if (t.group != patched_group) {
             // Slot switches % 2 was last used by the expert before the current one, whose last
@@ -396,7 +403,9 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             TensorMapParam* const map_a = &slots[switches % 2];
             TensorMapParam* const map_b = &slots[kPatchSlots + switches % 2];
             const u64 col0 = (u64)t.kb0 * BLOCK_K;
-            const u64 pitch = (u64)t.num_kb * BLOCK_K;  // P_e bytes per row
+            // P_e bytes per row (num_kb is a half's blocks when split)
+            const u64 pitch =
+                kSplitTail ? ((u64)t.tokens + BLOCK_K - 1) / BLOCK_K * BLOCK_K : (u64)t.num_kb * BLOCK_K;
             tmap_replace_global_address(map_a, grouping.a + (u64)M * col0);
             tmap_replace_global_dim<0>(map_a, t.tokens);
             tmap_replace_global_stride<0>(map_a, pitch);
@@ -412,10 +421,12 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           }
           const u32 slot = (switches - 1) % 2;
           const i32 m0 = (i32)(t.m_block * BLOCK_M), n0 = (i32)(t.n_block * BLOCK_N);
+          // (the blocks of a second half start at kb_first: zero unless kSplitTail)
+          const u32 kb_first = kSplitTail ? t.kb_first : 0u;
           for (u32 kb = 0; kb < t.num_kb; ++kb) {
             mbar_wait(&empty[stage], phase ^ 1);
             produce_stage(slots[slot], slots[kPatchSlots + slot], tmap_sfa, kStageTxBytes, stage, m0, n0,
-                          (i32)(kb * BLOCK_K), (i32)(t.kb0 + kb), sched.rank);
+                          (i32)((kb_first + kb) * BLOCK_K), (i32)(t.kb0 + kb_first + kb), sched.rank);
             if (kb == prefetch_kb(t.num_kb)) prefetch_d(m0, n0, (i32)t.group);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
             ++issued;
@@ -534,9 +545,9 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // The same walk as the producer's; K-grouped tiles carry their expert and K extent.
     struct DenseWalk {
       Scheduler s;
-      JITFP8_DEVICE bool next(KGroupedTile& t) {
+      JITFP8_DEVICE bool next(KGroupedTile& t, bool) {
         if (!s.next(t.m_block, t.n_block)) return false;
-        t.group = 0, t.kb0 = 0, t.num_kb = kNumKBlocks, t.tokens = 0;
+        t.group = 0, t.kb0 = 0, t.num_kb = kNumKBlocks, t.kb_first = 0, t.tokens = 0;
         return true;
       }
     };
@@ -549,11 +560,13 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     }();
     KGroupedTile tile;
     u32 stage = 0, phase = 0;
-    while (walk.next(tile)) {
+    const bool split = kSplitTail && grouping.split_flags != nullptr;  // (a kernel parameter)
+    while (walk.next(tile, split)) {
       // An empty expert (nothing to contract) leaves D untouched with accumulate, and is
-      // written with zeros otherwise.
+      // written with zeros otherwise. Halves of a split tile always run their epilogue (the
+      // flag between them).
       if constexpr (kGrouped) {
-        if (tile.num_kb == 0 && accumulate) continue;
+        if (tile.num_kb == 0 && accumulate && walk.piece(split) == kWholeTile) continue;
       }
       const u32 m_block = tile.m_block, n_block = tile.n_block;
       const u32 num_kb = kGrouped ? tile.num_kb : kNumKBlocks;
@@ -694,6 +707,19 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       //      bulk group per batch, so a buffer is rewritten once the group that last read it
       //      (kEpiBufs groups back, possibly of the previous tile) has finished reading. ----
       const u32 d_base = smem_u32(smem_d_wg);
+      // Split tail: the second half reduce-adds once the first half's writes are complete. (The
+      // piece and the flag are recomputed where used, from the walk's position: nothing more
+      // stays live through the main loop and the epilogue.)
+      const auto split_flag = [&] {
+        if constexpr (kGrouped)
+          return grouping.split_flags + (walk.tail_index() * kNumMulticast + walk.rank) * kNumMathWGs + wg;
+        else
+          return (u32*)nullptr;
+      };
+      const auto piece = [&] {
+        if constexpr (kGrouped) return walk.piece(split); else return (u32)kWholeTile;
+      };
+      if (store_leader && piece() == kSecondHalf) wait_flag_before_tma(split_flag());
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v) {
         const float* f = final_accum[v];
@@ -721,7 +747,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             if constexpr (kGrouped) {
               // D (E, M, N): a 3D map, so a tile's M tail is clipped at its own expert's end.
               const i32 g = (i32)tile.group;
-              if (accumulate) {
+              if (accumulate || piece() == kSecondHalf) {
 #pragma unroll
                 for (u32 c = 0; c < kEpiBatch; ++c)
                   tma_reduce_add_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
@@ -741,6 +767,12 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             }
             tma_store_commit();
           }
+        }
+      }
+      if constexpr (kGrouped) {
+        if (store_leader && piece() == kFirstHalf) {
+          tma_store_wait_all();  // the writes complete, not only read from shared memory
+          raise_flag_after_tma(split_flag());
         }
       }
     }
@@ -765,7 +797,7 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
                               const __grid_constant__ TensorMapParam tmap_d,
                               const __grid_constant__ TensorMapParam tmap_a_tail,
                               const __grid_constant__ TensorMapParam tmap_sfa_tail) {
-  const sm90_1d1d::KGroupedParams none{0, 0, nullptr, 0, 0};
+  const sm90_1d1d::KGroupedParams none{0, 0, nullptr, 0, 0, nullptr};
   sm90_fp8_gemm_1d1d_body<false, N, K, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, kNumSMs,
                           kGroupN, kEpiBatch, kEpiBufs, kPingPong, kOverlap, kSmemBytes>(
       M, accumulate, none, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d, tmap_a_tail, tmap_sfa_tail);
@@ -781,6 +813,8 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
 //   u32 k_cap_blocks            k_capacity / 128: experts whose columns would end past it are empty
 //   const i32* tokens           (E) device token counts (negative: 0)
 //   const u8* a, const u8* b    the K-grouped operands (16-byte aligned)
+//   u32* split_flags            null, or kNumSMs u32 flags, zero at launch (left zero): the last
+//                               partial round's tiles split in two (common/k_grouped_scheduler.cuh)
 //   tmap_a  UINT8, dims {128, M}, stride {128}, box {128, BLOCK_M}, SWIZZLE_128B: a template only
 //           (address, dims[0] and the row stride are replaced per expert on the device)
 //   tmap_b  the same with N and BLOCK_N
@@ -793,14 +827,14 @@ template <u32 N, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bo
           u32 kGroupN, u32 kEpiBatch, u32 kEpiBufs, bool kPingPong, bool kOverlap, u32 kSmemBytes>
 __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
     sm90_fp8_gemm_1d1d_k_grouped_kernel(u32 M, u32 accumulate, u32 num_groups, u32 k_cap_blocks,
-                                        const i32* tokens, const u8* a, const u8* b,
+                                        const i32* tokens, const u8* a, const u8* b, u32* split_flags,
                                         const __grid_constant__ TensorMapParam tmap_a,
                                         const __grid_constant__ TensorMapParam tmap_b,
                                         const __grid_constant__ TensorMapParam tmap_sfa,
                                         const __grid_constant__ TensorMapParam tmap_sfb,
                                         const __grid_constant__ TensorMapParam tmap_d) {
   const sm90_1d1d::KGroupedParams grouping{num_groups, k_cap_blocks, tokens, reinterpret_cast<u64>(a),
-                                           reinterpret_cast<u64>(b)};
+                                           reinterpret_cast<u64>(b), split_flags};
   sm90_fp8_gemm_1d1d_body<true, N, 128, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kMulticastOnA, kNumSMs,
                           kGroupN, kEpiBatch, kEpiBufs, kPingPong, kOverlap, kSmemBytes>(
       M, accumulate, grouping, tmap_a, tmap_b, tmap_sfa, tmap_sfb, tmap_d, tmap_a, tmap_sfa);

@@ -157,6 +157,8 @@ struct Context {
   // beside the anchors' 0.7-1.3x spread, the same work as E dense GEMMs (contiguous with
   // expected % 128 == 0: one dense GEMM of M = E x expected).
   bool uniform_tokens = false;
+  // K-grouped: pass the split-tail workspace (GroupedGemmWgradArgs::workspace); off: --no-split-tail.
+  bool split_tail = true;
   std::mt19937_64 rng;  // seeded per section in run_moe
   // --shapes: the case_keys to time; empty: all. A skipped case still draws its inputs' random
   // numbers, so the cases that run see the same problems as in a full run.
@@ -476,6 +478,9 @@ void run_kgrouped(Context& ctx) {
     g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
     g.b = b.ptr, g.b_scales = sb.ptr, g.b_scales_capacity = static_cast<std::int64_t>(sb.count);
     g.d = d.ptr, g.tokens = counts_dev.ptr;
+    DeviceArray<char> flags(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
+    BENCH_CHECK(cudaMemset(flags.ptr, 0, flags.count));
+    if (ctx.split_tail) g.workspace = flags.ptr, g.workspace_bytes = static_cast<std::int64_t>(flags.count);
     GroupedGemmWgradArgs g_acc = g;
     g_acc.d = d_acc.ptr, g_acc.accumulate = true;
     BENCH_CHECK(cudaMemset(d_acc.ptr, 0, d_acc.count * 4));
@@ -531,7 +536,7 @@ void run_kgrouped(Context& ctx) {
 int run_moe(int argc, char** argv) {
   std::string json_path, only, shapes;
   int iters = 20;
-  bool sweep = false, uniform_tokens = false;
+  bool sweep = false, uniform_tokens = false, split_tail = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
@@ -539,6 +544,7 @@ int run_moe(int argc, char** argv) {
     else if (arg == "--only" && i + 1 < argc) only = argv[++i];
     else if (arg == "--sweep") sweep = true;
     else if (arg == "--uniform-tokens") uniform_tokens = true;
+    else if (arg == "--no-split-tail") split_tail = false;
     else if (arg == "--shapes" && i + 1 < argc) shapes = argv[++i];
     else {
       std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
@@ -550,6 +556,7 @@ int run_moe(int argc, char** argv) {
   ctx.iters = iters;
   ctx.sweep = sweep;
   ctx.uniform_tokens = uniform_tokens;
+  ctx.split_tail = split_tail;
   std::set<std::string> known;  // every case's --shapes key
   for (const auto* cases : {&kContiguous, &kMasked})
     for (const MGroupedCase& c : *cases) known.insert(case_key(c.groups, c.expected, c.n, c.k));
