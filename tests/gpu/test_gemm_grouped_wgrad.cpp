@@ -349,46 +349,50 @@ TEST_CASE("gemm_fp8_grouped_wgrad accumulating twice adds the product twice", "[
 
 TEST_CASE("gemm_fp8_grouped_wgrad with a workspace splits the last round reproducibly",
           "[gpu][moe_wgrad][sanitize][split_tail]") {
-  // 9 experts of 1000 x 760. Units in all / in the last round / split: 256 x 128 pairs 108 / 42 /
-  // 24 (over 66 clusters), 128 x 128 pairs 216 / 18 / 18, 128 x 128 alone 432 / 36 / 36 (over
-  // 132 CTAs). The last experts hold a 1-token expert (halves of 0 and 1 block) and an empty one
-  // (two halves of nothing). 256 x 128 tiles staged in whole waves have no split compiled in: the
-  // flags are ignored there.
-  const std::vector<std::int32_t> counts = {300, 0, 4300, 129, 2100, 1, 0, 512, 897};
+  // Experts of 1000 x 760. Units in all / in the last round / split, 8 and 9 experts: 256 x 128
+  // pairs 96 / 30 / 30 and 108 / 42 / 24 (over 66 clusters), 128 x 128 pairs 192 / 60 / 6 and
+  // 216 / 18 / 18, 128 x 128 alone 384 / 120 / 12 and 432 / 36 / 36 (over 132 CTAs). The last
+  // experts hold a 1-token expert (halves of 0 and 1 block) and an empty one (two halves of
+  // nothing). 256 x 128 tiles staged in whole waves have no split compiled in: the workspace is
+  // ignored there.
+  const std::vector<std::vector<std::int32_t>> problems = {{300, 0, 4300, 129, 2100, 1, 0, 897},
+                                                           {300, 0, 4300, 129, 2100, 1, 0, 512, 897}};
   const struct { int bm, mc, batch, bufs; } configs[] = {
       {256, 2, 2, 2}, {128, 2, 2, 2}, {128, 1, 2, 2}, {256, 1, 0, 1}};
-  test::DeviceBuffer<std::uint32_t> flags(132);
-  flags.upload(std::vector<std::uint32_t>(132, 0u));
+  test::DeviceBuffer<std::uint32_t> workspace(132);
+  workspace.upload(std::vector<std::uint32_t>(132, 0u));
   std::uint64_t seed = 1400;
-  for (const auto& cfg : configs)
-    for (bool acc : {false, true}) {
-      INFO(cfg.bm << " x 128, multicast " << cfg.mc << " accumulate=" << acc);
-      detail::Sm90WgradConfig c =
-          detail::make_sm90_wgrad_config(cfg.bm, 128, 0, cfg.mc, /*multicast_on_a=*/true, 132, cfg.batch, cfg.bufs);
-      c.pingpong = false;
-      GroupedProblem p(1000, 760, counts, seed++, acc);
-      GroupedGemmWgradArgs args = p.args();
-      args.workspace = flags.get();
-      args.workspace_bytes = 132 * 4;
-      detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
-      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<float> first = p.d.download();
-      CHECK(flags.download() == std::vector<std::uint32_t>(132, 0u));  // left zeroed
-      check(p, seed++, "split tail");
-      // The same launch again from the same D: the same bits.
-      p.d.upload(p.d0);
-      detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
-      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<float> again = p.d.download();
-      CHECK(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)) == 0);
-    }
+  for (const auto& counts : problems)
+    for (const auto& cfg : configs)
+      for (bool acc : {false, true}) {
+        INFO(counts.size() << " experts, " << cfg.bm << " x 128, multicast " << cfg.mc << " staging "
+                           << cfg.batch << "x" << cfg.bufs << " accumulate=" << acc);
+        detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(cfg.bm, 128, 0, cfg.mc, /*multicast_on_a=*/true,
+                                                                   132, cfg.batch, cfg.bufs);
+        c.pingpong = false;
+        GroupedProblem p(1000, 760, counts, seed++, acc);
+        GroupedGemmWgradArgs args = p.args();
+        args.workspace = workspace.get();
+        args.workspace_bytes = 132 * 4;
+        detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<float> first = p.d.download();
+        CHECK(workspace.download() == std::vector<std::uint32_t>(132, 0u));  // left zeroed
+        check(p, seed++, "split tail");
+        // The same launch again from the same D: the same bits.
+        p.d.upload(p.d0);
+        detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<float> again = p.d.download();
+        CHECK(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)) == 0);
+      }
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad rejects a bad workspace before launching", "[gpu][moe_wgrad]") {
   GroupedProblem p(64, 64, {300, 200}, 1500, true);  // D holds numbers (no NaN poison)
-  test::DeviceBuffer<std::uint32_t> flags(132);
+  test::DeviceBuffer<std::uint32_t> workspace(132);
   GroupedGemmWgradArgs args = p.args();
-  args.workspace = flags.get();
+  args.workspace = workspace.get();
   args.workspace_bytes = gemm_fp8_grouped_wgrad_workspace_bytes() - 4;  // too small
   CHECK_THROWS_AS(gemm_fp8_grouped_wgrad(args, nullptr), Error);
   args.workspace = nullptr;  // a size without a buffer
