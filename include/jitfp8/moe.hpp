@@ -130,12 +130,12 @@ struct GroupedGemmWgradArgs {
   bool accumulate = false;
   // Optional: a device buffer of workspace_bytes >= gemm_fp8_grouped_wgrad_workspace_bytes()
   // (4 bytes per SM), 4-byte aligned, disjoint from the other arrays, ZEROED ONCE before its first
-  // use (every launch leaves it zeroed again). With it, when the last round of tiles over the SMs
-  // is at most half full, each of its tiles is split in two along the tokens between two CTAs,
-  // one of them idle otherwise: the first stores (or adds) its half into D, the second adds its
-  // own once those writes are complete. D stays bitwise reproducible from run to run (its last
-  // bits may differ from a launch without workspace). Launches that may run at the same time
-  // (other streams) need their own workspaces.
+  // use (every launch leaves it zeroed again). With it, the last round of tiles over the SMs,
+  // when not full, has as many of its tiles as there are idle CTAs split in two along the tokens
+  // (all of them when at most half the CTAs have one): the tile's own CTA stores (or adds) the
+  // first half into D, an idle CTA adds the second once those writes are complete. D stays
+  // bitwise reproducible from run to run (its last bits may differ from a launch without
+  // workspace). Launches that may run at the same time (other streams) need their own workspaces.
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
 };
