@@ -44,7 +44,9 @@
 // contracting its own T_e tokens from the K-grouped operands. The producer patches the A and B
 // maps in global slots of its SM (common/tensormap_patch.cuh) when the expert changes (address,
 // columns T_e, row stride P_e); the scale maps are fixed over the whole capacity; D is a 3D map
-// (N, M, E). Empty experts: no loads; zeros stored, or nothing with accumulate.
+// (N, M, E). Empty experts: no loads; zeros stored, or nothing with accumulate. With split_flags,
+// units of the last partial round are split in two along the tokens between two CTAs, the second
+// half reduce-added after the first half's writes (common/k_grouped_scheduler.cuh).
 //
 // ---------------------------------------------------------------------------------------------
 // Template parameters (compile-time)
