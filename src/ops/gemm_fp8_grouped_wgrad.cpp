@@ -63,6 +63,21 @@ void validate(const GroupedGemmWgradArgs& a) {
        {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, la.scales_numel(), 0, 4)},
        {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)},
        {"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)}});
+  // The optional split-tail workspace; its size depends on the device's grid: launch_plan.
+  if (a.workspace == nullptr) {
+    require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
+            "must be 0 without a workspace");
+    return;
+  }
+  require(a.workspace_bytes >= 4, kFunction, "workspace_bytes", a.workspace_bytes,
+          "must be >= gemm_fp8_grouped_wgrad_workspace_bytes() (4 bytes per SM)");
+  require_aligned(a.workspace, 4, kFunction, "workspace");
+  require_disjoint_output(
+      kFunction, {"workspace", a.workspace, rows_extent(a.workspace, 1, a.workspace_bytes, 0, 1)},
+      {{"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)},
+       {"a", a.a, rows_extent(a.a, 1, la.data_numel(), 0, 1)},
+       {"b", a.b, rows_extent(a.b, 1, lb.data_numel(), 0, 1)},
+       {"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)}});
 }
 
 struct PlanKey {
@@ -115,28 +130,17 @@ CUtensorMap encode_d_map(const GroupedGemmWgradArgs& args, std::uint32_t swizzle
   return result;
 }
 
-// The optional split-tail workspace (moe.hpp): its size depends on the grid, so it is checked
-// here, with the plan, still before anything is launched.
-void validate_workspace(const GroupedGemmWgradArgs& a, int num_sms) {
-  if (a.workspace == nullptr) {
-    require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
-            "must be 0 without a workspace");
-    return;
-  }
+// The split-tail workspace's size, which depends on the grid (the other rules: validate), still
+// before anything is launched.
+void validate_workspace_size(const GroupedGemmWgradArgs& a, int num_sms) {
+  if (a.workspace == nullptr) return;
   const std::int64_t needed = grouped_wgrad_workspace_bytes(num_sms);
   require(a.workspace_bytes >= needed, kFunction, "workspace_bytes", a.workspace_bytes,
           "must be >= gemm_fp8_grouped_wgrad_workspace_bytes() = {} on this device", needed);
-  require_aligned(a.workspace, 4, kFunction, "workspace");
-  require_disjoint_output(
-      kFunction, {"workspace", a.workspace, rows_extent(a.workspace, 1, a.workspace_bytes, 0, 1)},
-      {{"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)},
-       {"a", a.a, rows_extent(a.a, 1, KGroupedLayout{a.m, a.k_capacity}.data_numel(), 0, 1)},
-       {"b", a.b, rows_extent(a.b, 1, KGroupedLayout{a.n, a.k_capacity}.data_numel(), 0, 1)},
-       {"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)}});
 }
 
 void launch_plan(const Plan& plan, const GroupedGemmWgradArgs& args, Stream stream) {
-  validate_workspace(args, plan.config.num_sms);
+  validate_workspace_size(args, plan.config.num_sms);
   const Sm90WgradConfig& c = plan.config;
   const std::uint32_t d_swizzle = c.block_n % 32 == 0 ? 128 : 64;
   const auto m = static_cast<std::uint64_t>(args.m);
