@@ -56,13 +56,15 @@ void validate(const GroupedGemmWgradArgs& a) {
   require(a.b_scales_capacity >= lb.scales_numel(), kFunction, "b_scales_capacity",
           a.b_scales_capacity, "must be >= KGroupedLayout{{rows = n = {}, k_capacity = {}}}.scales_numel() = {}",
           a.n, a.k_capacity, lb.scales_numel());
-  require_disjoint_output(
-      kFunction, {"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)},
-      {{"a", a.a, rows_extent(a.a, 1, la.data_numel(), 0, 1)},
-       {"b", a.b, rows_extent(a.b, 1, lb.data_numel(), 0, 1)},
-       {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, la.scales_numel(), 0, 4)},
-       {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)},
-       {"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)}});
+  const NamedExtent d{"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)};
+  const NamedExtent data_a{"a", a.a, rows_extent(a.a, 1, la.data_numel(), 0, 1)};
+  const NamedExtent data_b{"b", a.b, rows_extent(a.b, 1, lb.data_numel(), 0, 1)};
+  const NamedExtent tokens{"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)};
+  require_disjoint_output(kFunction, d,
+                          {data_a, data_b,
+                           {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, la.scales_numel(), 0, 4)},
+                           {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)},
+                           tokens});
   // The optional split-tail workspace; its size depends on the device's grid: launch_plan.
   if (a.workspace == nullptr) {
     require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
@@ -74,10 +76,7 @@ void validate(const GroupedGemmWgradArgs& a) {
   require_aligned(a.workspace, 4, kFunction, "workspace");
   require_disjoint_output(
       kFunction, {"workspace", a.workspace, rows_extent(a.workspace, 1, a.workspace_bytes, 0, 1)},
-      {{"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)},
-       {"a", a.a, rows_extent(a.a, 1, la.data_numel(), 0, 1)},
-       {"b", a.b, rows_extent(a.b, 1, lb.data_numel(), 0, 1)},
-       {"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)}});
+      {d, data_a, data_b, tokens});
 }
 
 struct PlanKey {

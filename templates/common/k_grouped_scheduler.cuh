@@ -75,8 +75,6 @@ struct KGroupedTileScheduler {
     return v;
   }
 
-  // Keeps its runtime divisions: the division-free walk of TileScheduler, carried here, made the
-  // producer warp (40 registers) spill and the K-grouped kernel 2-3% slower (2026-11-27i results).
   // Units of the whole rounds, and the tail units that are split. `split` (whether the caller
   // gave the flags) is an argument, not a member, so that it stays a kernel parameter instead of
   // a register through the warps' loops (the 40-register producer spilled with it).
@@ -85,7 +83,13 @@ struct KGroupedTileScheduler {
     const u32 tail = num_units - full_units();
     return split ? (tail < kStride - tail ? tail : kStride - tail) : 0u;
   }
+  // Whether the walk's own unit u is a split unit, of which this cluster computes the first half.
+  JITFP8_DEVICE bool first_half(u32 u, bool split) const {
+    return split && u >= full_units() && u - full_units() < num_split(split);
+  }
 
+  // Keeps its runtime divisions: the division-free walk of TileScheduler, carried here, made the
+  // producer warp (40 registers) spill and the K-grouped kernel 2-3% slower (2026-11-27i results).
   JITFP8_DEVICE bool next(KGroupedTile& t, bool split) {
     u32 u = unit;
     bool second = false;
@@ -113,8 +117,8 @@ struct KGroupedTileScheduler {
     t.kb_first = 0;
     if (second) {
       t.kb_first = t.num_kb / 2, t.num_kb -= t.kb_first;
-    } else if (split && u >= full_units() && u - full_units() < num_split(split)) {
-      t.num_kb /= 2;  // a first half
+    } else if (first_half(u, split)) {
+      t.num_kb /= 2;
     }
     t.tokens = (u32)(count > 0 ? count : 0);
     // Grouped order inside the expert (as TileScheduler).
@@ -137,8 +141,7 @@ struct KGroupedTileScheduler {
   JITFP8_DEVICE u32 piece(bool split) const {
     if (!split) return kWholeTile;
     if (unit == num_units + kStride) return kSecondHalf;
-    return unit - kStride - full_units() < num_split(split) && unit - kStride >= full_units() ? kFirstHalf
-                                                                                             : kWholeTile;
+    return first_half(unit - kStride, split) ? kFirstHalf : kWholeTile;
   }
   JITFP8_DEVICE u32 tail_index() const {
     return unit == num_units + kStride ? blockIdx.x / kNumMulticast - (num_units - full_units())
