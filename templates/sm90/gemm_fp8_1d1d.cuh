@@ -237,6 +237,9 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   // long token runs (256 x 128 tiles come in pairs staged 2 x 2 there).
   constexpr bool kSplitTail =
       kGrouped && kSlimProducer && BLOCK_N >= 64 && !(kTurns256 && kEpiBatch == BLOCK_N / d_box_n(BLOCK_N));
+  // Its flags, one per (tail unit, CTA of the cluster, math warpgroup), fit the kNumSMs of the
+  // workspace only with at most two math warpgroups: at most kNumSMs / kNumMulticast / 2 units are split.
+  static_assert(!kSplitTail || kNumMathWGs <= 2, "split_flags hold kNumSMs flags: two math warpgroups at most");
   constexpr u32 kMathRegs = kNumMathWGs == 3 ? 152 : kNumMathWGs == 2 ? (kSlimProducer ? 232 : 224) : 240;
   static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
