@@ -394,12 +394,13 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           full,  empty,       wg,          row_in_wave, kb_begin, kb_end, active_waves};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
       if (t.compute) {  // a padding tile (contiguous) stores zeros
+        NoTileHook none;
         if constexpr (kNumSfb == 1) {
-          mainloop(SfbBoundsStatic<kNumGroups>{});
+          mainloop(SfbBoundsStatic<kNumGroups>{}, none);
         } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
-          dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop);
+          dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop, none);
         } else {
-          mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
+          mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8}, none);
         }
       }
       mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over

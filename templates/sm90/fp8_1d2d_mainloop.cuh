@@ -27,14 +27,20 @@ struct SfbBoundsStatic {
   static constexpr bool kStatic = true;
   static constexpr u32 g1 = kG1, g2 = 0xffffffffu;
 };
-template <u32 kGcd, u32 kCount, u32 I = 0, typename F>
-__device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f) {
+template <u32 kGcd, u32 kCount, u32 I = 0, typename F, typename Pre>
+__device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f, Pre& pre) {
   if (offset_idx == I || I + 1 == kCount) {
-    f(SfbBoundsStatic<(128 - I * kGcd) / 8>{});
+    f(SfbBoundsStatic<(128 - I * kGcd) / 8>{}, pre);
   } else if constexpr (I + 1 < kCount) {
-    dispatch_sfb_bounds<kGcd, kCount, I + 1>(offset_idx, f);
+    dispatch_sfb_bounds<kGcd, kCount, I + 1>(offset_idx, f, pre);
   }
 }
+
+// The per-tile hook of a caller that needs none (it zeroes final_accum before the main loop).
+struct NoTileHook {
+  static constexpr bool kUnderWgmma = false;
+  __device__ __forceinline__ void operator()() const {}
+};
 
 // Whether a dense kernel's tiles take whole turns of the TMA ring (Mainloop1D2D::run_aligned):
 // two-wave tiles without split-K, where the producer's padding of each tile's last turn (pad
@@ -48,6 +54,10 @@ __host__ __device__ constexpr bool ring_aligned(u32 waves, u32 k_blocks, u32 sta
 
 // Main loop of one tile for one math warpgroup: per K block of [kb_begin, kb_end), wait for the stage, run 4 wgmma k32
 // steps per 64-row wave into a fresh accumulator, release the stage, promote into final_accum.
+// The caller's per-tile hook `pre` (operator()) runs at the tile's start, or, with Pre::kUnderWgmma
+// (overlapped loop only), between the first K block's wgmma issue and their wait; final_accum
+// must be zero after it. The dense kernel's DenseTileHook stages the previous tile's results from
+// final_accum there (a deferred epilogue, under those wgmma), then zeroes it; NoTileHook: none.
 // One wave with BLOCK_N dividing 128 (kOverlap): two accumulators, K block kb + 1's wgmma issued before
 // kb is waited for and promoted (run_overlapped); otherwise wgmma, wait, promote (block), over
 // whole unrolled turns of the ring (run_aligned, kRingAligned) or one K block at a time (run_serial).
@@ -162,8 +172,8 @@ struct Mainloop1D2D {
     }
   }
 
-  template <class Bounds>
-  __device__ __forceinline__ void run_overlapped(Bounds) {
+  template <class Bounds, class Pre>
+  __device__ __forceinline__ void run_overlapped(Bounds, Pre& pre) {
     static_assert(kNumSfb == 1, "the overlapped loop reads one B scale per K block");
     constexpr u32 kNumAccum = BLOCK_N / 2;
     const RingAddrs r = ring_addrs();
@@ -176,6 +186,7 @@ struct Mainloop1D2D {
     u32 s_a, s_b;
     float sa_a0, sa_a1, sb_a, sa_b0, sa_b1, sb_b;
     issue(r, accum, kb, s_a, sa_a0, sa_a1, sb_a);
+    if constexpr (Pre::kUnderWgmma) pre();
     // Every exit of the loop follows a wgmma_wait<0> (no path leaves a wgmma in flight, else
     // ptxas serializes all of them: C7514).
     while (true) {
@@ -234,12 +245,14 @@ struct Mainloop1D2D {
   // keep the run-time count: their per-offset loop variants (dispatch_sfb_bounds) times two
   // counts made too much code (masked 256 x 96 ran up to 14% slower).
   static_assert(kWaves == 1 || kWaves == 2, "one or two waves per math warpgroup");
-  template <class Bounds>
-  __device__ __forceinline__ void operator()(Bounds bounds) {
+  template <class Bounds, class Pre>
+  __device__ __forceinline__ void operator()(Bounds bounds, Pre& pre) {
+    static_assert(!Pre::kUnderWgmma || kOverlap, "only the overlapped loop runs the hook under its wgmma");
+    if (active_waves == 0 || !Pre::kUnderWgmma) pre();
     if (active_waves == 0) {
       consume_only();
     } else if constexpr (kOverlap) {
-      run_overlapped(bounds);
+      run_overlapped(bounds, pre);
     } else if constexpr (kWaves == 1) {
       run<1>(bounds);
     } else if constexpr (kNumSfb == 1) {

@@ -289,6 +289,27 @@ TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the referenc
     }
 }
 
+TEST_CASE("gemm_fp8_nt overlapped one-wave tiles with the epilogue deferred to the next tile match the reference",
+          "[gpu][gemm]") {
+  // 128-row tiles with BLOCK_N dividing 128 (the two-accumulator loop) stage each tile's results
+  // only under the next tile's first wgmma, and the last tile's after the loop
+  // (sm90/gemm_fp8_1d2d.cuh, DenseTileHook): a 4-CTA grid walks many tiles per CTA (every D
+  // buffer with both parities), alone and in multicast pairs; one K block (the loop's
+  // single-block exit) and K tails; a problem of one tile leaves three CTAs with nothing pending.
+  struct Case {
+    int bn, stages, multicast;
+    bool on_a;
+  };
+  const Case cases[] = {{128, 5, 1, true}, {128, 5, 2, true}, {64, 6, 2, false}, {32, 8, 1, true}};
+  std::uint64_t seed = 9000;
+  for (const Case& c : cases)
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {1000, 1000, 640}, {257, 520, 128}, {600, 392, 1040}, {100, 96, 256}}) {
+      const detail::Sm90GemmConfig config = make_config(128, c.bn, c.stages, 1, 4, k, c.multicast, c.on_a);
+      check_problem(m, n, k, seed++, 0, &config);
+    }
+}
+
 TEST_CASE("gemm_fp8_nt with B's loads evict_first (L2 policy) matches the reference", "[gpu][gemm]") {
   // The heuristic sets the policy for M <= 128 only; forced here on every load path: alone, A
   // pairs, B pairs (multicast with the policy) and split-K, also over several M blocks.
