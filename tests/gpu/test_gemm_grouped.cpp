@@ -284,6 +284,18 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
       }
     }
   }
+  SECTION("a 4-CTA grid: every CTA walks many tiles") {
+    // The overlapped loop's tiles (one wave, BLOCK_N dividing 128) and others on 4 CTAs: each CTA
+    // walks many tiles, padding tiles (no main loop) and empty experts among them, so its D
+    // buffers and B-scale buffers turn over with both parities.
+    Contiguous q(320, 640, {0, 1, 128, 300, 77, 0, 129, 255}, 37, seed++);
+    for (bool ids : {true, false})
+      for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 64, 1}, {128, 32, 1}}) {
+        const G g = ids ? G::contiguous_ids : G::contiguous_ends;
+        const auto config = make_config(g, q.e, q.k, bm, bn, 4, mc, true, 4);
+        run_contiguous(q, ids, &config, seed++);
+      }
+  }
   SECTION("all tokens on one expert, E = 1, E = 256") {
     for (auto counts : std::vector<std::vector<int>>{{0, 0, 1000, 0}, {777}, {128}, random_counts(256, 40, rng)}) {
       Contiguous p(256, 512, counts, 0, seed++);
@@ -334,6 +346,16 @@ TEST_CASE("grouped masked GEMM computes only rows below masked_m", "[gpu][moe]")
         REQUIRE(detail::sm90_grouped_d_box_rows(G::masked, r.e, 256, 128, r.k, 4) == 32);
         run_masked(r, counts, 192, &config, seed++);
       }
+    }
+  }
+  SECTION("a 4-CTA grid: every CTA walks many tiles") {
+    // As for the contiguous form, with experts whose count leaves a warpgroup no wave (it only
+    // passes the stages) or no tile at all.
+    for (auto [bm, bn, mc, on_a] : std::vector<std::tuple<int, int, int, bool>>{
+             {128, 128, 2, false}, {64, 128, 2, true}, {64, 64, 1, true}, {128, 64, 1, true}}) {
+      const auto config = make_config(G::masked, p.e, p.k, bm, bn, 4, mc, on_a, 4);
+      run_masked(p, counts, 128, &config, seed++);
+      run_masked(p, {64, 65, 191, 0, 256, 257}, 192, &config, seed++);
     }
   }
   SECTION("many experts") {

@@ -10,6 +10,7 @@
 // device-to-host copy of the group sizes that such a loop needs in real use are not counted.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -55,6 +56,20 @@ struct KGroupedCase {
 const std::vector<KGroupedCase> kKGrouped = {
     {4, 8192, 4096, 7168, 1036}, {4, 8192, 7168, 2048, 1004}, {8, 4096, 4096, 7168, 986},
     {8, 4096, 7168, 2048, 957},  {16, 2048, 4096, 7168, 850}, {16, 2048, 7168, 2048, 857}};
+
+// A section's anchor cases followed by the --shapes cases that are none of them.
+template <class Case>
+std::vector<Case> with_extra(const std::vector<Case>& anchors, const std::vector<Case>& extra) {
+  std::vector<Case> all = anchors;
+  all.insert(all.end(), extra.begin(), extra.end());
+  return all;
+}
+
+// The DeepGEMM figure and our ratio to it, or dashes where there is none (--shapes beyond the anchors).
+std::string vs_deepgemm(double tflops, double anchor) {
+  if (std::isnan(anchor)) return fmt::format("{:>6} {:>6}", "-", "-");
+  return fmt::format("{:>6.0f} {:>5.2f}x", anchor, tflops / anchor);
+}
 
 // Group sizes uniformly 0.7-1.3x expected, rounded to multiples of `multiple`.
 std::vector<long long> group_sizes(int groups, long long expected, long long multiple,
@@ -130,9 +145,9 @@ double sampled_diff(const std::vector<GemmFp8Args>& experts, bool b_scales_1x128
 void print_row(const std::string& label, long long n, long long k, double ours_us, double flops,
                double cublas_us, double anchor, double diff_ours, double diff_cublas) {
   const double tf = flops / ours_us / 1e6, tf_cublas = flops / cublas_us / 1e6;
-  fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>5.2f}x | {:>8.1e} {:>8.1e}\n",
+  fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e}\n",
              label, n, k, ours_us, tf, 100 * tf / kPeakTflops, cublas_us, tf_cublas, tf / tf_cublas,
-             anchor, tf / anchor, diff_ours, diff_cublas);
+             vs_deepgemm(tf, anchor), diff_ours, diff_cublas);
   std::fflush(stdout);
 }
 
@@ -146,6 +161,7 @@ void print_header(const char* title) {
 std::string case_key(int groups, long long expected, long long x, long long y) {
   return fmt::format("{}x{},{},{}", groups, expected, x, y);
 }
+
 
 struct Context {
   cudaStream_t stream;
@@ -163,6 +179,10 @@ struct Context {
   // --shapes: the case_keys to time; empty: all. A skipped case still draws its inputs' random
   // numbers, so the cases that run see the same problems as in a full run.
   std::set<std::string> shapes;
+  // --shapes keys that are no anchor case: timed after the anchors of every section that runs,
+  // read as that section reads its keys (ExC,N,K or ExT,M,N), with no DeepGEMM figure.
+  std::vector<MGroupedCase> extra_m_grouped;
+  std::vector<KGroupedCase> extra_k_grouped;
   bool wanted(int groups, long long expected, long long x, long long y) const {
     return shapes.empty() || shapes.count(case_key(groups, expected, x, y)) != 0;
   }
@@ -284,7 +304,7 @@ void time_sweep(Context& ctx, const char* kind, const MGroupedCase& c, double fl
 void run_contiguous(Context& ctx) {
   print_header("M-grouped contiguous: D (M, N) bf16 = A (M, K) . B[e(m)] (N, K)^T, per-row expert ids; "
                "cuBLASLt: one block-scaled GEMM per expert");
-  for (const MGroupedCase& c : kContiguous) {
+  for (const MGroupedCase& c : with_extra(kContiguous, ctx.extra_m_grouped)) {
     const MGroupedDraws draws = draw_m_grouped(c, ctx);
     if (!ctx.wanted(c.groups, c.expected, c.n, c.k)) continue;
     MGroupedInputs in(c, draws, ctx);
@@ -345,7 +365,7 @@ void run_contiguous(Context& ctx) {
 void run_masked(Context& ctx) {
   print_header(fmt::format("M-grouped masked: A (E, {}, K), valid rows per expert on the device; "
                            "cuBLASLt: one GEMM per expert on its valid rows", kMaskedMaxM).c_str());
-  for (const MGroupedCase& c : kMasked) {
+  for (const MGroupedCase& c : with_extra(kMasked, ctx.extra_m_grouped)) {
     const MGroupedDraws draws = draw_m_grouped(c, ctx);
     if (!ctx.wanted(c.groups, c.expected, c.n, c.k)) continue;
     MGroupedInputs in(c, draws, ctx);
@@ -438,7 +458,7 @@ void run_kgrouped(Context& ctx) {
   fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8}\n",
              "E x tokens", "M", "N", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
              "ratio", "DG", "acc/DG", "diff", "diff cuBL");
-  for (const KGroupedCase& c : kKGrouped) {
+  for (const KGroupedCase& c : with_extra(kKGrouped, ctx.extra_k_grouped)) {
     const std::vector<long long> tokens = ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
                                                              : group_sizes(c.groups, c.expected, 128, ctx.rng);
     std::vector<std::uint64_t> seeds;  // A's and B's per non-empty expert, drawn as the inputs use them
@@ -517,10 +537,10 @@ void run_kgrouped(Context& ctx) {
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
                  tf_cublas = flops / theirs.median_us / 1e6;
-    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>5.2f}x | {:>8.1e} {:>8.1e}\n",
+    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
-               ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas, c.deepgemm_tflops,
-               tf_acc / c.deepgemm_tflops, diff_ours, diff_cublas);
+               ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas,
+               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas);
     std::fflush(stdout);
     ctx.results.push_back({{"kind", "k_grouped"}, {"groups", c.groups}, {"expected_tokens", c.expected},
                            {"tokens", sum(tokens)}, {"m", c.m}, {"n", c.n}, {"ours_us", ours.median_us},
@@ -566,9 +586,21 @@ int run_moe(int argc, char** argv) {
     shape.erase(std::remove(shape.begin(), shape.end(), ' '), shape.end());
     if (shape.empty()) continue;
     if (known.count(shape) == 0) {
-      std::fprintf(stderr, "jitfp8 bench moe: --shapes '%s' is none of the anchor cases (ExC,N,K or ExT,M,N)\n",
-                   shape.c_str());
-      return 2;
+      // Another problem: E x C (or T) and two multiples of 128; masked rows must fit max_m.
+      int groups = 0;
+      long long expected = 0, x = 0, y = 0;
+      char tail = 0;
+      if (std::sscanf(shape.c_str(), "%dx%lld,%lld,%lld%c", &groups, &expected, &x, &y, &tail) != 4 || groups < 1 ||
+          groups > 1024 || expected < 1 || x < 128 || y < 128 || x % 128 != 0 || y % 128 != 0 ||
+          expected * 13 / 10 > kMaskedMaxM) {
+        std::fprintf(stderr,
+                     "jitfp8 bench moe: --shapes '%s': expected ExC,N,K or ExT,M,N with 1 <= E <= 1024, 1 <= C <= %lld "
+                     "(masked rows reach 1.3 C within max_m %lld), and the other two multiples of 128\n",
+                     shape.c_str(), kMaskedMaxM * 10 / 13, kMaskedMaxM);
+        return 2;
+      }
+      ctx.extra_m_grouped.push_back({groups, expected, x, y, NAN});
+      ctx.extra_k_grouped.push_back({groups, expected, x, y, NAN});
     }
     ctx.shapes.insert(shape);
   }
