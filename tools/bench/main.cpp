@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
         "        those cases, each on the inputs of the full run (E experts of C expected rows, N, K;\n"
         "        K-grouped: E x tokens, M, N, e.g. \"32x192,6144,7168;4x8192,4096,7168\"); a key that is\n"
         "        no anchor case is timed in every section that runs, after its anchors (N, K or M, N\n"
-        "        multiples of 128, C <= 3150), with no DeepGEMM figure; --sweep also\n"
+        "        multiples of 128; masked: C <= 3150), with no DeepGEMM figure; --sweep also\n"
         "        times candidate configs of the contiguous, masked and K-grouped forms; --uniform-tokens\n"
         "        gives every expert exactly the expected rows or tokens, a diagnostic; --no-split-tail\n"
         "        runs the K-grouped GEMMs without their split-tail workspace)\n"
