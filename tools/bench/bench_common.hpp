@@ -67,6 +67,16 @@ std::size_t flush_megabytes();
 Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int warmup = 3,
                    int iters = 20);
 
+// Kernel times of several bodies (ours beside cuBLASLt), measured in turns: each timed round runs
+// every body once, each after its own flush, as time_kernel does for one. Drifts of the GPU's
+// clocks over the seconds a comparison takes (power limit, temperature) then fall on all of them
+// alike, and the ratios between them do not depend on which was timed first. (Timed one after
+// the other, a one-run table read 128 x 32768 x 512 5% slow against cuBLASLt, while alternated
+// rounds on the same machine agreed within 1%: tools/bench/results/2026-11-28b-deferred-epilogue-h100.md.)
+// --timer graph: one after the other, with time_kernel.
+std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
+                                          int warmup = 3, int iters = 20);
+
 // The accuracy yardstick of the anchors: 1 - 2 sum(xy) / sum(x^2 + y^2).
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y);
 

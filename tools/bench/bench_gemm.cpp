@@ -7,6 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -455,13 +457,17 @@ int run_gemm(int argc, char** argv) {
 
     const double flops = 2.0 * s.m * s.n * s.k;
     if (forward_sweep) sweep_forward(g, iters, results, stream);
-    Timing ours = time_kernel([&] { gemm_fp8_nt(g, stream); }, stream, 3, iters);
-    bool cublas_ok = s.m % 4 == 0 && ((s.k + 127) / 128) % 4 == 0;
-    Timing theirs{};
+    // Ours and cuBLASLt timed in turns (time_kernels_in_turns).
+    const bool cublas_ok = s.m % 4 == 0 && ((s.k + 127) / 128) % 4 == 0;
+    std::optional<CublasLtGemm> cublas;
+    std::vector<std::function<void()>> bodies = {[&] { gemm_fp8_nt(g, stream); }};
     if (cublas_ok) {
-      CublasLtGemm cublas(g, handle, workspace.ptr, workspace_bytes);
-      theirs = time_kernel([&] { cublas.run(d_cublas.ptr, stream); }, stream, 3, iters);
+      cublas.emplace(g, handle, workspace.ptr, workspace_bytes);
+      bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
     }
+    const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
+    const Timing ours = timed[0];
+    const Timing theirs = cublas_ok ? timed[1] : Timing{};
     // Accuracy of both against the double-precision reference on a sample of rows.
     std::vector<int> rows;
     for (int r = 0; r < std::min<long long>(s.m, 64); ++r)

@@ -12,9 +12,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <set>
+#include <utility>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -236,9 +238,11 @@ struct MGroupedInputs {
   double flops() const { return 2.0 * sum(counts) * n * k; }
 };
 
-// The per-expert cuBLASLt loop on the packed operands, writing expert e's rows at d_rows[e].
-Timing time_cublas_loop(const MGroupedInputs& in, DeviceArray<std::uint16_t>& d,
-                        const std::vector<long long>& d_rows, Context& ctx) {
+// Our grouped GEMM (`ours`) and the per-expert cuBLASLt loop on the packed operands, writing
+// expert e's rows at d_rows[e], timed in turns (time_kernels_in_turns): {ours, cuBLASLt}.
+std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& ours, const MGroupedInputs& in,
+                                                  DeviceArray<std::uint16_t>& d, const std::vector<long long>& d_rows,
+                                                  Context& ctx) {
   std::vector<std::unique_ptr<CublasLtGemm>> gemms;
   std::vector<std::uint16_t*> outs;
   for (std::size_t e = 0; e < in.counts.size(); ++e) {
@@ -247,11 +251,11 @@ Timing time_cublas_loop(const MGroupedInputs& in, DeviceArray<std::uint16_t>& d,
                                                    ctx.workspace->count));
     outs.push_back(d.ptr + d_rows[e] * in.n);
   }
-  return time_kernel(
-      [&] {
-        for (std::size_t i = 0; i < gemms.size(); ++i) gemms[i]->run(outs[i], ctx.stream);
-      },
-      ctx.stream, 2, ctx.iters);
+  const auto loop = [&] {
+    for (std::size_t i = 0; i < gemms.size(); ++i) gemms[i]->run(outs[i], ctx.stream);
+  };
+  const std::vector<Timing> t = time_kernels_in_turns({ours, loop}, ctx.stream, 3, ctx.iters);
+  return {t[0], t[1]};
 }
 
 // --sweep (contiguous and masked): candidate tile shapes x pairing, each with the most stages
@@ -329,8 +333,8 @@ void run_contiguous(Context& ctx) {
     g.b = in.b.ptr, g.b_scales = in.b_scales.ptr;
     g.b_scales_capacity = static_cast<std::int64_t>(in.b_scales.count);
     g.d = d.ptr, g.m_indices = m_indices.ptr;
-    const Timing ours = time_kernel([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
-    const Timing theirs = time_cublas_loop(in, d_cublas, starts, ctx);
+    const auto [ours, theirs] =
+        time_beside_cublas_loop([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, in, d_cublas, starts, ctx);
     if (ctx.sweep)
       time_sweep(ctx, "contiguous_sweep", c, in.flops(),
                  sweep_configs(detail::Sm90Grouping::contiguous_ids, kContiguousSweep, c.groups, c.k),
@@ -393,8 +397,8 @@ void run_masked(Context& ctx) {
     g.b = in.b.ptr, g.b_scales = in.b_scales.ptr;
     g.b_scales_capacity = static_cast<std::int64_t>(in.b_scales.count);
     g.d = d.ptr, g.masked_m = masked_m.ptr, g.expected_m = c.expected;
-    const Timing ours = time_kernel([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
-    const Timing theirs = time_cublas_loop(in, d_cublas, rows0, ctx);
+    const auto [ours, theirs] =
+        time_beside_cublas_loop([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, in, d_cublas, rows0, ctx);
     if (ctx.sweep)
       time_sweep(ctx, "masked_sweep", c, in.flops(),
                  sweep_configs(detail::Sm90Grouping::masked, kMaskedSweep, c.groups, c.k),
