@@ -66,30 +66,31 @@ const DeviceArray<char>& flush_buffer() {
   return flush;
 }
 
-// One run of `body` after a flush: its busy time in us from CUPTI's records.
-double profiled_run(const std::function<void()>& body, const DeviceArray<char>& flush, cudaStream_t stream,
-                    ActivityRecorder& recorder, int i) {
-  BENCH_CHECK(cudaMemsetAsync(flush.ptr, i & 0xFF, flush.count, stream));
-  recorder.collect();  // waits for the flush and drops its records
-  body();
-  const std::vector<GpuActivity> seen = recorder.collect();
-  if (seen.empty()) {
-    std::fprintf(stderr, "profiler timer: CUPTI recorded nothing for a run (use --timer graph)\n");
-    std::exit(1);
-  }
-  return busy_ns(seen) * 1e-3;
-}
-
-// CUPTI's timestamps of what each run of `body` executed, median over 5 x iters runs. Each run is
-// its own flush, wait, body, wait: the records of a run are then exactly the body's, whatever
-// form the driver gives the flush (graph memsets may be reported as kernels). The idle time this
-// leaves between flush and body is not counted, as in a profiler.
-Timing profiled(const std::function<void()>& body, const DeviceArray<char>& flush,
-                cudaStream_t stream, int iters) {
-  std::vector<double> runs;
+// CUPTI's timestamps of what each run of a body executed, median over 5 x iters runs of each;
+// the bodies take turns, one run of each per round. Each run is its own flush, wait, body, wait:
+// the records of a run are then exactly the body's, whatever form the driver gives the flush
+// (graph memsets may be reported as kernels). The idle time this leaves between flush and body is
+// not counted, as in a profiler.
+std::vector<Timing> profiled(const std::vector<std::function<void()>>& bodies, cudaStream_t stream, int iters) {
+  const DeviceArray<char>& flush = flush_buffer();
+  std::vector<std::vector<double>> runs(bodies.size());
   ActivityRecorder recorder;
-  for (int i = 0; i < 5 * iters; ++i) runs.push_back(profiled_run(body, flush, stream, recorder, i));
-  return summarize(std::move(runs));
+  for (int i = 0; i < 5 * iters; ++i)
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      BENCH_CHECK(cudaMemsetAsync(flush.ptr, i & 0xFF, flush.count, stream));
+      recorder.collect();  // waits for the flush and drops its records
+      bodies[b]();
+      const std::vector<GpuActivity> seen = recorder.collect();
+      if (seen.empty()) {
+        std::fprintf(stderr, "profiler timer: CUPTI recorded nothing for a run (use --timer graph)\n");
+        std::exit(1);
+      }
+      runs[b].push_back(busy_ns(seen) * 1e-3);
+    }
+  BENCH_CHECK(cudaGetLastError());
+  std::vector<Timing> timings;
+  for (auto& r : runs) timings.push_back(summarize(std::move(r)));
+  return timings;
 }
 
 }  // namespace
@@ -104,14 +105,10 @@ std::size_t flush_megabytes() { return g_flush_bytes >> 20; }
 
 Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int warmup,
                    int iters) {
+  if (g_timer == Timer::kProfiler) return time_kernels_in_turns({body}, stream, warmup, iters)[0];
   const DeviceArray<char>& flush = flush_buffer();
   for (int i = 0; i < warmup; ++i) body();
   BENCH_CHECK(cudaStreamSynchronize(stream));
-  if (g_timer == Timer::kProfiler) {
-    Timing t = profiled(body, flush, stream, iters);
-    BENCH_CHECK(cudaGetLastError());
-    return t;
-  }
   cudaGraphExec_t with_body = capture(stream, iters, body, flush);
   cudaGraphExec_t flush_only = capture(stream, iters, nullptr, flush);
   Timing t = graph_difference(with_body, flush_only, stream, iters);
@@ -123,23 +120,15 @@ Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int w
 
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup, int iters) {
-  std::vector<Timing> timings;
   if (g_timer != Timer::kProfiler) {
+    std::vector<Timing> timings;
     for (const auto& body : bodies) timings.push_back(time_kernel(body, stream, warmup, iters));
     return timings;
   }
-  const DeviceArray<char>& flush = flush_buffer();
   for (const auto& body : bodies)
     for (int i = 0; i < warmup; ++i) body();
   BENCH_CHECK(cudaStreamSynchronize(stream));
-  std::vector<std::vector<double>> runs(bodies.size());
-  ActivityRecorder recorder;
-  for (int i = 0; i < 5 * iters; ++i)
-    for (std::size_t b = 0; b < bodies.size(); ++b)
-      runs[b].push_back(profiled_run(bodies[b], flush, stream, recorder, i));
-  BENCH_CHECK(cudaGetLastError());
-  for (auto& r : runs) timings.push_back(summarize(std::move(r)));
-  return timings;
+  return profiled(bodies, stream, iters);
 }
 
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y) {
