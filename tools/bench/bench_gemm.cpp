@@ -346,21 +346,23 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     }
 
     BENCH_CHECK(cudaMemcpy(d_acc.ptr, d0.data(), d0.size() * 4, cudaMemcpyHostToDevice));
-    Timing ours = time_kernel([&] { gemm_fp8_wgrad(g, stream); }, stream, 3, iters);
-    Timing ours_acc = time_kernel([&] { gemm_fp8_wgrad(g_acc, stream); }, stream, 3, iters);
-    const bool cublas_shape_ok = s.m % 4 == 0 && s.n % 4 == 0;
-    Timing theirs{};
-    bool cublas_ok = false;
-    if (cublas_shape_ok) {
-      CublasLtWgrad cublas(g, handle, workspace, workspace_bytes);
-      cublas_ok = cublas.ok();
-      if (cublas_ok) {
-        theirs = time_kernel([&] { cublas.run(d_cublas.ptr, stream); }, stream, 3, iters);
-      } else {
+    // Ours (overwrite, accumulate) and cuBLASLt timed in turns (time_kernels_in_turns).
+    std::optional<CublasLtWgrad> cublas;
+    if (s.m % 4 == 0 && s.n % 4 == 0) {
+      cublas.emplace(g, handle, workspace, workspace_bytes);
+      if (!cublas->ok()) {
         fmt::print("(cuBLASLt has no algorithm for {}x{}x{} with VEC128 x VEC128 scales, fp32 out)\n",
                    s.m, s.n, s.k);
+        cublas.reset();
       }
     }
+    const bool cublas_ok = cublas.has_value();
+    std::vector<std::function<void()>> bodies = {[&] { gemm_fp8_wgrad(g, stream); },
+                                                 [&] { gemm_fp8_wgrad(g_acc, stream); }};
+    if (cublas_ok) bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
+    const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
+    const Timing ours = timed[0], ours_acc = timed[1];
+    const Timing theirs = cublas_ok ? timed[2] : Timing{};
     // Accuracy against the double-precision reference on a sample of rows; the accumulate mode
     // once more from D0, checked as (D - D0).
     std::vector<int> rows;

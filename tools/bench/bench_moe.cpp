@@ -512,9 +512,6 @@ void run_kgrouped(Context& ctx) {
     GroupedGemmWgradArgs g_acc = g;
     g_acc.d = d_acc.ptr, g_acc.accumulate = true;
     BENCH_CHECK(cudaMemset(d_acc.ptr, 0, d_acc.count * 4));
-    const Timing ours = time_kernel([&] { gemm_fp8_grouped_wgrad(g, ctx.stream); }, ctx.stream, 3, ctx.iters);
-    const Timing ours_acc =
-        time_kernel([&] { gemm_fp8_grouped_wgrad(g_acc, ctx.stream); }, ctx.stream, 3, ctx.iters);
     if (ctx.sweep) sweep_kgrouped(ctx, c, g, g_acc, 2.0 * c.m * c.n * sum(tokens));
 
     std::vector<std::unique_ptr<CublasLtWgrad>> gemms;
@@ -529,10 +526,14 @@ void run_kgrouped(Context& ctx) {
     }
     bool cublas_ok = true;
     for (auto& gemm : gemms) cublas_ok = cublas_ok && gemm->ok();
-    Timing theirs{NAN, NAN};
+    // Ours (overwrite, accumulate) and the cuBLASLt loop timed in turns (time_kernels_in_turns).
+    std::vector<std::function<void()>> bodies = {[&] { gemm_fp8_grouped_wgrad(g, ctx.stream); },
+                                                 [&] { gemm_fp8_grouped_wgrad(g_acc, ctx.stream); }};
     if (cublas_ok)
-      theirs = time_kernel([&] { for (std::size_t i = 0; i < gemms.size(); ++i) gemms[i]->run(outs[i], ctx.stream); },
-                           ctx.stream, 2, ctx.iters);
+      bodies.push_back([&] { for (std::size_t i = 0; i < gemms.size(); ++i) gemms[i]->run(outs[i], ctx.stream); });
+    const std::vector<Timing> timed = time_kernels_in_turns(bodies, ctx.stream, 3, ctx.iters);
+    const Timing ours = timed[0], ours_acc = timed[1];
+    const Timing theirs = cublas_ok ? timed[2] : Timing{NAN, NAN};
 
     const std::vector<float> d_host = d.download(), d_cublas_host = d_cublas.download();
     auto at = [&](const std::vector<float>& h) {
