@@ -8,10 +8,11 @@
 // (masked_256_rows), else 64 or 128. No split-K.
 // Clusters: contiguous pairs two N blocks on one M block (A multicast, same expert) once the
 // grid is full; masked pairs the M blocks of one expert (B multicast: B dominates the traffic of
-// small per-expert counts) when an expert has 2 M blocks over a long K (masked_pair_b; where the
-// 256 x 128 rule applies, an expert's 2 blocks of 128 rows are one tile instead), else two N
-// blocks once the grid is full. Masked tiles skip the 64-row waves past the expert's count
-// (templates/moe/gemm_fp8_grouped.cuh), which the model leaves out: it favours no tile shape.
+// small per-expert counts) when an expert has 2 M blocks over a long K, or 4 and more over 9-16 K
+// blocks (masked_pair_b; where the 256 x 128 rule applies, an expert's 2 blocks of 128 rows are
+// one tile instead), else two N blocks once the grid is full. Masked tiles skip the 64-row waves
+// past the expert's count (templates/moe/gemm_fp8_grouped.cuh), which the model leaves out: it
+// favours no tile shape.
 // Contiguous B pairs (two M blocks, multicast B where both have one expert) measured level with
 // the A pairs on H100, not ahead as in the dense kernel, and were not kept
 // (tools/bench/results/2026-11-26f-grouped-stores-and-pairs-h100.md, with the patch).
@@ -38,19 +39,30 @@ int num_sfb_per_tile(int block_n) { return (128 - std::gcd(block_n, 128) + block
 //     4096 x 4096 824/814/815, 4096 x 2048 (16 K blocks) 754/763/777;
 //   6 x 1024 (8 M blocks): 6144 x 7168 1266/1342/1356, 4096 x 4096 1123/1193/1211,
 //     4096 x 2048 969/1064/1071.
+// Over 9-16 K blocks with 4 M blocks or more (512 rows and up), B pairs again, measured
+// 2026-11-28 on today's kernel (jitfp8 bench moe --only masked --sweep, 6 x 1024, 4096 x 2048:
+// 128 x 192 B pairs 1136 TFLOPS, alone 1129, A pairs 1105, the 256 x 128 A pairs picked then
+// 1105). Against that pick, alternated 3 times, us: 6 x 1024, 4096 x 2048 85.0 -> 83.5;
+// 8 x 512, 4096 x 2048 (128 x 128 B pairs) 86.4 -> 83.5; 4 x 2048, 7168 x 2048 227.3 -> 220.8;
+// 6 x 1024, 7168 x 1536 121.2 -> 118.0
+// (tools/bench/results/2026-11-28c-masked-floors-short-k-pairs-h100.md).
 bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
-  return m_blocks_per_group <= 2 && k_blocks > 16;
+  return (m_blocks_per_group <= 2 && k_blocks > 16) ||
+         (m_blocks_per_group >= 4 && k_blocks > 8 && k_blocks <= 16);
 }
 
 // Masked 256 x 128 tiles (in A pairs where N allows): where one tile holds an expert's expected
-// rows (129..256: the 128-row tiles' B pairs), and on short K (<= 16 K blocks) with more rows.
+// rows (129..256: the 128-row tiles' B pairs), and over 8 K blocks or fewer with more rows.
 // H100, 2026-11-26, two machines (jitfp8 bench moe --only masked --sweep, with the grouped kernel's
 // D buffer per wave and whole ring turns), TFLOPS as 256 x 128 A pairs / the pick before:
 //   32 x 192: 6144 x 7168 889/888, 7168 x 3072 822/805, 4096 x 4096 835/834, 4096 x 2048 772/759;
 //   6 x 1024, 4096 x 2048: 1109/1076 and 1092/1074. The other 6 x 1024 shapes keep 128 x 192 A pairs
 //   (1264/1087, 1249/1246, 1178/1047).
+// With more rows they took up to 16 K blocks until 2026-11-28, when the 128-row tiles' B pairs beat
+// them by 1.4-3.3% over 12-16 (masked_pair_b). Below 9 K blocks nothing was measured since, and
+// they stay (the B pairs' 128 x 112 tiles of N = 7168, K = 640 spill 4 bytes).
 bool masked_256_rows(std::int64_t bucket, std::int64_t k_blocks) {
-  return bucket == 256 || (bucket >= 512 && k_blocks <= 16);
+  return bucket == 256 || (bucket >= 512 && k_blocks <= 8);
 }
 
 // Masked 256 x 128 tiles stage D half a wave at a time where that buys a fourth ring stage,

@@ -348,6 +348,17 @@ TEST_CASE("grouped masked GEMM computes only rows below masked_m", "[gpu][moe]")
       }
     }
   }
+  SECTION("512 rows and more over a short K: 128-row tiles paired on B") {
+    // The heuristic's pick there (masked_pair_b): an expert's M blocks in pairs sharing B, up to 9
+    // blocks of a 1100-row expert (the last pair's second block past max_m), N in 5 blocks of 192.
+    Masked r(3, 1100, 960, 1536, seed++);
+    const auto config = make_config(G::masked, r.e, r.k, 128, 192, 4, 2, false);
+    CHECK(detail::choose_sm90_grouped_config(G::masked, 1024, r.e, r.n, r.k, 132).to_json() == config.to_json());
+    for (const std::vector<int>& counts : std::vector<std::vector<int>>{{1100, 513, 0}, {129, 1024, 640}}) {
+      run_masked(r, counts, 1024, &config, seed++);
+      run_masked(r, counts, 1024, nullptr, seed++);  // this GPU's own pick
+    }
+  }
   SECTION("a 4-CTA grid: every CTA walks many tiles") {
     // As for the contiguous form, with experts whose count leaves a warpgroup no wave (it only
     // passes the stages) or no tile at all.
