@@ -94,14 +94,15 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
   CHECK(tiling(192, 32, 7168, 3072) == "256x128 A");
   CHECK(tiling(192, 32, 4096, 2048) == "256x128 A");
   CHECK(tiling(200, 32, 4096, 2048 + 64) == "256x128 A");  // odd K: still whole K blocks
-  // More rows: 128-row tiles, in A pairs over a long K, in B pairs (an expert's M blocks) over 16
-  // K blocks or fewer (256 x 128 tiles there until 2026-11-28).
+  // More rows: 128-row tiles, in A pairs over a long K, in B pairs (an expert's M blocks) over 9-16
+  // K blocks (256 x 128 tiles there until 2026-11-28), 256 x 128 over 8 or fewer.
   CHECK(tiling(1024, 6, 6144, 7168) == "128x192 A");
   CHECK(tiling(1024, 6, 7168, 3072) == "128x192 A");
   CHECK(tiling(1024, 6, 4096, 2048) == "128x192 B");
   CHECK(tiling(1024, 6, 7168, 1536) == "128x192 B");
   CHECK(tiling(2048, 4, 7168, 2048) == "128x192 B");
   CHECK(tiling(512, 8, 4096, 2048) == "128x128 B");
+  CHECK(tiling(1024, 6, 7168, 1024) == "256x128 A");
   // 256 x 128 tiles over a long K: 4 stages, D staged half a wave at a time (a whole 64-row
   // buffer per warpgroup leaves room for 3 stages only); over 16 K blocks or fewer, 3 stages and
   // whole 64-row buffers (masked_half_wave_d).
