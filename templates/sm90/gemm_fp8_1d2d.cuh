@@ -243,7 +243,9 @@ __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u
 // tile's first wgmma are issued; the hook then stages them as bf16 for the store warp while those
 // run, and zeroes final_accum for the new tile. The tile loop sets `pending` after each main loop
 // and calls stage_pending() after the last. Not kDeferred: nothing (the tile loop zeroes
-// final_accum before the main loop and stages each tile right after it).
+// final_accum before the main loop and stages each tile right after it). Zeroing in the hook for
+// those too would be one loop less, but it moves instructions in the 256 x 128 kernels' SASS
+// (ptxas scheduling; checked with cuobjdump 2026-11-28), so it waits for a measurement.
 template <bool kDeferred, u32 kWaves, u32 BLOCK_N, u32 kBoxN, u32 kSwizzleD, class DPipe>
 struct DenseTileHook {
   static constexpr bool kUnderWgmma = kDeferred;

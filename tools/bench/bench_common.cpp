@@ -93,6 +93,19 @@ std::vector<Timing> profiled(const std::vector<std::function<void()>>& bodies, c
   return timings;
 }
 
+// --timer graph: replays of `iters` flush + body runs captured in a graph, minus replays of the
+// flushes alone (graph_difference).
+Timing graph_timed(const std::function<void()>& body, cudaStream_t stream, int iters) {
+  const DeviceArray<char>& flush = flush_buffer();
+  cudaGraphExec_t with_body = capture(stream, iters, body, flush);
+  cudaGraphExec_t flush_only = capture(stream, iters, nullptr, flush);
+  Timing t = graph_difference(with_body, flush_only, stream, iters);
+  BENCH_CHECK(cudaGetLastError());
+  cudaGraphExecDestroy(flush_only);
+  cudaGraphExecDestroy(with_body);
+  return t;
+}
+
 }  // namespace
 
 void set_timer(Timer timer) { g_timer = timer; }
@@ -105,30 +118,18 @@ std::size_t flush_megabytes() { return g_flush_bytes >> 20; }
 
 Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int warmup,
                    int iters) {
-  if (g_timer == Timer::kProfiler) return time_kernels_in_turns({body}, stream, warmup, iters)[0];
-  const DeviceArray<char>& flush = flush_buffer();
-  for (int i = 0; i < warmup; ++i) body();
-  BENCH_CHECK(cudaStreamSynchronize(stream));
-  cudaGraphExec_t with_body = capture(stream, iters, body, flush);
-  cudaGraphExec_t flush_only = capture(stream, iters, nullptr, flush);
-  Timing t = graph_difference(with_body, flush_only, stream, iters);
-  BENCH_CHECK(cudaGetLastError());
-  cudaGraphExecDestroy(flush_only);
-  cudaGraphExecDestroy(with_body);
-  return t;
+  return time_kernels_in_turns({body}, stream, warmup, iters)[0];
 }
 
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup, int iters) {
-  if (g_timer != Timer::kProfiler) {
-    std::vector<Timing> timings;
-    for (const auto& body : bodies) timings.push_back(time_kernel(body, stream, warmup, iters));
-    return timings;
-  }
   for (const auto& body : bodies)
     for (int i = 0; i < warmup; ++i) body();
   BENCH_CHECK(cudaStreamSynchronize(stream));
-  return profiled(bodies, stream, iters);
+  if (g_timer == Timer::kProfiler) return profiled(bodies, stream, iters);
+  std::vector<Timing> timings;
+  for (const auto& body : bodies) timings.push_back(graph_timed(body, stream, iters));
+  return timings;
 }
 
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y) {

@@ -73,7 +73,7 @@ Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int w
 // alike, and the ratios between them do not depend on which was timed first. (Timed one after
 // the other, a one-run table read 128 x 32768 x 512 5% slow against cuBLASLt, while alternated
 // rounds on the same machine agreed within 1%: tools/bench/results/2026-11-28b-deferred-epilogue-h100.md.)
-// --timer graph: one after the other, with time_kernel.
+// --timer graph: one after the other (graph replays, as time_kernel).
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup = 3, int iters = 20);
 
