@@ -90,17 +90,18 @@ struct KGroupedTileScheduler {
 
   // Keeps its runtime divisions: the division-free walk of TileScheduler, carried here, made the
   // producer warp (40 registers) spill and the K-grouped kernel 2-3% slower (2026-11-27i results).
+  // The split halves are virtual units past the walk's end: num_units + i is the second half of
+  // tail unit full_units() + i, and it is exactly the unit that cluster T + i reaches next (T =
+  // num_units - full_units(): its last real unit was full_units() - kStride + T + i). So the walk
+  // is one stride loop up to num_units + num_split, with no second exit; with an early exit for
+  // the second halves instead, ptxas treated the math warps' K loop as possibly divergent (a
+  // BSSY / WARPSYNC and descriptors through vector registers per stage: 1066 instead of 1034
+  // instructions per turn of the 256 x 128 ring).
   JITFP8_DEVICE bool next(KGroupedTile& t, bool split) {
-    u32 u = unit;
-    bool second = false;
-    if (u >= num_units) {
-      // Past the walk's end, once (unit then jumps to num_units + kStride): the second half of
-      // tail unit i for cluster T + i.
-      const u32 i = blockIdx.x / kNumMulticast - (num_units - full_units());
-      if (!split || u - num_units >= kStride || i >= num_split(split)) return false;
-      u = full_units() + i;
-      second = true;
-    }
+    const u32 v = unit;
+    if (v >= num_units + num_split(split)) return false;
+    const bool second = v >= num_units;
+    const u32 u = second ? full_units() + (v - num_units) : v;
     const u32 group = u / units_per_group;
     const u32 local = u - group * units_per_group;
     // Advance the cursor to this expert (experts never decrease along a CTA's walk).
@@ -131,7 +132,7 @@ struct KGroupedTileScheduler {
     const u32 un = first_n + in_band - um * band_n;
     t.m_block = kPairOnM ? um * 2 + rank : um;
     t.n_block = kPairOnN ? un * 2 + rank : un;
-    unit = second ? num_units + kStride : u + kStride;
+    unit = v + kStride;
     return true;
   }
 
@@ -139,13 +140,14 @@ struct KGroupedTileScheduler {
   // the math warps keep nothing more live through the main loop), and the unit's index in the
   // tail (the flag slot, with the CTA rank).
   JITFP8_DEVICE u32 piece(bool split) const {
+    const u32 v = unit - kStride;
     if (!split) return kWholeTile;
-    if (unit == num_units + kStride) return kSecondHalf;
-    return first_half(unit - kStride, split) ? kFirstHalf : kWholeTile;
+    if (v >= num_units) return kSecondHalf;
+    return first_half(v, split) ? kFirstHalf : kWholeTile;
   }
   JITFP8_DEVICE u32 tail_index() const {
-    return unit == num_units + kStride ? blockIdx.x / kNumMulticast - (num_units - full_units())
-                                       : unit - kStride - full_units();
+    const u32 v = unit - kStride;
+    return v >= num_units ? v - num_units : v - full_units();
   }
 };
 
