@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The K loops of GEMM kernels in their SASS: for each cubin (or `jitfp8 dump` folder), every
-# innermost loop whose body holds 8 or more QGMMA, with its instruction count and the
-# instructions that mark ptxas' divergence handling (BSSY, WARPSYNC) or descriptors moved from
-# vector registers (R2UR). A warpgroup's K loop issues about as many instructions as its tensor
+# The K loops of GEMM kernels in their SASS: for each cubin (or `jitfp8 dump` folder), the
+# innermost loops with 8 or more QGMMA at the kernel's K-loop density, with their instruction
+# counts and the instructions that mark ptxas' divergence handling (BSSY, WARPSYNC) or
+# descriptors moved from vector registers (R2UR). A warpgroup's K loop issues about as many instructions as its tensor
 # cores take clocks, so a few percent more instructions there cost speed: the K-grouped kernel's
 # turn of the 256 x 128 ring had a BSSY, a WARPSYNC and two R2UR per stage, 1066 instructions
 # against the dense kernel's 1030, and ran 1.6-3.5% slower for it (results 2026-11-28d).
@@ -32,9 +32,14 @@ for i, (a, text) in enumerate(ins):
         first = index[int(m.group(1), 16)]
         if sum("QGMMA" in t for _, t in ins[first:i + 1]) >= 8:
             loops.append((first, i))
-# Innermost only: the K loops, not the tile loop around them.
-for first, last in loops:
-    if any(first <= f and l <= last and (f, l) != (first, last) for f, l in loops):
+# The K loops, not the tile loops around them: the innermost loops densest in QGMMA (a tile loop
+# holds the epilogue and the scheduler besides: under three quarters of the density).
+def density(loop):
+    return sum("QGMMA" in t for _, t in ins[loop[0]:loop[1] + 1]) / (loop[1] - loop[0] + 1)
+inner = [lp for lp in loops if not any(lp[0] <= f and l <= lp[1] and (f, l) != lp for f, l in loops)]
+top = max(map(density, inner), default=0)
+for first, last in inner:
+    if density((first, last)) < 0.75 * top:
         continue
     body = [t for _, t in ins[first:last + 1]]
     n = {op: sum(op in t for t in body) for op in ("QGMMA", "BSSY", "WARPSYNC", "R2UR", "LDL", "STL")}
