@@ -492,12 +492,13 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // spilled 20 bytes) on NVRTC 13.0. 256 x 128 over ring turns: 30, or 34 when K-grouped and
     // staging whole waves (30 spilled 48-68 bytes there with N 1536 / 2816 / 6144 / 7168, and 34
     // spilled elsewhere; scanned over N 512-16384 and dense K 4096-32768, 2026-11-26). K-grouped
-    // pairs staged 2 x 2 (the chooser's pick for long token runs), since their K loop is free of
-    // divergence handling (2026-11-28d): 26, five B-scale groups read ahead instead of three, no
-    // spills over N 512-16384 (22 spilled 212 bytes; 256 x 128 alone staged 1 x 2 and the dense
-    // kernel spill at 26). H200: 4 x 8192 tokens -0.5% / -0.9% (M 4096 N 7168 / M 7168 N 2048),
-    // 8 x 4096 -0.5%, 16 x 2048 level.
-    constexpr bool kGroupedPairs2x2 = kGrouped && kNumMulticast == 2 && kEpiBatch == 2 && kEpiBufs == 2;
+    // pairs sharing A staged 2 x 2 (the chooser's pick for long token runs), since their K loop
+    // is free of divergence handling (2026-11-28d): 26, five B-scale groups read ahead instead of
+    // three, no spills over N 512-16384 (22 spilled 212 bytes; 256 x 128 alone staged 1 x 2 and
+    // the dense kernel spill at 26). H200: 4 x 8192 tokens -0.5% / -0.9% (M 4096 N 7168 / M 7168
+    // N 2048), 8 x 4096 -0.5%, 16 x 2048 level.
+    constexpr bool kGroupedPairs2x2 =
+        kGrouped && kNumMulticast == 2 && kMulticastOnA && kEpiBatch == 2 && kEpiBufs == 2;
     constexpr i32 kTurns256Regs = kGrouped && kEpiBatch == BLOCK_N / kBoxN ? 34 : kGroupedPairs2x2 ? 26 : 30;
     constexpr i32 kOtherRegs = kOverlap ? 24 : kWaves == 2 ? (kOrdered ? 16 : kTurns256 ? kTurns256Regs : 10) : 24;
     constexpr i32 kFreeRegs =
