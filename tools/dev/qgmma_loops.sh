@@ -2,10 +2,11 @@
 # The K loops of GEMM kernels in their SASS: for each cubin (or `jitfp8 dump` folder), the
 # innermost loops with 8 or more QGMMA at the kernel's K-loop density, with their instruction
 # counts and the instructions that mark ptxas' divergence handling (BSSY, WARPSYNC) or
-# descriptors moved from vector registers (R2UR). A warpgroup's K loop issues about as many instructions as its tensor
-# cores take clocks, so a few percent more instructions there cost speed: the K-grouped kernel's
-# turn of the 256 x 128 ring had a BSSY, a WARPSYNC and two R2UR per stage, 1066 instructions
-# against the dense kernel's 1030, and ran 1.6-3.5% slower for it (results 2026-11-28d).
+# descriptors moved from vector registers (R2UR). A warpgroup's K loop issues about as many
+# instructions as its tensor cores take clocks, so a few percent more instructions there cost
+# speed: the K-grouped kernel's turn of the 256 x 128 ring had a BSSY, a WARPSYNC and two R2UR
+# per stage, 1066 instructions against the dense kernel's 1030, and ran 1.6-3.5% slower for it
+# (results 2026-11-28d).
 # Needs cuobjdump (the toolkit's, or the one of PyPI's nvidia-cuda-cuobjdump: CUOBJDUMP=path).
 # usage: tools/dev/qgmma_loops.sh CUBIN_OR_DUMP_DIR...
 set -euo pipefail
