@@ -129,13 +129,14 @@ struct GroupedGemmWgradArgs {
   const std::int32_t* tokens = nullptr;  // (E)
   bool accumulate = false;
   // Optional: a device buffer of workspace_bytes >= gemm_fp8_grouped_wgrad_workspace_bytes()
-  // (4 bytes per SM), 4-byte aligned, disjoint from the other arrays, ZEROED ONCE before its first
-  // use (every launch leaves it zeroed again). With it, the last round of tiles over the SMs,
-  // when not full, has as many of its tiles as there are idle CTAs split in two along the tokens
-  // (all of them when at most half the CTAs have one): the tile's own CTA stores (or adds) the
-  // first half into D, an idle CTA adds the second once those writes are complete. D stays
-  // bitwise reproducible from run to run (its last bits may differ from a launch without
-  // workspace). Launches that may run at the same time (other streams) need their own workspaces.
+  // (16 bytes per SM), 4-byte aligned, disjoint from the other arrays, ZEROED ONCE before its
+  // first use (every launch leaves it zeroed again). With it, the last one to two rounds of tiles
+  // over the SMs are shared out in ranges of tokens that even out the CTAs' work (tiles cost
+  // their expert's tokens): a tile cut between ranges is computed in pieces along the tokens,
+  // which land in D one after the other (the one holding the last tokens stores or adds first;
+  // each earlier piece adds once the later one's writes are complete). D stays bitwise
+  // reproducible from run to run (its last bits may differ from a launch without workspace).
+  // Launches that may run at the same time (other streams) need their own workspaces.
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
 };

@@ -106,7 +106,8 @@ int sm90_wgrad_smem_bytes(int block_m, int block_n, int stages, int epi_batch, i
   const std::int64_t staging = static_cast<std::int64_t>(num_math_warpgroups(block_m)) * epi_bufs *
                                epi_batch * 64 * d_swizzle(block_n);
   const std::int64_t stage = (block_m + block_n) * 128 + align128(block_m * 4) + align128(block_n * 4);
-  return static_cast<int>(std::min<std::int64_t>(staging + stages * stage + stages * 16, 1 << 30));
+  // + 32: the K-grouped tail plan (kTailPlanBytes).
+  return static_cast<int>(std::min<std::int64_t>(staging + stages * stage + stages * 16 + 32, 1 << 30));
 }
 
 std::int64_t sm90_wgrad_m_bucket(std::int64_t m) {

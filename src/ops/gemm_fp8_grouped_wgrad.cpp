@@ -65,14 +65,14 @@ void validate(const GroupedGemmWgradArgs& a) {
                            {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, la.scales_numel(), 0, 4)},
                            {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)},
                            tokens});
-  // The optional split-tail workspace; its size depends on the device's grid: launch_plan.
+  // The optional balanced-tail workspace; its size depends on the device's grid: launch_plan.
   if (a.workspace == nullptr) {
     require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
             "must be 0 without a workspace");
     return;
   }
   require(a.workspace_bytes >= 4, kFunction, "workspace_bytes", a.workspace_bytes,
-          "must be >= gemm_fp8_grouped_wgrad_workspace_bytes() (4 bytes per SM)");
+          "must be >= gemm_fp8_grouped_wgrad_workspace_bytes() (16 bytes per SM)");
   require_aligned(a.workspace, 4, kFunction, "workspace");
   require_disjoint_output(
       kFunction, {"workspace", a.workspace, rows_extent(a.workspace, 1, a.workspace_bytes, 0, 1)},
@@ -129,7 +129,7 @@ CUtensorMap encode_d_map(const GroupedGemmWgradArgs& args, std::uint32_t swizzle
   return result;
 }
 
-// The split-tail workspace's size, which depends on the grid (the other rules: validate), still
+// The balanced-tail workspace's size, which depends on the grid (the other rules: validate), still
 // before anything is launched.
 void validate_workspace_size(const GroupedGemmWgradArgs& a, int num_sms) {
   if (a.workspace == nullptr) return;
@@ -249,8 +249,9 @@ void gemm_fp8_grouped_wgrad_with_config(const GroupedGemmWgradArgs& args,
 }
 
 std::int64_t grouped_wgrad_workspace_bytes(int num_sms) {
-  // One u32 flag per CTA of the grid (sm90_1d1d::KGroupedParams::split_flags).
-  return std::int64_t{4} * std::max(num_sms, 1);
+  // Four u32 flags per CTA of the grid (sm90_1d1d::KGroupedParams::split_flags: one per tail
+  // unit, CTA of its cluster and math warpgroup; fewer than two tail units per cluster).
+  return std::int64_t{16} * std::max(num_sms, 1);
 }
 
 }  // namespace jitfp8::detail

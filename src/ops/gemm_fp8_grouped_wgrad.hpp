@@ -19,7 +19,7 @@ KernelSpec gemm_fp8_grouped_wgrad_spec(std::int64_t n, const Sm90WgradConfig& co
 std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
                                                          int sm_count);
 
-// Bytes of the split-tail workspace for a grid of num_sms CTAs (moe.hpp).
+// Bytes of the balanced-tail workspace for a grid of num_sms CTAs (moe.hpp).
 std::int64_t grouped_wgrad_workspace_bytes(int num_sms);
 
 // gemm_fp8_grouped_wgrad with a given configuration (benchmark sweeps, tests): same validation,

@@ -138,20 +138,22 @@ JITFP8_DEVICE float ld_global_nc(const float* p) {
   return v;
 }
 
-// A flag between CTAs in global memory (the K-grouped split tail): the writer makes its TMA
-// stores complete (cp.async.bulk.wait_group 0), then raise_flag_after_tma: async-proxy writes
-// ordered before the generic release. The reader: wait_flag_before_tma spins on an acquire, clears
-// the flag for the next launch and orders its later TMA operations (async proxy) after it.
-JITFP8_DEVICE void raise_flag_after_tma(u32* flag) {
-  asm volatile("fence.proxy.async.global;\n\tfence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u32 [%0], 1;" ::"l"(flag)
+// A flag between CTAs in global memory (the K-grouped balanced tail): the writer makes its TMA
+// stores complete (cp.async.bulk.wait_group 0), then set_flag_after_tma: async-proxy writes
+// ordered before the generic release of the new value. The reader: wait_flag_before_tma spins on
+// an acquire until the flag holds `value`, and orders its later TMA operations (async proxy)
+// after it.
+JITFP8_DEVICE void set_flag_after_tma(u32* flag, u32 value) {
+  asm volatile("fence.proxy.async.global;\n\tfence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u32 [%0], %1;" ::"l"(flag),
+               "r"(value)
                : "memory");
 }
-JITFP8_DEVICE void wait_flag_before_tma(u32* flag) {
+JITFP8_DEVICE void wait_flag_before_tma(const u32* flag, u32 value) {
   u32 v = 0;
   do {
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-  } while (v == 0);
-  asm volatile("st.relaxed.gpu.global.u32 [%0], 0;\n\tfence.proxy.async.global;" ::"l"(flag) : "memory");
+  } while (v != value);
+  asm volatile("fence.proxy.async.global;" ::: "memory");
 }
 
 // Two fp32 -> packed bf16x2 (round to nearest even); `lo` lands in the low half (lower address).

@@ -1,4 +1,5 @@
-// Vector shared-memory accesses by state-space address (u32, see smem_u32), for fp32 fragments.
+// Shared-memory accesses by state-space address (u32, see smem_u32): fp32 fragment pairs, and
+// single words.
 #pragma once
 
 #include "common/ptx.cuh"
@@ -13,6 +14,16 @@ JITFP8_DEVICE void ld_shared_f32x2(u32 addr, float& x, float& y) {
 // 8-byte store of two consecutive floats (address 8-byte aligned).
 JITFP8_DEVICE void st_shared_f32x2(u32 addr, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+
+JITFP8_DEVICE u32 ld_shared_u32(u32 addr) {
+  u32 v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+
+JITFP8_DEVICE void st_shared_u32(u32 addr, u32 v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
 }  // namespace jitfp8

@@ -45,8 +45,9 @@
 // maps in global slots of its SM (common/tensormap_patch.cuh) when the expert changes (address,
 // columns T_e, row stride P_e); the scale maps are fixed over the whole capacity; D is a 3D map
 // (N, M, E). Empty experts: no loads; zeros stored, or nothing with accumulate. With split_flags,
-// units of the last partial round are split in two along the tokens between two CTAs, the second
-// half reduce-added after the first half's writes (common/k_grouped_scheduler.cuh).
+// the last one to two rounds of units are shared out in token-block ranges that balance the
+// clusters' work, units cut between ranges landing in D piece after piece
+// (common/k_grouped_scheduler.cuh).
 //
 // ---------------------------------------------------------------------------------------------
 // Template parameters (compile-time)
@@ -160,11 +161,11 @@ __host__ __device__ constexpr u32 staging_bytes(u32 block_m, u32 block_n, u32 ep
 }
 // Dynamic shared memory:
 //   [D staging (per math warpgroup) | A stages | B stages | A-scale stages | B-scale stages |
-//    full + empty mbarriers]
+//    full + empty mbarriers | K-grouped tail plan (KGroupedTailPlan, kTailPlanBytes)]
 __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 stages, u32 epi_batch, u32 epi_bufs) {
   return staging_bytes(block_m, block_n, epi_batch, epi_bufs) +
          stages * (stage_tile_bytes(block_m, block_n) + sfa_stage_bytes(block_m) + sfb_stage_bytes(block_n)) +
-         stages * 2 * 8;
+         stages * 2 * 8 + kTailPlanBytes;
 }
 
 }  // namespace sm90_1d1d
@@ -186,7 +187,7 @@ struct KGroupedParams {
   u32 k_cap_blocks;  // k_capacity / 128
   const i32* tokens;
   u64 a, b;          // base addresses of the K-grouped operands
-  u32* split_flags;  // kNumSMs zeroed flags: split the last partial round (k_grouped_scheduler.cuh), or null
+  u32* split_flags;  // 4 * kNumSMs zeroed flags: the balanced tail (k_grouped_scheduler.cuh), or null
 };
 
 }  // namespace sm90_1d1d
@@ -230,16 +231,19 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   // registers (see kTurns).
   constexpr bool kTurns256 = BLOCK_M == 256 && BLOCK_N == 128 && (kGrouped || kNumKBlocks >= 32);
   constexpr bool kSlimProducer = !kGrouped || BLOCK_M != 256 || kTurns256;
-  constexpr u32 kProducerRegs = kSlimProducer ? 40 : 56;
-  // The K-grouped split tail (common/k_grouped_scheduler.cuh), where the caller gives its flags:
+  // One math warpgroup (64-row tiles) leaves the pool room: 56 for the producer, whose K-grouped
+  // walk with the balanced tail spilled 4-36 bytes in 40 (2026-11-29).
+  constexpr u32 kProducerRegs = kSlimProducer && kNumMathWGs > 1 ? 40 : 56;
+  // The K-grouped balanced tail (common/k_grouped_scheduler.cuh), where the caller gives its flags:
   // not in the 256 x 112 kernel (224-register math warpgroups), 64 x 32 tiles, or 256 x 128 tiles
   // staged in whole waves, which spilled with it (NVRTC 13.0). The chooser picks none of them for
   // long token runs (256 x 128 tiles come in pairs staged 2 x 2 there).
   constexpr bool kSplitTail =
       kGrouped && kSlimProducer && BLOCK_N >= 64 && !(kTurns256 && kEpiBatch == BLOCK_N / d_box_n(BLOCK_N));
-  // Its flags, one per (tail unit, CTA of the cluster, math warpgroup), fit the kNumSMs of the
-  // workspace only with at most two math warpgroups: at most kNumSMs / kNumMulticast / 2 units are split.
-  static_assert(!kSplitTail || kNumMathWGs <= 2, "split_flags hold kNumSMs flags: two math warpgroups at most");
+  // Its flags, one per (tail unit, CTA of the cluster, math warpgroup), fit the workspace's
+  // 4 * kNumSMs only with at most two math warpgroups: fewer than 2 * kNumSMs / kNumMulticast
+  // tail units.
+  static_assert(!kSplitTail || kNumMathWGs <= 2, "split_flags hold 4 * kNumSMs flags: two math warpgroups at most");
   constexpr u32 kMathRegs = kNumMathWGs == 3 ? 152 : kNumMathWGs == 2 ? (kSlimProducer ? 232 : 224) : 240;
   static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
@@ -275,6 +279,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   u8* smem_sfb = smem_sfa + kNumStages * kSfaStage;
   MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumStages * kSfbStage);
   MBarrier* empty = full + kNumStages;
+  const u32 tail_plan = smem_u32(empty + kNumStages);  // KGroupedTailPlan (K-grouped balanced tail)
 
   const u32 warp = warp_id();
   const u32 lane = lane_id();
@@ -298,6 +303,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       // CTAs consumed it, since the peer's producer may multicast into it.
       mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
     }
+    if constexpr (kSplitTail) mbar_init(empty + kNumStages + 2, 1);  // KGroupedTailPlan::ready
     fence_mbar_init();
   }
   if constexpr (kNumMulticast > 1) cluster_sync_after_mbar_init(); else block_sync();
@@ -389,13 +395,15 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
 #pragma unroll
         for (u32 i = 0; i < 2 * kPatchSlots; ++i) tmap_slot_init(&slots[i], i < kPatchSlots ? tmap_a : tmap_b);
         static_assert(kPatchSlots == 2, "slot reuse below assumes two slots per operand");
+        const bool split = kSplitTail && grouping.split_flags != nullptr;  // (a kernel parameter)
         KGroupedTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN> sched(
-            M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens);
+            M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens, split);
         KGroupedTile t;
         u32 stage = 0, phase = 0, issued = 0;  // issued: copies so far (stage ring position)
         u32 switches = 0, cur_start = 0, patched_group = 0xFFFFFFFFu;
-        while (sched.next(t, kSplitTail && grouping.split_flags != nullptr)) {
-          if (t.num_kb == 0) continue;
+        // One tile's (or tail piece's) stages.
+        const auto produce_tile = [&](const KGroupedTile& t) {
+          if (t.num_kb == 0) return;
           if (t.group != patched_group) {
             // Slot switches % 2 was last used by the expert before the current one, whose last
             // copy is cur_start - 1. That copy is consumed once its stage is released: the
@@ -408,7 +416,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             TensorMapParam* const map_a = &slots[switches % 2];
             TensorMapParam* const map_b = &slots[kPatchSlots + switches % 2];
             const u64 col0 = (u64)t.kb0 * BLOCK_K;
-            // P_e bytes per row (num_kb is a half's blocks when split)
+            // P_e bytes per row (num_kb is a piece's blocks in the tail)
             const u64 pitch =
                 kSplitTail ? ((u64)t.tokens + BLOCK_K - 1) / BLOCK_K * BLOCK_K : (u64)t.num_kb * BLOCK_K;
             tmap_replace_global_address(map_a, grouping.a + (u64)M * col0);
@@ -426,7 +434,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           }
           const u32 slot = (switches - 1) % 2;
           const i32 m0 = (i32)(t.m_block * BLOCK_M), n0 = (i32)(t.n_block * BLOCK_N);
-          // (the blocks of a second half start at kb_first: zero unless kSplitTail)
+          // (a tail piece's blocks start at kb_first: zero unless kSplitTail)
           const u32 kb_first = kSplitTail ? t.kb_first : 0u;
           for (u32 kb = 0; kb < t.num_kb; ++kb) {
             mbar_wait(&empty[stage], phase ^ 1);
@@ -436,9 +444,22 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             if (++stage == kNumStages) stage = 0, phase ^= 1;
             ++issued;
           }
+        };
+        const u32 phases = kSplitTail && split ? 2u : 1u;  // as the math warps' walk
+        for (u32 ph = 0; ph < phases; ++ph) {
+          if (ph == 1) sched.enter_tail(tail_plan);
+          while (sched.next(t, tail_plan)) produce_tile(t);
         }
         if constexpr (kNumMulticast > 1) wait_ring_released<kNumStages>(empty, stage, phase);  // see the end
       }
+    }
+    if constexpr (kSplitTail) {
+      // A spare warp of the producer warpgroup plans this cluster's balanced tail while the
+      // strided rounds run.
+      if (warp == kNumMathThreads / 32 + 1 && grouping.split_flags != nullptr)
+        KGroupedTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>(
+            M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens, true)
+            .plan_tail(grouping.num_groups, tail_plan);
     }
     asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
   } else {
@@ -496,10 +517,11 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // is free of divergence handling (2026-11-28d): 26, five B-scale groups read ahead instead of
     // three, no spills over N 512-16384 (22 spilled 212 bytes; 256 x 128 alone staged 1 x 2 and
     // the dense kernel spill at 26). H200: 4 x 8192 tokens -0.5% / -0.9% (M 4096 N 7168 / M 7168
-    // N 2048), 8 x 4096 -0.5%, 16 x 2048 level.
+    // N 2048), 8 x 4096 -0.5%, 16 x 2048 level. With the balanced tail's walk (2026-11-28e) 26
+    // spilled 216 bytes, 34 and 40 spilled too, 27-30 did not: 28, four groups read ahead.
     constexpr bool kGroupedPairs2x2 =
         kGrouped && kNumMulticast == 2 && kMulticastOnA && kEpiBatch == 2 && kEpiBufs == 2;
-    constexpr i32 kTurns256Regs = kGrouped && kEpiBatch == BLOCK_N / kBoxN ? 34 : kGroupedPairs2x2 ? 26 : 30;
+    constexpr i32 kTurns256Regs = kGrouped && kEpiBatch == BLOCK_N / kBoxN ? 34 : kGroupedPairs2x2 ? 28 : 30;
     constexpr i32 kOtherRegs = kOverlap ? 24 : kWaves == 2 ? (kOrdered ? 16 : kTurns256 ? kTurns256Regs : 10) : 24;
     constexpr i32 kFreeRegs =
         (i32)kMathRegs - kOtherRegs - (i32)((kWaves + (kOverlap ? 2 : 1)) * kNumAccum) - 2 * (i32)kWaves;
@@ -557,28 +579,28 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // The same walk as the producer's; K-grouped tiles carry their expert and K extent.
     struct DenseWalk {
       Scheduler s;
-      JITFP8_DEVICE bool next(KGroupedTile& t, bool) {
+      JITFP8_DEVICE bool next(KGroupedTile& t, u32) {
         if (!s.next(t.m_block, t.n_block)) return false;
         t.group = 0, t.kb0 = 0, t.num_kb = kNumKBlocks, t.kb_first = 0, t.tokens = 0;
         return true;
       }
     };
+    const bool split = kSplitTail && grouping.split_flags != nullptr;  // (a kernel parameter)
     auto walk = [&] {
       if constexpr (kGrouped)
         return KGroupedTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>(
-            M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens);
+            M, grouping.num_groups, grouping.k_cap_blocks, grouping.tokens, split);
       else
         return DenseWalk{Scheduler(M)};
     }();
     KGroupedTile tile;
     u32 stage = 0, phase = 0;
-    const bool split = kSplitTail && grouping.split_flags != nullptr;  // (a kernel parameter)
-    while (walk.next(tile, split)) {
+    // One tile (or piece of a tail unit: in_tail) from its K loop to its epilogue.
+    const auto run_tile = [&](const KGroupedTile& tile, const bool in_tail) {
       // An empty expert (nothing to contract) leaves D untouched with accumulate, and is
-      // written with zeros otherwise. Halves of a split tile always run their epilogue (the
-      // flag between them).
+      // written with zeros otherwise (its units are never cut into pieces).
       if constexpr (kGrouped) {
-        if (tile.num_kb == 0 && accumulate && walk.piece(split) == kWholeTile) continue;
+        if (tile.num_kb == 0 && accumulate) return;
       }
       const u32 m_block = tile.m_block, n_block = tile.n_block;
       const u32 num_kb = kGrouped ? tile.num_kb : kNumKBlocks;
@@ -719,19 +741,17 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       //      bulk group per batch, so a buffer is rewritten once the group that last read it
       //      (kEpiBufs groups back, possibly of the previous tile) has finished reading. ----
       const u32 d_base = smem_u32(smem_d_wg);
-      // Split tail: the second half reduce-adds once the first half's writes are complete. (The
-      // piece and the flag are recomputed where used, from the walk's position: nothing more
-      // stays live through the main loop and the epilogue.)
-      const auto split_flag = [&] {
-        if constexpr (kGrouped)
-          return grouping.split_flags + (walk.tail_index() * kNumMulticast + walk.rank) * kNumMathWGs + wg;
-        else
-          return (u32*)nullptr;
-      };
+      // Balanced tail: a piece that ends inside its unit reduce-adds once the later piece's
+      // writes are complete. (The piece is recomputed where used, from the walk's position:
+      // nothing more stays live through the main loop and the epilogue.)
       const auto piece = [&] {
-        if constexpr (kGrouped) return walk.piece(split); else return (u32)kWholeTile;
+        if constexpr (kGrouped) {
+          if (in_tail) return walk.piece(tail_plan, grouping.num_groups);
+        }
+        return KGroupedPiece{0, 0, 0, false};
       };
-      if (store_leader && piece() == kSecondHalf) wait_flag_before_tma(split_flag());
+      const auto split_flag = [&](const KGroupedPiece& p) { return grouping.split_flags + p.slot * kNumMathWGs + wg; };
+      if (store_leader && piece().wait_for != 0) wait_flag_before_tma(split_flag(piece()), piece().wait_for);
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v) {
         const float* f = final_accum[v];
@@ -759,7 +779,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             if constexpr (kGrouped) {
               // D (E, M, N): a 3D map, so a tile's M tail is clipped at its own expert's end.
               const i32 g = (i32)tile.group;
-              if (accumulate || piece() == kSecondHalf) {
+              if (accumulate || piece().wait_for != 0) {
 #pragma unroll
                 for (u32 c = 0; c < kEpiBatch; ++c)
                   tma_reduce_add_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
@@ -782,11 +802,20 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         }
       }
       if constexpr (kGrouped) {
-        if (store_leader && piece() == kFirstHalf) {
+        if (store_leader && piece().sets) {
           tma_store_wait_all();  // the writes complete, not only read from shared memory
-          raise_flag_after_tma(split_flag());
+          set_flag_after_tma(split_flag(piece()), piece().set_to);
         }
       }
+    };
+    // The strided rounds, then (phase 1) the balanced tail's pieces, through one instance of
+    // the tile loop (see KGroupedTileScheduler::next).
+    const u32 phases = kSplitTail && split ? 2u : 1u;
+    for (u32 ph = 0; ph < phases; ++ph) {
+      if constexpr (kSplitTail) {
+        if (ph == 1) walk.enter_tail(tail_plan);
+      }
+      while (walk.next(tile, tail_plan)) run_tile(tile, ph == 1);
     }
     if constexpr (kOrdered) turns.finish();
     if (store_leader) tma_store_wait_all();
@@ -825,8 +854,8 @@ __global__ void __launch_bounds__(sm90_1d1d::num_threads(BLOCK_M), 1)
 //   u32 k_cap_blocks            k_capacity / 128: experts whose columns would end past it are empty
 //   const i32* tokens           (E) device token counts (negative: 0)
 //   const u8* a, const u8* b    the K-grouped operands (16-byte aligned)
-//   u32* split_flags            null, or kNumSMs u32 flags, zero at launch (left zero): the last
-//                               partial round's tiles split in two (common/k_grouped_scheduler.cuh)
+//   u32* split_flags            null, or 4 * kNumSMs u32 flags, zero at launch (left zero): the
+//                               balanced tail (common/k_grouped_scheduler.cuh)
 //   tmap_a  UINT8, dims {128, M}, stride {128}, box {128, BLOCK_M}, SWIZZLE_128B: a template only
 //           (address, dims[0] and the row stride are replaced per expert on the device)
 //   tmap_b  the same with N and BLOCK_N

@@ -347,20 +347,24 @@ TEST_CASE("gemm_fp8_grouped_wgrad accumulating twice adds the product twice", "[
   check(p, 3, "accumulate twice");
 }
 
-TEST_CASE("gemm_fp8_grouped_wgrad with a workspace splits the last round reproducibly",
+TEST_CASE("gemm_fp8_grouped_wgrad with a workspace balances the tail reproducibly",
           "[gpu][moe_wgrad][sanitize][split_tail]") {
-  // Experts of 1000 x 760. Units in all / in the last round / split, 8 and 9 experts: 256 x 128
-  // pairs 96 / 30 / 30 and 108 / 42 / 24 (over 66 clusters), 128 x 128 pairs 192 / 60 / 6 and
-  // 216 / 18 / 18, 128 x 128 alone 384 / 120 / 12 and 432 / 36 / 36 (over 132 CTAs). The last
-  // experts hold a 1-token expert (halves of 0 and 1 block) and an empty one (two halves of
-  // nothing). 256 x 128 tiles staged in whole waves have no split compiled in: the workspace is
-  // ignored there.
+  // Experts of 1000 x 760. Units over the clusters, 8 and 9 experts: 256 x 128 pairs 96 and 108
+  // over 66 clusters (fewer than two rounds: all of them in the tail, ranges of equal length),
+  // 128 x 128 pairs 192 and 216 over 66, 128 x 128 alone 384 and 432 and 64 x 128 (one math
+  // warpgroup) 768 and 864 over 132 (strided rounds, then the last one to two rounds in ranges
+  // that even out the clusters' work). The experts hold
+  // a 1-token expert (one block, never cut) and empty ones (units of no block, never cut). The
+  // third problem ends on empty experts, whose units fill the tail's end. 256 x 128 tiles staged
+  // in whole waves have no tail compiled in: the workspace is ignored there.
   const std::vector<std::vector<std::int32_t>> problems = {{300, 0, 4300, 129, 2100, 1, 0, 897},
-                                                           {300, 0, 4300, 129, 2100, 1, 0, 512, 897}};
+                                                           {300, 0, 4300, 129, 2100, 1, 0, 512, 897},
+                                                           {2900, 640, 5000, 1, 0, 0, 0, 0}};
   const struct { int bm, mc, batch, bufs; } configs[] = {
-      {256, 2, 2, 2}, {128, 2, 2, 2}, {128, 1, 2, 2}, {256, 1, 0, 1}};
-  test::DeviceBuffer<std::uint32_t> workspace(132);
-  workspace.upload(std::vector<std::uint32_t>(132, 0u));
+      {256, 2, 2, 2}, {128, 2, 2, 2}, {128, 1, 2, 2}, {64, 1, 0, 1}, {256, 1, 0, 1}};
+  constexpr int kFlags = 132 * 4;  // 16 bytes per SM
+  test::DeviceBuffer<std::uint32_t> workspace(kFlags);
+  workspace.upload(std::vector<std::uint32_t>(kFlags, 0u));
   std::uint64_t seed = 1400;
   for (const auto& counts : problems)
     for (const auto& cfg : configs)
@@ -373,12 +377,12 @@ TEST_CASE("gemm_fp8_grouped_wgrad with a workspace splits the last round reprodu
         GroupedProblem p(1000, 760, counts, seed++, acc);
         GroupedGemmWgradArgs args = p.args();
         args.workspace = workspace.get();
-        args.workspace_bytes = 132 * 4;
+        args.workspace_bytes = kFlags * 4;
         detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
         JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<float> first = p.d.download();
-        CHECK(workspace.download() == std::vector<std::uint32_t>(132, 0u));  // left zeroed
-        check(p, seed++, "split tail");
+        CHECK(workspace.download() == std::vector<std::uint32_t>(kFlags, 0u));  // left zeroed
+        check(p, seed++, "balanced tail");
         // The same launch again from the same D: the same bits.
         p.d.upload(p.d0);
         detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
@@ -390,7 +394,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad with a workspace splits the last round reprodu
 
 TEST_CASE("gemm_fp8_grouped_wgrad rejects a bad workspace before launching", "[gpu][moe_wgrad]") {
   GroupedProblem p(64, 64, {300, 200}, 1500, true);  // D holds numbers (no NaN poison)
-  test::DeviceBuffer<std::uint32_t> workspace(132);
+  test::DeviceBuffer<std::uint32_t> workspace(132 * 4);
   GroupedGemmWgradArgs args = p.args();
   args.workspace = workspace.get();
   args.workspace_bytes = gemm_fp8_grouped_wgrad_workspace_bytes() - 4;  // too small

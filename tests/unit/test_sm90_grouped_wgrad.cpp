@@ -178,7 +178,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad rejects bad host arguments by name", "[moe_wgr
   expect_rejected([](auto& g) { g.b_scales_capacity = 0; }, "b_scales_capacity");
   expect_rejected([](auto& g) { g.d = reinterpret_cast<float*>(const_cast<void*>(g.a)); }, "d");
   expect_rejected([](auto& g) { g.d = reinterpret_cast<float*>(0x60000000 - 64); }, "d");  // over tokens
-  // The split-tail workspace (its size against the device's SMs is checked on the GPU).
+  // The balanced-tail workspace (its size against the device's SMs is checked on the GPU).
   const auto ws = [](auto& g, std::uintptr_t at, std::int64_t bytes) {
     g.workspace = reinterpret_cast<void*>(at), g.workspace_bytes = bytes;
   };

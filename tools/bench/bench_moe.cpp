@@ -174,7 +174,7 @@ struct Context {
   // beside the anchors' 0.7-1.3x spread, the same work as E dense GEMMs (contiguous with
   // expected % 128 == 0: one dense GEMM of M = E x expected).
   bool uniform_tokens = false;
-  // K-grouped: pass the split-tail workspace (GroupedGemmWgradArgs::workspace); off: --no-split-tail.
+  // K-grouped: pass the balanced-tail workspace (GroupedGemmWgradArgs::workspace); off: --no-split-tail.
   bool split_tail = true;
   std::mt19937_64 rng;  // seeded per section in run_moe
   // --shapes: the case_keys to time; empty: all. A skipped case still draws its inputs' random

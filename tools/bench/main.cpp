@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
         "        multiples of 128; masked: C <= 3150), with no DeepGEMM figure; --sweep also\n"
         "        times candidate configs of the contiguous, masked and K-grouped forms; --uniform-tokens\n"
         "        gives every expert exactly the expected rows or tokens, a diagnostic; --no-split-tail\n"
-        "        runs the K-grouped GEMMs without their split-tail workspace)\n"
+        "        runs the K-grouped GEMMs without their balanced-tail workspace)\n"
         "Kernel time (the anchors' protocol): each run is an L2 flush, then the body launched on its\n"
         "own; its time is CUPTI's GPU timestamps of the body's kernels, memcpys and memsets, median\n"
         "of 5 x --iters (default 20) runs; the same random inputs for every contender. gemm's forward\n"
