@@ -517,11 +517,18 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // is free of divergence handling (2026-11-28d): 26, five B-scale groups read ahead instead of
     // three, no spills over N 512-16384 (22 spilled 212 bytes; 256 x 128 alone staged 1 x 2 and
     // the dense kernel spill at 26). H200: 4 x 8192 tokens -0.5% / -0.9% (M 4096 N 7168 / M 7168
-    // N 2048), 8 x 4096 -0.5%, 16 x 2048 level. With the balanced tail's walk (2026-11-28e) 26
-    // spilled 216 bytes, 34 and 40 spilled too, 27-30 did not: 28, four groups read ahead.
+    // N 2048), 8 x 4096 -0.5%, 16 x 2048 level. With the balanced tail's walk 26 spilled
+    // (2026-11-28e), and scanned over N 256-16384 in steps of 128 (2026-11-29), 28 spilled 176
+    // bytes where the pairs per row of tiles are 16, 32 or 64 (N 3968-4096, 8064-8192,
+    // 16256-16384; the K-grouped kernel then ran 14% slower at N 4096), 30 at N 768-1792 only, and
+    // 30 cost 0.7% at N 7168. So 30 (three groups ahead) where the pairs per row are a power of
+    // two from 16, else 28 (four): no spills over that scan.
     constexpr bool kGroupedPairs2x2 =
         kGrouped && kNumMulticast == 2 && kMulticastOnA && kEpiBatch == 2 && kEpiBufs == 2;
-    constexpr i32 kTurns256Regs = kGrouped && kEpiBatch == BLOCK_N / kBoxN ? 34 : kGroupedPairs2x2 ? 28 : 30;
+    constexpr u32 kPairsN = (kNumNBlocks + 1) / 2;
+    constexpr i32 kPairs2x2Regs = kPairsN >= 16 && (kPairsN & (kPairsN - 1)) == 0 ? 30 : 28;
+    constexpr i32 kTurns256Regs =
+        kGrouped && kEpiBatch == BLOCK_N / kBoxN ? 34 : kGroupedPairs2x2 ? kPairs2x2Regs : 30;
     constexpr i32 kOtherRegs = kOverlap ? 24 : kWaves == 2 ? (kOrdered ? 16 : kTurns256 ? kTurns256Regs : 10) : 24;
     constexpr i32 kFreeRegs =
         (i32)kMathRegs - kOtherRegs - (i32)((kWaves + (kOverlap ? 2 : 1)) * kNumAccum) - 2 * (i32)kWaves;

@@ -101,6 +101,22 @@ TEST_CASE("grouped wgrad configs of the anchor shapes compile without spills",
   }
 }
 
+TEST_CASE("grouped wgrad 256 x 128 pairs compile without spills across N", "[moe_wgrad][nvrtc]") {
+  // The chooser's pick for long token runs, whose register margin (kTurns256Regs) ptxas is
+  // sensitive to: N where one of the margins spilled in a scan over N 256-16384 (2026-11-29), and
+  // the anchors' 7168.
+  const Arch arch = Arch::parse("sm_90a");
+  Sm90WgradConfig c = make_sm90_wgrad_config(256, 128, 0, 2, /*multicast_on_a=*/true, 132, 2, 2);
+  c.pingpong = false;
+  for (const std::int64_t n : {768, 1280, 1792, 2048, 3968, 4096, 6144, 7168, 8064, 8192, 16384}) {
+    const KernelSpec spec = gemm_fp8_grouped_wgrad_spec(n, c, arch);
+    INFO(spec.display_name());
+    const CompileResult result = compile_kernel(spec);
+    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+  }
+}
+
 TEST_CASE("grouped wgrad candidate tiles of the sweep compile without spills", "[moe_wgrad][nvrtc]") {
   // The tiles `jitfp8 bench moe --sweep` times, and small ones: the producer runs in 40 registers
   // and the math warpgroups in 232 (56 / 224 with 256 x 112 tiles), 128 x 128 and 256 x 128 with
