@@ -602,227 +602,229 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     }();
     KGroupedTile tile;
     u32 stage = 0, phase = 0;
-    // One tile (or piece of a tail unit: in_tail) from its K loop to its epilogue.
-    const auto run_tile = [&](const KGroupedTile& tile, const bool in_tail) {
-      // An empty expert (nothing to contract) leaves D untouched with accumulate, and is
-      // written with zeros otherwise (its units are never cut into pieces).
-      if constexpr (kGrouped) {
-        if (tile.num_kb == 0 && accumulate) return;
-      }
-      const u32 m_block = tile.m_block, n_block = tile.n_block;
-      const u32 num_kb = kGrouped ? tile.num_kb : kNumKBlocks;
-#pragma unroll
-      for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-        for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
-
-      if constexpr (kOverlap) {
-        // ---- main loop with two accumulator tiles: two jobs (the two waves of a K block, or
-        //      one wave of two consecutive K blocks) are issued back to back, and the first is
-        //      promoted while the second's wgmma run. No wgmma is in flight across the loop's
-        //      back edge: ptxas then needs no injected wait (C7517) to track the registers. ----
-        float acc0[kNumAccum], acc1[kNumAccum];
-        constexpr u32 kBlocksPerStep = kWaves == 2 ? 1 : 2;
-#pragma unroll 1
-        for (u32 kb = 0; kb < num_kb; kb += kBlocksPerStep) {
-          const bool has_b = kWaves == 2 || kb + 1 < num_kb;
-          const u32 s0 = stage;
-          u32 s1 = stage, p1 = phase;
-          if constexpr (kWaves == 1) {
-            if (++s1 == kNumStages) s1 = 0, p1 ^= 1;
-          }
-          mbar_wait(&full[s0], phase);
-          issue_job(acc0, 0, stage_descs(s0));
-          if (has_b) {
-            if constexpr (kWaves == 1) mbar_wait(&full[s1], p1);
-            issue_job(acc1, kWaves - 1, stage_descs(s1));
-          }
-          ScaleRegs r;
-          load_scales(r, s0);
-          if (has_b) wgmma_wait<1>(); else wgmma_wait<0>();
-          promote_job(acc0, final_accum[0], 0, s0, r);
-          if constexpr (kWaves == 1) {
-            release_stage(s0);
-            if (++stage == kNumStages) stage = 0, phase ^= 1;
-          }
-          if (has_b) {
-            if constexpr (kWaves == 1) load_scales(r, s1);
-            wgmma_wait<0>();
-            promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, s1, r);
-            release_stage(s1);
-            if (++stage == kNumStages) stage = 0, phase ^= 1;
-          }
-        }
-      } else {
-        // ---- main loop over K blocks: issue, wait, promote (2 math warpgroups overlap each
-        //      other's promotion at best) ----
-        float accum[kNumAccum];
-        // The K block on ring stage s, once it has arrived: issue, read the scales after the
-        // first wgmma is issued (read before it, ptxas hoisted the first products above the
-        // wgmma, which then waited for the loads), wait, promote, release.
-        const auto block = [&](const u32 s, const StageDescs d) {
-          ScaleRegs r;
-#pragma unroll
-          for (u32 v = 0; v < kWaves; ++v) {
-            issue_job(accum, v, d);
-            if (v == 0) load_scales(r, s);
-            wgmma_wait<0>();
-            promote_job(accum, final_accum[v], v, s, r);
-          }
-          release_stage(s);
-        };
-        // One-wave tiles compute the next stage's descriptors while this K block's wgmma run:
-        // computed after the barrier wait, they delayed every K block's first wgmma (+2.5-3.6%
-        // on 2112 / 576 / 24576 x 4096 with 192-row tiles, H100, 2026-11-24). Two-wave tiles
-        // keep the registers for B scales (with it 256 x 128 needed 8 more: -1..-3%).
-        constexpr bool kDescsAhead = kWaves == 1;
-        StageDescs next = stage_descs(stage);
-        // 128 x 128 tiles (dense) unroll the K loop over a turn of the ring: 867 -> 1030 TFLOPS
-        // with pairs sharing A on 7168 x 4096 x 16384, 828 -> 981 on 4096 x 4096 x 7168, 761 ->
-        // 846 on 7168 x 4096 x 2048 (H100, 2026-11-24), so they beat 256 x 128 (997, 957, 839).
-        // Other tiles gained less or lost (128 x 144 +11% but still below 128 x 128, 128 x 192
-        // -2..+2%, 128 x 160 -8..-12%): only 128 x 128 unrolls.
-        // Where K blocks fill whole turns of the ring, the compiler proves each tile starts on
-        // stage 0 and unrolls the loop with compile-time stages. Otherwise (kTurns) every tile
-        // starts elsewhere: one K block at a time up to stage 0, whole turns with compile-time
-        // stages, then the rest one at a time. H100, 2026-11-26, against the plain unrolled loop:
-        // 4096 x 7168 x 8320 (65 blocks) 990 -> 1010 TFLOPS, 4096 x 4096 x 7296 (57) 966 -> 984,
-        // 4096 x 7168 x 4224 (33) 948 -> 959, 7168 x 4096 x 2176 (17) 849 -> 850 (accumulate
-        // -0.5%), so from 32 blocks on; padding each tile's last turn with empty stages gained
-        // less (tools/bench/results/2026-11-26c-wgrad-ring-turns-h100.md). The K-grouped kernel's
-        // 128 x 128 tiles (run-time token counts) take this loop too, with 232 registers: pairs
-        // with 2 x 2 staging 975-981 -> 998-1003 TFLOPS on 4 x 8192 tokens (M 7168, N 2048), 957
-        // -> 975 on 8 x 4096 (H100, 2026-11-26, tools/bench/results/2026-11-26d-*). With 224
-        // registers it lost 3-4%, and so did the plain loop with 232 (pairs, 4 x 1 staging).
-        // 256 x 128 tiles take this loop from 32 K blocks on (kTurns256), dense or K-grouped: in
-        // pairs sharing A with 2 x 2 staging, 7168 x 4096 x 16384 1053 -> 1085 TFLOPS, 4096 x 7168
-        // x 8192 1020-1023 -> 1053-1054, 4096 x 4096 x 7168 982-984 -> 1021-1023 (H100,
-        // 2026-11-26, tools/bench/results/2026-11-26e-*), ahead of 128 x 128 pairs on the first
-        // two. Their pairs read a third less from L2 per FLOP than 128 x 128 pairs.
-        constexpr bool k128 = BLOCK_M == 128 && BLOCK_N == 128;
-        constexpr bool kTurns =
-            (k128 && (kGrouped || (kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32))) || kTurns256;
-        if constexpr (kTurns) {
-          const auto next_block = [&] {
-            const u32 cur = stage;
-            mbar_wait(&full[cur], phase);
-            const StageDescs d = kDescsAhead ? next : stage_descs(cur);
-            if (++stage == kNumStages) stage = 0, phase ^= 1;
-            if constexpr (kDescsAhead) next = stage_descs(stage);
-            block(cur, d);
-          };
-          u32 kb = 0;
-#pragma unroll 1
-          for (; stage != 0 && kb < num_kb; ++kb) next_block();
-#pragma unroll 1
-          for (; kb + kNumStages <= num_kb; kb += kNumStages) {
-#pragma unroll
-            for (u32 s = 0; s < kNumStages; ++s) {
-              mbar_wait(&full[s], phase);
-              block(s, stage_descs(s));
-            }
-            phase ^= 1;
-          }
-          next = stage_descs(stage);  // stage 0, unless the tile ended in its head
-#pragma unroll 1
-          for (; kb < num_kb; ++kb) next_block();
-        } else {
-          // The body of next_block written out: through a lambda shared with the branch above,
-          // the compiler placed the descriptor arithmetic of this (measured) loop differently.
-          // 128 x 128 tiles get here only dense with whole turns (kTurns takes the rest).
-          constexpr u32 kUnrollK = k128 ? kNumStages : 1;
-#pragma unroll kUnrollK
-          for (u32 kb = 0; kb < num_kb; ++kb) {
-            const u32 cur = stage;
-            mbar_wait(&full[cur], phase);
-            const StageDescs d = kDescsAhead ? next : stage_descs(cur);
-            if (++stage == kNumStages) stage = 0, phase ^= 1;
-            if constexpr (kDescsAhead) next = stage_descs(stage);
-            block(cur, d);
-          }
-        }
-      }
-
-      // ---- epilogue: fp32 -> swizzled smem -> TMA store / reduce-add, in batches of kEpiBatch
-      //      store boxes (64 rows x kBoxN columns each) through kEpiBufs staging buffers; one
-      //      bulk group per batch, so a buffer is rewritten once the group that last read it
-      //      (kEpiBufs groups back, possibly of the previous tile) has finished reading. ----
-      const u32 d_base = smem_u32(smem_d_wg);
-      // Balanced tail: a piece that ends inside its unit reduce-adds once the later piece's
-      // writes are complete. (The piece is recomputed where used, from the walk's position:
-      // nothing more stays live through the main loop and the epilogue.)
-      const auto piece = [&] {
-        if constexpr (kGrouped) {
-          if (in_tail) return walk.piece(tail_plan, grouping.num_groups);
-        }
-        return KGroupedPiece{0, 0, 0, false};
-      };
-      const auto split_flag = [&](const KGroupedPiece& p) { return grouping.split_flags + p.slot * kNumMathWGs + wg; };
-      if (store_leader && piece().wait_for != 0) wait_flag_before_tma(split_flag(piece()), piece().wait_for);
-#pragma unroll
-      for (u32 v = 0; v < kWaves; ++v) {
-        const float* f = final_accum[v];
-#pragma unroll
-        for (u32 c0 = 0; c0 < kChunks; c0 += kEpiBatch) {
-          const u32 buf = ((v * kChunks + c0) / kEpiBatch) % kEpiBufs;
-          if (store_leader) tma_store_wait_read<kEpiBufs - 1>();
-          named_barrier_sync(2 + wg, 128);
-#pragma unroll
-          for (u32 g = c0 * kBoxN / 8; g < (c0 + kEpiBatch) * kBoxN / 8; ++g) {
-            const u32 col = g * 8 + (lane % 4) * 2;
-            const u32 chunk = col / kBoxN - c0, col_in_chunk = col % kBoxN;
-            const u32 chunk_base = d_base + (buf * kEpiBatch + chunk) * kChunkBytes;
-            st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>(row_in_wave * kSwizzleD + col_in_chunk * 4),
-                            f[4 * g + 0], f[4 * g + 1]);
-            st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>((row_in_wave + 8) * kSwizzleD + col_in_chunk * 4),
-                            f[4 * g + 2], f[4 * g + 3]);
-          }
-          fence_proxy_async_smem();
-          named_barrier_sync(2 + wg, 128);
-          if (store_leader) {
-            const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
-            const i32 n0 = (i32)(n_block * BLOCK_N + c0 * kBoxN);
-            const u8* src = smem_d_wg + buf * kEpiBatch * kChunkBytes;
-            if constexpr (kGrouped) {
-              // D (E, M, N): a 3D map, so a tile's M tail is clipped at its own expert's end.
-              const i32 g = (i32)tile.group;
-              if (accumulate || piece().wait_for != 0) {
-#pragma unroll
-                for (u32 c = 0; c < kEpiBatch; ++c)
-                  tma_reduce_add_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
-              } else {
-#pragma unroll
-                for (u32 c = 0; c < kEpiBatch; ++c)
-                  tma_store_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
-              }
-            } else if (accumulate) {
-#pragma unroll
-              for (u32 c = 0; c < kEpiBatch; ++c)
-                tma_reduce_add_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
-            } else {
-#pragma unroll
-              for (u32 c = 0; c < kEpiBatch; ++c)
-                tma_store_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
-            }
-            tma_store_commit();
-          }
-        }
-      }
-      if constexpr (kGrouped) {
-        if (store_leader && piece().sets) {
-          tma_store_wait_all();  // the writes complete, not only read from shared memory
-          set_flag_after_tma(split_flag(piece()), piece().set_to);
-        }
-      }
-    };
-    // The strided rounds, then (phase 1) the balanced tail's pieces, through one instance of
-    // the tile loop (see KGroupedTileScheduler::next).
+    // The strided rounds, then (phase 1) the balanced tail's pieces, through one instance of the
+    // tile loop (see KGroupedTileScheduler::next), written out in the two loops: as a lambda
+    // called from them, the dense kernels' K loop took 2 more instructions (192 x 96 tiles: 174
+    // against 172; 576 x 4096 x 7168 3-4% slower), and as one loop that enters the tail when the
+    // walk runs out, the K-grouped kernel spilled 364 bytes (2026-11-29).
     const u32 phases = kSplitTail && split ? 2u : 1u;
     for (u32 ph = 0; ph < phases; ++ph) {
       if constexpr (kSplitTail) {
         if (ph == 1) walk.enter_tail(tail_plan);
       }
-      while (walk.next(tile, tail_plan)) run_tile(tile, ph == 1);
+      while (walk.next(tile, tail_plan)) {
+        const bool in_tail = ph == 1;  // a piece of a tail unit
+        // An empty expert (nothing to contract) leaves D untouched with accumulate, and is
+        // written with zeros otherwise (its units are never cut into pieces).
+        if constexpr (kGrouped) {
+          if (tile.num_kb == 0 && accumulate) continue;
+        }
+        const u32 m_block = tile.m_block, n_block = tile.n_block;
+        const u32 num_kb = kGrouped ? tile.num_kb : kNumKBlocks;
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+          for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+
+        if constexpr (kOverlap) {
+          // ---- main loop with two accumulator tiles: two jobs (the two waves of a K block, or
+          //      one wave of two consecutive K blocks) are issued back to back, and the first is
+          //      promoted while the second's wgmma run. No wgmma is in flight across the loop's
+          //      back edge: ptxas then needs no injected wait (C7517) to track the registers. ----
+          float acc0[kNumAccum], acc1[kNumAccum];
+          constexpr u32 kBlocksPerStep = kWaves == 2 ? 1 : 2;
+#pragma unroll 1
+          for (u32 kb = 0; kb < num_kb; kb += kBlocksPerStep) {
+            const bool has_b = kWaves == 2 || kb + 1 < num_kb;
+            const u32 s0 = stage;
+            u32 s1 = stage, p1 = phase;
+            if constexpr (kWaves == 1) {
+              if (++s1 == kNumStages) s1 = 0, p1 ^= 1;
+            }
+            mbar_wait(&full[s0], phase);
+            issue_job(acc0, 0, stage_descs(s0));
+            if (has_b) {
+              if constexpr (kWaves == 1) mbar_wait(&full[s1], p1);
+              issue_job(acc1, kWaves - 1, stage_descs(s1));
+            }
+            ScaleRegs r;
+            load_scales(r, s0);
+            if (has_b) wgmma_wait<1>(); else wgmma_wait<0>();
+            promote_job(acc0, final_accum[0], 0, s0, r);
+            if constexpr (kWaves == 1) {
+              release_stage(s0);
+              if (++stage == kNumStages) stage = 0, phase ^= 1;
+            }
+            if (has_b) {
+              if constexpr (kWaves == 1) load_scales(r, s1);
+              wgmma_wait<0>();
+              promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, s1, r);
+              release_stage(s1);
+              if (++stage == kNumStages) stage = 0, phase ^= 1;
+            }
+          }
+        } else {
+          // ---- main loop over K blocks: issue, wait, promote (2 math warpgroups overlap each
+          //      other's promotion at best) ----
+          float accum[kNumAccum];
+          // The K block on ring stage s, once it has arrived: issue, read the scales after the
+          // first wgmma is issued (read before it, ptxas hoisted the first products above the
+          // wgmma, which then waited for the loads), wait, promote, release.
+          const auto block = [&](const u32 s, const StageDescs d) {
+            ScaleRegs r;
+#pragma unroll
+            for (u32 v = 0; v < kWaves; ++v) {
+              issue_job(accum, v, d);
+              if (v == 0) load_scales(r, s);
+              wgmma_wait<0>();
+              promote_job(accum, final_accum[v], v, s, r);
+            }
+            release_stage(s);
+          };
+          // One-wave tiles compute the next stage's descriptors while this K block's wgmma run:
+          // computed after the barrier wait, they delayed every K block's first wgmma (+2.5-3.6%
+          // on 2112 / 576 / 24576 x 4096 with 192-row tiles, H100, 2026-11-24). Two-wave tiles
+          // keep the registers for B scales (with it 256 x 128 needed 8 more: -1..-3%).
+          constexpr bool kDescsAhead = kWaves == 1;
+          StageDescs next = stage_descs(stage);
+          // 128 x 128 tiles (dense) unroll the K loop over a turn of the ring: 867 -> 1030 TFLOPS
+          // with pairs sharing A on 7168 x 4096 x 16384, 828 -> 981 on 4096 x 4096 x 7168, 761 ->
+          // 846 on 7168 x 4096 x 2048 (H100, 2026-11-24), so they beat 256 x 128 (997, 957, 839).
+          // Other tiles gained less or lost (128 x 144 +11% but still below 128 x 128, 128 x 192
+          // -2..+2%, 128 x 160 -8..-12%): only 128 x 128 unrolls.
+          // Where K blocks fill whole turns of the ring, the compiler proves each tile starts on
+          // stage 0 and unrolls the loop with compile-time stages. Otherwise (kTurns) every tile
+          // starts elsewhere: one K block at a time up to stage 0, whole turns with compile-time
+          // stages, then the rest one at a time. H100, 2026-11-26, against the plain unrolled loop:
+          // 4096 x 7168 x 8320 (65 blocks) 990 -> 1010 TFLOPS, 4096 x 4096 x 7296 (57) 966 -> 984,
+          // 4096 x 7168 x 4224 (33) 948 -> 959, 7168 x 4096 x 2176 (17) 849 -> 850 (accumulate
+          // -0.5%), so from 32 blocks on; padding each tile's last turn with empty stages gained
+          // less (tools/bench/results/2026-11-26c-wgrad-ring-turns-h100.md). The K-grouped kernel's
+          // 128 x 128 tiles (run-time token counts) take this loop too, with 232 registers: pairs
+          // with 2 x 2 staging 975-981 -> 998-1003 TFLOPS on 4 x 8192 tokens (M 7168, N 2048), 957
+          // -> 975 on 8 x 4096 (H100, 2026-11-26, tools/bench/results/2026-11-26d-*). With 224
+          // registers it lost 3-4%, and so did the plain loop with 232 (pairs, 4 x 1 staging).
+          // 256 x 128 tiles take this loop from 32 K blocks on (kTurns256), dense or K-grouped: in
+          // pairs sharing A with 2 x 2 staging, 7168 x 4096 x 16384 1053 -> 1085 TFLOPS, 4096 x 7168
+          // x 8192 1020-1023 -> 1053-1054, 4096 x 4096 x 7168 982-984 -> 1021-1023 (H100,
+          // 2026-11-26, tools/bench/results/2026-11-26e-*), ahead of 128 x 128 pairs on the first
+          // two. Their pairs read a third less from L2 per FLOP than 128 x 128 pairs.
+          constexpr bool k128 = BLOCK_M == 128 && BLOCK_N == 128;
+          constexpr bool kTurns =
+              (k128 && (kGrouped || (kNumKBlocks % kNumStages != 0 && kNumKBlocks >= 32))) || kTurns256;
+          if constexpr (kTurns) {
+            const auto next_block = [&] {
+              const u32 cur = stage;
+              mbar_wait(&full[cur], phase);
+              const StageDescs d = kDescsAhead ? next : stage_descs(cur);
+              if (++stage == kNumStages) stage = 0, phase ^= 1;
+              if constexpr (kDescsAhead) next = stage_descs(stage);
+              block(cur, d);
+            };
+            u32 kb = 0;
+#pragma unroll 1
+            for (; stage != 0 && kb < num_kb; ++kb) next_block();
+#pragma unroll 1
+            for (; kb + kNumStages <= num_kb; kb += kNumStages) {
+#pragma unroll
+              for (u32 s = 0; s < kNumStages; ++s) {
+                mbar_wait(&full[s], phase);
+                block(s, stage_descs(s));
+              }
+              phase ^= 1;
+            }
+            next = stage_descs(stage);  // stage 0, unless the tile ended in its head
+#pragma unroll 1
+            for (; kb < num_kb; ++kb) next_block();
+          } else {
+            // The body of next_block written out: through a lambda shared with the branch above,
+            // the compiler placed the descriptor arithmetic of this (measured) loop differently.
+            // 128 x 128 tiles get here only dense with whole turns (kTurns takes the rest).
+            constexpr u32 kUnrollK = k128 ? kNumStages : 1;
+#pragma unroll kUnrollK
+            for (u32 kb = 0; kb < num_kb; ++kb) {
+              const u32 cur = stage;
+              mbar_wait(&full[cur], phase);
+              const StageDescs d = kDescsAhead ? next : stage_descs(cur);
+              if (++stage == kNumStages) stage = 0, phase ^= 1;
+              if constexpr (kDescsAhead) next = stage_descs(stage);
+              block(cur, d);
+            }
+          }
+        }
+
+        // ---- epilogue: fp32 -> swizzled smem -> TMA store / reduce-add, in batches of kEpiBatch
+        //      store boxes (64 rows x kBoxN columns each) through kEpiBufs staging buffers; one
+        //      bulk group per batch, so a buffer is rewritten once the group that last read it
+        //      (kEpiBufs groups back, possibly of the previous tile) has finished reading. ----
+        const u32 d_base = smem_u32(smem_d_wg);
+        // Balanced tail: a piece that ends inside its unit reduce-adds once the later piece's
+        // writes are complete. (The piece is recomputed where used, from the walk's position:
+        // nothing more stays live through the main loop and the epilogue.)
+        const auto piece = [&] {
+          if constexpr (kGrouped) {
+            if (in_tail) return walk.piece(tail_plan, grouping.num_groups);
+          }
+          return KGroupedPiece{0, 0, 0, false};
+        };
+        const auto split_flag = [&](const KGroupedPiece& p) { return grouping.split_flags + p.slot * kNumMathWGs + wg; };
+        if (store_leader && piece().wait_for != 0) wait_flag_before_tma(split_flag(piece()), piece().wait_for);
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v) {
+          const float* f = final_accum[v];
+#pragma unroll
+          for (u32 c0 = 0; c0 < kChunks; c0 += kEpiBatch) {
+            const u32 buf = ((v * kChunks + c0) / kEpiBatch) % kEpiBufs;
+            if (store_leader) tma_store_wait_read<kEpiBufs - 1>();
+            named_barrier_sync(2 + wg, 128);
+#pragma unroll
+            for (u32 g = c0 * kBoxN / 8; g < (c0 + kEpiBatch) * kBoxN / 8; ++g) {
+              const u32 col = g * 8 + (lane % 4) * 2;
+              const u32 chunk = col / kBoxN - c0, col_in_chunk = col % kBoxN;
+              const u32 chunk_base = d_base + (buf * kEpiBatch + chunk) * kChunkBytes;
+              st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>(row_in_wave * kSwizzleD + col_in_chunk * 4),
+                              f[4 * g + 0], f[4 * g + 1]);
+              st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>((row_in_wave + 8) * kSwizzleD + col_in_chunk * 4),
+                              f[4 * g + 2], f[4 * g + 3]);
+            }
+            fence_proxy_async_smem();
+            named_barrier_sync(2 + wg, 128);
+            if (store_leader) {
+              const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
+              const i32 n0 = (i32)(n_block * BLOCK_N + c0 * kBoxN);
+              const u8* src = smem_d_wg + buf * kEpiBatch * kChunkBytes;
+              if constexpr (kGrouped) {
+                // D (E, M, N): a 3D map, so a tile's M tail is clipped at its own expert's end.
+                const i32 g = (i32)tile.group;
+                if (accumulate || piece().wait_for != 0) {
+#pragma unroll
+                  for (u32 c = 0; c < kEpiBatch; ++c)
+                    tma_reduce_add_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
+                } else {
+#pragma unroll
+                  for (u32 c = 0; c < kEpiBatch; ++c)
+                    tma_store_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
+                }
+              } else if (accumulate) {
+#pragma unroll
+                for (u32 c = 0; c < kEpiBatch; ++c)
+                  tma_reduce_add_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
+              } else {
+#pragma unroll
+                for (u32 c = 0; c < kEpiBatch; ++c)
+                  tma_store_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
+              }
+              tma_store_commit();
+            }
+          }
+        }
+        if constexpr (kGrouped) {
+          if (store_leader && piece().sets) {
+            tma_store_wait_all();  // the writes complete, not only read from shared memory
+            set_flag_after_tma(split_flag(piece()), piece().set_to);
+          }
+        }
+      }
     }
     if constexpr (kOrdered) turns.finish();
     if (store_leader) tma_store_wait_all();
