@@ -52,15 +52,22 @@ struct KGroupedTile {
   u32 tokens;    // T_e (valid when num_kb > 0)
 };
 
-// A cluster's range of the balanced tail, in shared memory: from block `lo` of unit `us` to block
-// `ho` of unit `ue` (ho = 0: up to unit ue's start), written by plan_tail, then `ready` completes
-// its phase 0.
-struct KGroupedTailPlan {
+// A cluster's range of the balanced tail: from block `lo` of unit `us` to block `ho` of unit `ue`
+// (ho = 0: up to unit ue's start).
+struct KGroupedTailRange {
   u32 us, lo, ue, ho;
-  u64 ready;  // mbarrier
 };
-static_assert(sizeof(KGroupedTailPlan) == 24, "plan layout");
+// The tail plan in shared memory: the range, written by plan_tail, then an mbarrier (`ready`, one
+// arrival) whose phase 0 completes once the range is there.
+constexpr u32 kTailPlanReady = 16;  // byte offset of the mbarrier
 constexpr u32 kTailPlanBytes = 32;  // reserved in the kernel's shared memory
+JITFP8_DEVICE KGroupedTailRange load_tail_range(u32 plan) {
+  return {ld_shared_u32(plan), ld_shared_u32(plan + 4), ld_shared_u32(plan + 8), ld_shared_u32(plan + 12)};
+}
+JITFP8_DEVICE void store_tail_range(u32 plan, const KGroupedTailRange& r) {
+  st_shared_u32(plan, r.us), st_shared_u32(plan + 4, r.lo);
+  st_shared_u32(plan + 8, r.ue), st_shared_u32(plan + 12, r.ho);
+}
 
 // The piece last returned in the tail, as its epilogue needs it.
 struct KGroupedPiece {
@@ -147,10 +154,9 @@ struct KGroupedTileScheduler {
     fill(t, v);
     t.kb_first = 0;
     if (step == 1) {  // a tail piece: blocks [lo, .) of unit us, [., ho) of unit ue
-      const u32 us = ld_shared_u32(plan), lo = ld_shared_u32(plan + 4);
-      const u32 ue = ld_shared_u32(plan + 8), ho = ld_shared_u32(plan + 12);
-      t.kb_first = v == us ? lo : 0u;
-      t.num_kb = (v == ue ? ho : t.num_kb) - t.kb_first;
+      const KGroupedTailRange r = load_tail_range(plan);
+      t.kb_first = v == r.us ? r.lo : 0u;
+      t.num_kb = (v == r.ue ? r.ho : t.num_kb) - t.kb_first;
     }
     unit = v + step;
     return true;
@@ -158,13 +164,12 @@ struct KGroupedTileScheduler {
 
   // Switches the walk to this cluster's range of the balanced tail, once plan_tail published it.
   JITFP8_DEVICE void enter_tail(u32 plan) {
-    mbar_wait(plan + 16, 0);
-    const u32 us = ld_shared_u32(plan), lo = ld_shared_u32(plan + 4);
-    const u32 ue = ld_shared_u32(plan + 8), ho = ld_shared_u32(plan + 12);
-    unit = us;
+    mbar_wait(plan + kTailPlanReady, 0);
+    const KGroupedTailRange r = load_tail_range(plan);
+    unit = r.us;
     // Units us..ue, unit ue only when the range ends inside it (ho > 0), and nothing when the
     // range is empty (its two ends in the same place).
-    strided_end = us == ue && lo == ho ? us : ho > 0 ? ue + 1 : ue;
+    strided_end = r.us == r.ue && r.lo == r.ho ? r.us : r.ho > 0 ? r.ue + 1 : r.ue;
     step = 1;
   }
 
@@ -173,12 +178,11 @@ struct KGroupedTileScheduler {
   // unit: no wait, no flag.
   JITFP8_DEVICE KGroupedPiece piece(u32 plan, u32 groups) const {
     const u32 u = unit - 1;
-    const u32 us = ld_shared_u32(plan), lo = ld_shared_u32(plan + 4);
-    const u32 ue = ld_shared_u32(plan + 8), ho = ld_shared_u32(plan + 12);
+    const KGroupedTailRange r = load_tail_range(plan);
     KGroupedPiece p;
     p.slot = (u - tail_begin(groups * units_per_group)) * kNumMulticast + rank;
-    p.wait_for = u == ue ? ho : 0u;
-    p.set_to = u == us ? lo : 0u;
+    p.wait_for = u == r.ue ? r.ho : 0u;
+    p.set_to = u == r.us ? r.lo : 0u;
     p.sets = p.wait_for != 0 || p.set_to != 0;
     return p;
   }
@@ -255,9 +259,8 @@ struct KGroupedTileScheduler {
       pos += span;
     }
     if (lane == 0) {
-      st_shared_u32(plan, us), st_shared_u32(plan + 4, lo);
-      st_shared_u32(plan + 8, ue), st_shared_u32(plan + 12, ho);
-      mbar_arrive(plan + 16);
+      store_tail_range(plan, {us, lo, ue, ho});
+      mbar_arrive(plan + kTailPlanReady);
     }
   }
 

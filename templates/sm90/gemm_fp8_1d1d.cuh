@@ -161,7 +161,7 @@ __host__ __device__ constexpr u32 staging_bytes(u32 block_m, u32 block_n, u32 ep
 }
 // Dynamic shared memory:
 //   [D staging (per math warpgroup) | A stages | B stages | A-scale stages | B-scale stages |
-//    full + empty mbarriers | K-grouped tail plan (KGroupedTailPlan, kTailPlanBytes)]
+//    full + empty mbarriers | K-grouped tail plan (kTailPlanBytes: k_grouped_scheduler.cuh)]
 __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 stages, u32 epi_batch, u32 epi_bufs) {
   return staging_bytes(block_m, block_n, epi_batch, epi_bufs) +
          stages * (stage_tile_bytes(block_m, block_n) + sfa_stage_bytes(block_m) + sfb_stage_bytes(block_n)) +
@@ -279,7 +279,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
   u8* smem_sfb = smem_sfa + kNumStages * kSfaStage;
   MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumStages * kSfbStage);
   MBarrier* empty = full + kNumStages;
-  const u32 tail_plan = smem_u32(empty + kNumStages);  // KGroupedTailPlan (K-grouped balanced tail)
+  const u32 tail_plan = smem_u32(empty + kNumStages);  // the K-grouped balanced tail's plan
 
   const u32 warp = warp_id();
   const u32 lane = lane_id();
@@ -303,7 +303,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       // CTAs consumed it, since the peer's producer may multicast into it.
       mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
     }
-    if constexpr (kSplitTail) mbar_init(empty + kNumStages + 2, 1);  // KGroupedTailPlan::ready
+    if constexpr (kSplitTail) mbar_init(empty + kNumStages + kTailPlanReady / sizeof(MBarrier), 1);  // tail plan
     fence_mbar_init();
   }
   if constexpr (kNumMulticast > 1) cluster_sync_after_mbar_init(); else block_sync();

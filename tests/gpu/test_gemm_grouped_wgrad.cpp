@@ -353,10 +353,10 @@ TEST_CASE("gemm_fp8_grouped_wgrad with a workspace balances the tail reproducibl
   // over 66 clusters (fewer than two rounds: all of them in the tail, ranges of equal length),
   // 128 x 128 pairs 192 and 216 over 66, 128 x 128 alone 384 and 432 and 64 x 128 (one math
   // warpgroup) 768 and 864 over 132 (strided rounds, then the last one to two rounds in ranges
-  // that even out the clusters' work). The experts hold
-  // a 1-token expert (one block, never cut) and empty ones (units of no block, never cut). The
-  // third problem ends on empty experts, whose units fill the tail's end. 256 x 128 tiles staged
-  // in whole waves have no tail compiled in: the workspace is ignored there.
+  // that even out the clusters' work). The experts hold a 1-token expert (one block, never cut)
+  // and empty ones (units of no block, never cut). The third problem ends on empty experts, whose
+  // units fill the tail's end. 256 x 128 tiles staged in whole waves have no tail compiled in:
+  // the workspace is ignored there.
   const std::vector<std::vector<std::int32_t>> problems = {{300, 0, 4300, 129, 2100, 1, 0, 897},
                                                            {300, 0, 4300, 129, 2100, 1, 0, 512, 897},
                                                            {2900, 640, 5000, 1, 0, 0, 0, 0}};
