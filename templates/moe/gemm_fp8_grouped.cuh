@@ -93,6 +93,68 @@ JITFP8_DEVICE u32 tile_active_waves(const GroupedTile& t, u32 wg) {
   }
 }
 
+// A padding tile's D (contiguous): zeros, handed to the store warp wave by wave, as the epilogue
+// hands over results, so that both sides count the same waves.
+template <u32 kWaves, u32 kEpiGroups, u32 kBoxN, u32 kSwizzleD, u32 kDStageRows, u32 kDHalves, class DPipe>
+__device__ __forceinline__ void stage_zero_tile(DPipe& pipe, u32 warp_in_wg, u32 lane) {
+  constexpr u32 kWarpsPerStage = kDStageRows / 16;
+  const float zeros[kEpiGroups * 4] = {};
+#pragma unroll
+  for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+    for (u32 h = 0; h < kDHalves; ++h) {
+      pipe.wait_free();
+      if (warp_in_wg / kWarpsPerStage == h)
+        stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kDStageRows>(pipe.buffer(), zeros, warp_in_wg % kWarpsPerStage,
+                                                                    lane);
+      pipe.hand_over();
+    }
+}
+
+// Contiguous: the rows of a staged wave that D must get as zeros (another expert's, or padding),
+// found by the store warp (lane l: rows l, l + 32, ...) before it waits for the wave, and zeroed
+// in the staging buffer before the TMA store reads it. The math warps then stage every row as
+// computed, with no per-row selects in their epilogue. Rows at or past M: the store clips them.
+// Masked: none (rows past an expert's count are not stored at all).
+template <u32 kGrouping, u32 kRows, u32 kBoxes, u32 kSwizzle>
+struct ForeignRows {
+  static_assert(kRows % 32 == 0, "rows per lane");
+  bool foreign[kRows / 32];
+
+  __device__ __forceinline__ ForeignRows(const GroupedTile& t, u32 m0, u32 M, const i32* ids, u32 lane) {
+#pragma unroll
+    for (u32 i = 0; i < kRows / 32; ++i) {
+      const u32 row = m0 + i * 32 + lane;
+      foreign[i] = false;
+      if (kGrouping == kGroupingMasked || !t.compute || row >= M) continue;  // padding tiles: staged as zeros
+      if constexpr (kGrouping == kGroupingContiguousIds)
+        foreign[i] = ld_global_nc_i32(ids + row) != (i32)t.expert;
+      else
+        foreign[i] = row < t.row_lo || row >= t.row_hi;
+    }
+  }
+  // By the whole warp, after wait_staged and before the store is issued.
+  __device__ __forceinline__ void zero(u8* buffer, u32 lane) const {
+    if constexpr (kGrouping == kGroupingMasked) return;
+    bool any = false;
+#pragma unroll
+    for (u32 i = 0; i < kRows / 32; ++i) {
+      if (!foreign[i]) continue;
+      any = true;
+      // A row keeps its bytes within its own kSwizzle-byte row of each box under the swizzle.
+      const u32 row_addr = smem_u32(buffer) + (i * 32 + lane) * kSwizzle;
+#pragma unroll
+      for (u32 b = 0; b < kBoxes; ++b)
+#pragma unroll
+        for (u32 c = 0; c < kSwizzle; c += 16) st_shared_v4_u32(row_addr + b * kRows * kSwizzle + c, 0, 0, 0, 0);
+    }
+    if (warp_any(any)) {
+      fence_proxy_async_smem();  // the TMA store (async proxy) reads what these stores wrote
+      warp_sync();
+    }
+  }
+};
+
 // The dense kernel's body (sm90/gemm_fp8_1d2d.cuh) generalized with a grouping policy.
 // kGrouping (moe/grouping.cuh): kGroupingDense (kept compilable: same tiles as the dense kernel), or one of
 // the M-grouped forms, where a tile also has an expert (B rows expert * N, its B scales), may be
@@ -313,8 +375,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
 #pragma unroll
           for (u32 h = 0; h < kDHalves; ++h) {
-            pipe.wait_staged();
             const u32 m0 = t.row0 + (wg * kWaves + v) * 64 + h * kDStageRows;
+            const ForeignRows<kGrouping, kDStageRows, kEpiN / kBoxN, kSwizzleD> foreign(t, m0, M, grouping, lane);
+            pipe.wait_staged();
+            foreign.zero(pipe.buffer(), lane);
             if (kGrouping == kGroupingMasked && m0 + kDStageRows > t.row_hi) {
               // Rows at or past the expert's count must stay untouched: a box that reaches them is
               // copied row by row with predicated 16-byte stores instead, by the whole warp.
@@ -368,19 +432,17 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       const u32 sfb_buf = tile_count & 1;
       mbar_wait(&sfb_loaded[sfb_buf], (tile_count >> 1) & 1);
       const float* sfb_tile = smem_sfb + sfb_buf * kNumSfb * kNumKBlocks;
-      // Contiguous with per-row ids: the expert of this thread's fragment rows (rows of another
-      // expert or padding come out as zeros), loaded now, used by the epilogue.
-      i32 row_ids[kWaves][2];
-#pragma unroll
-      for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-        for (u32 h = 0; h < 2; ++h) {
-          row_ids[v][h] = (i32)t.expert;
-          if constexpr (kGrouping == kGroupingContiguousIds) {
-            const u32 r = t.row0 + (wg * kWaves + v) * 64 + row_in_wave + h * 8;
-            row_ids[v][h] = r < M ? ld_global_nc_i32(grouping + r) : -1;
-          }
-        }
+      if (!t.compute) {
+        // A padding tile (contiguous): zeros, staged on a path of its own, so that the tile path
+        // below has no branch around its main loop and no per-row selects (the store warp zeroes
+        // foreign rows: ForeignRows). Its tile loop is then 292 instructions besides the K loops,
+        // not 390: H200, the contiguous table -0.2 to -2.4% with ids, 6144 x 7168 with ends -1%
+        // (tools/bench/results/2026-11-29b-contiguous-epilogue-h200.md).
+        mbar_arrive(&sfb_consumed[sfb_buf]);
+        stage_zero_tile<kWaves, kEpiGroups, kBoxN, kSwizzleD, kDStageRows, kDHalves>(pipe, warp_in_wg, lane);
+        ++tile_count;
+        continue;
+      }
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v)
 #pragma unroll
@@ -393,15 +455,13 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, kb_begin, kb_end, active_waves};
       const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
-      if (t.compute) {  // a padding tile (contiguous) stores zeros
-        NoTileHook none;
-        if constexpr (kNumSfb == 1) {
-          mainloop(SfbBoundsStatic<kNumGroups>{}, none);
-        } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
-          dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop, none);
-        } else {
-          mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8}, none);
-        }
+      NoTileHook none;
+      if constexpr (kNumSfb == 1) {
+        mainloop(SfbBoundsStatic<kNumGroups>{}, none);
+      } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
+        dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop, none);
+      } else {
+        mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8}, none);
       }
       mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
 
@@ -465,26 +525,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
 #pragma unroll
           for (u32 part = 0; part < kParts; ++part) {
             if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-            float* f = final_accum[v] + part * kChunkFloats;
-            if constexpr (kGrouping == kGroupingContiguousIds || kGrouping == kGroupingContiguousEnds) {
-              // Rows outside the expert's segment (padding) are written as zeros.
-              const u32 r0 = t.row0 + (wg * kWaves + v) * 64 + row_in_wave;
-              bool ok0, ok1;
-              if constexpr (kGrouping == kGroupingContiguousIds) {
-                ok0 = t.compute && row_ids[v][0] == (i32)t.expert;
-                ok1 = t.compute && row_ids[v][1] == (i32)t.expert;
-              } else {
-                ok0 = t.compute && r0 >= t.row_lo && r0 < t.row_hi;
-                ok1 = t.compute && r0 + 8 >= t.row_lo && r0 + 8 < t.row_hi;
-              }
-#pragma unroll
-              for (u32 g = 0; g < kEpiGroups; ++g) {
-                f[4 * g + 0] = ok0 ? f[4 * g + 0] : 0.0f;
-                f[4 * g + 1] = ok0 ? f[4 * g + 1] : 0.0f;
-                f[4 * g + 2] = ok1 ? f[4 * g + 2] : 0.0f;
-                f[4 * g + 3] = ok1 ? f[4 * g + 3] : 0.0f;
-              }
-            }
+            const float* f = final_accum[v] + part * kChunkFloats;
+            // Contiguous: the rows of another expert or of padding are zeroed by the store warp.
             if (warp_in_wg / kWarpsPerStage == h)  // the warps whose rows this hand-over stages
               stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kDStageRows>(pipe.buffer() + part * kChunkStageBytes,
                                                                           f, warp_in_wg % kWarpsPerStage, lane);

@@ -42,6 +42,18 @@ JITFP8_DEVICE i32 ld_global_nc_i32(const i32* p) {
 JITFP8_DEVICE void ld_shared_v4_u32(u32 addr, u32& a, u32& b, u32& c, u32& d) {
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr) : "memory");
 }
+JITFP8_DEVICE void st_shared_v4_u32(u32 addr, u32 a, u32 b, u32 c, u32 d) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
+// Whether `p` holds on any lane of the (fully active) warp.
+JITFP8_DEVICE bool warp_any(bool p) {
+  u32 r;
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %1, 0;\n vote.sync.any.pred p, p, 0xffffffff;\n selp.u32 %0, 1, 0, p;\n}"
+      : "=r"(r)
+      : "r"((u32)p));
+  return r != 0;
+}
 JITFP8_DEVICE void st_global_v4_u32(void* p, u32 a, u32 b, u32 c, u32 d) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
 }

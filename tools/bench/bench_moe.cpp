@@ -153,7 +153,7 @@ void print_row(const std::string& label, long long n, long long k, double ours_u
   std::fflush(stdout);
 }
 
-void print_header(const char* title) {
+void print_header(const std::string& title) {
   fmt::print("\n{}\n{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8}\n",
              title, "E x exp", "N", "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio",
              "DG", "vs DG", "diff", "diff cuBL");
@@ -176,6 +176,9 @@ struct Context {
   bool uniform_tokens = false;
   // K-grouped: pass the balanced-tail workspace (GroupedGemmWgradArgs::workspace); off: --no-split-tail.
   bool split_tail = true;
+  // Contiguous: the grouping as per-expert segment ends (GroupedGemmContiguousArgs::group_ends)
+  // instead of per-row expert ids (--group-ends).
+  bool group_ends = false;
   std::mt19937_64 rng;  // seeded per section in run_moe
   // --shapes: the case_keys to time; empty: all. A skipped case still draws its inputs' random
   // numbers, so the cases that run see the same problems as in a full run.
@@ -305,8 +308,9 @@ void time_sweep(Context& ctx, const char* kind, const MGroupedCase& c, double fl
 }
 
 void run_contiguous(Context& ctx) {
-  print_header("M-grouped contiguous: D (M, N) bf16 = A (M, K) . B[e(m)] (N, K)^T, per-row expert ids; "
-               "cuBLASLt: one block-scaled GEMM per expert");
+  print_header(fmt::format("M-grouped contiguous: D (M, N) bf16 = A (M, K) . B[e(m)] (N, K)^T, {}; "
+                           "cuBLASLt: one block-scaled GEMM per expert",
+                           ctx.group_ends ? "per-expert segment ends" : "per-row expert ids"));
   for (const MGroupedCase& c : with_extra(kContiguous, ctx.extra_m_grouped)) {
     const MGroupedDraws draws = draw_m_grouped(c, ctx);
     if (!ctx.wanted(c.groups, c.expected, c.n, c.k)) continue;
@@ -325,6 +329,12 @@ void run_contiguous(Context& ctx) {
     }
     DeviceArray<std::int32_t> m_indices(ids.size());
     m_indices.upload(ids);
+    // Each expert's segment ends where the next one starts (padding rows of A are zeros).
+    std::vector<std::int32_t> ends;
+    for (std::size_t e = 0; e < in.counts.size(); ++e)
+      ends.push_back(static_cast<std::int32_t>(e + 1 < starts.size() ? starts[e + 1] : m));
+    DeviceArray<std::int32_t> group_ends(ends.size());
+    group_ends.upload(ends);
     DeviceArray<std::uint16_t> d(m * c.n), d_cublas(m * c.n);
 
     GroupedGemmContiguousArgs g;
@@ -332,12 +342,15 @@ void run_contiguous(Context& ctx) {
     g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
     g.b = in.b.ptr, g.b_scales = in.b_scales.ptr;
     g.b_scales_capacity = static_cast<std::int64_t>(in.b_scales.count);
-    g.d = d.ptr, g.m_indices = m_indices.ptr;
+    g.d = d.ptr;
+    if (ctx.group_ends) g.group_ends = group_ends.ptr; else g.m_indices = m_indices.ptr;
     const auto [ours, theirs] =
         time_beside_cublas_loop([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, in, d_cublas, starts, ctx);
     if (ctx.sweep)
       time_sweep(ctx, "contiguous_sweep", c, in.flops(),
-                 sweep_configs(detail::Sm90Grouping::contiguous_ids, kContiguousSweep, c.groups, c.k),
+                 sweep_configs(ctx.group_ends ? detail::Sm90Grouping::contiguous_ends
+                                              : detail::Sm90Grouping::contiguous_ids,
+                               kContiguousSweep, c.groups, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
                    detail::gemm_fp8_grouped_contiguous_with_config(g, cfg, ctx.stream);
                  });
@@ -355,7 +368,8 @@ void run_contiguous(Context& ctx) {
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
               diff_cublas);
-    ctx.results.push_back({{"kind", "contiguous"}, {"groups", c.groups}, {"expected_m", c.expected},
+    ctx.results.push_back({{"kind", "contiguous"}, {"grouping", ctx.group_ends ? "group_ends" : "m_indices"},
+                           {"groups", c.groups}, {"expected_m", c.expected},
                            {"m", m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
                            {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
                            {"cublaslt_loop_us", theirs.median_us},
@@ -565,7 +579,7 @@ void run_kgrouped(Context& ctx) {
 int run_moe(int argc, char** argv) {
   std::string json_path, only, shapes;
   int iters = 20;
-  bool sweep = false, uniform_tokens = false, split_tail = true;
+  bool sweep = false, uniform_tokens = false, split_tail = true, group_ends = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
@@ -574,6 +588,7 @@ int run_moe(int argc, char** argv) {
     else if (arg == "--sweep") sweep = true;
     else if (arg == "--uniform-tokens") uniform_tokens = true;
     else if (arg == "--no-split-tail") split_tail = false;
+    else if (arg == "--group-ends") group_ends = true;
     else if (arg == "--shapes" && i + 1 < argc) shapes = argv[++i];
     else {
       std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
@@ -586,6 +601,7 @@ int run_moe(int argc, char** argv) {
   ctx.sweep = sweep;
   ctx.uniform_tokens = uniform_tokens;
   ctx.split_tail = split_tail;
+  ctx.group_ends = group_ends;
   std::set<std::string> known;  // every case's --shapes key
   for (const auto* cases : {&kContiguous, &kMasked})
     for (const MGroupedCase& c : *cases) known.insert(case_key(c.groups, c.expected, c.n, c.k));
