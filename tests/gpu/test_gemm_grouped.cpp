@@ -136,11 +136,12 @@ struct Contiguous {
     std::mt19937_64 rng(seed);
     const std::int64_t sb_numel = Scales128x128Layout{n, k}.numel();
     for (std::int64_t g = 0; g < e; ++g) {
-      const auto rows = sample(starts[g], use_ids ? starts[g] + counts[g] : ends[g], rng);
+      auto rows = sample(starts[g], use_ids ? starts[g] + counts[g] : ends[g], rng);
+      if (use_ids) std::erase_if(rows, [&](int r) { return ids[r] != g; });  // ids changed by a test
       compare_rows(dh, n, k, rows, rows, a.get(), sa.get(), m, b.get() + g * n * k, sb.get() + g * sb_numel, c);
     }
     for (std::int64_t r = 0; r < m; ++r)
-      if (use_ids ? ids[r] < 0 : r >= (e > 0 ? ends.back() : 0))
+      if (use_ids ? ids[r] < 0 || ids[r] >= e : r >= (e > 0 ? ends.back() : 0))
         for (std::int64_t col = 0; col < n; ++col)
           if (dh[r * n + col] != 0) ++c.bad_padding;
     return c;
@@ -295,6 +296,22 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
         const auto config = make_config(g, q.e, q.k, bm, bn, 4, mc, true, 4);
         run_contiguous(q, ids, &config, seed++);
       }
+  }
+  SECTION("ids outside [-1, E) inside a segment are padding rows") {
+    // Not at a tile's first row (that id decides the tile's expert): rows 5, 70 and 100 of each
+    // segment and the segment's last row get ids E + 3 or -7; D must hold zeros there, and the
+    // expert's other rows of those tiles stay right.
+    Contiguous q(320, 640, {300, 0, 200, 129}, 0, seed++);
+    for (std::size_t g = 0; g < q.counts.size(); ++g)
+      for (int offset : {5, 70, 100, q.counts[g] - 1})
+        if (offset >= 0 && offset < q.counts[g])
+          q.ids[q.starts[g] + offset] = offset % 2 == 0 ? static_cast<int>(q.e) + 3 : -7;
+    q.ids_dev.upload(q.ids);
+    run_contiguous(q, true, nullptr, seed++);
+    for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 64, 1}}) {
+      const auto config = make_config(G::contiguous_ids, q.e, q.k, bm, bn, 4, mc, true, 4);
+      run_contiguous(q, true, &config, seed++);
+    }
   }
   SECTION("all tokens on one expert, E = 1, E = 256") {
     for (auto counts : std::vector<std::vector<int>>{{0, 0, 1000, 0}, {777}, {128}, random_counts(256, 40, rng)}) {
