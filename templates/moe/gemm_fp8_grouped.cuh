@@ -437,7 +437,9 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
         // below has no branch around its main loop and no per-row selects (the store warp zeroes
         // foreign rows: ForeignRows). Its tile loop is then 292 instructions besides the K loops,
         // not 390: H200, the contiguous table -0.2 to -2.4% with ids, 6144 x 7168 with ends -1%
-        // (tools/bench/results/2026-11-29b-contiguous-epilogue-h200.md).
+        // (tools/bench/results/2026-11-29b-contiguous-epilogue-h200.md). This branch, on a value
+        // loaded from memory, still keeps the ring position in vector registers (section 4 there:
+        // a patch that keeps padding tiles from the math warps altogether, not yet measured in full).
         mbar_arrive(&sfb_consumed[sfb_buf]);
         stage_zero_tile<kWaves, kEpiGroups, kBoxN, kSwizzleD, kDStageRows, kDHalves>(pipe, warp_in_wg, lane);
         ++tile_count;
