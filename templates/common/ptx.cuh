@@ -88,6 +88,15 @@ JITFP8_DEVICE void named_barrier_sync(u32 id, u32 count) {
 }
 JITFP8_DEVICE void block_sync() { asm volatile("bar.sync 0;" ::: "memory"); }
 JITFP8_DEVICE void warp_sync() { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+// Whether `p` holds on any lane of the (fully active) warp.
+JITFP8_DEVICE bool warp_any(bool p) {
+  u32 r;
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %1, 0;\n vote.sync.any.pred p, p, 0xffffffff;\n selp.u32 %0, 1, 0, p;\n}"
+      : "=r"(r)
+      : "r"((u32)p));
+  return r != 0;
+}
 
 // Generic-proxy writes to shared memory (st.shared, stmatrix) must be fenced before the async
 // proxy (TMA store, wgmma) reads them.

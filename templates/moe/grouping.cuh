@@ -23,6 +23,7 @@
 #pragma once
 
 #include "common/ptx.cuh"
+#include "common/smem_vec.cuh"
 #include "common/tile_scheduler.cuh"
 
 namespace jitfp8 {
@@ -38,21 +39,6 @@ JITFP8_DEVICE i32 ld_global_nc_i32(const i32* p) {
   i32 v;
   asm volatile("ld.global.nc.s32 %0, [%1];" : "=r"(v) : "l"(p));
   return v;
-}
-JITFP8_DEVICE void ld_shared_v4_u32(u32 addr, u32& a, u32& b, u32& c, u32& d) {
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr) : "memory");
-}
-JITFP8_DEVICE void st_shared_v4_u32(u32 addr, u32 a, u32 b, u32 c, u32 d) {
-  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
-}
-// Whether `p` holds on any lane of the (fully active) warp.
-JITFP8_DEVICE bool warp_any(bool p) {
-  u32 r;
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.u32 p, %1, 0;\n vote.sync.any.pred p, p, 0xffffffff;\n selp.u32 %0, 1, 0, p;\n}"
-      : "=r"(r)
-      : "r"((u32)p));
-  return r != 0;
 }
 JITFP8_DEVICE void st_global_v4_u32(void* p, u32 a, u32 b, u32 c, u32 d) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
