@@ -93,22 +93,18 @@ JITFP8_DEVICE u32 tile_active_waves(const GroupedTile& t, u32 wg) {
   }
 }
 
-// A padding tile's D (contiguous): zeros, handed to the store warp wave by wave, as the epilogue
-// hands over results, so that both sides count the same waves.
-template <u32 kWaves, u32 kEpiGroups, u32 kBoxN, u32 kSwizzleD, u32 kDStageRows, u32 kDHalves, class DPipe>
-__device__ __forceinline__ void stage_zero_tile(DPipe& pipe, u32 warp_in_wg, u32 lane) {
-  constexpr u32 kWarpsPerStage = kDStageRows / 16;
-  const float zeros[kEpiGroups * 4] = {};
-#pragma unroll
-  for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-    for (u32 h = 0; h < kDHalves; ++h) {
-      pipe.wait_free();
-      if (warp_in_wg / kWarpsPerStage == h)
-        stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kDStageRows>(pipe.buffer(), zeros, warp_in_wg % kWarpsPerStage,
-                                                                    lane);
-      pipe.hand_over();
-    }
+// A padding tile's rows of D that store warp `wg` serves (contiguous): zeros, written with
+// 16-byte stores by the whole warp, straight to global memory (the math warps never see padding
+// tiles: GroupedTileScheduler::next_computed). Rows past M and columns past N are not written
+// (n0 >= N: the idle half of a pair past the last N block).
+template <u32 BLOCK_N, u32 kRows>
+__device__ __forceinline__ void zero_padding_rows(void* d, u32 M, u32 N, u32 row0, u32 n0, u32 lane) {
+  if (n0 >= N) return;
+  const u32 units = (N - n0 < BLOCK_N ? N - n0 : BLOCK_N) / 8;  // N % 8 == 0
+  for (u32 i = lane; i < kRows * units; i += 32) {
+    const u32 r = i / units, u = i - r * units;
+    if (row0 + r < M) st_global_v4_u32(static_cast<u8*>(d) + ((u64)(row0 + r) * N + n0 + u * 8) * 2, 0, 0, 0, 0);
+  }
 }
 
 // Contiguous: the rows of a staged wave that D must get as zeros (another expert's, or padding),
@@ -126,7 +122,7 @@ struct ForeignRows {
     for (u32 i = 0; i < kRows / 32; ++i) {
       const u32 row = m0 + i * 32 + lane;
       foreign[i] = false;
-      if (kGrouping == kGroupingMasked || !t.compute || row >= M) continue;  // padding tiles: staged as zeros
+      if (kGrouping == kGroupingMasked || row >= M) continue;
       if constexpr (kGrouping == kGroupingContiguousIds)
         foreign[i] = ld_global_nc_i32(ids + row) != (i32)t.expert;
       else
@@ -307,8 +303,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       u32 stage = 0, phase = 0;
       // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
       const u32 kb_stop = kRingAligned ? align_up(kNumKBlocks, kNumStages) : kb_end;
-      while (sched.next(t)) {
-        if (!t.compute) continue;  // padding tile: no loads
+      while (sched.next_computed(t)) {  // padding tiles: no loads
         const i32 m0 = (i32)t.row0, n0 = (i32)(t.n_block * BLOCK_N);
         const i32 b0 = (i32)(t.expert * N) + n0;  // B (E * N, K): this expert's rows
         // A scales: masked A is (E, max_m) with per-expert scale blocks, 2D as (E * k blocks) rows.
@@ -344,21 +339,20 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     } else if (warp == kNumMathThreads / 32 + 1) {
       // ---- B-scale loader warp: each tile's B scales (its expert's kNumSfb rows x all K blocks)
       //      into one of two smem tiles, a tile ahead of the math warpgroups, which so find them
-      //      there at the tile's start instead of waiting for global loads (padding tiles: no
-      //      loads, the buffer's turn only). Before, each math warpgroup loaded them itself at
+      //      there at the tile's start instead of waiting for global loads (padding tiles:
+      //      none, like the math warps). Before, each math warpgroup loaded them itself at
       //      the tile's start: H100, 2026-11-25, masked 6 x 1024 / 32 x 192 at N 4096, K 2048
       //      +2% (1064-1071 -> 1091, 745-746 -> 759-762 TFLOPS), contiguous K = 2048 +0.7-1.5%,
       //      long K within +-0.5% (tools/bench/results/2026-11-25-grouped-sfb-loader-h100.md).
       Scheduler sched(M, grouping, group_smem);
       GroupedTile t;
       u32 count = 0;
-      while (sched.next(t)) {
+      while (sched.next_computed(t)) {
         const u32 buf = count & 1;
         mbar_wait(&sfb_consumed[buf], ((count >> 1) & 1) ^ 1);
-        if (t.compute)
-          load_sfb_tile<kNumSfb, kNumKBlocks, kNumSfbRows, 32>(smem_sfb + buf * kNumSfb * kNumKBlocks,
-                                                               sfb + t.expert * (kNumSfbRows * kNumKBlocks),
-                                                               t.n_block * BLOCK_N / 128, lane);
+        load_sfb_tile<kNumSfb, kNumKBlocks, kNumSfbRows, 32>(smem_sfb + buf * kNumSfb * kNumKBlocks,
+                                                             sfb + t.expert * (kNumSfbRows * kNumKBlocks),
+                                                             t.n_block * BLOCK_N / 128, lane);
         mbar_arrive(&sfb_loaded[buf]);
         ++count;
       }
@@ -370,6 +364,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       Scheduler sched(M, grouping, group_smem);
       GroupedTile t;
       while (sched.next(t)) {
+        if (!t.compute) {  // a padding tile (contiguous): zeros, straight to D
+          zero_padding_rows<BLOCK_N, kWaves * 64>(d, M, N, t.row0 + wg * kWaves * 64, t.n_block * BLOCK_N, lane);
+          continue;
+        }
         const u32 active_waves = tile_active_waves<kGrouping, kWaves>(t, wg);
         for (u32 v = 0; v < active_waves; ++v) {
           if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
@@ -424,7 +422,11 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     Scheduler sched(M, grouping, group_smem);
     GroupedTile t;
     u32 stage = 0, phase = 0, tile_count = 0;
-    while (sched.next(t)) {
+    // Padding tiles are the store warps' alone: a branch around this loop's body on a value
+    // loaded from memory made ptxas keep the tile count and ring position in vector registers
+    // (3-4 more instructions per K-loop turn). H200, the contiguous table with ids -0.6 to -0.8%,
+    // with ends -0.5 to -0.8% (tools/bench/results/2026-11-29c-contiguous-padding-off-math-h200.md).
+    while (sched.next_computed(t)) {
       const u32 n_block = t.n_block;
       // -- this tile's B scales, from the loader warp (the math warpgroups wait for each other
       //    only through the smem ring and these two buffers, so one's epilogue overlaps the
@@ -432,19 +434,6 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       const u32 sfb_buf = tile_count & 1;
       mbar_wait(&sfb_loaded[sfb_buf], (tile_count >> 1) & 1);
       const float* sfb_tile = smem_sfb + sfb_buf * kNumSfb * kNumKBlocks;
-      if (!t.compute) {
-        // A padding tile (contiguous): zeros, staged on a path of its own, so that the tile path
-        // below has no branch around its main loop and no per-row selects (the store warp zeroes
-        // foreign rows: ForeignRows). Its tile loop is then 292 instructions besides the K loops,
-        // not 390: H200, the contiguous table -0.2 to -2.4% with ids, 6144 x 7168 with ends -1%
-        // (tools/bench/results/2026-11-29b-contiguous-epilogue-h200.md). This branch, on a value
-        // loaded from memory, still keeps the ring position in vector registers (section 4 there:
-        // a patch that keeps padding tiles from the math warps altogether, not yet measured in full).
-        mbar_arrive(&sfb_consumed[sfb_buf]);
-        stage_zero_tile<kWaves, kEpiGroups, kBoxN, kSwizzleD, kDStageRows, kDHalves>(pipe, warp_in_wg, lane);
-        ++tile_count;
-        continue;
-      }
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v)
 #pragma unroll

@@ -151,6 +151,13 @@ struct GroupedTileScheduler {
     Base::place(first_n, in_group, um, un);
   }
 
+  // The next tile that is computed (contiguous: padding tiles skipped; masked: every tile).
+  JITFP8_DEVICE bool next_computed(GroupedTile& t) {
+    while (next(t))
+      if (t.compute) return true;
+    return false;
+  }
+
   JITFP8_DEVICE bool next(GroupedTile& t) {
     if constexpr (kGrouping != kGroupingMasked) {
       if (!base.next(t.m_block, t.n_block)) return false;

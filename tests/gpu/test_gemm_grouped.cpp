@@ -279,7 +279,9 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
     for (bool ids : {true, false}) {
       run_contiguous(p, ids, nullptr, seed++);
       const G g = ids ? G::contiguous_ids : G::contiguous_ends;
-      for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 96, 1}, {128, 160, 1}, {64, 64, 2}}) {
+      // D swizzles: 128-byte (BLOCK_N 128, 64), 64-byte (96, 160), 32-byte (112, 48).
+      for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{
+               {128, 128, 2}, {64, 96, 1}, {128, 160, 1}, {64, 64, 2}, {128, 112, 1}, {64, 48, 2}}) {
         const auto config = make_config(g, p.e, k, bm, bn, 4, mc, true);
         run_contiguous(p, ids, &config, seed++);
       }
@@ -308,7 +310,8 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
           q.ids[q.starts[g] + offset] = offset % 2 == 0 ? static_cast<int>(q.e) + 3 : -7;
     q.ids_dev.upload(q.ids);
     run_contiguous(q, true, nullptr, seed++);
-    for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 64, 1}}) {
+    // The store warp zeroes those rows in the staged D under each swizzle: 128, 64 and 32 bytes.
+    for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 64, 1}, {128, 96, 1}, {64, 80, 2}}) {
       const auto config = make_config(G::contiguous_ids, q.e, q.k, bm, bn, 4, mc, true, 4);
       run_contiguous(q, true, &config, seed++);
     }
