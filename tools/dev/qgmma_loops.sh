@@ -6,7 +6,8 @@
 # instructions as its tensor cores take clocks, so a few percent more instructions there cost
 # speed: the K-grouped kernel's turn of the 256 x 128 ring had a BSSY, a WARPSYNC and two R2UR
 # per stage, 1066 instructions against the dense kernel's 1030, and ran 1.6-3.5% slower for it
-# (results 2026-11-28d).
+# (results 2026-11-28d). It also prints the tile loop around them: its instructions besides the K
+# loops went 390 -> 292 -> 222 in the contiguous kernel's epilogue work (results 2026-11-29b/c).
 # Needs cuobjdump (the toolkit's, or the one of PyPI's nvidia-cuda-cuobjdump: CUOBJDUMP=path).
 # usage: tools/dev/qgmma_loops.sh CUBIN_OR_DUMP_DIR...
 set -euo pipefail
@@ -47,6 +48,16 @@ for first, last in inner:
     print("  loop %#x..%#x: %d instructions, QGMMA %d, BSSY %d, WARPSYNC %d, R2UR %d, LDL/STL %d"
           % (ins[first][0], ins[last][0], len(body), n["QGMMA"], n["BSSY"], n["WARPSYNC"], n["R2UR"],
              n["LDL"] + n["STL"]))
+# The tile loop of the math warps: the shortest loop around all those K loops (longer ones close
+# through the barrier-retry code that ptxas places after the end of the kernel). Its instructions
+# besides the K loops are the per-tile work (scheduler, epilogue), rarely taken paths included.
+k_loops = [lp for lp in inner if density(lp) >= 0.75 * top]
+around = [lp for lp in loops if k_loops and all(lp[0] <= f and l <= lp[1] and lp not in k_loops for f, l in k_loops)]
+if around:
+    first, last = min(around, key=lambda lp: lp[1] - lp[0])
+    size = last - first + 1
+    print("  tile loop %#x..%#x: %d instructions, %d besides the K loops"
+          % (ins[first][0], ins[last][0], size, size - sum(l - f + 1 for f, l in k_loops)))
 '
   done
 done
