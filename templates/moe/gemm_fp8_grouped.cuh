@@ -170,9 +170,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   constexpr u32 kNumMathThreads = 128 * kNumMathWGs;
   constexpr u32 kWaves = BLOCK_M / 64 / kNumMathWGs;  // m64 wgmma rows per math warpgroup / 64
   constexpr u32 kNumAccum = BLOCK_N / 2;
-  constexpr u32 kNumGroups = BLOCK_N / 8;              // 8-column groups of the fragment
   constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
-  constexpr u32 kSfbGcd = gcd_u32(BLOCK_N, 128);  // tile starts inside a 128-block: multiples of it
   // Split-K: chunks of (warpgroup, wave, column part); without split-K one chunk per wave.
   constexpr u32 kClusterSize = kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
   constexpr u32 kParts = num_col_parts(BLOCK_M, kNumSplits);
@@ -445,15 +443,8 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, kb_begin, kb_end, active_waves};
-      const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
       NoTileHook none;
-      if constexpr (kNumSfb == 1) {
-        mainloop(SfbBoundsStatic<kNumGroups>{}, none);
-      } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
-        dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop, none);
-      } else {
-        mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8}, none);
-      }
+      mainloop.run_tile((n_block * BLOCK_N) % 128, none);
       mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.

@@ -27,6 +27,9 @@ struct SfbBoundsStatic {
   static constexpr bool kStatic = true;
   static constexpr u32 g1 = kG1, g2 = 0xffffffffu;
 };
+// Tile starts are multiples of BLOCK_N, so their offsets inside a 128-column scale block are
+// multiples of gcd(BLOCK_N, 128).
+__host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gcd_u32(b, a % b); }
 template <u32 kGcd, u32 kCount, u32 I = 0, typename F, typename Pre>
 __device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f, Pre& pre) {
   if (offset_idx == I || I + 1 == kCount) {
@@ -263,6 +266,21 @@ struct Mainloop1D2D {
       }
     } else {
       run<0>(bounds);
+    }
+  }
+
+  // The tile's main loop, with the bounds of its B-scale blocks (col_in_sfb: the tile's first
+  // column inside its scale block): instantiated per start offset where the offsets take at most
+  // four values (static bounds, no selects in the promotion), else with run-time bounds.
+  template <class Pre>
+  __device__ __forceinline__ void run_tile(u32 col_in_sfb, Pre& pre) {
+    constexpr u32 kGcd = gcd_u32(BLOCK_N, 128);
+    if constexpr (kNumSfb == 1) {
+      (*this)(SfbBoundsStatic<BLOCK_N / 8>{}, pre);
+    } else if constexpr (kNumSfb == 2 && 128 / kGcd <= 4) {
+      dispatch_sfb_bounds<kGcd, 128 / kGcd>(col_in_sfb / kGcd, *this, pre);
+    } else {
+      (*this)(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8}, pre);
     }
   }
 

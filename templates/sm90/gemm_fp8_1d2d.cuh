@@ -137,9 +137,8 @@ __host__ __device__ constexpr bool owns_any_part(u32 first_chunk, u32 parts, u32
     if ((first_chunk + p) % splits == split) return true;
   return false;
 }
-// How many 128-column B-scale blocks one BLOCK_N tile can touch (tile starts are multiples of
-// BLOCK_N, so their offsets inside a scale block are multiples of gcd(BLOCK_N, 128)).
-__host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gcd_u32(b, a % b); }
+// How many 128-column B-scale blocks one BLOCK_N tile can touch (gcd_u32: see
+// sm90/fp8_1d2d_mainloop.cuh).
 __host__ __device__ constexpr u32 num_sfb_per_tile(u32 block_n) {
   return (128 - gcd_u32(block_n, 128) + block_n + 127) / 128;
 }
@@ -294,9 +293,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kNumMathThreads = 128 * kNumMathWGs;
   constexpr u32 kWaves = BLOCK_M / 64 / kNumMathWGs;  // m64 wgmma rows per math warpgroup / 64
   constexpr u32 kNumAccum = BLOCK_N / 2;
-  constexpr u32 kNumGroups = BLOCK_N / 8;              // 8-column groups of the fragment
   constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
-  constexpr u32 kSfbGcd = gcd_u32(BLOCK_N, 128);  // tile starts inside a 128-block: multiples of it
   // Split-K: chunks of (warpgroup, wave, column part); without split-K one chunk per wave.
   constexpr u32 kClusterSize = kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
   constexpr u32 kParts = num_col_parts(BLOCK_M, kNumSplits);
@@ -541,14 +538,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       Mainloop mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, kb_begin, kb_end, kWaves};
-      const u32 col_in_sfb = (n_block * BLOCK_N) % 128;  // tile start inside its B-scale block
-      if constexpr (kNumSfb == 1) {
-        mainloop(SfbBoundsStatic<kNumGroups>{}, hook);
-      } else if constexpr (kNumSfb == 2 && 128 / kSfbGcd <= 4) {
-        dispatch_sfb_bounds<kSfbGcd, 128 / kSfbGcd>(col_in_sfb / kSfbGcd, mainloop, hook);
-      } else {
-        mainloop(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8}, hook);
-      }
+      mainloop.run_tile((n_block * BLOCK_N) % 128, hook);
       if constexpr (kHelperWarps) {
         mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
       }

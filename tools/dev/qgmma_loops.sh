@@ -40,9 +40,8 @@ def density(loop):
     return sum("QGMMA" in t for _, t in ins[loop[0]:loop[1] + 1]) / (loop[1] - loop[0] + 1)
 inner = [lp for lp in loops if not any(lp[0] <= f and l <= lp[1] and (f, l) != lp for f, l in loops)]
 top = max(map(density, inner), default=0)
-for first, last in inner:
-    if density((first, last)) < 0.75 * top:
-        continue
+k_loops = [lp for lp in inner if density(lp) >= 0.75 * top]
+for first, last in k_loops:
     body = [t for _, t in ins[first:last + 1]]
     n = {op: sum(op in t for t in body) for op in ("QGMMA", "BSSY", "WARPSYNC", "R2UR", "LDL", "STL")}
     print("  loop %#x..%#x: %d instructions, QGMMA %d, BSSY %d, WARPSYNC %d, R2UR %d, LDL/STL %d"
@@ -51,7 +50,6 @@ for first, last in inner:
 # The tile loop of the math warps: the shortest loop around all those K loops (longer ones close
 # through the barrier-retry code that ptxas places after the end of the kernel). Its instructions
 # besides the K loops are the per-tile work (scheduler, epilogue), rarely taken paths included.
-k_loops = [lp for lp in inner if density(lp) >= 0.75 * top]
 around = [lp for lp in loops if k_loops and all(lp[0] <= f and l <= lp[1] and lp not in k_loops for f, l in k_loops)]
 if around:
     first, last = min(around, key=lambda lp: lp[1] - lp[0])
