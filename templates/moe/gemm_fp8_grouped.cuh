@@ -289,8 +289,15 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   block_sync();  // publishes the grouping tables and the barriers' initialisation in the CTA
   if constexpr (kClusterSize > 1) cluster_sync_after_mbar_init();
 
+  // The math warps find a masked unit's expert by stepping on from the previous one (their tile
+  // loop's latency is the tensor cores' idle time): H200, the masked table -0.0 to -0.5%. The
+  // producer warpgroup's warps (40 registers, ahead of the math through the ring) keep the binary
+  // search, which holds no register across tiles: with the step they spilled 8 bytes (256 x 128
+  // A pairs, N = K = 7168). tools/bench/results/2026-11-29d-masked-balanced-tail-h200.md
   using Scheduler = GroupedTileScheduler<kGrouping, kNumExperts, BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA,
-                                         kNumSMs, kGroupN, kClusterSize>;
+                                         kNumSMs, kGroupN, kClusterSize, false>;
+  using MathScheduler = GroupedTileScheduler<kGrouping, kNumExperts, BLOCK_M, kNumNBlocks, kNumMulticast,
+                                             kMulticastOnA, kNumSMs, kGroupN, kClusterSize, true>;
 
   if (warp >= kNumMathThreads / 32) {
     // ========= producer warpgroup: warp 0 loads, warp 1 the B scales, warps 2.. store =========
@@ -417,7 +424,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     float accum[kNumAccum];
     float final_accum[kWaves][kNumAccum];
 
-    Scheduler sched(M, grouping, group_smem);
+    MathScheduler sched(M, grouping, group_smem);
     GroupedTile t;
     u32 stage = 0, phase = 0, tile_count = 0;
     // Padding tiles are the store warps' alone: a branch around this loop's body on a value

@@ -20,6 +20,10 @@
 //                            a warpgroup's 64-row waves wholly past it are not computed.
 // Multicast pairs: on N (same M block, A shared) always share the expert; on M (B shared) only in
 // the masked form (the two M blocks of one expert; a second block past the count stores nothing).
+// Tried and dropped (H200, 2026-11-29d results): a balanced tail for the masked walk, as the
+// K-grouped GEMM's (the last rounds' units cut along K between clusters, the second piece's fp32
+// results passed through a workspace). Its code slowed the whole tiles' loops by 1-4% even with
+// no piece run, and the pieces' serial epilogues cost as much as the balance saved.
 #pragma once
 
 #include "common/ptx.cuh"
@@ -110,8 +114,11 @@ struct GroupingPrologue {
   }
 };
 
+// kTrackExpert (masked): find a unit's expert by stepping on from the previous unit's (a walk's
+// units only increase: no step within an expert) instead of a binary search over the prefix sums,
+// for one more register held across tiles.
 template <u32 kGrouping, u32 kNumExperts, u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSMs, u32 kGroupN, u32 kClusterSize>
+          u32 kNumSMs, u32 kGroupN, u32 kClusterSize, bool kTrackExpert = false>
 struct GroupedTileScheduler {
   using Base = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN, kClusterSize>;
   using Pairs = GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>;
@@ -124,13 +131,15 @@ struct GroupedTileScheduler {
   u32 M;
   const i32* grouping;
   const u32* tables;
-  u32 unit;        // masked
+  u32 unit;        // masked: the next unit
+  u32 expert;      // masked with kTrackExpert: the expert of the unit next() returned last
   i32 pending_id;  // contiguous ids: the expert id of the tile next() returns next
 
   JITFP8_DEVICE GroupedTileScheduler(u32 m, const i32* grouping_, const u32* tables_)
       : base(kGrouping == kGroupingMasked ? 0u : m), M(m), grouping(grouping_), tables(tables_) {
     rank = base.rank;
     unit = blockIdx.x / kClusterSize;
+    expert = 0;
     pending_id = -1;
     if constexpr (kGrouping == kGroupingContiguousIds) pending_id = peek_id();
   }
@@ -187,10 +196,19 @@ struct GroupedTileScheduler {
       const u32* counts = tables;
       const u32* prefix = tables + kNumExperts;
       if (unit >= prefix[kNumExperts]) return false;
-      u32 lo = 0, hi = kNumExperts;  // prefix[lo] <= unit < prefix[hi]
-      while (hi - lo > 1) {
-        const u32 mid = (lo + hi) / 2;
-        if (prefix[mid] <= unit) lo = mid; else hi = mid;
+      // The unit's expert: the e with prefix[e] <= unit < prefix[e + 1] (experts of no unit
+      // skipped).
+      u32 lo = 0;
+      if constexpr (kTrackExpert) {
+        lo = expert;
+        while (prefix[lo + 1] <= unit) ++lo;
+        expert = lo;
+      } else {
+        u32 hi = kNumExperts;
+        while (hi - lo > 1) {
+          const u32 mid = (lo + hi) / 2;
+          if (prefix[mid] <= unit) lo = mid; else hi = mid;
+        }
       }
       const u32 count = counts[lo];
       const u32 m_blocks = (count + BLOCK_M - 1) / BLOCK_M;

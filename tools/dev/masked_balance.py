@@ -12,6 +12,9 @@ It prints each cluster total's min and max over the mean. The kernel's time foll
 cluster, so 1 - mean/max is what perfect balancing would save. Against ncu's sm__cycles_active
 min/avg/max on an H200 (2026-11-29c results, section 6), ALPHA 0.75 reproduced the measured
 spread of masked 6 x 1024 at N x K 6144 x 7168, 7168 x 3072 and 4096 x 4096 within 0.01.
+What balancing costs is not in the model: a K-split tail built on it (2026-11-29d results) was
+predicted to save 3-4% and ran slower on every shape (its pieces' epilogues through fp32 global
+memory, and its code in the whole tiles' loops).
 
 usage: masked_balance.py --counts 1108,1296,740,1324,776,888 --n-blocks 32 --pairs a
        [--block-m 128] [--group-n 8] [--clusters 66] [--alpha 0.75] [--beta 0.15]
