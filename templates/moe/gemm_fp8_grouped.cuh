@@ -289,13 +289,13 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   block_sync();  // publishes the grouping tables and the barriers' initialisation in the CTA
   if constexpr (kClusterSize > 1) cluster_sync_after_mbar_init();
 
-  // The math warps find a masked unit's expert by stepping on from the previous one (their tile
-  // loop's latency is the tensor cores' idle time): H200, the masked table -0.0 to -0.5%. The
-  // producer warpgroup's warps (40 registers, ahead of the math through the ring) keep the binary
-  // search, which holds no register across tiles: with the step they spilled 8 bytes (256 x 128
-  // A pairs, N = K = 7168). tools/bench/results/2026-11-29d-masked-balanced-tail-h200.md
+  // Masked: the math warps find a unit's expert by stepping on from the previous one rather than
+  // by a binary search, and so do the producer warpgroup's warps (40 registers) with one-wave
+  // tiles; with two-wave tiles they keep the search, which holds no register across tiles (the
+  // step spilled 8 bytes there: 256 x 128 A pairs, N = K = 7168). H200, the masked table 0 to
+  // -1.1% (tools/bench/results/2026-11-29d-masked-balanced-tail-h200.md).
   using Scheduler = GroupedTileScheduler<kGrouping, kNumExperts, BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA,
-                                         kNumSMs, kGroupN, kClusterSize, false>;
+                                         kNumSMs, kGroupN, kClusterSize, kWaves == 1>;
   using MathScheduler = GroupedTileScheduler<kGrouping, kNumExperts, BLOCK_M, kNumNBlocks, kNumMulticast,
                                              kMulticastOnA, kNumSMs, kGroupN, kClusterSize, true>;
 
