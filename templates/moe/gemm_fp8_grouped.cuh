@@ -177,7 +177,6 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   constexpr u32 kEpiN = epi_block_n(BLOCK_M, BLOCK_N, kNumSplits);  // columns of one chunk
   constexpr u32 kEpiGroups = kEpiN / 8;
   constexpr u32 kChunkFloats = kNumAccum / kParts;                 // per thread
-  constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
   constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
   constexpr u32 kBoxN = d_box_n(kEpiN);
   constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
@@ -455,50 +454,9 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
-      //    Chunk c = (wg * kWaves + v) * kParts + part belongs to CTA c % kNumSplits and sits in
-      //    its receive buffer at slot ((c / kNumSplits) * (kNumSplits - 1) + j), j = the
-      //    sender's distance - 1 from the owner; inside a slot float4 i of thread t at
-      //    (i * 128 + t) * 16 bytes (conflict-free v4 accesses).
-      if constexpr (kNumSplits > 1) {
-        if (tile_count > 0) mbar_wait(&all_consumed[wg], (tile_count - 1) & 1);  // buffers free
-#pragma unroll
-        for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-          for (u32 part = 0; part < kParts; ++part) {
-            const u32 c = (wg * kWaves + v) * kParts + part;
-            const u32 owner = c % kNumSplits;
-            if (owner == split) continue;
-            const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
-            const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
-            const u32 dst = map_cluster_smem(slot + wg_thread * 16, owner);
-            const u32 bar = map_cluster_smem(smem_u32(&recv_full[c / kNumSplits]), owner);
-            const float* f = final_accum[v] + part * kChunkFloats;
-#pragma unroll
-            for (u32 i = 0; i < kChunkFloats / 4; ++i)
-              st_async_v4(dst + i * 128 * 16, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3], bar);
-          }
-#pragma unroll
-        for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-          for (u32 part = 0; part < kParts; ++part) {
-            const u32 c = (wg * kWaves + v) * kParts + part;
-            if (c % kNumSplits != split) continue;
-            MBarrier* bar = &recv_full[c / kNumSplits];
-            if (wg_thread == 0) mbar_arrive_expect_tx(bar, (kNumSplits - 1) * kChunkBytes);
-            mbar_wait(bar, tile_count & 1);
-            float* f = final_accum[v] + part * kChunkFloats;
-#pragma unroll
-            for (u32 j = 0; j + 1 < kNumSplits; ++j) {
-              const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
-#pragma unroll
-              for (u32 i = 0; i < kChunkFloats / 4; ++i) {
-                float x0, x1, x2, x3;
-                ld_shared_v4(slot + (i * 128 + wg_thread) * 16, x0, x1, x2, x3);
-                f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
-              }
-            }
-          }
-      }
+      if constexpr (kNumSplits > 1)
+        splitk_exchange<kParts, kNumSplits>(final_accum, smem_recv, recv_full, all_consumed, wg, wg_thread, split,
+                                            tile_count);
 
       // -- epilogue, per 64-row wave with an owned chunk: bf16 -> swizzled smem (stmatrix) -> the
       //    store warp.

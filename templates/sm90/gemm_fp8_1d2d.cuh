@@ -200,6 +200,61 @@ struct SplitKSlice {
   }
 };
 
+// Split-K in a cluster, after a tile's main loop, for one math warpgroup: sends the chunks of its
+// results that other CTAs own (st.async into their receive buffers, completing on their
+// recv_full barriers), then adds the partials of the chunks this CTA owns into final_accum.
+// Chunk c = (wg * kWaves + v) * kParts + part belongs to CTA c % kNumSplits and sits in its
+// receive buffer at slot ((c / kNumSplits) * (kNumSplits - 1) + j), j = the sender's distance - 1
+// from the owner; inside a slot float4 i of thread t at (i * 128 + t) * 16 bytes (conflict-free
+// v4 accesses). The receive buffers are reused once every CTA has arrived on all_consumed[wg]
+// for the previous tile (tile_count: this CTA's tiles so far).
+template <u32 kParts, u32 kNumSplits, u32 kWaves, u32 kNumAccum>
+__device__ __forceinline__ void splitk_exchange(float (&final_accum)[kWaves][kNumAccum], u8* smem_recv,
+                                                MBarrier* recv_full, MBarrier* all_consumed, u32 wg, u32 wg_thread,
+                                                u32 split, u32 tile_count) {
+  static_assert(kNumSplits > 1, "split-K only");
+  constexpr u32 kChunkFloats = kNumAccum / kParts;  // per thread
+  constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
+  if (tile_count > 0) mbar_wait(&all_consumed[wg], (tile_count - 1) & 1);  // buffers free
+#pragma unroll
+  for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+    for (u32 part = 0; part < kParts; ++part) {
+      const u32 c = (wg * kWaves + v) * kParts + part;
+      const u32 owner = c % kNumSplits;
+      if (owner == split) continue;
+      const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
+      const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
+      const u32 dst = map_cluster_smem(slot + wg_thread * 16, owner);
+      const u32 bar = map_cluster_smem(smem_u32(&recv_full[c / kNumSplits]), owner);
+      const float* f = final_accum[v] + part * kChunkFloats;
+#pragma unroll
+      for (u32 i = 0; i < kChunkFloats / 4; ++i)
+        st_async_v4(dst + i * 128 * 16, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3], bar);
+    }
+#pragma unroll
+  for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+    for (u32 part = 0; part < kParts; ++part) {
+      const u32 c = (wg * kWaves + v) * kParts + part;
+      if (c % kNumSplits != split) continue;
+      MBarrier* bar = &recv_full[c / kNumSplits];
+      if (wg_thread == 0) mbar_arrive_expect_tx(bar, (kNumSplits - 1) * kChunkBytes);
+      mbar_wait(bar, tile_count & 1);
+      float* f = final_accum[v] + part * kChunkFloats;
+#pragma unroll
+      for (u32 j = 0; j + 1 < kNumSplits; ++j) {
+        const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
+#pragma unroll
+        for (u32 i = 0; i < kChunkFloats / 4; ++i) {
+          float x0, x1, x2, x3;
+          ld_shared_v4(slot + (i * 128 + wg_thread) * 16, x0, x1, x2, x3);
+          f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
+        }
+      }
+    }
+}
+
 // One tile's B scales (kNumSfb 128-row blocks from sfb_row0, all K blocks) into smem, by
 // kThreads threads (thread = this one's index among them). Rows past N repeat the last one.
 // A loop of a compile-time trip count, 4 loads in flight per thread (the loader warp has 40
@@ -300,7 +355,6 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kEpiN = epi_block_n(BLOCK_M, BLOCK_N, kNumSplits);  // columns of one chunk
   constexpr u32 kEpiGroups = kEpiN / 8;
   constexpr u32 kChunkFloats = kNumAccum / kParts;                 // per thread
-  constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
   constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
   constexpr u32 kBoxN = d_box_n(kEpiN);
   constexpr u32 kBoxM = d_box_m(BLOCK_M);
@@ -549,50 +603,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       }
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
-      //    Chunk c = (wg * kWaves + v) * kParts + part belongs to CTA c % kNumSplits and sits in
-      //    its receive buffer at slot ((c / kNumSplits) * (kNumSplits - 1) + j), j = the
-      //    sender's distance - 1 from the owner; inside a slot float4 i of thread t at
-      //    (i * 128 + t) * 16 bytes (conflict-free v4 accesses).
-      if constexpr (kNumSplits > 1) {
-        if (tile_count > 0) mbar_wait(&all_consumed[wg], (tile_count - 1) & 1);  // buffers free
-#pragma unroll
-        for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-          for (u32 part = 0; part < kParts; ++part) {
-            const u32 c = (wg * kWaves + v) * kParts + part;
-            const u32 owner = c % kNumSplits;
-            if (owner == split) continue;
-            const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
-            const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
-            const u32 dst = map_cluster_smem(slot + wg_thread * 16, owner);
-            const u32 bar = map_cluster_smem(smem_u32(&recv_full[c / kNumSplits]), owner);
-            const float* f = final_accum[v] + part * kChunkFloats;
-#pragma unroll
-            for (u32 i = 0; i < kChunkFloats / 4; ++i)
-              st_async_v4(dst + i * 128 * 16, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3], bar);
-          }
-#pragma unroll
-        for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-          for (u32 part = 0; part < kParts; ++part) {
-            const u32 c = (wg * kWaves + v) * kParts + part;
-            if (c % kNumSplits != split) continue;
-            MBarrier* bar = &recv_full[c / kNumSplits];
-            if (wg_thread == 0) mbar_arrive_expect_tx(bar, (kNumSplits - 1) * kChunkBytes);
-            mbar_wait(bar, tile_count & 1);
-            float* f = final_accum[v] + part * kChunkFloats;
-#pragma unroll
-            for (u32 j = 0; j + 1 < kNumSplits; ++j) {
-              const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
-#pragma unroll
-              for (u32 i = 0; i < kChunkFloats / 4; ++i) {
-                float x0, x1, x2, x3;
-                ld_shared_v4(slot + (i * 128 + wg_thread) * 16, x0, x1, x2, x3);
-                f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
-              }
-            }
-          }
-      }
+      if constexpr (kNumSplits > 1)
+        splitk_exchange<kParts, kNumSplits>(final_accum, smem_recv, recv_full, all_consumed, wg, wg_thread, split,
+                                            tile_count);
 
       // -- epilogue, per 64-row wave with an owned chunk: bf16 -> swizzled smem (stmatrix) -> the
       //    store warp, which issues the TMA stores (or the warpgroup's thread 0, see kHelperWarps).
