@@ -4,8 +4,8 @@
 // about waves x per-tile time, with waves = ceil(tiles / num_sms). A tile costs K/128 blocks of
 // max(tensor-core time, operand-load time) plus an epilogue. Tensor cores: 8192 dense FP8
 // FLOP/cycle/SM -> bm*bn/32 cycles per 128-deep block, plus the promotion FFMAs (a quarter of
-// that, half hidden when a warpgroup alternates two 64-row waves, as bm = 256 does), plus 5%
-// where the B-scale boundary inside a tile is only known at run time (gcd(bn, 128) < 32).
+// that), plus 5% where the B-scale boundary inside a tile is only known at run time
+// (gcd(bn, 128) < 32).
 // Loads: (bm + bn) x 128 bytes per block at ~48 B/cycle/SM from L2. Every K block also costs a
 // latency floor (~250 cycles: wait for the stage, wgmma issue to wgmma.wait, promotion), which
 // is what small tiles over a long K hit.
@@ -79,10 +79,15 @@ bool block_n_allowed(int block_m, int block_n) {
   return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
 }
 
-// b_shared: a 2-CTA pair multicasts B (each CTA loads half of it).
-double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
+// b_shared: a 2-CTA pair multicasts B (each CTA loads half of it). dense: the dense chooser's
+// refit of four-offset tiles (below); the grouped chooser's picks were measured without it.
+double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bool dense) {
   const double k_blocks = std::ceil(std::ceil(static_cast<double>(k) / kBlockK) / splits);
-  const double promotion = bm == 256 ? 1.125 : 1.25;
+  // The promotion FFMAs: a quarter of the tensor time. Once modelled half hidden for 256-row tiles
+  // (their warpgroups alternate two waves: 1.125); on the H200 they cost per area what 128 x 192
+  // costs even over a long K (3072 x 7168 x 16384: 256 x 128 575 us in 6 rounds, 128 x 192 504 in
+  // 7; 2026-11-29e results).
+  const double promotion = 1.25;
   // Run-time scale selects, and two 64-row waves straddling B-scale blocks (256 x 96 measured
   // 1109 vs 1149 TFLOPS for 128 x 192 at 4096 x 2112 x 7168).
   // The select also lengthens the per-block critical path of load- or latency-bound tiles (M =
@@ -90,9 +95,14 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared) {
   // Straddling tiles with 4 tile offsets inside a scale block (bn 96, 160) instantiate the main
   // loop 4 times: 4096 x 24576 x 1536 measured 1149-1169 TFLOPS with 128 x 160 vs 1255-1260
   // with 128 x 192 (2 offsets), at a modelled tie.
+  // Dense, H200, 2026-11-29e: 128 x 160 against 256 x 128 and 128 x 192 over 16 K blocks and more
+  // costs 10% (1024 x 7168 x 16384: 201 us against 193 for 256 x 128; 4096 x 7168 x 2112 106
+  // against 105); below, 6% still ranks it right (4096 x 7168 x 576 in B pairs: 33.2 us, 128 x 192
+  // 36.6).
+  const double four_offsets = dense && bm == 128 && k_blocks >= 16 ? 1.10 : 1.06;
   const double runtime_select = (std::gcd(bn, 128) < 32 ? 1.05 : 1.0) *
                                 (bm == 256 && num_sfb_per_tile(bn) > 1 ? 1.12 : 1.0) *
-                                (num_sfb_per_tile(bn) > 1 && 128 / std::gcd(bn, 128) == 4 ? 1.06 : 1.0);
+                                (num_sfb_per_tile(bn) > 1 && 128 / std::gcd(bn, 128) == 4 ? four_offsets : 1.0);
   const double mma = bm * static_cast<double>(bn) / 32.0 * promotion * runtime_select;
   const double path_select = std::gcd(bn, 128) < 32 ? 1.10 : 1.0;
   const double load = (bm + (b_shared ? bn / 2.0 : bn)) * 128.0 / 48.0;
@@ -156,8 +166,15 @@ bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 // 576 x 7168 1107 vs 1014, 2048 x 2112 x 7168 1030 vs 925, 1024 x 2112 x 7168 1012 vs 896. Not
 // with split-K (2048 x 576 x 7168: 128 x 144 in 2 slices 711, 128 x 160 669). The grouped
 // chooser shares tile_cycles without this factor: its choices were not measured again.
-double dense_loop_factor(int bm, int bn, int splits) {
-  return bm == 128 && splits == 1 && runtime_sfb_bounds(bn) ? 1.19 : 1.0;
+// 128-row tiles inside one B-scale block (bn 128, 64, ...: the overlapped two-accumulator loop)
+// cost 8% more than modelled over many rounds: H200, 2026-11-29e, 9408 x 2048 x 7168 128 x 128
+// 226 us against 256 x 128 217 (modelled 6% faster), 9280 x 1536 x 24576 593 against 128 x 192
+// 561. Not for M up to 128 (bucket mb), whose measured picks it would move (128 x 16384 x 7168:
+// 128 x 128 36.3 us, 64 x 128 pairs 37.1).
+double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
+  if (bm == 128 && splits == 1 && runtime_sfb_bounds(bn)) return 1.19;
+  if (bm == 128 && splits == 1 && 128 % bn == 0 && mb > 128) return 1.08;
+  return 1.0;
 }
 
 }  // namespace
@@ -213,8 +230,10 @@ int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
 }
 
 double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared) {
-  return tile_cycles(block_m, block_n, k, splits, b_shared);
+  return tile_cycles(block_m, block_n, k, splits, b_shared, false);
 }
+
+std::int64_t sm90_gemm_m_key(std::int64_t m) { return (std::max<std::int64_t>(m, 1) + 63) / 64 * 64; }
 
 std::int64_t sm90_gemm_m_bucket(std::int64_t m) {
   std::int64_t bucket = 64;
@@ -232,9 +251,25 @@ std::int64_t sm90_gemm_m_bucket(std::int64_t m) {
 // writes do; evict_first B lines are recycled before those are evicted (and written back).
 bool sm90_gemm_b_evict_first(std::int64_t m_bucket) { return m_bucket <= 128; }
 
-Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       int sm_count) {
-  const std::int64_t mb = sm90_gemm_m_bucket(m);
+namespace {
+
+// Modelled cycles of one candidate over mr rows (mb: their power-of-two bucket, for the small-M
+// rules).
+double candidate_cycles(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int bm, int bn,
+                        int splits, int sm_count) {
+  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
+  const std::int64_t m_blocks = (mr + bm - 1) / bm;
+  const std::int64_t tiles = m_blocks * ((n + bn - 1) / bn);
+  const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
+  const bool b_shared = splits == 1 && small_m_pair_b(mb, k_blocks) && m_blocks % 2 == 0 && sm_count % 2 == 0;
+  return static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared, true) *
+         dense_loop_factor(bm, bn, splits, mb);
+}
+
+// The least modelled candidate for mr rows (a multiple of 64); the small-M rules (pairs, splits,
+// L2 policy) go by the bucket mb.
+Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
+                               double& cycles_out) {
   Sm90GemmConfig best;
   double best_cycles = 0;
   std::int64_t best_traffic = 0;
@@ -244,7 +279,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
     if (bm > 64 && mb <= 64) continue;  // a 64-row bucket never needs taller tiles
     for (int bn = 16; bn <= 192; bn += 16) {
       if (!block_n_allowed(bm, bn)) continue;
-      const std::int64_t tiles = ((mb + bm - 1) / bm) * ((n + bn - 1) / bn);
+      const std::int64_t tiles = ((mr + bm - 1) / bm) * ((n + bn - 1) / bn);
       for (int splits : {1, 2, 3, 4, 8}) {
         if (splits > k_blocks) break;
         if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
@@ -253,12 +288,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
         int stages = kMaxStages;
         while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
         if (stages < 3) continue;
-        const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
-        const std::int64_t m_blocks = (mb + bm - 1) / bm;
-        const bool b_shared =
-            splits == 1 && small_m_pair_b(mb, k_blocks) && m_blocks % 2 == 0 && sm_count % 2 == 0;
-        const double cycles = static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared) *
-                              dense_loop_factor(bm, bn, splits);
+        const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =
             !found || cycles < best_cycles * 0.999 ||
@@ -291,7 +321,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   // pair two M blocks on one N block. Otherwise pair two N blocks sharing A, once the grid is
   // full enough for that traffic to matter; an odd block count on the paired side costs a
   // half-empty pair, so pair the other way when that is even.
-  const std::int64_t m_blocks = (mb + best.block_m - 1) / best.block_m;
+  const std::int64_t m_blocks = (mr + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const bool small_m = mb <= 128;
   if (best.splits > 1) {
@@ -311,7 +341,27 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, best.splits);
   best.threads = sm90_gemm_threads(best.block_m);
   best.b_evict_first = sm90_gemm_b_evict_first(mb);
+  cycles_out = best_cycles;
   return best;
+}
+
+}  // namespace
+
+// Chosen at M's 64-row key, so that a bucket's lower rows are not run on tiles sized for its top
+// (H200, 2026-11-29e: 3072 x 7168 x 16384 575 -> 504 us, 2560 x 2048 x 7168 84 -> 58 us). Where
+// the key's pick is modelled no more than 2% faster than the bucket top's, the bucket top's stays:
+// at such near-ties the model's error is larger than its gain (15488 x 2112 x 7168: 256 x 128
+// modelled 0.8% faster than 128 x 192, measured 2.6% slower), and fewer distinct kernels compile.
+Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                       int sm_count) {
+  const std::int64_t mb = sm90_gemm_m_bucket(m);
+  const std::int64_t mr = sm90_gemm_m_key(m);
+  double cycles = 0, top_cycles = 0;
+  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, cycles);
+  if (mr == mb) return best;
+  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count, top_cycles);
+  const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count);
+  return top_here <= cycles * 1.02 ? top : best;
 }
 
 }  // namespace jitfp8::detail

@@ -38,8 +38,12 @@ int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int sta
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits);
 inline constexpr int kSm90MaxSmem = 232448;
 
-// Configs depend on M only through this bucket (the next power of two, at least 64), so one
-// kernel serves a whole bucket and a manifest's M range expands to a few kernels.
+// Configs depend on M only through this key: M rounded up to 64 rows, the finest step of any
+// tile's row count. Plans are cached per key; a kernel serves every M whose key picks its config.
+std::int64_t sm90_gemm_m_key(std::int64_t m);
+
+// The power-of-two bucket of M (at least 64): what the small-M rules go by (M <= 64, <= 128),
+// and the grouped GEMMs' row buckets.
 std::int64_t sm90_gemm_m_bucket(std::int64_t m);
 
 // Whether B's loads take an L2 evict_first policy: M buckets of one or two M blocks (M <= 128),
@@ -47,7 +51,8 @@ std::int64_t sm90_gemm_m_bucket(std::int64_t m);
 bool sm90_gemm_b_evict_first(std::int64_t m_bucket);
 
 // The cost model behind choose_sm90_gemm_config: modelled cycles of one tile of bm x bn over K
-// (split in `splits`), b_shared: a 2-CTA pair multicasts B. Also used by the grouped GEMMs.
+// (split in `splits`), b_shared: a 2-CTA pair multicasts B, without the dense chooser's refits.
+// Used by the grouped GEMMs and the bench's sweep ranking.
 double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared);
 
 // Throws Error(unsupported) when no configuration fits (K too large for shared memory).

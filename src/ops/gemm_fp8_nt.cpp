@@ -62,7 +62,7 @@ Strides validate(const GemmFp8Args& a) {
 struct PlanKey {
   std::int32_t device = 0;
   std::int32_t reserved = 0;
-  std::int64_t m_bucket = 0, n = 0, k = 0;
+  std::int64_t m_key = 0, n = 0, k = 0;
 };
 static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
 
@@ -106,11 +106,11 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
     throw Error(ErrorCode::manifest_error, "gemm_fp8_nt: needs n and k");
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
-  for (std::int64_t m = sm90_gemm_m_bucket(op.m_min);; m *= 2) {
+  const std::int64_t last = sm90_gemm_m_key(std::max(op.m_max, op.m_min));
+  for (std::int64_t m = sm90_gemm_m_key(op.m_min); m <= last; m += 64) {
     KernelSpec spec = gemm_fp8_nt_spec(op.n, op.k, choose_sm90_gemm_config(m, op.n, op.k, sm_count),
                                        arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
-    if (m >= op.m_max) break;
   }
   return specs;
 }
@@ -185,13 +185,13 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
-  key.m_bucket = sm90_gemm_m_bucket(args.m);
+  key.m_key = sm90_gemm_m_key(args.m);
   key.n = args.n;
   key.k = args.k;
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config = choose_sm90_gemm_config(key.m_bucket, args.n, args.k, device.sm_count);
+    made.config = choose_sm90_gemm_config(key.m_key, args.n, args.k, device.sm_count);
     made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
                                                               device.arch));
     return made;

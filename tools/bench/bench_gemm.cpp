@@ -132,7 +132,7 @@ void compile_all(const std::vector<detail::KernelSpec>& specs) {
 std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long n, long long k, int sm_count,
                                                           std::size_t limit) {
   std::vector<std::pair<double, detail::Sm90GemmConfig>> ranked;
-  const long long mb = detail::sm90_gemm_m_bucket(m);
+  const long long mb = detail::sm90_gemm_m_key(m);
   const long long k_blocks = (k + 127) / 128;
   for (int bm : {64, 128, 256}) {
     if (bm > 64 && mb <= 64) continue;
@@ -192,7 +192,7 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
     c.stages = stages;
     while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
       --c.stages;
-    const long long tiles = (detail::sm90_gemm_m_bucket(m) + bm - 1) / bm * ((n + bn - 1) / bn);
+    const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
     if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) continue;
     c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
     c.group_n = 8;
@@ -211,7 +211,7 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
   std::vector<detail::Sm90GemmConfig> configs =
       g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40)
                                 : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, device.sm_count);
-  configs.insert(configs.begin(), detail::choose_sm90_gemm_config(detail::sm90_gemm_m_bucket(g.m), g.n,
+  configs.insert(configs.begin(), detail::choose_sm90_gemm_config(detail::sm90_gemm_m_key(g.m), g.n,
                                                                   g.k, device.sm_count));
   std::vector<detail::KernelSpec> specs;
   for (const auto& c : configs) specs.push_back(detail::gemm_fp8_nt_spec(g.n, g.k, c, device.arch));
