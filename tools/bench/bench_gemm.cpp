@@ -132,14 +132,14 @@ void compile_all(const std::vector<detail::KernelSpec>& specs) {
 std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long n, long long k, int sm_count,
                                                           std::size_t limit) {
   std::vector<std::pair<double, detail::Sm90GemmConfig>> ranked;
-  const long long mb = detail::sm90_gemm_m_key(m);
+  const long long mk = detail::sm90_gemm_m_key(m);
   const long long k_blocks = (k + 127) / 128;
   for (int bm : {64, 128, 256}) {
-    if (bm > 64 && mb <= 64) continue;
+    if (bm > 64 && mk <= 64) continue;
     const int waves = bm == 256 ? 2 : 1;
     for (int bn = 16; bn <= 192; bn += 16) {
       if ((waves + 1) * bn / 2 > 192) continue;
-      const long long tiles = (mb + bm - 1) / bm * ((n + bn - 1) / bn);
+      const long long tiles = (mk + bm - 1) / bm * ((n + bn - 1) / bn);
       for (int splits : {1, 2, 3, 4, 8}) {
         if (splits > k_blocks || detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;
         if (splits > 1 && tiles * splits > sm_count) continue;
@@ -157,7 +157,7 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
           c.group_n = 8;
           c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
           c.threads = detail::sm90_gemm_threads(bm);
-          c.b_evict_first = detail::sm90_gemm_b_evict_first(mb);
+          c.b_evict_first = detail::sm90_gemm_b_evict_first(mk);
           const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
           const double cycles = static_cast<double>(waves_of_tiles) *
                                 detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2);
