@@ -51,8 +51,9 @@ std::int64_t sm90_gemm_m_bucket(std::int64_t m);
 bool sm90_gemm_b_evict_first(std::int64_t m_bucket);
 
 // The cost model behind choose_sm90_gemm_config: modelled cycles of one tile of bm x bn over K
-// (split in `splits`), b_shared: a 2-CTA pair multicasts B, without the dense chooser's refits.
-// Used by the grouped GEMMs and the bench's sweep ranking.
+// (split in `splits`), b_shared: a 2-CTA pair multicasts B; without the dense chooser's own
+// refits (128 x 160 over long K, its loop factors). Used by the grouped GEMMs and the bench's
+// sweep ranking.
 double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared);
 
 // Throws Error(unsupported) when no configuration fits (K too large for shared memory).
