@@ -269,7 +269,7 @@ double candidate_cycles(std::int64_t mb, std::int64_t mr, std::int64_t n, std::i
 // The least modelled candidate for mr rows (a multiple of 64); the small-M rules (pairs, splits,
 // L2 policy) go by the bucket mb.
 Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
-                               double& cycles_out) {
+                               double* cycles_out = nullptr) {
   Sm90GemmConfig best;
   double best_cycles = 0;
   std::int64_t best_traffic = 0;
@@ -341,7 +341,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, best.splits);
   best.threads = sm90_gemm_threads(best.block_m);
   best.b_evict_first = sm90_gemm_b_evict_first(mb);
-  cycles_out = best_cycles;
+  if (cycles_out != nullptr) *cycles_out = best_cycles;
   return best;
 }
 
@@ -356,10 +356,10 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
                                        int sm_count) {
   const std::int64_t mb = sm90_gemm_m_bucket(m);
   const std::int64_t mr = sm90_gemm_m_key(m);
-  double cycles = 0, top_cycles = 0;
-  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, cycles);
+  double cycles = 0;
+  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, &cycles);
   if (mr == mb) return best;
-  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count, top_cycles);
+  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count);
   const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count);
   return top_here <= cycles * 1.02 ? top : best;
 }
