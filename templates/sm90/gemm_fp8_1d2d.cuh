@@ -555,7 +555,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     Scheduler sched(M);
     DPipe pipe{smem_d, d_staged, d_stored, wg};
     // Each tile's epilogue runs a tile late, under the next tile's first wgmma (DenseTileHook),
-    // for the overlapped loop's tiles with store warps and no split-K (128 x {16, 32, 64, 128}):
+    // for the overlapped loop's tiles with store warps and no split-K (128 x {16, 32, 64, 128} over
+    // at most 8 K blocks, see Mainloop1D2D::kOverlap):
     // H100, 128 x 32768 x 512 (128 x 128 tiles, two per CTA) -2 to -3%. The other tiles stage
     // theirs right after the main loop: deferred, 128 x 192 tiles ran up to 8% slower and
     // 256 x 128 level (tools/bench/results/2026-11-28b-deferred-epilogue-h100.md).
