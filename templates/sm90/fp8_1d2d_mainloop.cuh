@@ -61,13 +61,14 @@ __host__ __device__ constexpr bool ring_aligned(u32 waves, u32 k_blocks, u32 sta
 // (overlapped loop only), between the first K block's wgmma issue and their wait; final_accum
 // must be zero after it. The dense kernel's DenseTileHook stages the previous tile's results from
 // final_accum there (a deferred epilogue, under those wgmma), then zeroes it; NoTileHook: none.
-// One wave with BLOCK_N dividing 128 (kOverlap): two accumulators, K block kb + 1's wgmma issued before
-// kb is waited for and promoted (run_overlapped); otherwise wgmma, wait, promote (block), over
-// whole unrolled turns of the ring (run_aligned, kRingAligned) or one K block at a time (run_serial).
+// One wave with BLOCK_N dividing 128 (kOverlap; 128-row tiles: see there): two accumulators, K
+// block kb + 1's wgmma issued before kb is waited for and promoted (run_overlapped); otherwise
+// wgmma, wait, promote (block), over whole unrolled turns of the ring (run_aligned, kRingAligned)
+// or one K block at a time (run_serial).
 // A functor, not a lambda (NVRTC treats unannotated lambdas as host code), so the tile loop can
 // be instantiated per Bounds (SfbBoundsStatic/Dynamic: where the columns cross B-scale blocks).
 template <u32 kNumKBlocks, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, u32 kWaves, u32 kNumSfb,
-          bool kRingAligned = false>
+          bool kRingAligned = false, bool kSerialLongK = false>
 struct Mainloop1D2D {
   float (&accum)[BLOCK_N / 2];
   float (&final_accum)[kWaves][BLOCK_N / 2];
@@ -91,13 +92,14 @@ struct Mainloop1D2D {
   // promoted, so the promotion and the wgmma latency leave the per-block critical path.
   // Only for tiles inside one B-scale block (BLOCK_N dividing 128): with the per-offset main loop
   // variants of the straddling tiles, ptxas serialized the wgmma (C7514, seen for 64 x 96).
-  // 128-row tiles (two math warpgroups, which overlap each other's promotion anyway) take it only
-  // over at most 8 K blocks, where the dense kernel's deferred epilogue rides on it; over a longer
-  // K they run the unrolled serial loop, 1-6% faster (H200, 2026-11-29f: 128 x 128 at 200 x 7168
-  // x 4096 19.7 -> 18.6 us, 448 x 4096 x 7168 27.9 -> 27.2, 12000 x 512 x 32768 340 -> 326; the
-  // M-grouped anchors level; tools/bench/results/2026-11-29f-mid-m-sweep-h200.md).
-  static constexpr bool kOverlap =
-      kWaves == 1 && 3 * (BLOCK_N / 2) <= 192 && kNumSfb == 1 && (BLOCK_M == 64 || kNumKBlocks <= 8);
+  // kSerialLongK (the dense kernel): 128-row tiles (two math warpgroups, which overlap each
+  // other's promotion anyway) take it only over at most 8 K blocks, where the deferred epilogue
+  // rides on it; over a longer K they run the unrolled serial loop, 1-6% faster (H200, 2026-11-29f:
+  // 128 x 128 at 200 x 7168 x 4096 19.7 -> 18.6 us, 448 x 4096 x 7168 27.9 -> 27.2, 12000 x 512 x
+  // 32768 340 -> 326; tools/bench/results/2026-11-29f-mid-m-sweep-h200.md). The M-grouped
+  // kernels' 128 x 128 tiles keep the overlapped loop until measured and tested with it.
+  static constexpr bool kOverlap = kWaves == 1 && 3 * (BLOCK_N / 2) <= 192 && kNumSfb == 1 &&
+                                   (BLOCK_M == 64 || !kSerialLongK || kNumKBlocks <= 8);
 
   // All smem reads of stage s are done (its wgmma waited, its A scales in registers): one lane of
   // the warp arrives on the stage's empty barrier of every CTA of the pair. The lane is elected
@@ -368,13 +370,14 @@ struct Mainloop1D2D {
 
   template <u32 W, class Bounds>
   __device__ __forceinline__ void run_serial(Bounds bounds) {
-    // 128-row one-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192, and 128, 64, ...
-    // over more than 8 K blocks) unroll the K loop over a turn of the ring: +2-3% with 128 x 192 on
-    // 4096 x {2112 x 7168, 24576 x 1536, 32768 x 512} (H100, 2026-11-24), for a longer compile (the
-    // loop body kNumStages times per bounds instantiation). Unrolled by 2 instead, or rolled, they
-    // ran up to 5% slower (H200, 2026-11-29f: 768 x 2112 x 7168 on 128 x 96 22.1 -> 23.0 us by 2,
-    // 4096 x 2112 x 7168 on 128 x 192 97.9 -> 100.1 by 2; rolled, ptxas keeps the four offsets'
-    // variants in one loop body) for a compile 2-3x shorter. Not for two-wave tiles (+0.6%; over a long K they take run_aligned) nor
+    // 128-row one-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192, and in the dense
+    // kernel 128, 64, ... over more than 8 K blocks) unroll the K loop over a turn of the ring:
+    // +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768 x 512} (H100, 2026-11-24),
+    // for a longer compile (the loop body kNumStages times per bounds instantiation). Unrolled by 2
+    // instead, or rolled, they ran up to 5% slower (H200, 2026-11-29f: 768 x 2112 x 7168 on
+    // 128 x 96 22.1 -> 23.0 us by 2, 4096 x 2112 x 7168 on 128 x 192 97.9 -> 100.1 by 2; rolled,
+    // ptxas keeps the four offsets' variants in one loop body) for a compile 2-3x shorter.
+    // Not for two-wave tiles (+0.6%; over a long K they take run_aligned) nor
     // dynamic bounds (128 x 144: -1.5..-3%), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96
     // and 64 x 160 ran level or slower (H100, 2026-11-27: 256 x 3072 x 1536 6.9 -> 6.4 us, 256 x
     // 5120 x 2048 10.0 -> 9.8 rolled, 1024 x 576 x 7168 19.7 / 19.8) and compiled in 2.1-2.4 s

@@ -561,7 +561,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     // theirs right after the main loop: deferred, 128 x 192 tiles ran up to 8% slower and
     // 256 x 128 level (tools/bench/results/2026-11-28b-deferred-epilogue-h100.md).
     using Mainloop =
-        sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned>;
+        sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned,
+                                /*kSerialLongK=*/true>;
     constexpr bool kDeferredEpilogue = kHelperWarps && kNumSplits == 1 && Mainloop::kOverlap;
     DenseTileHook<kDeferredEpilogue, kWaves, BLOCK_N, kBoxN, kSwizzleD, DPipe> hook{final_accum, pipe, warp_in_wg,
                                                                                     lane, false};
