@@ -104,6 +104,17 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
   return out;
 }
 
+// The config a table row ran, in the sweep lines' words (the last column, so the columns before
+// it keep their positions for scripts).
+std::string config_words(const detail::Sm90GemmConfig& c) {
+  return fmt::format("{}x{} st{} mc{}{} sk{}", c.block_m, c.block_n, c.stages, c.multicast,
+                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.splits);
+}
+std::string config_words(const detail::Sm90WgradConfig& c) {
+  return fmt::format("{}x{} st{} mc{}{}", c.block_m, c.block_n, c.stages, c.multicast,
+                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "");
+}
+
 // Compiles (or loads) the sweep's kernels on 16 threads before any is timed (the registry
 // builds each key once); a spec that fails is reported and left out.
 void compile_all(const std::vector<detail::KernelSpec>& specs) {
@@ -284,9 +295,9 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                cudaStream_t stream, std::mt19937_64& rng) {
   fmt::print("\nWeight gradient: D (M, N) fp32 = A (M, K) . B (N, K)^T, both scaled 1x128 along K "
              "(ours: overwrite and += accumulate; cuBLASLt: VEC128 x VEC128, fp32 out, beta 0)\n");
-  fmt::print("{:>6} {:>6} {:>6} | {:>8} {:>7} {:>6} | {:>8} {:>7} | {:>8} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} {:>8}\n",
+  fmt::print("{:>6} {:>6} {:>6} | {:>8} {:>7} {:>6} | {:>8} {:>7} | {:>8} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} {:>8} | {}\n",
              "M", "N", "K", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
-             "ratio", "DG", "cuBL*", "diff", "diff acc", "diff cuBL");
+             "ratio", "DG", "cuBL*", "diff", "diff acc", "diff cuBL", "config");
   const int sm_count = detail::current_device().sm_count;
   for (const Shape& s : shapes) {
     double anchor_dg = NAN, anchor_cublas = NAN;
@@ -390,13 +401,14 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_acc = flops / ours_acc.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
-    fmt::print("{:>6} {:>6} {:>6} | {:>8.1f} {:>7.0f} {:>5.1f}% | {:>8.1f} {:>7.0f} | {:>8.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>6.0f} | {:>8.1e} {:>8.1e} {:>8.1e}\n",
+    const detail::Sm90WgradConfig chosen = detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count);
+    fmt::print("{:>6} {:>6} {:>6} | {:>8.1f} {:>7.0f} {:>5.1f}% | {:>8.1f} {:>7.0f} | {:>8.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>6.0f} | {:>8.1e} {:>8.1e} {:>8.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf_ours / tf_cublas,
-               anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas);
+               anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas, config_words(chosen));
     std::fflush(stdout);
     results.push_back({{"kind", "wgrad"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
-                       {"config", detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count).to_json()},
+                       {"config", chosen.to_json()},
                        {"ours_us", ours.median_us}, {"ours_tflops", tf_ours},
                        {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
                        {"cublaslt_us", theirs.median_us}, {"cublaslt_tflops", tf_cublas},
@@ -442,9 +454,9 @@ int run_gemm(int argc, char** argv) {
   std::mt19937_64 rng(2026);
 
   if (forward)
-    fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9}\n", "M", "N",
+    fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9} | {}\n", "M", "N",
                "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
-               "diff cuBL");
+               "diff cuBL", "config");
   for (const Shape& s : forward ? shapes : std::vector<Shape>{}) {
     DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
     DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales128x128Layout{s.n, s.k}.numel());
@@ -485,11 +497,13 @@ int run_gemm(int argc, char** argv) {
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
-    fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e}\n",
+    const detail::Sm90GemmConfig chosen =
+        detail::choose_sm90_gemm_config(s.m, s.n, s.k, detail::current_device().sm_count);
+    fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
-               theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas);
+               theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen));
     std::fflush(stdout);
-    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"ours_us", ours.median_us},
+    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"ours_us", ours.median_us},
                        {"ours_tflops", tf_ours}, {"cublaslt_us", theirs.median_us},
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
                        {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas}});
