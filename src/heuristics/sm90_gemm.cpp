@@ -119,7 +119,8 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bo
 // Most CTAs a split-K grid in clusters of `splits` may have, so that its clusters all fit in the
 // GPCs at once (measured on H100; beyond it they ran as two waves): 2/3 of the SMs for clusters
 // of 4 or 8 (32 clusters of 4 did not fit, 22 did), 9/11 for clusters of 3 (36 fit, 40 and 44
-// took 40-70% longer), all of them for pairs.
+// took 40-70% longer), all of them for pairs. An H200 fitted 30 clusters of 4, 15 of 8 and 39 of
+// 3 (tools/dev/cluster_capacity.cu, 2026-11-29f); dies differ, so the caps stay the H100's.
 int split_k_grid_cap(int splits, int sm_count) {
   const int cap = splits >= 4 ? sm_count * 2 / 3 : splits == 3 ? sm_count * 9 / 11 : sm_count;
   return cap - cap % splits;
