@@ -135,6 +135,29 @@ void compile_all(const std::vector<detail::KernelSpec>& specs) {
   for (auto& t : threads) t.join();
 }
 
+// A forward config for the sweeps with everything the template derives filled in: the deepest
+// pipeline up to `stages` that fits, a persistent grid (split-K: one cluster per tile), the L2
+// policy of M's bucket. None where no pipeline fits or a split-K grid exceeds the SMs.
+std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits, int multicast, bool on_a,
+                                                     int stages, long long m, long long n, long long k,
+                                                     int sm_count) {
+  detail::Sm90GemmConfig c;
+  c.block_m = bm, c.block_n = bn, c.splits = splits;
+  c.multicast = multicast;
+  c.multicast_on_a = on_a;
+  c.stages = stages;
+  while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
+    --c.stages;
+  const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
+  if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) return std::nullopt;
+  c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
+  c.group_n = 8;
+  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
+  c.threads = detail::sm90_gemm_threads(bm);
+  c.b_evict_first = detail::sm90_gemm_b_evict_first(detail::sm90_gemm_m_bucket(m));
+  return c;
+}
+
 // Candidate configurations tried by --sweep for gemm_fp8_nt on one shape: every tile shape,
 // split count and cluster the template takes, the deepest pipeline that fits, ranked by the
 // heuristic's cost model; the `limit` best of them (the heuristic's own choice is added first by
@@ -153,26 +176,14 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
       const long long tiles = (mk + bm - 1) / bm * ((n + bn - 1) / bn);
       for (int splits : {1, 2, 3, 4, 8}) {
         if (splits > k_blocks || detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;
-        if (splits > 1 && tiles * splits > sm_count) continue;
         for (int mc : {0, 1, 2}) {  // none, pair sharing A, pair sharing B
           if (mc > 0 && splits > 1) continue;
-          detail::Sm90GemmConfig c;
-          c.block_m = bm, c.block_n = bn, c.splits = splits;
-          c.multicast = mc == 0 ? 1 : 2;
-          c.multicast_on_a = mc == 1;
-          c.stages = 16;
-          while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
-            --c.stages;
-          if (c.stages < 3) continue;
-          c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
-          c.group_n = 8;
-          c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
-          c.threads = detail::sm90_gemm_threads(bm);
-          c.b_evict_first = detail::sm90_gemm_b_evict_first(mk);
+          const auto c = forward_config(bm, bn, splits, mc == 0 ? 1 : 2, mc == 1, 16, m, n, k, sm_count);
+          if (!c) continue;
           const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
           const double cycles = static_cast<double>(waves_of_tiles) *
                                 detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2);
-          ranked.push_back({cycles, c});
+          ranked.push_back({cycles, *c});
         }
       }
     }
@@ -196,21 +207,9 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
     char mc[8] = {0};
     const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d", &bm, &bn, &splits, mc, &stages);
     if (fields != 4 && fields != 5) throw std::runtime_error("--configs: cannot parse '" + item + "'");
-    detail::Sm90GemmConfig c;
-    c.block_m = bm, c.block_n = bn, c.splits = splits;
-    c.multicast = std::string(mc) == "1" ? 1 : 2;
-    c.multicast_on_a = std::string(mc) != "2b";
-    c.stages = stages;
-    while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
-      --c.stages;
-    const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
-    if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) continue;
-    c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
-    c.group_n = 8;
-    c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
-    c.threads = detail::sm90_gemm_threads(bm);
-    c.b_evict_first = detail::sm90_gemm_b_evict_first(detail::sm90_gemm_m_bucket(m));
-    configs.push_back(c);
+    const auto c = forward_config(bm, bn, splits, std::string(mc) == "1" ? 1 : 2, std::string(mc) != "2b",
+                                  stages, m, n, k, sm_count);
+    if (c) configs.push_back(*c);
   }
   return configs;
 }
@@ -233,10 +232,8 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
     try {
       Timing t = time_kernel([&] { detail::gemm_fp8_nt_with_config(g, c, stream); }, stream, 1,
                              std::max(3, iters / 4));
-      fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{:<2} mc{}{} sk{} sms{:<3}: {:>8.1f} us {:>5.0f} TF\n", g.m,
-                 g.n, g.k, i == 0 ? "*" : " ", c.block_m, c.block_n, c.stages, c.multicast,
-                 c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.splits, c.num_sms, t.median_us,
-                 flops / t.median_us / 1e6);
+      fmt::print("  sweep {:>5} {:>5} {:>5} {}{:<23} sms{:<3}: {:>8.1f} us {:>5.0f} TF\n", g.m, g.n, g.k,
+                 i == 0 ? "*" : " ", config_words(c), c.num_sms, t.median_us, flops / t.median_us / 1e6);
       results.push_back({{"kind", "forward_sweep"}, {"m", g.m}, {"n", g.n}, {"k", g.k},
                          {"config", c.to_json()}, {"us", t.median_us}});
     } catch (const std::exception& e) {
