@@ -171,9 +171,9 @@ bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 // cost 8% more than modelled over many rounds: H200, 2026-11-29e, 9408 x 2048 x 7168 128 x 128
 // 226 us against 256 x 128 217 (modelled 6% faster), 9280 x 1536 x 24576 593 against 128 x 192
 // 561. Not for M up to 128 (bucket mb), whose measured picks it would move (128 x 16384 x 7168:
-// 128 x 128 36.3 us, 64 x 128 pairs 37.1). Measured on the overlapped loop; since 2026-11-29f
-// those tiles run the unrolled serial loop over more than 8 K blocks, 1-6% faster. The factor
-// stays until a sweep refits it, so the picks did not change with the loop.
+// 128 x 128 36.3 us, 64 x 128 pairs 37.1). Measured on the overlapped loop; since 2026-11-29f/g
+// those tiles run the unrolled serial loop, 1-6% faster. The factor stays until a sweep refits
+// it, so the picks did not change with the loop.
 double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
   if (bm == 128 && splits == 1 && runtime_sfb_bounds(bn)) return 1.19;
   if (bm == 128 && splits == 1 && 128 % bn == 0 && mb > 128) return 1.08;

@@ -449,8 +449,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, kb_begin, kb_end, active_waves};
-      NoTileHook none;
-      mainloop.run_tile((n_block * BLOCK_N) % 128, none);
+      mainloop.run_tile((n_block * BLOCK_N) % 128);
       mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.

@@ -30,20 +30,14 @@ struct SfbBoundsStatic {
 // Tile starts are multiples of BLOCK_N, so their offsets inside a 128-column scale block are
 // multiples of gcd(BLOCK_N, 128).
 __host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gcd_u32(b, a % b); }
-template <u32 kGcd, u32 kCount, u32 I = 0, typename F, typename Pre>
-__device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f, Pre& pre) {
+template <u32 kGcd, u32 kCount, u32 I = 0, typename F>
+__device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f) {
   if (offset_idx == I || I + 1 == kCount) {
-    f(SfbBoundsStatic<(128 - I * kGcd) / 8>{}, pre);
+    f(SfbBoundsStatic<(128 - I * kGcd) / 8>{});
   } else if constexpr (I + 1 < kCount) {
-    dispatch_sfb_bounds<kGcd, kCount, I + 1>(offset_idx, f, pre);
+    dispatch_sfb_bounds<kGcd, kCount, I + 1>(offset_idx, f);
   }
 }
-
-// The per-tile hook of a caller that needs none (it zeroes final_accum before the main loop).
-struct NoTileHook {
-  static constexpr bool kUnderWgmma = false;
-  __device__ __forceinline__ void operator()() const {}
-};
 
 // Whether a dense kernel's tiles take whole turns of the TMA ring (Mainloop1D2D::run_aligned):
 // two-wave tiles without split-K, where the producer's padding of each tile's last turn (pad
@@ -56,19 +50,16 @@ __host__ __device__ constexpr bool ring_aligned(u32 waves, u32 k_blocks, u32 sta
 }
 
 // Main loop of one tile for one math warpgroup: per K block of [kb_begin, kb_end), wait for the stage, run 4 wgmma k32
-// steps per 64-row wave into a fresh accumulator, release the stage, promote into final_accum.
-// The caller's per-tile hook `pre` (operator()) runs at the tile's start, or, with Pre::kUnderWgmma
-// (overlapped loop only), between the first K block's wgmma issue and their wait; final_accum
-// must be zero after it. The dense kernel's DenseTileHook stages the previous tile's results from
-// final_accum there (a deferred epilogue, under those wgmma), then zeroes it; NoTileHook: none.
-// One wave with BLOCK_N dividing 128 (kOverlap; 128-row tiles: see there): two accumulators, K
-// block kb + 1's wgmma issued before kb is waited for and promoted (run_overlapped); otherwise
-// wgmma, wait, promote (block), over whole unrolled turns of the ring (run_aligned, kRingAligned)
-// or one K block at a time (run_serial).
+// steps per 64-row wave into a fresh accumulator, release the stage, promote into final_accum
+// (zeroed by the caller before the tile).
+// 64-row tiles with BLOCK_N dividing 128 (kOverlap): two accumulators, K block kb + 1's wgmma
+// issued before kb is waited for and promoted (run_overlapped); otherwise wgmma, wait, promote
+// (block), over whole unrolled turns of the ring (run_aligned, kRingAligned) or one K block at a
+// time (run_serial).
 // A functor, not a lambda (NVRTC treats unannotated lambdas as host code), so the tile loop can
 // be instantiated per Bounds (SfbBoundsStatic/Dynamic: where the columns cross B-scale blocks).
 template <u32 kNumKBlocks, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, u32 kWaves, u32 kNumSfb,
-          bool kRingAligned = false, bool kSerialLongK = false>
+          bool kRingAligned = false>
 struct Mainloop1D2D {
   float (&accum)[BLOCK_N / 2];
   float (&final_accum)[kWaves][BLOCK_N / 2];
@@ -87,19 +78,17 @@ struct Mainloop1D2D {
   // no wgmma; with none the stages are only waited for and released.
   u32 active_waves;
 
-  // One 64-row wave per warpgroup and room for a second accumulator ((2 + 1) * BLOCK_N / 2 <= 192
+  // One math warpgroup (64-row tiles) and room for a second accumulator ((2 + 1) * BLOCK_N / 2 <= 192
   // registers): software-pipelined loop, K block kb + 1's wgmma run while kb is
   // promoted, so the promotion and the wgmma latency leave the per-block critical path.
   // Only for tiles inside one B-scale block (BLOCK_N dividing 128): with the per-offset main loop
   // variants of the straddling tiles, ptxas serialized the wgmma (C7514, seen for 64 x 96).
-  // kSerialLongK (the dense kernel): 128-row tiles (two math warpgroups, which overlap each
-  // other's promotion anyway) take it only over at most 8 K blocks, where the deferred epilogue
-  // rides on it; over a longer K they run the unrolled serial loop, 1-6% faster (H200, 2026-11-29f:
-  // 128 x 128 at 200 x 7168 x 4096 19.7 -> 18.6 us, 448 x 4096 x 7168 27.9 -> 27.2, 12000 x 512 x
-  // 32768 340 -> 326; tools/bench/results/2026-11-29f-mid-m-sweep-h200.md). The M-grouped
-  // kernels' 128 x 128 tiles keep the overlapped loop until measured and tested with it.
-  static constexpr bool kOverlap = kWaves == 1 && 3 * (BLOCK_N / 2) <= 192 && kNumSfb == 1 &&
-                                   (BLOCK_M == 64 || !kSerialLongK || kNumKBlocks <= 8);
+  // Not for 128-row tiles: their two math warpgroups hide each other's promotion, and the unrolled
+  // serial loop ran them as fast or faster (H200, 2026-11-29f: 128 x 128 at 200 x 7168 x 4096
+  // 19.7 -> 18.6 us, 12000 x 512 x 32768 340 -> 326, 256 x 8192 x 512 5.9 -> 5.7;
+  // tools/bench/results/2026-11-29f-mid-m-sweep-h200.md).
+  static constexpr bool kOverlap = BLOCK_M == 64 && 3 * (BLOCK_N / 2) <= 192 && kNumSfb == 1;
+  static_assert(!kOverlap || kWaves == 1, "a 64-row tile is one wave");
 
   // All smem reads of stage s are done (its wgmma waited, its A scales in registers): one lane of
   // the warp arrives on the stage's empty barrier of every CTA of the pair. The lane is elected
@@ -183,8 +172,8 @@ struct Mainloop1D2D {
     }
   }
 
-  template <class Bounds, class Pre>
-  __device__ __forceinline__ void run_overlapped(Bounds, Pre& pre) {
+  template <class Bounds>
+  __device__ __forceinline__ void run_overlapped(Bounds) {
     static_assert(kNumSfb == 1, "the overlapped loop reads one B scale per K block");
     constexpr u32 kNumAccum = BLOCK_N / 2;
     const RingAddrs r = ring_addrs();
@@ -197,7 +186,6 @@ struct Mainloop1D2D {
     u32 s_a, s_b;
     float sa_a0, sa_a1, sb_a, sa_b0, sa_b1, sb_b;
     issue(r, accum, kb, s_a, sa_a0, sa_a1, sb_a);
-    if constexpr (Pre::kUnderWgmma) pre();
     // Every exit of the loop follows a wgmma_wait<0> (no path leaves a wgmma in flight, else
     // ptxas serializes all of them: C7514).
     while (true) {
@@ -256,14 +244,12 @@ struct Mainloop1D2D {
   // keep the run-time count: their per-offset loop variants (dispatch_sfb_bounds) times two
   // counts made too much code (masked 256 x 96 ran up to 14% slower).
   static_assert(kWaves == 1 || kWaves == 2, "one or two waves per math warpgroup");
-  template <class Bounds, class Pre>
-  __device__ __forceinline__ void operator()(Bounds bounds, Pre& pre) {
-    static_assert(!Pre::kUnderWgmma || kOverlap, "only the overlapped loop runs the hook under its wgmma");
-    if (active_waves == 0 || !Pre::kUnderWgmma) pre();
+  template <class Bounds>
+  __device__ __forceinline__ void operator()(Bounds bounds) {
     if (active_waves == 0) {
       consume_only();
     } else if constexpr (kOverlap) {
-      run_overlapped(bounds, pre);
+      run_overlapped(bounds);
     } else if constexpr (kWaves == 1) {
       run<1>(bounds);
     } else if constexpr (kNumSfb == 1) {
@@ -280,15 +266,14 @@ struct Mainloop1D2D {
   // The tile's main loop, with the bounds of its B-scale blocks (col_in_sfb: the tile's first
   // column inside its scale block): instantiated per start offset where the offsets take at most
   // four values (static bounds, no selects in the promotion), else with run-time bounds.
-  template <class Pre>
-  __device__ __forceinline__ void run_tile(u32 col_in_sfb, Pre& pre) {
+  __device__ __forceinline__ void run_tile(u32 col_in_sfb) {
     constexpr u32 kGcd = gcd_u32(BLOCK_N, 128);
     if constexpr (kNumSfb == 1) {
-      (*this)(SfbBoundsStatic<BLOCK_N / 8>{}, pre);
+      (*this)(SfbBoundsStatic<BLOCK_N / 8>{});
     } else if constexpr (kNumSfb == 2 && 128 / kGcd <= 4) {
-      dispatch_sfb_bounds<kGcd, 128 / kGcd>(col_in_sfb / kGcd, *this, pre);
+      dispatch_sfb_bounds<kGcd, 128 / kGcd>(col_in_sfb / kGcd, *this);
     } else {
-      (*this)(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8}, pre);
+      (*this)(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
     }
   }
 
@@ -370,21 +355,20 @@ struct Mainloop1D2D {
 
   template <u32 W, class Bounds>
   __device__ __forceinline__ void run_serial(Bounds bounds) {
-    // 128-row one-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192, and in the dense
-    // kernel 128, 64, ... over more than 8 K blocks) unroll the K loop over a turn of the ring:
-    // +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768 x 512} (H100, 2026-11-24),
-    // for a longer compile (the loop body kNumStages times per bounds instantiation). Unrolled by 2
-    // instead, or rolled, they ran up to 5% slower (H200, 2026-11-29f: 768 x 2112 x 7168 on
-    // 128 x 96 22.1 -> 23.0 us by 2, 4096 x 2112 x 7168 on 128 x 192 97.9 -> 100.1 by 2; rolled,
-    // ptxas keeps the four offsets' variants in one loop body) for a compile 2-3x shorter.
-    // Not for two-wave tiles (+0.6%; over a long K they take run_aligned) nor
-    // dynamic bounds (128 x 144: -1.5..-3%), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96
-    // and 64 x 160 ran level or slower (H100, 2026-11-27: 256 x 3072 x 1536 6.9 -> 6.4 us, 256 x
-    // 5120 x 2048 10.0 -> 9.8 rolled, 1024 x 576 x 7168 19.7 / 19.8) and compiled in 2.1-2.4 s
-    // instead of 0.4-0.5 s (tools/bench/results/2026-11-27h-three-way-split-k-h100.md).
-    // Why it pays is not settled: ptxas then tests the next stage's barrier and computes its
-    // descriptors under this block's promotion, but doing either by hand gained nothing (the
-    // early barrier test lost 5%; tools/bench/results/2026-11-24-loop-unroll-and-d-prefetch-h100.md).
+    // 128-row one-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192, 128, 64, ...) unroll the
+    // K loop over a turn of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768
+    // x 512} (H100, 2026-11-24), for a longer compile (the loop body kNumStages times per bounds
+    // instantiation). Unrolled by 2 instead, or rolled, they ran up to 5% slower (H200, 2026-11-29f:
+    // 768 x 2112 x 7168 on 128 x 96 22.1 -> 23.0 us by 2, 4096 x 2112 x 7168 on 128 x 192 97.9 -> 100.1
+    // by 2; rolled, ptxas keeps the four offsets' variants in one loop body) for a compile 2-3x
+    // shorter. Not for two-wave tiles (+0.6%; over a long K they take run_aligned) nor dynamic bounds
+    // (128 x 144: -1.5..-3%), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96 and 64 x 160 ran
+    // level or slower (H100, 2026-11-27: 256 x 3072 x 1536 6.9 -> 6.4 us, 256 x 5120 x 2048 10.0 -> 9.8
+    // rolled, 1024 x 576 x 7168 19.7 / 19.8) and compiled in 2.1-2.4 s instead of 0.4-0.5 s
+    // (tools/bench/results/2026-11-27h-three-way-split-k-h100.md). Why it pays is not settled: ptxas
+    // then tests the next stage's barrier and computes its descriptors under this block's promotion,
+    // but doing either by hand gained nothing (the early barrier test lost 5%;
+    // tools/bench/results/2026-11-24-loop-unroll-and-d-prefetch-h100.md).
     constexpr u32 kUnroll = kWaves == 1 && BLOCK_M == 128 && Bounds::kStatic ? kNumStages : 1;
 #pragma unroll kUnroll
     for (u32 kb = kb_begin; kb < kb_end; ++kb) {

@@ -292,42 +292,6 @@ __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u
   }
 }
 
-// The math warpgroup's per-tile hook into the main loop (Mainloop1D2D), for the kDeferred tiles
-// (see kDeferredEpilogue in the kernel): each tile's results wait in final_accum until the next
-// tile's first wgmma are issued; the hook then stages them as bf16 for the store warp while those
-// run, and zeroes final_accum for the new tile. The tile loop sets `pending` after each main loop
-// and calls stage_pending() after the last. Not kDeferred: nothing (the tile loop zeroes
-// final_accum before the main loop and stages each tile right after it). Zeroing in the hook for
-// those too would be one loop less, but it moves instructions in the 256 x 128 kernels' SASS
-// (ptxas scheduling; checked with cuobjdump 2026-11-28), so it waits for a measurement.
-template <bool kDeferred, u32 kWaves, u32 BLOCK_N, u32 kBoxN, u32 kSwizzleD, class DPipe>
-struct DenseTileHook {
-  static constexpr bool kUnderWgmma = kDeferred;
-  float (&final_accum)[kWaves][BLOCK_N / 2];
-  DPipe& pipe;
-  u32 warp_in_wg, lane;
-  bool pending;  // final_accum holds a finished tile that is not staged yet
-
-  __device__ __forceinline__ void stage_pending() {
-#pragma unroll
-    for (u32 v = 0; v < kWaves; ++v) {
-      pipe.wait_free();  // its previous store has read it
-      stage_chunk_bf16<BLOCK_N / 8, kBoxN, kSwizzleD>(pipe.buffer(), final_accum[v], warp_in_wg, lane);
-      pipe.hand_over();
-    }
-    pending = false;
-  }
-  __device__ __forceinline__ void operator()() {
-    if constexpr (kDeferred) {
-      if (pending) stage_pending();
-#pragma unroll
-      for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-        for (u32 i = 0; i < BLOCK_N / 2; ++i) final_accum[v][i] = 0.0f;
-    }
-  }
-};
-
 }  // namespace sm90_1d2d
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
@@ -359,8 +323,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kBoxN = d_box_n(kEpiN);
   constexpr u32 kBoxM = d_box_m(BLOCK_M);
   constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
-  // Producer gives registers to the math warpgroups (64K regs / SM in total).
-  constexpr u32 kProducerRegs = 40;
+  // Producer gives registers to the math warpgroups (64K regs / SM in total). With one math
+  // warpgroup the pool leaves it 48 (at 40 the 3-split 64 x 32 producer spilled 4 bytes).
+  constexpr u32 kProducerRegs = kNumMathWGs == 1 ? 48 : 40;
   constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
   static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
@@ -554,18 +519,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 
     Scheduler sched(M);
     DPipe pipe{smem_d, d_staged, d_stored, wg};
-    // Each tile's epilogue runs a tile late, under the next tile's first wgmma (DenseTileHook),
-    // for the overlapped loop's tiles with store warps and no split-K (128 x {16, 32, 64, 128} over
-    // at most 8 K blocks, see Mainloop1D2D::kOverlap):
-    // H100, 128 x 32768 x 512 (128 x 128 tiles, two per CTA) -2 to -3%. The other tiles stage
-    // theirs right after the main loop: deferred, 128 x 192 tiles ran up to 8% slower and
-    // 256 x 128 level (tools/bench/results/2026-11-28b-deferred-epilogue-h100.md).
     using Mainloop =
-        sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned,
-                                /*kSerialLongK=*/true>;
-    constexpr bool kDeferredEpilogue = kHelperWarps && kNumSplits == 1 && Mainloop::kOverlap;
-    DenseTileHook<kDeferredEpilogue, kWaves, BLOCK_N, kBoxN, kSwizzleD, DPipe> hook{final_accum, pipe, warp_in_wg,
-                                                                                    lane, false};
+        sm90_1d2d::Mainloop1D2D<kNumKBlocks, BLOCK_M, BLOCK_N, kNumStages, kNumMulticast, kWaves, kNumSfb, kRingAligned>;
     u32 m_block, n_block, stage = 0, phase = 0, tile_count = 0;
     while (sched.next(m_block, n_block)) {
       // -- this tile's B scales: loaded by the loader warp, or by the warpgroup itself into its
@@ -582,26 +537,18 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         named_barrier_sync(2 + wg, 128);
         sfb_tile = own;
       }
-      if constexpr (!kDeferredEpilogue) {
 #pragma unroll
-        for (u32 v = 0; v < kWaves; ++v)
+      for (u32 v = 0; v < kWaves; ++v)
 #pragma unroll
-          for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
-      }
+        for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
 
-      // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks (a
-      //    deferred epilogue: the hook stages the previous tile, then zeroes final_accum).
+      // -- main loop over K blocks, specialised on where the tile crosses B-scale blocks.
       Mainloop mainloop{
           accum, final_accum, stage,       phase,    sfb_tile, smem_sfa, smem_a, smem_b,
           full,  empty,       wg,          row_in_wave, kb_begin, kb_end, kWaves};
-      mainloop.run_tile((n_block * BLOCK_N) % 128, hook);
+      mainloop.run_tile((n_block * BLOCK_N) % 128);
       if constexpr (kHelperWarps) {
         mbar_arrive(&sfb_consumed[sfb_buf]);  // this thread's reads of the B scales are over
-      }
-      if constexpr (kDeferredEpilogue) {  // the rest of the loop (split-K, the epilogue) is not for these
-        hook.pending = true;              // staged by the next tile's hook, or after the loop
-        ++tile_count;
-        continue;
       }
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
@@ -645,9 +592,6 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         if (wg_thread < kNumSplits && sched.has_next()) mbar_arrive_cluster(&all_consumed[wg], wg_thread);
       }
       ++tile_count;
-    }
-    if constexpr (kDeferredEpilogue) {
-      if (hook.pending) hook.stage_pending();  // the last tile
     }
     // Only the shared-memory reads must be over before the CTA exits (as CUTLASS and DeepGEMM
     // do); the global writes complete with the kernel.

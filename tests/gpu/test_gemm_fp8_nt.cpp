@@ -270,9 +270,8 @@ TEST_CASE("gemm_fp8_nt ring-aligned two-wave tiles (padded last turn of the ring
 
 TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the reference", "[gpu][gemm]") {
   // One-wave tiles whose columns cross B-scale blocks at a few fixed offsets (BLOCK_N 96, 160,
-  // 192), and 128-row tiles inside one B-scale block over more than 8 K blocks (128 x 128,
-  // 128 x 64; K 528, 5 blocks, takes their overlapped loop), unroll the K loop over a turn of the
-  // ring (128-row tiles; the 64-row ones keep the rolled loop, run here too): K block counts that
+  // 192), and 128-row tiles inside one B-scale block (128 x 128, 128 x 64), unroll the K loop over
+  // a turn of the ring (128-row tiles; the 64-row ones keep the rolled loop, run here too): K block counts that
   // are not multiples of the stages (5, 9, 10 with 4, 5 or 6 stages), with a K tail, multicast
   // pairs, and a small grid so each CTA walks several tiles starting at different ring positions.
   struct Case {
@@ -291,14 +290,13 @@ TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the referenc
     }
 }
 
-TEST_CASE("gemm_fp8_nt overlapped one-wave tiles with the epilogue deferred to the next tile match the reference",
+TEST_CASE("gemm_fp8_nt 128-row tiles inside one B-scale block over short K, many per CTA, match the reference",
           "[gpu][gemm]") {
-  // 128-row tiles with BLOCK_N dividing 128 over at most 8 K blocks (the two-accumulator loop;
-  // K 1040 here is 9 blocks, the serial loop without deferral) stage each tile's results
-  // only under the next tile's first wgmma, and the last tile's after the loop
-  // (sm90/gemm_fp8_1d2d.cuh, DenseTileHook): a 4-CTA grid walks many tiles per CTA (every D
-  // buffer with both parities), alone and in multicast pairs; one K block (the loop's
-  // single-block exit) and K tails; a problem of one tile leaves three CTAs with nothing pending.
+  // 128 x {128, 64, 32} over 1 to 9 K blocks on the unrolled serial loop, with K tails: a 4-CTA
+  // grid walks many tiles per CTA (every D buffer with both parities, the stage ring entered at
+  // every position), alone and in multicast pairs; a problem of one tile leaves three CTAs idle.
+  // (These tiles ran the two-accumulator loop with the epilogue deferred to the next tile until
+  // 2026-11-29g; this case was written for that form and kept.)
   struct Case {
     int bn, stages, multicast;
     bool on_a;
