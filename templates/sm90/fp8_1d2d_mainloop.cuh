@@ -107,18 +107,21 @@ struct Mainloop1D2D {
     }
   }
 
-  // The overlapped loop's shared-memory addresses: stage 0's A tile (this warpgroup's rows) and B
-  // tile, the full and empty barriers. Its per-block arithmetic stays in 32 bits from these. With
-  // the pointer forms (64-bit adds, generic-to-shared conversions) and the B scale read after the
-  // wgmma wait, one warp issued ~100 instructions per K block and its promotion stalled on that
-  // load: ncu's samples of 128 x 576 x 7168 (64 x 64 tiles) put it in the instruction stream,
-  // not the tensor cores. Now ~75, and 6.5 -> 6.0 us (H100, 2026-11-27c results).
+  // The K loops' shared-memory addresses: stage 0's A and B tiles, the full and empty barriers.
+  // Their per-block arithmetic stays in 32 bits from these. With the pointer forms (64-bit adds,
+  // generic-to-shared conversions) and the B scale read after the wgmma wait, one warp of the
+  // overlapped loop issued ~100 instructions per K block and its promotion stalled on that load:
+  // ncu's samples of 128 x 576 x 7168 (64 x 64 tiles) put it in the instruction stream, not the
+  // tensor cores. Now ~75, and 6.5 -> 6.0 us (H100, 2026-11-27c results). block() (the serial and
+  // aligned loops) takes the same form, from a RingAddrs of its own: 128 x 128 at 4 stages 426 ->
+  // 408 instructions per turn of the ring, 0.5-1.5% faster (H200, 2026-11-29g: 12000 x 512 x
+  // 32768 322.2 -> 317.0 us, 4096 x 2112 x 7168 on 128 x 192 96.1 -> 95.5, the M-grouped anchors
+  // 0.2-1.5%). Built once per tile and passed in, the 256 x 128 kernels spilled.
   struct RingAddrs {
     u32 a_lo, b_lo, full, empty;  // a_lo, b_lo: descriptor low words (desc_lo_k_sw128) of stage 0
   };
   __device__ __forceinline__ RingAddrs ring_addrs() const {
-    return {desc_lo_k_sw128(smem_u32(smem_a) + wg * 64 * 128), desc_lo_k_sw128(smem_u32(smem_b)), smem_u32(full),
-            smem_u32(empty)};
+    return {desc_lo_k_sw128(smem_u32(smem_a)), desc_lo_k_sw128(smem_u32(smem_b)), smem_u32(full), smem_u32(empty)};
   }
   // release() by address.
   __device__ __forceinline__ void release_at(u32 empty0, u32 s) {
@@ -145,7 +148,7 @@ struct Mainloop1D2D {
     sa0 = sfa[0];
     sa1 = sfa[8];
     // Descriptors from their low words: a stage adds its tile's bytes / 16, each K step 32 / 16.
-    const u32 a_lo = r.a_lo + stage * (BLOCK_M * BLOCK_K / 16);
+    const u32 a_lo = r.a_lo + stage * (BLOCK_M * BLOCK_K / 16) + wg * (64 * BLOCK_K / 16);  // this warpgroup's rows
     const u32 b_lo = r.b_lo + stage * (BLOCK_N * BLOCK_K / 16);
 #pragma unroll
     for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
@@ -291,6 +294,7 @@ struct Mainloop1D2D {
   // the last wave's wait.
   template <u32 W, class Bounds>
   __device__ __forceinline__ void block(u32 s, u32 ph, u32 kb, Bounds bounds) {
+    const RingAddrs r = ring_addrs();
     const u32 waves = W != 0 ? W : active_waves;
     constexpr u32 BLOCK_K = 128;
     constexpr u32 kNumAccum = BLOCK_N / 2;
@@ -298,7 +302,7 @@ struct Mainloop1D2D {
     float sb[kNumSfb];  // B scales of this K block (not part of the stage)
 #pragma unroll
     for (u32 j = 0; j < kNumSfb; ++j) sb[j] = sfb_tile[j * kNumKBlocks + kb];
-    mbar_wait(&full[s], ph);
+    mbar_wait(r.full + s * 8, ph);
     // A scales: read before the stage is released.
     float sa[kWaves][2];
 #pragma unroll
@@ -307,8 +311,10 @@ struct Mainloop1D2D {
       sa[v][0] = sfa[0];
       sa[v][1] = sfa[8];
     }
-    const u64 desc_a = make_desc_k_sw128(smem_u32(smem_a + s * BLOCK_M * BLOCK_K));
-    const u64 desc_b = make_desc_k_sw128(smem_u32(smem_b + s * BLOCK_N * BLOCK_K));
+    // Descriptors from their low words (32-bit arithmetic, see RingAddrs): a stage adds its tile's
+    // bytes / 16.
+    const u32 a_lo = r.a_lo + s * (BLOCK_M * BLOCK_K / 16);
+    const u32 b_lo = r.b_lo + s * (BLOCK_N * BLOCK_K / 16);
 
 #pragma unroll
     for (u32 v = 0; v < kWaves; ++v) {
@@ -317,12 +323,11 @@ struct Mainloop1D2D {
       for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
       wgmma_fence();
       // The wave's rows first, then each K step's 32 bytes as a constant (see add_desc_offset).
-      const u64 desc_a_wave = add_desc_offset(desc_a, (wg * kWaves + v) * 64 * BLOCK_K);
+      const u32 a_wave = a_lo + (wg * kWaves + v) * (64 * BLOCK_K / 16);
 #pragma unroll
-      for (u32 k = 0; k < BLOCK_K / 32; ++k) {
-        const u64 da = add_desc_offset(desc_a_wave, k * 32);
-        WgmmaE4M3<BLOCK_N>::mma(da, add_desc_offset(desc_b, k * 32), accum, k > 0 ? 1u : 0u);
-      }
+      for (u32 k = 0; k < BLOCK_K / 32; ++k)
+        WgmmaE4M3<BLOCK_N>::mma(desc_k_sw128_from_lo(a_wave + k * 2), desc_k_sw128_from_lo(b_lo + k * 2), accum,
+                                k > 0 ? 1u : 0u);
       wgmma_commit();
       wgmma_wait<0>();
 #pragma unroll
@@ -333,7 +338,7 @@ struct Mainloop1D2D {
 #pragma unroll
       for (u32 j = 0; j < kNumSfb; ++j) s0[j] = sa[v][0] * sb[j], s1[j] = sa[v][1] * sb[j];
       // All smem reads of this stage are done (wgmma waited, scales in registers).
-      if (v + 1 == waves) release(s);
+      if (v + 1 == waves) release_at(r.empty, s);
 #pragma unroll
       for (u32 g = 0; g < kNumGroups; ++g) {
         float t0 = s0[0], t1 = s1[0];
