@@ -180,6 +180,21 @@ double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
   return 1.0;
 }
 
+// The deepest TMA ring is not the fastest for 128-row tiles of 112 columns or more: at 4 stages
+// rather than 5 (or 6 for 128 x 112) they ran up to 8% faster beyond 4 M blocks over 16 K blocks
+// or more, with the loop's code the same (H200, 2026-11-29g, 128 x 128: 12000 x 512 x 32768
+// 324.2 -> 299.9 us, 4096 x 7168 x 7168 335.5 -> 314.0, 3000 x 512 x 32768 105.0 -> 98.7,
+// 1800 x 2112 x 7168 and 1000 x 2048 x 7168 level; 128 x 160: 640 x 7168 x 16384 135.2 ->
+// 127.1, 4096 x 576 x 7168 30.1 -> 28.9, 640 x 4096 x 2048 11.7 -> 10.9; 128 x 144 and 128 x 112
+// 3-7% on every shape tried). The deeper ring won up to 4 M blocks (200 x 7168 x 4096 on
+// 128 x 128: 18.4 vs 19.7 us; 448 x 4096 x 7168 26.1 vs 27.4) and over a short K (4096 x 7168 x
+// 576, 5 K blocks, 128 x 160 pairs: 32.5 vs 36.0), as it did for 128 x 64 (8 stages against 4:
+// 10-20% faster) and mostly for 128 x 96 (7 against 4: up to 9%). Why is not settled.
+// tools/bench/results/2026-11-29g-ring-depth-h200.md.
+int max_ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t k_blocks) {
+  return bm == 128 && bn >= 112 && splits == 1 && m_blocks > 4 && k_blocks >= 16 ? 4 : kMaxStages;
+}
+
 }  // namespace
 
 nlohmann::json Sm90GemmConfig::to_json() const {
@@ -291,6 +306,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         int stages = kMaxStages;
         while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
         if (stages < 3) continue;
+        stages = std::min(stages, max_ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks));
         const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =

@@ -110,6 +110,30 @@ TEST_CASE("gemm heuristics take static-bound one-wave tiles where they were meas
   CHECK(split.block_n == 144);
 }
 
+TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it was measured faster",
+          "[gemm][heuristics]") {
+  // H200 (2026-11-29g): beyond 4 M blocks over 16 K blocks or more, 128 x {128, 160} ran up to 8%
+  // faster at 4 stages than at 5; up to 4 M blocks, or over 5 K blocks, the deepest ring won.
+  struct Case {
+    std::int64_t m, n, k;
+    int block_n, stages;
+  };
+  for (const Case& e : std::vector<Case>{{12000, 512, 32768, 128, 4},
+                                         {3000, 512, 32768, 128, 4},
+                                         {640, 7168, 16384, 160, 4},
+                                         {4096, 576, 7168, 160, 4},
+                                         {200, 7168, 4096, 128, 5},
+                                         {448, 4096, 7168, 128, 5},
+                                         {4096, 7168, 576, 160, 5}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
+    INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == e.block_n);
+    CHECK(c.splits == 1);
+    CHECK(c.stages == e.stages);
+  }
+}
+
 TEST_CASE("gemm heuristics take split-K clusters of 3 only where they were measured faster",
           "[gemm][heuristics]") {
   // H100 (2026-11-27): one-band M, 64 x 32 or 64 x 64 tiles, K <= 8192, <= 108 CTAs on 132 SMs.
