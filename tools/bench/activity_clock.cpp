@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "bench_common.hpp"
 
@@ -43,17 +46,22 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        g_seen.push_back({k->start, k->end});
+        g_seen.push_back({k->start, k->end,
+                          fmt::format("{} grid {}x{}x{} block {} cluster {}x{}x{} ({} fit) regs {} smem {}",
+                                      k->name ? k->name : "?", k->gridX, k->gridY, k->gridZ,
+                                      k->blockX * k->blockY * k->blockZ, k->clusterX, k->clusterY, k->clusterZ,
+                                      k->maxActiveClusters, k->registersPerThread,
+                                      k->staticSharedMemory + k->dynamicSharedMemory)});
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        g_seen.push_back({c->start, c->end});
+        g_seen.push_back({c->start, c->end, {}});
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        g_seen.push_back({s->start, s->end});
+        g_seen.push_back({s->start, s->end, {}});
         break;
       }
       default:

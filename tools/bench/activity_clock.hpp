@@ -4,13 +4,18 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace jitfp8::bench {
 
-// One GPU operation seen by CUPTI: a kernel, memcpy or memset, with the GPU's timestamps.
+// One GPU operation seen by CUPTI: a kernel, memcpy or memset, with the GPU's timestamps. A
+// kernel also carries what it launched as (`kernel`: name, grid, block, cluster, registers,
+// shared memory and how many such clusters fit at once), to see which kernel a library chose;
+// empty for a copy or set.
 struct GpuActivity {
   std::uint64_t start_ns, end_ns;
+  std::string kernel;
 };
 
 // Records every kernel, memcpy and memset that runs while it exists. One recorder at a time per

@@ -75,6 +75,7 @@ std::vector<Timing> profiled(const std::vector<std::function<void()>>& bodies, c
   const DeviceArray<char>& flush = flush_buffer();
   std::vector<std::vector<double>> runs(bodies.size());
   ActivityRecorder recorder;
+  std::vector<std::string> kernels(bodies.size());
   for (int i = 0; i < 5 * iters; ++i)
     for (std::size_t b = 0; b < bodies.size(); ++b) {
       BENCH_CHECK(cudaMemsetAsync(flush.ptr, i & 0xFF, flush.count, stream));
@@ -86,10 +87,17 @@ std::vector<Timing> profiled(const std::vector<std::function<void()>>& bodies, c
         std::exit(1);
       }
       runs[b].push_back(busy_ns(seen) * 1e-3);
+      if (i + 1 == 5 * iters) {
+        for (const GpuActivity& a : seen)
+          if (!a.kernel.empty()) kernels[b] += (kernels[b].empty() ? "" : "; ") + a.kernel;
+      }
     }
   BENCH_CHECK(cudaGetLastError());
   std::vector<Timing> timings;
-  for (auto& r : runs) timings.push_back(summarize(std::move(r)));
+  for (std::size_t b = 0; b < bodies.size(); ++b) {
+    timings.push_back(summarize(std::move(runs[b])));
+    timings.back().kernels = std::move(kernels[b]);
+  }
   return timings;
 }
 

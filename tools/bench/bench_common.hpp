@@ -41,6 +41,7 @@ struct DeviceArray {
 struct Timing {
   double median_us = 0;
   double min_us = 0;
+  std::string kernels;  // the kernels of the last timed run ("; "-separated, see GpuActivity); profiler timer only
 };
 
 // How time_kernel measures. kProfiler (the default), the anchors' "kernel time only (profiler)":

@@ -287,6 +287,15 @@ std::vector<detail::Sm90WgradConfig> parse_wgrad_configs(const std::string& text
 }
 std::string g_wgrad_configs;
 
+// --kernels: under each row, the kernels each side ran (name, grid, cluster, ... as CUPTI saw
+// them; Timing::kernels), to see which tile and cluster cuBLASLt chose where it wins.
+bool g_show_kernels = false;
+void print_kernels(const Timing& ours, const Timing& theirs) {
+  if (!g_show_kernels) return;
+  fmt::print("    ours:     {}\n    cuBLASLt: {}\n", ours.kernels.empty() ? "-" : ours.kernels,
+             theirs.kernels.empty() ? "-" : theirs.kernels);
+}
+
 void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann::json& results,
                cublasLtHandle_t handle, void* workspace, size_t workspace_bytes,
                cudaStream_t stream, std::mt19937_64& rng) {
@@ -403,6 +412,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf_ours / tf_cublas,
                anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas, config_words(chosen));
+    print_kernels(ours, theirs);
     std::fflush(stdout);
     results.push_back({{"kind", "wgrad"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
                        {"config", chosen.to_json()},
@@ -411,7 +421,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                        {"cublaslt_us", theirs.median_us}, {"cublaslt_tflops", tf_cublas},
                        {"ratio", tf_ours / tf_cublas}, {"anchor_deepgemm_tflops", anchor_dg},
                        {"anchor_cublaslt_tflops", anchor_cublas}, {"diff_ours", diff_ours},
-                       {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas}});
+                       {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas},
+                       {"ours_kernels", ours.kernels}, {"cublaslt_kernels", theirs.kernels}});
   }
 }
 
@@ -431,6 +442,7 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
     else if (arg == "--forward-only") wgrad = false;
+    else if (arg == "--kernels") g_show_kernels = true;
     else if (arg == "--wgrad-only") forward = false;
     else if (arg == "--wgrad-sweep") sweep = true;
     else if (arg == "--wgrad-configs" && i + 1 < argc) g_wgrad_configs = argv[++i], sweep = true;
@@ -499,11 +511,13 @@ int run_gemm(int argc, char** argv) {
     fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen));
+    print_kernels(ours, theirs);
     std::fflush(stdout);
     results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"ours_us", ours.median_us},
                        {"ours_tflops", tf_ours}, {"cublaslt_us", theirs.median_us},
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
-                       {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas}});
+                       {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas},
+                       {"ours_kernels", ours.kernels}, {"cublaslt_kernels", theirs.kernels}});
   }
   if (wgrad)
     run_wgrad(wgrad_shapes, iters, sweep, results, handle, workspace.ptr, workspace_bytes, stream,
