@@ -167,13 +167,13 @@ bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 // 576 x 7168 1107 vs 1014, 2048 x 2112 x 7168 1030 vs 925, 1024 x 2112 x 7168 1012 vs 896. Not
 // with split-K (2048 x 576 x 7168: 128 x 144 in 2 slices 711, 128 x 160 669). The grouped
 // chooser shares tile_cycles without this factor: its choices were not measured again.
-// 128-row tiles inside one B-scale block (bn 128, 64, ...: the overlapped two-accumulator loop)
-// cost 8% more than modelled over many rounds: H200, 2026-11-29e, 9408 x 2048 x 7168 128 x 128
-// 226 us against 256 x 128 217 (modelled 6% faster), 9280 x 1536 x 24576 593 against 128 x 192
-// 561. Not for M up to 128 (bucket mb), whose measured picks it would move (128 x 16384 x 7168:
-// 128 x 128 36.3 us, 64 x 128 pairs 37.1). Measured on the overlapped loop; since 2026-11-29f/g
-// those tiles run the unrolled serial loop, 1-6% faster. The factor stays until a sweep refits
-// it, so the picks did not change with the loop.
+// 128-row tiles inside one B-scale block (bn 128, 64, ...) cost 8% more than modelled over many
+// rounds: H200, 2026-11-29e, 9408 x 2048 x 7168 128 x 128 226 us against 256 x 128 217
+// (modelled 6% faster), 9280 x 1536 x 24576 593 against 128 x 192 561. Not for M up to 128
+// (bucket mb), whose measured picks it would move (128 x 16384 x 7168: 128 x 128 36.3 us,
+// 64 x 128 pairs 37.1). Fitted on the overlapped loop; on the serial loop at 4 stages
+// (2026-11-29g) 128 x 128 still ran 5% behind 256 x 128 at 4096 x 7168 x 7168 (310.6 against
+// 296.2 us), so the factor stays until a sweep refits it.
 double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
   if (bm == 128 && splits == 1 && runtime_sfb_bounds(bn)) return 1.19;
   if (bm == 128 && splits == 1 && 128 % bn == 0 && mb > 128) return 1.08;
@@ -182,7 +182,8 @@ double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
 
 // The deepest TMA ring is not the fastest for 128-row tiles of 112 columns or more: at 4 stages
 // rather than 5 (or 6 for 128 x 112) they ran up to 8% faster beyond 4 M blocks over 16 K blocks
-// or more, with the loop's code the same (H200, 2026-11-29g, 128 x 128: 12000 x 512 x 32768
+// or more, and not for the 5-stage loop's extra instructions (at K 5120, whole turns of both,
+// the two were level; H200, 2026-11-29g, 128 x 128: 12000 x 512 x 32768
 // 324.2 -> 299.9 us, 4096 x 7168 x 7168 335.5 -> 314.0, 3000 x 512 x 32768 105.0 -> 98.7,
 // 1800 x 2112 x 7168 and 1000 x 2048 x 7168 level; 128 x 160: 640 x 7168 x 16384 135.2 ->
 // 127.1, 4096 x 576 x 7168 30.1 -> 28.9, 640 x 4096 x 2048 11.7 -> 10.9; 128 x 144 and 128 x 112

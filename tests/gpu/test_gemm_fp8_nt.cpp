@@ -270,10 +270,11 @@ TEST_CASE("gemm_fp8_nt ring-aligned two-wave tiles (padded last turn of the ring
 
 TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the reference", "[gpu][gemm]") {
   // One-wave tiles whose columns cross B-scale blocks at a few fixed offsets (BLOCK_N 96, 160,
-  // 192), and 128-row tiles inside one B-scale block (128 x 128, 128 x 64), unroll the K loop over
-  // a turn of the ring (128-row tiles; the 64-row ones keep the rolled loop, run here too): K block counts that
-  // are not multiples of the stages (5, 9, 10 with 4, 5 or 6 stages), with a K tail, multicast
-  // pairs, and a small grid so each CTA walks several tiles starting at different ring positions.
+  // 192), and 128-row tiles inside one B-scale block (128 x 128, 128 x 64), unroll the K loop
+  // over a turn of the ring (128-row tiles; the 64-row ones keep the rolled loop, run here too):
+  // K block counts that are not multiples of the stages (5, 9, 10 with 4, 5 or 6 stages), with a
+  // K tail, multicast pairs, and a small grid so each CTA walks several tiles starting at
+  // different ring positions.
   struct Case {
     int bm, bn, stages, multicast;
     bool on_a;

@@ -288,9 +288,9 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
     }
   }
   SECTION("a 4-CTA grid: every CTA walks many tiles") {
-    // The overlapped loop's tiles (64 x 64), 128-row ones inside one B-scale block on 4 CTAs: each CTA
-    // walks many tiles, padding tiles (no main loop) and empty experts among them, so its D
-    // buffers and B-scale buffers turn over with both parities.
+    // The overlapped loop's tiles (64 x 64) and 128-row ones on 4 CTAs: each CTA walks many
+    // tiles, padding tiles (no main loop) and empty experts among them, so its D buffers and
+    // B-scale buffers turn over with both parities.
     Contiguous q(320, 640, {0, 1, 128, 300, 77, 0, 129, 255}, 37, seed++);
     for (bool ids : {true, false})
       for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 64, 1}, {128, 32, 1}}) {

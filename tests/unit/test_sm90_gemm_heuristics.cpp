@@ -113,7 +113,8 @@ TEST_CASE("gemm heuristics take static-bound one-wave tiles where they were meas
 TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it was measured faster",
           "[gemm][heuristics]") {
   // H200 (2026-11-29g): beyond 4 M blocks over 16 K blocks or more, 128 x {128, 160} ran up to 8%
-  // faster at 4 stages than at 5; up to 4 M blocks, or over 5 K blocks, the deepest ring won.
+  // faster at 4 stages than at 5; up to 4 M blocks, or over a short K (5 K blocks), the deepest
+  // ring won.
   struct Case {
     std::int64_t m, n, k;
     int block_n, stages;

@@ -41,7 +41,8 @@ struct DeviceArray {
 struct Timing {
   double median_us = 0;
   double min_us = 0;
-  std::string kernels;  // the kernels of the last timed run ("; "-separated, see GpuActivity); profiler timer only
+  // The kernels of the last timed run, "; "-separated (see GpuActivity); the profiler timer only.
+  std::string kernels;
 };
 
 // How time_kernel measures. kProfiler (the default), the anchors' "kernel time only (profiler)":
