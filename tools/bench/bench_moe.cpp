@@ -262,16 +262,18 @@ std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& o
 }
 
 // --sweep (contiguous and masked): candidate tile shapes x pairing, each with the most stages
-// that fit, timed beside the heuristic's config on the same inputs.
+// that fit (or at most max_stages), timed beside the heuristic's config on the same inputs.
 struct SweepShape {
   int bm, bn, mc;
-  bool on_a;  // with mc = 2: the pair shares A (two N blocks), else B (two M blocks of an expert)
+  bool on_a;            // with mc = 2: the pair shares A (two N blocks), else B (two M blocks of an expert)
+  int max_stages = 16;  // 4: the ring depth that made the dense kernel's wide 128-row tiles faster
 };
 // Contiguous: A pairs only (a pair must share the expert).
-const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true}, {128, 160, 2, true},
-                                       {128, 128, 2, true}};
-const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true}, {128, 192, 1, true},
-                                   {128, 128, 2, false}, {256, 128, 1, true},  {256, 128, 2, true},
+const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true},    {128, 160, 2, true},
+                                       {128, 160, 2, true, 4}, {128, 128, 2, true}, {128, 128, 2, true, 4}};
+const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true},    {128, 192, 1, true},
+                                   {128, 128, 2, false}, {128, 128, 2, false, 4}, {128, 128, 1, true},
+                                   {128, 128, 1, true, 4}, {256, 128, 1, true},  {256, 128, 2, true},
                                    {256, 96, 1, true},   {256, 64, 2, true}};
 
 template <std::size_t kCount>
@@ -285,7 +287,7 @@ std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping,
     c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = s.on_a;
     c.splits = 1, c.num_sms = sm_count - sm_count % s.mc, c.group_n = 8;
     c.threads = detail::sm90_gemm_threads(s.bm);
-    c.stages = detail::sm90_grouped_max_stages(grouping, groups, s.bm, s.bn, k);
+    c.stages = std::min(detail::sm90_grouped_max_stages(grouping, groups, s.bm, s.bn, k), s.max_stages);
     c.smem_bytes = detail::sm90_grouped_smem_bytes(grouping, groups, s.bm, s.bn, k, c.stages);
     if (c.stages >= 3) configs.push_back(c);
   }
