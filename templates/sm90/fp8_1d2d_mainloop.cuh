@@ -150,17 +150,23 @@ struct Mainloop1D2D {
     // Descriptors from their low words: a stage adds its tile's bytes / 16, each K step 32 / 16.
     const u32 a_lo = r.a_lo + stage * (BLOCK_M * BLOCK_K / 16) + wg * (64 * BLOCK_K / 16);  // this warpgroup's rows
     const u32 b_lo = r.b_lo + stage * (BLOCK_N * BLOCK_K / 16);
+    start_mma(a_lo, b_lo, acc);
+#pragma unroll
+    for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
+    if (++stage == kNumStages) stage = 0, phase ^= 1;
+  }
+
+  // Starts one K block's 4 wgmma k32 steps into acc (committed, not waited), from the descriptor
+  // low words of a 64-row wave of the A tile and of the B tile; each K step adds 32 bytes / 16.
+  __device__ __forceinline__ static void start_mma(u32 a_lo, u32 b_lo, float (&acc)[BLOCK_N / 2]) {
 #pragma unroll
     for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
     wgmma_fence();
 #pragma unroll
-    for (u32 k = 0; k < BLOCK_K / 32; ++k)
+    for (u32 k = 0; k < 128 / 32; ++k)
       WgmmaE4M3<BLOCK_N>::mma(desc_k_sw128_from_lo(a_lo + k * 2), desc_k_sw128_from_lo(b_lo + k * 2), acc,
                               k > 0 ? 1u : 0u);
     wgmma_commit();
-#pragma unroll
-    for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
-    if (++stage == kNumStages) stage = 0, phase ^= 1;
   }
 
   // final += acc * sa[row] * sb (acc's wgmma already waited; one B-scale block per tile).
@@ -319,16 +325,8 @@ struct Mainloop1D2D {
 #pragma unroll
     for (u32 v = 0; v < kWaves; ++v) {
       if (v >= waves) break;
-#pragma unroll
-      for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
-      wgmma_fence();
       // The wave's rows first, then each K step's 32 bytes as a constant (see add_desc_offset).
-      const u32 a_wave = a_lo + (wg * kWaves + v) * (64 * BLOCK_K / 16);
-#pragma unroll
-      for (u32 k = 0; k < BLOCK_K / 32; ++k)
-        WgmmaE4M3<BLOCK_N>::mma(desc_k_sw128_from_lo(a_wave + k * 2), desc_k_sw128_from_lo(b_lo + k * 2), accum,
-                                k > 0 ? 1u : 0u);
-      wgmma_commit();
+      start_mma(a_lo + (wg * kWaves + v) * (64 * BLOCK_K / 16), b_lo, accum);
       wgmma_wait<0>();
 #pragma unroll
       for (u32 i = 0; i < kNumAccum; ++i) register_fence(accum[i]);
