@@ -95,11 +95,12 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bo
   // Straddling tiles with 4 tile offsets inside a scale block (bn 96, 160) instantiate the main
   // loop 4 times: 4096 x 24576 x 1536 measured 1149-1169 TFLOPS with 128 x 160 vs 1255-1260
   // with 128 x 192 (2 offsets), at a modelled tie.
-  // Dense, H200, 2026-11-29e: 128 x 160 against 256 x 128 and 128 x 192 over 16 K blocks and more
+  // Dense, H200, 2026-11-29e: 128 x 160 against 256 x 128 and 128 x 192 over more than 16 K blocks
   // costs 10% (1024 x 7168 x 16384: 201 us against 193 for 256 x 128; 4096 x 7168 x 2112 106
-  // against 105); below, 6% still ranks it right (4096 x 7168 x 576 in B pairs: 33.2 us, 128 x 192
-  // 36.6).
-  const double four_offsets = dense && bm == 128 && k_blocks >= 16 ? 1.10 : 1.06;
+  // against 105); up to 16, 6% still ranks it right (4096 x 7168 x 576 in B pairs: 33.2 us,
+  // 128 x 192 36.6; 2026-11-29h, 16 K blocks, against 128 x 192: 4096 x 7168 x 2048 96.3 -> 93.8,
+  // 4416 x 7168 x 2048 105.0 -> 103.3, 14144 x 2048 x 2048 98.4 -> 96.2, three more level to 1%).
+  const double four_offsets = dense && bm == 128 && k_blocks > 16 ? 1.10 : 1.06;
   const double runtime_select = (std::gcd(bn, 128) < 32 ? 1.05 : 1.0) *
                                 (bm == 256 && num_sfb_per_tile(bn) > 1 ? 1.12 : 1.0) *
                                 (num_sfb_per_tile(bn) > 1 && 128 / std::gcd(bn, 128) == 4 ? four_offsets : 1.0);
@@ -160,6 +161,17 @@ bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
 // pairs vs 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie).
 bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 
+// Mid M (two M blocks over 128 rows, every tile in one wave): each M block still streams all of B
+// from HBM, and pairs sharing B halve that over a long K (32 K blocks or more). H200, 2026-11-29h,
+// alone against B pairs, us: 128 x 128 at 6 stages 200 x 7168 x 4096 17.2 -> 16.9, 256 x 7168 x
+// 16384 56.0 -> 54.5; 128 x 96 256 x 6144 x 7168 23.7 -> 23.2; 256 x 128 512 x 7168 x 4096
+// 26.4 -> 26.2; 256 x 7168 x 2048 (16 K blocks) level. With four M blocks they ranged from 1%
+// faster (128 x 128, 512 x 4096 x 7168) to 7% slower (64 x 32, 256 x 768 x 2048; 256 x 128,
+// 1024 x 4096 x 2048: 2%) (tools/bench/results/2026-11-29h-half-wave-d-h200.md).
+bool mid_m_pair_b(std::int64_t m_blocks, std::int64_t tiles, int sm_count, std::int64_t k_blocks) {
+  return m_blocks == 2 && tiles <= sm_count && k_blocks >= 32;
+}
+
 // One-wave tiles (BLOCK_M 128) whose B-scale bounds are found at run time (runtime_sfb_bounds:
 // bn 112, 144, ...) keep the plain K loop, while those with static bounds (bn 96, 160, 192)
 // unroll it (sm90/fp8_1d2d_mainloop.cuh). Fitted to H100 sweeps of the dense kernel (2026-11-24,
@@ -194,6 +206,24 @@ double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
 // tools/bench/results/2026-11-29g-ring-depth-h200.md.
 int max_ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t k_blocks) {
   return bm == 128 && bn >= 112 && splits == 1 && m_blocks > 4 && k_blocks >= 16 ? 4 : kMaxStages;
+}
+
+// Half-wave D staging (sm90_1d2d::dense_d_stage_rows) frees half of each math warpgroup's D
+// buffer for one ring stage more: 128 x 128 at 6 stages, 256 x 128 at 4 (where max_ring_stages
+// leaves them that deep), when the K loop is at least as long as the ring; over a shorter one the
+// extra stage holds nothing and the halves only serialize the stores. H200, 2026-11-29h, against
+// the same tile at whole-wave staging, us:
+//   128 x 128: 200 x 7168 x 4096 18.4 -> 17.2, 448 x 4096 x 7168 26.7 -> 26.1, 200 x 7168 x
+//   16384 57.4 -> 55.2, 256 x 7168 x 2048 10.2 -> 10.0, 5248 x 2048 x 768 (6 K blocks) 17.0 ->
+//   16.6; 448 x 4096 x 1024 and 128 x 16384 x 7168 level; over 4 and 5 K blocks 5-10% slower
+//   (1024 x 4096 x 512 6.8 -> 7.1, 896 x 7168 x 576 10.1 -> 10.8);
+//   256 x 128 A pairs: 4096 x 7168 x 7168 301.7 -> 300.1, 4096 x 7168 x 16384 681.4 -> 672.8,
+//   2048 x 2048 x 7168 45.2 -> 43.7, 2048 x 2048 x 2048 16.5 -> 15.5, 4096 x 4096 x 2048 55.1 ->
+//   53.5, 1024 x 4096 x 1536 13.2 -> 12.9; 4096 x 2048 x 1536 level
+//   (tools/bench/results/2026-11-29h-half-wave-d-h200.md).
+// Other tiles whose ring it would deepen were not measured.
+bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks) {
+  return bn == 128 && bm >= 128 && stages <= k_blocks;
 }
 
 }  // namespace
@@ -239,9 +269,24 @@ int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, in
              : 1;
 }
 
+int sm90_gemm_staged_layout_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
+                                  int rows) {
+  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, bufs) -
+         num_math_warpgroups(block_m) * bufs * (64 - rows) * block_n * 2;
+}
+
+// Mirrors sm90_1d2d::dense_d_stage_rows.
+int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits) {
+  return num_math_warpgroups(block_m) == 2 && splits == 1 &&
+                 sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, 1) > kSm90MaxSmem
+             ? 32
+             : 64;
+}
+
 int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits) {
-  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits,
-                                         sm90_gemm_d_buffers(block_m, block_n, k, stages, splits));
+  const int rows = sm90_gemm_d_box_rows(block_m, block_n, k, stages, splits);
+  const int bufs = rows < 64 ? 1 : sm90_gemm_d_buffers(block_m, block_n, k, stages, splits);
+  return sm90_gemm_staged_layout_bytes(block_m, block_n, k, stages, splits, bufs, rows);
 }
 
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
@@ -306,6 +351,9 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count)) continue;  // one wave only
         int stages = kMaxStages;
         while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
+        while (stages >= 3 && sm90_gemm_d_box_rows(bm, bn, k, stages, splits) < 64 &&
+               !half_wave_d_pays(bm, bn, stages, k_blocks))
+          --stages;
         if (stages < 3) continue;
         stages = std::min(stages, max_ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks));
         const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count);
@@ -348,7 +396,9 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     // One cluster per tile of the bucket (a smaller M leaves some clusters without a tile).
   } else if (sm_count % 2 == 0) {
     if (m_blocks >= 2 && m_blocks % 2 == 0 &&
-        (small_m ? small_m_pair_b(mb, k_blocks) : n_blocks % 2 == 1 && large_m_pair_b(k_blocks))) {
+        (small_m ? small_m_pair_b(mb, k_blocks)
+                 : (n_blocks % 2 == 1 && large_m_pair_b(k_blocks)) ||
+                       mid_m_pair_b(m_blocks, m_blocks * n_blocks, sm_count, k_blocks))) {
       best.multicast = 2;
       best.multicast_on_a = false;
     } else if (n_blocks % 2 == 0 && !small_m && m_blocks * n_blocks > sm_count) {

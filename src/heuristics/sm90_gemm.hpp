@@ -32,7 +32,15 @@ int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, i
 int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs);
 // `after`: bytes placed after the layout (the grouped kernels' grouping tables).
 int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after = 0);
+// That layout with `bufs` D buffers of `rows` rows (64, or 32 for half-wave staging) per math
+// warpgroup (sm90_1d2d::staged_layout_size).
+int sm90_gemm_staged_layout_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
+                                  int rows);
+// The dense kernel's shared memory: its D staging as sm90_gemm_d_box_rows and d_buffers say.
 int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits);
+// Rows of one D staging buffer (the D tensor map's box): 64, or 32 for half-wave staging where not
+// even one whole buffer fits beside the ring (two math warpgroups, no split-K).
+int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits);
 // Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D
 // tensor map's swizzle and box follow from it.
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits);

@@ -106,9 +106,7 @@ int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int 
   const int tables = sm90_grouping_smem_bytes(grouping, num_groups);
   const int rows = sm90_grouped_d_box_rows(grouping, num_groups, block_m, block_n, k, stages);
   const int bufs = rows < 64 ? 1 : sm90_gemm_d_buffers(block_m, block_n, k, stages, 1, tables);
-  const int math_warpgroups = block_m == 64 ? 1 : 2;
-  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, 1, bufs) -
-         math_warpgroups * bufs * (64 - rows) * block_n * 2 + tables;
+  return sm90_gemm_staged_layout_bytes(block_m, block_n, k, stages, 1, bufs, rows) + tables;
 }
 
 int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,

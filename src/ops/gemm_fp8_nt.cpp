@@ -139,7 +139,9 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
       encode_tensor_map(b_map, "b"),
       encode_tensor_map(a_maps.scales, "a_scales"),
       encode_tensor_map(bf16_d_store_map(args.d, args.m, args.n, strides.ldd,
-                                         sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits)),
+                                         sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits),
+                                         static_cast<std::uint32_t>(sm90_gemm_d_box_rows(
+                                             c.block_m, c.block_n, args.k, c.stages, c.splits))),
                         "d")};
   const TailMaps tail =
       encode_m_tail_maps(a_maps.data, a_maps.scales, static_cast<std::uint32_t>(args.m % c.block_m), maps[0],

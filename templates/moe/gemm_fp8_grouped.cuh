@@ -63,17 +63,10 @@ __host__ __device__ constexpr u32 grouped_d_buffers(u32 block_m, u32 block_n, u3
              ? 1
              : d_buffers(block_m, block_n, k, stages, splits, grouping_smem_bytes(grouping, experts));
 }
-// The dense kernel's layout with `bufs` D buffers of `rows` rows per math warpgroup.
-__host__ __device__ constexpr u32 grouped_layout_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
-                                                      u32 bufs, u32 rows) {
-  return dense_smem_size_with(block_m, block_n, k, stages, splits, bufs) -
-         num_math_wgs(block_m) * bufs * (64 - rows) * block_n * 2;
-}
-
-// That layout with this tile's D staging, then the grouping tables.
+// The dense kernel's layout (staged_layout_size) with this tile's D staging, then the grouping tables.
 __host__ __device__ constexpr u32 grouped_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 grouping,
                                                     u32 experts) {
-  return grouped_layout_size(block_m, block_n, k, stages, 1,
+  return staged_layout_size(block_m, block_n, k, stages, 1,
                              grouped_d_buffers(block_m, block_n, k, stages, 1, grouping, experts),
                              grouped_d_stage_rows(block_m, block_n, k, stages, grouping, experts)) +
          grouping_smem_bytes(grouping, experts);
@@ -205,7 +198,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   constexpr u32 kDHalves = 64 / kDStageRows;
   constexpr u32 kWarpsPerStage = kDStageRows / 16;  // each warp's fragment rows: 16 of the wave
   constexpr u32 kDBufs = grouped_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kGrouping, kNumExperts);
-  constexpr u32 kLayoutBytes = grouped_layout_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs, kDStageRows);
+  constexpr u32 kLayoutBytes = staged_layout_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, kDBufs, kDStageRows);
   static_assert(kLayoutBytes + kGroupingSmem <= 232448, "shared memory");
   static_assert(kLayoutBytes + kGroupingSmem == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");

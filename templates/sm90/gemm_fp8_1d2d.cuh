@@ -69,7 +69,8 @@
 //   tmap_a_tail, tmap_sfa_tail: as tmap_a and tmap_sfa, box heights M % BLOCK_M and
 //            align(M % BLOCK_M, 4) (when M % BLOCK_M != 0)
 //   tmap_d   BFLOAT16, dims {N, M}, stride {ldd * 2} (ldd >= N, usually N),
-//            box {d_box_n(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)), 64},
+//            box {d_box_n(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)),
+//                 dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits)} (64, or 32),
 //            swizzle d_swizzle_mode(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)) bytes:
 //            128 -> SWIZZLE_128B, 64 -> SWIZZLE_64B, 32 -> SWIZZLE_32B
 // N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores (M: the tail maps).
@@ -77,7 +78,7 @@
 //
 // Configs measured on H100 SXM (132 SMs, L2 flushed; tools/bench/results/2026-11-24-store-warps-h100.md):
 //   M = 4096 with N = 4096 or 7168: BLOCK_M 256, BLOCK_N 128, 3 stages, 2-CTA cluster sharing A
-//   (1230-1400 TFLOPS);
+//   (1230-1400 TFLOPS; 4 stages with half-wave D staging since, 1-5% faster on an H200);
 //   4096 x 24576 x 1536, 4096 x 32768 x 512, N = 2112: 128 x 192, 4 stages (B pairs only
 //   over <= 16 K blocks);
 //   one wave or less (e.g. 4096 x 576): no cluster.
@@ -128,8 +129,6 @@ __host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) {
   return block_n % 64 == 0 ? 128 : block_n % 32 == 0 ? 64 : 32;
 }
 __host__ __device__ constexpr u32 d_box_n(u32 block_n) { return d_swizzle_mode(block_n) / 2; }
-// Each math warpgroup stages and stores its output 64 rows (one wgmma wave) at a time.
-__host__ __device__ constexpr u32 d_box_m(u32 /*block_m*/) { return 64; }
 // Whether CTA `split` of a split-K cluster owns (stores) any of the `parts` column parts that
 // follow chunk `first_chunk` (always, without split-K).
 __host__ __device__ constexpr bool owns_any_part(u32 first_chunk, u32 parts, u32 splits, u32 split) {
@@ -182,8 +181,30 @@ __host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32
              ? num_waves(block_m)
              : 1;
 }
+// The layout with `bufs` D buffers of `rows` rows per math warpgroup: 64 (a whole wave), or 32
+// for half-wave staging (two hand-overs per wave, each waiting until the store warp's TMA has
+// read the one before).
+__host__ __device__ constexpr u32 staged_layout_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
+                                                     u32 bufs, u32 rows) {
+  return dense_smem_size_with(block_m, block_n, k, stages, splits, bufs) -
+         num_math_wgs(block_m) * bufs * (64 - rows) * block_n * 2;
+}
+// The dense kernel stages D half a wave at a time where not even one whole buffer fits beside
+// the ring (two math warpgroups, no split-K): the heuristic takes that for a stage more on
+// 128 x 128 (6 stages) and 256 x 128 (4) only (sm90_gemm.cpp, half_wave_d_pays).
+__host__ __device__ constexpr u32 dense_d_stage_rows(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
+  return num_math_wgs(block_m) == 2 && splits == 1 &&
+                 dense_smem_size_with(block_m, block_n, k, stages, splits, 1) > 232448
+             ? 32
+             : 64;
+}
+__host__ __device__ constexpr u32 dense_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
+  return dense_d_stage_rows(block_m, block_n, k, stages, splits) < 64 ? 1
+                                                                       : d_buffers(block_m, block_n, k, stages, splits);
+}
 __host__ __device__ constexpr u32 dense_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
-  return dense_smem_size_with(block_m, block_n, k, stages, splits, d_buffers(block_m, block_n, k, stages, splits));
+  return staged_layout_size(block_m, block_n, k, stages, splits, dense_d_buffers(block_m, block_n, k, stages, splits),
+                            dense_d_stage_rows(block_m, block_n, k, stages, splits));
 }
 
 // K blocks [begin, end) of split-K slice `split` of kSplits over kKBlocks: the last
@@ -276,7 +297,7 @@ __device__ __forceinline__ void load_sfb_tile(float* dst, const float* sfb, u32 
 
 // TMA stores of the column parts CTA `split` owns of wave v of math warpgroup wg (all of them
 // without split-K), from the wave's staging buffer; row0: the tile's first row of D. With
-// kBoxM = 32 the buffer holds half `half` of the wave (the grouped kernel's half-wave staging).
+// kBoxM = 32 the buffer holds half `half` of the wave (half-wave staging).
 // One thread; the caller commits.
 template <u32 BLOCK_N, u32 kWaves, u32 kParts, u32 kNumSplits, u32 kEpiN, u32 kBoxN, u32 kSwizzle, u32 kBoxM = 64>
 __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u8* buffer, u32 row0, u32 n_block,
@@ -321,7 +342,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kChunkFloats = kNumAccum / kParts;                 // per thread
   constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
   constexpr u32 kBoxN = d_box_n(kEpiN);
-  constexpr u32 kBoxM = d_box_m(BLOCK_M);
+  constexpr u32 kBoxM = dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits);  // rows per D buffer
+  constexpr u32 kDHalves = 64 / kBoxM;                // hand-overs per wave
+  constexpr u32 kWarpsPerStage = kBoxM / 16;          // the warps whose fragment rows one hand-over holds
   constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
   // Producer gives registers to the math warpgroups (64K regs / SM in total). With one math
   // warpgroup the pool leaves it 48 (at 40 the 3-split 64 x 32 producer spilled 4 bytes).
@@ -342,7 +365,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
-  constexpr u32 kDBufs = d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits);
+  constexpr u32 kDBufs = dense_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits);
+  static_assert(kBoxM == 64 || (kNumMathWGs == 2 && kNumSplits == 1), "half-wave D staging: store warps, no split-K");
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
   using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2, 1>;  // lane 0 of the store warp stores
   // The producer warpgroup's helper warps (a store warp per math warpgroup, the B-scale loader)
@@ -498,10 +522,12 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       while (sched.next(m_block, n_block)) {
         for (u32 v = 0; v < kWaves; ++v) {
           if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
-          pipe.wait_staged();
-          store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
-              tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split);
-          pipe.release();
+          for (u32 h = 0; h < kDHalves; ++h) {
+            pipe.wait_staged();
+            store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD, kBoxM>(
+                tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split, h);
+            pipe.release();
+          }
         }
       }
     }
@@ -561,6 +587,19 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v) {
         if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
+        if constexpr (kDHalves > 1) {
+          // Half-wave staging (one column part): warps 0-1 (the wave's rows 0-31) hand over
+          // first, then warps 2-3.
+#pragma unroll
+          for (u32 h = 0; h < kDHalves; ++h) {
+            pipe.wait_free();
+            if (warp_in_wg / kWarpsPerStage == h)
+              stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kBoxM>(pipe.buffer(), final_accum[v],
+                                                                    warp_in_wg % kWarpsPerStage, lane);
+            pipe.hand_over();
+          }
+          continue;
+        }
         if constexpr (kHelperWarps) {
           pipe.wait_free();  // its previous store has read it
         } else {

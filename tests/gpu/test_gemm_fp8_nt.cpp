@@ -312,6 +312,26 @@ TEST_CASE("gemm_fp8_nt 128-row tiles inside one B-scale block over short K, many
     }
 }
 
+TEST_CASE("gemm_fp8_nt with half-wave D staging (a deeper ring) matches the reference", "[gpu][gemm]") {
+  // 128 x 128 at 6 stages and 256 x 128 at 4 leave no room for a whole 64-row D buffer: one
+  // buffer of 32 rows per math warpgroup, two hand-overs per wave (sm90_1d2d::dense_d_stage_rows).
+  // A 4-CTA grid walks many tiles (every hand-over parity), alone and in pairs, with M, N and K
+  // tails.
+  struct Case {
+    int bm, stages, multicast;
+    bool on_a;
+  };
+  const Case cases[] = {{128, 6, 1, true}, {128, 6, 2, false}, {256, 4, 1, true}, {256, 4, 2, true}};
+  std::uint64_t seed = 9500;
+  for (const Case& c : cases)
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {1000, 1000, 1168}, {257, 520, 7168}, {600, 392, 256}, {33, 96, 128}}) {
+      const detail::Sm90GemmConfig config = make_config(c.bm, 128, c.stages, 1, 4, k, c.multicast, c.on_a);
+      REQUIRE(detail::sm90_gemm_d_box_rows(c.bm, 128, k, c.stages, 1) == 32);
+      check_problem(m, n, k, seed++, 0, &config);
+    }
+}
+
 TEST_CASE("gemm_fp8_nt with B's loads evict_first (L2 policy) matches the reference", "[gpu][gemm]") {
   // The heuristic sets the policy for M <= 128 only; forced here on every load path: alone, A
   // pairs, B pairs (multicast with the policy) and split-K, also over several M blocks.

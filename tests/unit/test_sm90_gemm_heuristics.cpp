@@ -95,9 +95,10 @@ TEST_CASE("gemm heuristics size tiles for M itself, not for the top of its power
 TEST_CASE("gemm heuristics take static-bound one-wave tiles where they were measured faster",
           "[gemm][heuristics]") {
   // H100 sweeps (2026-11-24): with the unrolled K loop, 128 x 160 beat 128 x 144 (run-time
-  // B-scale bounds) by 9-13% on these shapes; with split-K (2048 x 576 x 7168) it lost.
+  // B-scale bounds) by 9-13% on these shapes; with split-K (2048 x 576 x 7168) it lost. H200
+  // (2026-11-29h): over 16 K blocks it beat 128 x 192 at 4096 x 7168 x 2048 by 2.6%.
   for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {4096, 576, 7168}, {8192, 576, 7168}, {2048, 2112, 7168}, {1024, 2112, 7168}}) {
+           {4096, 576, 7168}, {8192, 576, 7168}, {2048, 2112, 7168}, {1024, 2112, 7168}, {4096, 7168, 2048}}) {
     const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132);
     INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
     CHECK(c.block_m == 128);
@@ -114,7 +115,7 @@ TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it 
           "[gemm][heuristics]") {
   // H200 (2026-11-29g): beyond 4 M blocks over 16 K blocks or more, 128 x {128, 160} ran up to 8%
   // faster at 4 stages than at 5; up to 4 M blocks, or over a short K (5 K blocks), the deepest
-  // ring won.
+  // ring won (for 128 x 128 through half-wave D staging: the next test).
   struct Case {
     std::int64_t m, n, k;
     int block_n, stages;
@@ -123,8 +124,8 @@ TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it 
                                          {3000, 512, 32768, 128, 4},
                                          {640, 7168, 16384, 160, 4},
                                          {4096, 576, 7168, 160, 4},
-                                         {200, 7168, 4096, 128, 5},
-                                         {448, 4096, 7168, 128, 5},
+                                         {200, 7168, 4096, 128, 6},
+                                         {448, 4096, 7168, 128, 6},
                                          {4096, 7168, 576, 160, 5}}) {
     const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
     INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
@@ -132,6 +133,59 @@ TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it 
     CHECK(c.block_n == e.block_n);
     CHECK(c.splits == 1);
     CHECK(c.stages == e.stages);
+  }
+}
+
+TEST_CASE("gemm heuristics stage D half a wave at a time only for a measured ring stage more",
+          "[gemm][heuristics]") {
+  // H200 (2026-11-29h): 128 x 128 at 6 stages and 256 x 128 at 4 (half-wave D staging) ran
+  // faster than at 5 and 3 where the K loop is at least as long as the ring; over 4 and 5 K
+  // blocks 128 x 128 lost 5-10% at 6 stages.
+  struct Case {
+    std::int64_t m, n, k;
+    int block_m, block_n, stages, box_rows;
+  };
+  for (const Case& e : std::vector<Case>{{200, 7168, 4096, 128, 128, 6, 32},
+                                         {5248, 2048, 768, 128, 128, 6, 32},
+                                         {1024, 4096, 512, 128, 128, 5, 64},
+                                         {896, 7168, 576, 128, 128, 5, 64},
+                                         {4096, 7168, 7168, 256, 128, 4, 32},
+                                         {2048, 2048, 2048, 256, 128, 4, 32}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
+    INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
+    CHECK(c.block_m == e.block_m);
+    CHECK(c.block_n == e.block_n);
+    CHECK(c.splits == 1);
+    CHECK(c.stages == e.stages);
+    CHECK(sm90_gemm_d_box_rows(c.block_m, c.block_n, e.k, c.stages, c.splits) == e.box_rows);
+  }
+  // No other tile takes it (not measured).
+  for (const SweepShape& s : sweep()) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(s.m, s.n, s.k, s.sms);
+    if (sm90_gemm_d_box_rows(c.block_m, c.block_n, s.k, c.stages, c.splits) == 32) {
+      INFO("m " << s.m << " n " << s.n << " k " << s.k << " sms " << s.sms << ": " << c.to_json().dump());
+      CHECK(c.block_n == 128);
+      CHECK(c.block_m >= 128);
+    }
+  }
+}
+
+TEST_CASE("gemm heuristics pair two mid-M blocks on B over a long K only", "[gemm][heuristics]") {
+  // H200 (2026-11-29h): B pairs 2-3% faster with two M blocks over 32 K blocks or more; level
+  // over 16, and up to 7% slower with four M blocks.
+  struct Case {
+    std::int64_t m, n, k;
+    bool pair_b;
+  };
+  for (const Case& e : std::vector<Case>{{200, 7168, 4096, true},
+                                         {256, 7168, 16384, true},
+                                         {256, 6144, 7168, true},
+                                         {256, 7168, 2048, false},
+                                         {1024, 4096, 2048, false},
+                                         {256, 768, 2048, false}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
+    INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
+    CHECK((c.multicast == 2 && !c.multicast_on_a) == e.pair_b);
   }
 }
 

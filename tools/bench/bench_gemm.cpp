@@ -481,7 +481,11 @@ int run_gemm(int argc, char** argv) {
     const double flops = 2.0 * s.m * s.n * s.k;
     if (forward_sweep) sweep_forward(g, iters, results, stream);
     // Ours and cuBLASLt timed in turns (time_kernels_in_turns).
+    // cuBLASLt's block-scaled layouts want the scale tensors' outer dimensions in steps of 4.
     const bool cublas_ok = s.m % 4 == 0 && ((s.k + 127) / 128) % 4 == 0;
+    if (!cublas_ok)
+      fmt::print("(cuBLASLt left out for {}x{}x{}: its block scales need M % 4 == 0 and ceil(K/128) % 4 == 0)\n",
+                 s.m, s.n, s.k);
     std::optional<CublasLtGemm> cublas;
     std::vector<std::function<void()>> bodies = {[&] { gemm_fp8_nt(g, stream); }};
     if (cublas_ok) {
