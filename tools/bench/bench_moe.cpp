@@ -269,8 +269,9 @@ struct SweepShape {
   int max_stages = 16;  // 4: the ring depth that made the dense kernel's wide 128-row tiles faster
 };
 // Contiguous: A pairs only (a pair must share the expert).
-const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true},    {128, 160, 2, true},
-                                       {128, 160, 2, true, 4}, {128, 128, 2, true}, {128, 128, 2, true, 4}};
+const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true}, {128, 160, 2, true},
+                                       {128, 160, 2, true, 4}, {128, 160, 1, true}, {128, 128, 2, true},
+                                       {128, 128, 2, true, 4}, {128, 128, 1, true}};
 const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true},    {128, 192, 1, true},
                                    {128, 128, 2, false}, {128, 128, 2, false, 4}, {128, 128, 1, true},
                                    {128, 128, 1, true, 4}, {256, 128, 1, true},  {256, 128, 2, true},
