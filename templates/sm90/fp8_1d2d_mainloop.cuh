@@ -61,6 +61,7 @@ __host__ __device__ constexpr bool ring_aligned(u32 waves, u32 k_blocks, u32 sta
 template <u32 kNumKBlocks, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, u32 kWaves, u32 kNumSfb,
           bool kRingAligned = false>
 struct Mainloop1D2D {
+  static constexpr u32 BLOCK_K = 128;  // one K block: a stage, one scale per operand row
   float (&accum)[BLOCK_N / 2];
   float (&final_accum)[kWaves][BLOCK_N / 2];
   u32& stage;
@@ -140,7 +141,6 @@ struct Mainloop1D2D {
   // wgmma into acc (not waited).
   __device__ __forceinline__ void issue(const RingAddrs& r, float (&acc)[BLOCK_N / 2], u32 kb, u32& s, float& sa0,
                                         float& sa1, float& sb) {
-    constexpr u32 BLOCK_K = 128;
     s = stage;
     sb = sfb_tile[kb];  // one B-scale block per tile (kOverlap)
     mbar_wait(r.full + stage * 8, phase);
@@ -163,7 +163,7 @@ struct Mainloop1D2D {
     for (u32 i = 0; i < BLOCK_N / 2; ++i) register_fence(acc[i]);
     wgmma_fence();
 #pragma unroll
-    for (u32 k = 0; k < 128 / 32; ++k)
+    for (u32 k = 0; k < BLOCK_K / 32; ++k)
       WgmmaE4M3<BLOCK_N>::mma(desc_k_sw128_from_lo(a_lo + k * 2), desc_k_sw128_from_lo(b_lo + k * 2), acc,
                               k > 0 ? 1u : 0u);
     wgmma_commit();
@@ -302,7 +302,6 @@ struct Mainloop1D2D {
   __device__ __forceinline__ void block(u32 s, u32 ph, u32 kb, Bounds bounds) {
     const RingAddrs r = ring_addrs();
     const u32 waves = W != 0 ? W : active_waves;
-    constexpr u32 BLOCK_K = 128;
     constexpr u32 kNumAccum = BLOCK_N / 2;
     constexpr u32 kNumGroups = BLOCK_N / 8;
     float sb[kNumSfb];  // B scales of this K block (not part of the stage)

@@ -587,40 +587,34 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v) {
         if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
-        if constexpr (kDHalves > 1) {
-          // Half-wave staging (one column part): warps 0-1 (the wave's rows 0-31) hand over
-          // first, then warps 2-3.
+        // One hand-over per wave, or two with half-wave staging (kDHalves 2): warps 0-1 (the
+        // wave's rows 0-31) first, then warps 2-3.
 #pragma unroll
-          for (u32 h = 0; h < kDHalves; ++h) {
-            pipe.wait_free();
-            if (warp_in_wg / kWarpsPerStage == h)
-              stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kBoxM>(pipe.buffer(), final_accum[v],
-                                                                    warp_in_wg % kWarpsPerStage, lane);
-            pipe.hand_over();
+        for (u32 h = 0; h < kDHalves; ++h) {
+          if constexpr (kHelperWarps) {
+            pipe.wait_free();  // its previous store has read it
+          } else {
+            if (wg_thread == 0) tma_store_wait_read_all();
+            named_barrier_sync(2 + wg, 128);
           }
-          continue;
-        }
-        if constexpr (kHelperWarps) {
-          pipe.wait_free();  // its previous store has read it
-        } else {
-          if (wg_thread == 0) tma_store_wait_read_all();
-          named_barrier_sync(2 + wg, 128);
-        }
 #pragma unroll
-        for (u32 part = 0; part < kParts; ++part) {
-          if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-          stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD>(pipe.buffer() + part * kChunkStageBytes,
-                                                         final_accum[v] + part * kChunkFloats, warp_in_wg, lane);
-        }
-        if constexpr (kHelperWarps) {
-          pipe.hand_over();
-        } else {
-          fence_proxy_async_smem();
-          named_barrier_sync(2 + wg, 128);
-          if (wg_thread == 0) {
-            store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD>(
-                tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split);
-            tma_store_commit();
+          for (u32 part = 0; part < kParts; ++part) {
+            if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
+            if (kDHalves == 1 || warp_in_wg / kWarpsPerStage == h)  // the warps whose rows this hand-over holds
+              stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kBoxM>(pipe.buffer() + part * kChunkStageBytes,
+                                                                   final_accum[v] + part * kChunkFloats,
+                                                                   warp_in_wg % kWarpsPerStage, lane);
+          }
+          if constexpr (kHelperWarps) {
+            pipe.hand_over();
+          } else {
+            fence_proxy_async_smem();
+            named_barrier_sync(2 + wg, 128);
+            if (wg_thread == 0) {
+              store_wave<BLOCK_N, kWaves, kParts, kNumSplits, kEpiN, kBoxN, kSwizzleD, kBoxM>(
+                  tmap_d, pipe.buffer(), m_block * BLOCK_M, n_block, wg, v, split, h);
+              tma_store_commit();
+            }
           }
         }
       }
