@@ -241,11 +241,20 @@ struct MGroupedInputs {
   double flops() const { return 2.0 * sum(counts) * n * k; }
 };
 
+// cuBLASLt's 128x128 weight scales are (ceil(N/128), align(ceil(K/128), 4)): ours only where
+// ceil(K/128) % 4 == 0 (CublasLtGemm). Elsewhere the M-grouped tables leave it out.
+bool cublas_takes_k(long long k) { return (k + 127) / 128 % 4 == 0; }
+
 // Our grouped GEMM (`ours`) and the per-expert cuBLASLt loop on the packed operands, writing
-// expert e's rows at d_rows[e], timed in turns (time_kernels_in_turns): {ours, cuBLASLt}.
+// expert e's rows at d_rows[e], timed in turns (time_kernels_in_turns): {ours, cuBLASLt}; ours
+// alone (cuBLASLt's time NaN) where cuBLASLt cannot read the scales (cublas_takes_k).
 std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& ours, const MGroupedInputs& in,
                                                   DeviceArray<std::uint16_t>& d, const std::vector<long long>& d_rows,
                                                   Context& ctx) {
+  if (!cublas_takes_k(in.k)) {
+    fmt::print("(cuBLASLt left out for K {}: its weight scales need ceil(K/128) % 4 == 0)\n", in.k);
+    return {time_kernels_in_turns({ours}, ctx.stream, 3, ctx.iters)[0], Timing{NAN, NAN}};
+  }
   std::vector<std::unique_ptr<CublasLtGemm>> gemms;
   std::vector<std::uint16_t*> outs;
   for (std::size_t e = 0; e < in.counts.size(); ++e) {
@@ -275,7 +284,8 @@ const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true},
 const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true},    {128, 192, 1, true},
                                    {128, 128, 2, false}, {128, 128, 2, false, 4}, {128, 128, 1, true},
                                    {128, 128, 1, true, 4}, {256, 128, 1, true},  {256, 128, 2, true},
-                                   {256, 96, 1, true},   {256, 64, 2, true}};
+                                   {256, 96, 1, true},   {256, 64, 2, true},   {64, 192, 1, true},
+                                   {64, 192, 2, false},  {64, 192, 2, true}};
 
 template <std::size_t kCount>
 std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping, const SweepShape (&shapes)[kCount],
@@ -292,6 +302,26 @@ std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping,
     c.smem_bytes = detail::sm90_grouped_smem_bytes(grouping, groups, s.bm, s.bn, k, c.stages);
     if (c.stages >= 3) configs.push_back(c);
   }
+  return configs;
+}
+
+// The heuristic's pick on shallower rings (down to 3 stages, at most two steps), in the pick's
+// own cluster: where the deepest ring that fits is not the fastest (the dense chooser's
+// ring_stages).
+std::vector<detail::Sm90GemmConfig> with_pick_stage_ladder(std::vector<detail::Sm90GemmConfig> configs,
+                                                           detail::Sm90Grouping grouping, long long rows,
+                                                           long long groups, long long n, long long k) {
+  int sm_count = 0;
+  BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const detail::Sm90GemmConfig pick = detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, sm_count);
+  std::vector<detail::Sm90GemmConfig> ladder;
+  for (int stages = std::max(3, pick.stages - 2); stages < pick.stages; ++stages) {
+    detail::Sm90GemmConfig c = pick;
+    c.stages = stages;
+    c.smem_bytes = detail::sm90_grouped_smem_bytes(grouping, groups, c.block_m, c.block_n, k, stages);
+    ladder.push_back(c);
+  }
+  configs.insert(configs.begin(), ladder.begin(), ladder.end());
   return configs;
 }
 
@@ -349,11 +379,12 @@ void run_contiguous(Context& ctx) {
     if (ctx.group_ends) g.group_ends = group_ends.ptr; else g.m_indices = m_indices.ptr;
     const auto [ours, theirs] =
         time_beside_cublas_loop([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, in, d_cublas, starts, ctx);
+    const detail::Sm90Grouping contiguous_grouping =
+        ctx.group_ends ? detail::Sm90Grouping::contiguous_ends : detail::Sm90Grouping::contiguous_ids;
     if (ctx.sweep)
       time_sweep(ctx, "contiguous_sweep", c, in.flops(),
-                 sweep_configs(ctx.group_ends ? detail::Sm90Grouping::contiguous_ends
-                                              : detail::Sm90Grouping::contiguous_ids,
-                               kContiguousSweep, c.groups, c.k),
+                 with_pick_stage_ladder(sweep_configs(contiguous_grouping, kContiguousSweep, c.groups, c.k),
+                                        contiguous_grouping, m, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
                    detail::gemm_fp8_grouped_contiguous_with_config(g, cfg, ctx.stream);
                  });
@@ -367,7 +398,8 @@ void run_contiguous(Context& ctx) {
       };
     };
     const double diff_ours = sampled_diff(experts, false, at(d_host), ctx.stream);
-    const double diff_cublas = sampled_diff(experts, false, at(d_cublas_host), ctx.stream);
+    const double diff_cublas =
+        cublas_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
               diff_cublas);
@@ -418,7 +450,8 @@ void run_masked(Context& ctx) {
         time_beside_cublas_loop([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, in, d_cublas, rows0, ctx);
     if (ctx.sweep)
       time_sweep(ctx, "masked_sweep", c, in.flops(),
-                 sweep_configs(detail::Sm90Grouping::masked, kMaskedSweep, c.groups, c.k),
+                 with_pick_stage_ladder(sweep_configs(detail::Sm90Grouping::masked, kMaskedSweep, c.groups, c.k),
+                                        detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
                    detail::gemm_fp8_grouped_masked_with_config(g, cfg, ctx.stream);
                  });
@@ -432,7 +465,8 @@ void run_masked(Context& ctx) {
       };
     };
     const double diff_ours = sampled_diff(experts, false, at(d_host), ctx.stream);
-    const double diff_cublas = sampled_diff(experts, false, at(d_cublas_host), ctx.stream);
+    const double diff_cublas =
+        cublas_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
               diff_cublas);
