@@ -192,24 +192,40 @@ double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
   return 1.0;
 }
 
-// The deepest TMA ring is not the fastest for 128-row tiles of 112 columns or more: at 4 stages
-// rather than 5 (or 6 for 128 x 112) they ran up to 8% faster beyond 4 M blocks over 16 K blocks
-// or more, and not for the 5-stage loop's extra instructions (at K 5120, whole turns of both,
-// the two were level; H200, 2026-11-29g, 128 x 128: 12000 x 512 x 32768
-// 324.2 -> 299.9 us, 4096 x 7168 x 7168 335.5 -> 314.0, 3000 x 512 x 32768 105.0 -> 98.7,
-// 1800 x 2112 x 7168 and 1000 x 2048 x 7168 level; 128 x 160: 640 x 7168 x 16384 135.2 ->
-// 127.1, 4096 x 576 x 7168 30.1 -> 28.9, 640 x 4096 x 2048 11.7 -> 10.9; 128 x 144 and 128 x 112
-// 3-7% on every shape tried). The deeper ring won up to 4 M blocks (200 x 7168 x 4096 on
-// 128 x 128: 18.4 vs 19.7 us; 448 x 4096 x 7168 26.1 vs 27.4) and over a short K (4096 x 7168 x
-// 576, 5 K blocks, 128 x 160 pairs: 32.5 vs 36.0), as it did for 128 x 64 (8 stages against 4:
-// 10-20% faster) and mostly for 128 x 96 (7 against 4: up to 9%). Why is not settled.
-// tools/bench/results/2026-11-29g-ring-depth-h200.md.
-int max_ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t k_blocks) {
-  return bm == 128 && bn >= 112 && splits == 1 && m_blocks > 4 && k_blocks >= 16 ? 4 : kMaxStages;
+// The ring depth of 128-row one-wave tiles of 112 columns or more beyond 4 M blocks (several
+// tiles per CTA). `deepest` fits (with half-wave D staging), `deepest_whole` with whole-wave D.
+// Their K loop is unrolled over a turn of the ring (sm90/fp8_1d2d_mainloop.cuh, run_serial):
+// where the turns divide the K blocks, every tile starts on stage 0 and the compiler makes the
+// stages compile-time constants (as run_aligned gets by padding); elsewhere the stage and its
+// barrier and smem addresses stay run-time values. So: the deepest whole-wave ring that divides
+// the K blocks, else the deepest whole-wave ring. H200, 2026-11-29i, us at 4 / 5 stages:
+// - 128 x 128 alone, 4096 x 4096 x K, by K blocks: 25: 95.3 / 90.0, 28: 99.8 / 103.9, 35: 128.4 /
+//   123.0, 36: 124.5 / 130.4, 44: 149.3 / 158.1, 45: 163.7 / 156.8, 55: 197.6 / 190.1, 56:
+//   187.4 / 200.2; where neither divides, 27: 101.7 / 100.0, 33: 122.6 / 120.1. Half-wave 6
+//   stages lost even where 6 divides (36: 129.2).
+// - 128 x 160, 12 K blocks (K 1536), the picks this moved to 4 stages: 9.8 -> 9.3 (1152 x 2048),
+//   20.8 -> 20.1 (640 x 7168), 73.0 -> 71.1 (4096 x 7168), 5 more 0.6-1.8% faster; 3200 x 4096
+//   and 6336 x 2048 (pairs, 5 rounds) 1.5% slower. 15 K blocks: 5 stages (8192 x 576: 17.8 /
+//   18.6); 9: the deeper (4096 x 7168: 54.5 / 56.2).
+// Unchanged where nothing settled it: below 12 K blocks (8, K 1024: 12.3 -> 12.2 and 20.9 ->
+// 21.2 at 4 stages) and from 12 to 15 where the deepest ring divides (half-wave 128 x 128 at 6
+// over 6 or 12 K blocks: 16.6 against 17.0 at 5 for 5248 x 2048 x 768; level with 4 at 12); up
+// to 4 M blocks, one tile per CTA, where the deepest ring won (200 x 7168 x 4096 on 128 x 128:
+// 17.2 at 6 stages, 18.4 at 5, 19.7 at 4; 2026-11-29g/h). Tiles with run-time B-scale bounds
+// (bn 112, 144) keep their loop rolled, so their stages never become constants: 4 stages over
+// 16 K blocks or more ran 3-7% faster (2026-11-29g). tools/bench/results/2026-11-29i-ring-turns-h200.md.
+int ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t k_blocks, int deepest,
+                int deepest_whole) {
+  if (bm != 128 || bn < 112 || splits != 1 || m_blocks <= 4 || deepest_whole < 4) return deepest;
+  if (runtime_sfb_bounds(bn)) return k_blocks >= 16 ? std::min(deepest, 4) : deepest;
+  if (k_blocks < 12 || (k_blocks < 16 && k_blocks % deepest == 0)) return deepest;
+  for (int s = deepest_whole; s >= 4; --s)
+    if (k_blocks % s == 0) return s;
+  return k_blocks < 16 ? deepest : deepest_whole;
 }
 
 // Half-wave D staging (sm90_1d2d::dense_d_stage_rows) frees half of each math warpgroup's D
-// buffer for one ring stage more: 128 x 128 at 6 stages, 256 x 128 at 4 (where max_ring_stages
+// buffer for one ring stage more: 128 x 128 at 6 stages, 256 x 128 at 4 (where ring_stages
 // leaves them that deep), when the K loop is at least as long as the ring; over a shorter one the
 // extra stage holds nothing and the halves only serialize the stores. H200, 2026-11-29h, against
 // the same tile at whole-wave staging, us:
@@ -222,8 +238,14 @@ int max_ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int6
 //   53.5, 1024 x 4096 x 1536 13.2 -> 12.9; 4096 x 2048 x 1536 level
 //   (tools/bench/results/2026-11-29h-half-wave-d-h200.md).
 // Other tiles whose ring it would deepen were not measured.
+// 256 x 128 at 4 stages also only where its K loop takes whole turns of the ring, with
+// compile-time stages (the template's ring_aligned: K blocks a multiple of 4, or padded to one
+// with at most one pad stage per 32 K blocks): elsewhere 3 stages with whole-wave D ran 3-7% faster
+// (H200, 2026-11-29i, A pairs, M 4096, N 4096, us at 3 / 4 stages: K blocks 15: 50.7 / 54.5,
+// 25: 85.1 / 88.1, 27: 88.2 / 94.9, 33: 106.4 / 114.2, 45: 141.6 / 151.0; 28: 95.1 / 91.5).
 bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks) {
-  return bn == 128 && bm >= 128 && stages <= k_blocks;
+  if (bn != 128 || bm < 128 || stages > k_blocks) return false;
+  return bm == 128 || (stages - k_blocks % stages) % stages * 32 <= k_blocks;
 }
 
 }  // namespace
@@ -351,11 +373,11 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count)) continue;  // one wave only
         int stages = kMaxStages;
         while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
-        while (stages >= 3 && sm90_gemm_d_box_rows(bm, bn, k, stages, splits) < 64 &&
-               !half_wave_d_pays(bm, bn, stages, k_blocks))
-          --stages;
+        int whole = stages;  // the deepest ring with whole-wave D staging
+        while (whole >= 3 && sm90_gemm_d_box_rows(bm, bn, k, whole, splits) < 64) --whole;
+        while (stages > whole && !half_wave_d_pays(bm, bn, stages, k_blocks)) --stages;
         if (stages < 3) continue;
-        stages = std::min(stages, max_ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks));
+        stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, stages, whole);
         const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =

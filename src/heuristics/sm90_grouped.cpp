@@ -70,7 +70,11 @@ bool masked_256_rows(std::int64_t bucket, std::int64_t k_blocks) {
 // H100, 2026-11-27 (jitfp8 bench moe --only masked, alternated with 3 stages, 2 rounds), us:
 //   32 x 192: 6144 x 7168 592 -> 570, 7168 x 3072 316 -> 310, 4096 x 4096 244 -> 240,
 //   4096 x 2048 (16 K blocks) 132 -> 133; 6 x 1024, 4096 x 2048 (16 K blocks) 85.8 -> 86.7.
-bool masked_half_wave_d(std::int64_t k_blocks) { return k_blocks > 16; }
+// And only where the 4-stage K loop takes whole turns of the ring (the template's ring_aligned:
+// at most one pad stage per 32 K blocks), whose stages are then compile-time constants: the
+// dense kernel's 256 x 128 lost 3-7% at 4 stages elsewhere (sm90_gemm.cpp, half_wave_d_pays;
+// H200, 2026-11-29i, masked: tools/bench/results/2026-11-29i-ring-turns-h200.md).
+bool masked_half_wave_d(std::int64_t k_blocks) { return k_blocks > 16 && (4 - k_blocks % 4) % 4 * 32 <= k_blocks; }
 
 bool block_n_allowed(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;

@@ -111,11 +111,13 @@ TEST_CASE("gemm heuristics take static-bound one-wave tiles where they were meas
   CHECK(split.block_n == 144);
 }
 
-TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it was measured faster",
+TEST_CASE("gemm heuristics give wide 128-row tiles the deepest ring that divides their K blocks",
           "[gemm][heuristics]") {
-  // H200 (2026-11-29g): beyond 4 M blocks over 16 K blocks or more, 128 x {128, 160} ran up to 8%
-  // faster at 4 stages than at 5; up to 4 M blocks, or over a short K (5 K blocks), the deepest
-  // ring won (for 128 x 128 through half-wave D staging: the next test).
+  // H200 (2026-11-29i): beyond 4 M blocks, 128 x {128, 160} ran 4-8% faster where the ring's
+  // turns divide the K blocks (the stages become compile-time constants): 5 stages for 25 K
+  // blocks, 4 for 28, 56, 128, 256 and for 12; where neither 4 nor 5 divides, the deeper ring
+  // (27, 9 K blocks). Up to 4 M blocks (one tile per CTA) and below 12 K blocks the deepest ring
+  // (2026-11-29g/h), through half-wave D staging for 128 x 128.
   struct Case {
     std::int64_t m, n, k;
     int block_n, stages;
@@ -125,8 +127,17 @@ TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it 
                                          {640, 7168, 16384, 160, 4},
                                          {4096, 576, 7168, 160, 4},
                                          {200, 7168, 4096, 128, 6},
-                                         {448, 4096, 7168, 128, 6},
-                                         {4096, 7168, 576, 160, 5}}) {
+                                         {4096, 7168, 576, 160, 5},
+                                         {12000, 512, 3200, 128, 5},
+                                         {12000, 512, 3584, 128, 4},
+                                         {12000, 512, 3456, 128, 5},
+                                         {4096, 576, 1536, 160, 4},
+                                         {1024, 2112, 1536, 160, 4},
+                                         {8192, 576, 1920, 160, 5},
+                                         {4096, 576, 1152, 160, 5},
+                                         {4096, 512, 1536, 128, 6},
+                                         {5248, 2048, 768, 128, 6},
+                                         {448, 4096, 7168, 128, 6}}) {
     const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
     INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
     CHECK(c.block_m == 128);
@@ -134,13 +145,26 @@ TEST_CASE("gemm heuristics give wide 128-row tiles a 4-stage ring only where it 
     CHECK(c.splits == 1);
     CHECK(c.stages == e.stages);
   }
+  // Over 16 K blocks or more, the picks of these tiles beyond 4 M blocks take a whole-wave ring
+  // (half-wave 6 stages lost there even where 6 divides the K blocks: 36, 129.2 against 124.5 us).
+  for (const SweepShape& s : sweep()) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(s.m, s.n, s.k, s.sms);
+    const std::int64_t k_blocks = (s.k + 127) / 128;
+    const std::int64_t m_blocks = (sm90_gemm_m_key(s.m) + 127) / 128;
+    if (c.block_m != 128 || c.block_n < 112 || c.splits != 1 || m_blocks <= 4 || k_blocks < 16) continue;
+    INFO("m " << s.m << " n " << s.n << " k " << s.k << " sms " << s.sms << ": " << c.to_json().dump());
+    CHECK(sm90_gemm_d_box_rows(c.block_m, c.block_n, s.k, c.stages, c.splits) == 64);
+    CHECK(c.stages >= 4);
+    CHECK(c.stages <= 5);
+  }
 }
 
 TEST_CASE("gemm heuristics stage D half a wave at a time only for a measured ring stage more",
           "[gemm][heuristics]") {
   // H200 (2026-11-29h): 128 x 128 at 6 stages and 256 x 128 at 4 (half-wave D staging) ran
   // faster than at 5 and 3 where the K loop is at least as long as the ring; over 4 and 5 K
-  // blocks 128 x 128 lost 5-10% at 6 stages.
+  // blocks 128 x 128 lost 5-10% at 6 stages; 256 x 128 lost 3-7% where its K loop does not take
+  // whole turns of the 4-stage ring (2026-11-29i).
   struct Case {
     std::int64_t m, n, k;
     int block_m, block_n, stages, box_rows;
@@ -150,7 +174,13 @@ TEST_CASE("gemm heuristics stage D half a wave at a time only for a measured rin
                                          {1024, 4096, 512, 128, 128, 5, 64},
                                          {896, 7168, 576, 128, 128, 5, 64},
                                          {4096, 7168, 7168, 256, 128, 4, 32},
-                                         {2048, 2048, 2048, 256, 128, 4, 32}}) {
+                                         {2048, 2048, 2048, 256, 128, 4, 32},
+                                         // 256 x 128 only where the 4-stage K loop takes whole
+                                         // turns (2026-11-29i): 35 K blocks pad one stage, 25 and
+                                         // 27 would pad three.
+                                         {4096, 4096, 4480, 256, 128, 4, 32},
+                                         {4096, 4096, 3200, 256, 128, 3, 64},
+                                         {4096, 4096, 3456, 256, 128, 3, 64}}) {
     const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
     INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
     CHECK(c.block_m == e.block_m);

@@ -104,11 +104,13 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
   CHECK(tiling(512, 8, 4096, 2048) == "128x128 B");
   CHECK(tiling(1024, 6, 7168, 1024) == "256x128 A");
   // 256 x 128 tiles over a long K: 4 stages, D staged half a wave at a time (a whole 64-row
-  // buffer per warpgroup leaves room for 3 stages only); over 16 K blocks or fewer, 3 stages and
-  // whole 64-row buffers (masked_half_wave_d).
+  // buffer per warpgroup leaves room for 3 stages only); over 16 K blocks or fewer, or where the
+  // 4-stage loop would not take whole turns of the ring (17 and 45 K blocks), 3 stages and whole
+  // 64-row buffers (masked_half_wave_d).
   for (auto [expected, groups, n, k, stages] : std::vector<std::tuple<int, int, int, int, int>>{
            {192, 32, 6144, 7168, 4}, {192, 32, 7168, 3072, 4}, {192, 32, 4096, 4096, 4},
-           {192, 32, 4096, 2048, 3}, {200, 32, 4096, 2048 + 64, 4}}) {
+           {192, 32, 4096, 2048, 3}, {200, 32, 4096, 2048 + 512, 4}, {200, 32, 4096, 2048 + 64, 3},
+           {192, 32, 6144, 5760, 3}, {192, 32, 7168, 4480, 4}}) {
     const Sm90GemmConfig c = choose_sm90_grouped_config(Sm90Grouping::masked, expected, groups, n, k, 132);
     INFO(c.to_json().dump());
     CHECK(c.block_m == 256);
