@@ -248,6 +248,36 @@ bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks) {
   return bm == 128 || (stages - k_blocks % stages) % stages * 32 <= k_blocks;
 }
 
+// The deepest ring a tile fits (with half-wave D staging where half_wave_d_pays) and the deepest
+// with whole-wave D staging; below 3 where none fits.
+struct RingDepths {
+  int deepest, whole;
+};
+RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t k_blocks) {
+  int stages = kMaxStages;
+  while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
+  int whole = stages;
+  while (whole >= 3 && sm90_gemm_d_box_rows(bm, bn, k, whole, splits) < 64) --whole;
+  while (stages > whole && !half_wave_d_pays(bm, bn, stages, k_blocks)) --stages;
+  return {stages, whole};
+}
+
+// One round of 128 x 128 tiles without a cluster (a tile per CTA: no next tile whose first loads
+// the padding would hold up), over 16 K blocks or more, where the ring's turns do not divide the
+// K blocks: the K loop on padded whole turns (the template's kPadTurns), so that the stages are
+// compile-time constants. H200, 2026-11-29i, us: 448 x 4096 x 7168 at 6 stages 26.1 -> 25.8,
+// 512 x 4096 x 2048 10.3 -> 9.85, 256 x 7168 x 2048 10.4 -> 10.2, 4096 x 512 x 11008 at 5 37.55 ->
+// 36.55, four more 0.7-1.2% faster. Not in clusters (B pairs, 200 x
+// 7168 x 4096: 16.75 -> 17.05) nor over several rounds (A pairs, 12000 x 512 x 3456: 36.4 ->
+// 37.9). Nor a deeper padded ring in place of whole turns: 6 padded stages against 4 won at
+// 1000 x 2048 x 7168 (25.4 -> 25.0) and 3000 x 576 x 7168 (25.65 -> 24.75) but lost at 3000 x 512
+// x 32768 (99.9 -> 103.2) and 1000 x 2048 x 4096 (15.65 -> 15.95).
+// tools/bench/results/2026-11-29i-ring-turns-h200.md.
+bool pad_turns_pays(const Sm90GemmConfig& c, std::int64_t tiles, int sm_count, std::int64_t k_blocks) {
+  return c.block_m == 128 && c.block_n == 128 && c.splits == 1 && c.multicast == 1 && tiles <= sm_count &&
+         k_blocks >= 16 && k_blocks % c.stages != 0;
+}
+
 }  // namespace
 
 nlohmann::json Sm90GemmConfig::to_json() const {
@@ -256,7 +286,8 @@ nlohmann::json Sm90GemmConfig::to_json() const {
           {"multicast_on", multicast > 1 ? (multicast_on_a ? "a" : "b") : "none"},
           {"splits", splits},
           {"num_sms", num_sms},     {"group_n", group_n},   {"smem_bytes", smem_bytes},
-          {"threads", threads},     {"b_l2_policy", b_evict_first ? "evict_first" : "normal"}};
+          {"threads", threads},     {"b_l2_policy", b_evict_first ? "evict_first" : "normal"},
+          {"pad_turns", pad_turns}};
 }
 
 int sm90_gemm_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
@@ -371,13 +402,9 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
         if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
         if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count)) continue;  // one wave only
-        int stages = kMaxStages;
-        while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
-        int whole = stages;  // the deepest ring with whole-wave D staging
-        while (whole >= 3 && sm90_gemm_d_box_rows(bm, bn, k, whole, splits) < 64) --whole;
-        while (stages > whole && !half_wave_d_pays(bm, bn, stages, k_blocks)) --stages;
-        if (stages < 3) continue;
-        stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, stages, whole);
+        const RingDepths depths = ring_depths(bm, bn, k, splits, k_blocks);
+        if (depths.deepest < 3) continue;
+        const int stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, depths.deepest, depths.whole);
         const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =
@@ -428,6 +455,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
       best.multicast_on_a = true;
     }
   }
+  best.pad_turns = pad_turns_pays(best, m_blocks * n_blocks, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
   best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, best.splits);

@@ -19,6 +19,7 @@ struct Sm90GemmConfig {
   int smem_bytes = 0;
   int threads = 384;
   bool b_evict_first = false; // B's TMA loads are the L2's first victims (sm90_gemm_b_evict_first)
+  bool pad_turns = false;     // dense one-wave 128-row tiles: K loops on padded whole ring turns
   nlohmann::json to_json() const;
 };
 

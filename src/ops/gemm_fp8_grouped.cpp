@@ -135,6 +135,7 @@ std::string config_error(Sm90Grouping grouping, const Sm90GemmConfig& c, std::in
   const bool contiguous = grouping != Sm90Grouping::masked;
   if (c.splits != 1) return "splits must be 1";
   if (c.b_evict_first) return "b_evict_first is for the dense kernel only";
+  if (c.pad_turns) return "pad_turns is for the dense kernel only";
   if (contiguous && c.block_m > 128) return "block_m must be 64 or 128 (contiguous)";
   if (contiguous && c.multicast == 2 && !c.multicast_on_a) return "contiguous pairs must share A";
   // Another block size would leave the kernel's barriers without their arrivals (a hang).

@@ -91,7 +91,8 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
                         std::to_string(c.stages),   std::to_string(c.multicast),
                         c.multicast_on_a ? "true" : "false",
                         std::to_string(c.splits),   std::to_string(c.num_sms),  std::to_string(c.group_n),
-                        std::to_string(c.smem_bytes), c.b_evict_first ? "true" : "false"};
+                        std::to_string(c.smem_bytes), c.b_evict_first ? "true" : "false",
+                        c.pad_turns ? "true" : "false"};
   spec.arch = arch;
   spec.dynamic_smem_bytes = c.smem_bytes;
   spec.config = c.to_json();
@@ -169,6 +170,10 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("{} config {}: threads must be {} for block_m {}", kFunction, config.to_json().dump(),
                             sm90_gemm_threads(config.block_m), config.block_m));
+  if (config.pad_turns && (config.block_m != 128 || 128 % config.block_n != 0 || config.splits != 1))
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{} config {}: pad_turns needs block_m 128, block_n dividing 128 and no split-K",
+                            kFunction, config.to_json().dump()));
   if (args.m == 0) return;
   const DeviceContext& device = current_device();
   require_sm90a(kFunction, device.arch);

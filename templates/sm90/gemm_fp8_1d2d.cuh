@@ -41,6 +41,12 @@
 //                 read by one CTA (or the few of one M band, at about the same time), B's lines are
 //                 the L2's first victims instead of lines that are still wanted (see the host rule,
 //                 sm90_gemm_b_evict_first).
+//   kPadTurns     one-wave 128-row tiles within one B-scale block (BLOCK_N dividing 128), no
+//                 split-K: every tile's K loop takes whole turns of the ring, its last one padded
+//                 with empty stages (as two-wave tiles do where ring_aligned says it pays), so the
+//                 stages are compile-time constants whatever the K blocks. The padding holds up
+//                 the next tile's first loads: for a tile per CTA (see the host rule,
+//                 pad_turns_pays).
 //
 // Kernel parameters (in order)
 //   u32 M                       rows of A and D (run time, >= 1: with M == 0 do not launch,
@@ -316,7 +322,7 @@ __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u
 }  // namespace sm90_1d2d
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, bool kBEvictFirst>
+          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, bool kBEvictFirst, bool kPadTurns>
 __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
                               const __grid_constant__ TensorMapParam tmap_b,
@@ -375,8 +381,11 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // there (H100, 128 x 4096 x 7168: 18.6-18.9 vs 18.0 us): it loads its B scales and stores its
   // waves itself.
   constexpr bool kHelperWarps = kNumMathWGs > 1;
-  // Every tile takes whole turns of the TMA ring where that pays (sm90_1d2d::ring_aligned).
-  constexpr bool kRingAligned = ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits);
+  // Every tile takes whole turns of the TMA ring where that pays (sm90_1d2d::ring_aligned), or
+  // where the host asks for it (kPadTurns).
+  static_assert(!kPadTurns || (BLOCK_M == 128 && kNumSfb == 1 && kNumSplits == 1),
+                "kPadTurns: one-wave 128-row tiles in one B-scale block, no split-K");
+  constexpr bool kRingAligned = kPadTurns || ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits);
   static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) <= 232448, "shared memory");
   static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");

@@ -332,6 +332,26 @@ TEST_CASE("gemm_fp8_nt with half-wave D staging (a deeper ring) matches the refe
     }
 }
 
+TEST_CASE("gemm_fp8_nt with one-wave tiles on padded ring turns matches the reference", "[gpu][gemm]") {
+  // pad_turns (the template's kPadTurns): every 128 x 128 tile's K loop takes whole turns of the
+  // ring, its last one padded with empty stages. The heuristic takes it for one round of tiles
+  // alone; here a 4-CTA grid walks many tiles (padding between tiles), alone and in pairs, at 4,
+  // 5 and 6 stages (6: half-wave D), with M, N and K tails: 10, 56, 2 and 1 K blocks.
+  struct Case {
+    int stages, multicast;
+    bool on_a;
+  };
+  const Case cases[] = {{4, 1, true}, {5, 1, true}, {6, 1, true}, {6, 2, false}, {5, 2, true}};
+  std::uint64_t seed = 9700;
+  for (const Case& c : cases)
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {1000, 1000, 1168}, {257, 520, 7168}, {600, 392, 256}, {33, 96, 128}}) {
+      detail::Sm90GemmConfig config = make_config(128, 128, c.stages, 1, 4, k, c.multicast, c.on_a);
+      config.pad_turns = true;
+      check_problem(m, n, k, seed++, 0, &config);
+    }
+}
+
 TEST_CASE("gemm_fp8_nt with B's loads evict_first (L2 policy) matches the reference", "[gpu][gemm]") {
   // The heuristic sets the policy for M <= 128 only; forced here on every load path: alone, A
   // pairs, B pairs (multicast with the policy) and split-K, also over several M blocks.

@@ -278,3 +278,71 @@ TEST_CASE("gemm_fp8_nt_with_config rejects a block size other than the tile's", 
     }
   }
 }
+
+TEST_CASE("gemm_fp8_nt_with_config rejects padded ring turns outside one-wave tiles in one B-scale block",
+          "[gemm][validation]") {
+  // Fake, aligned, disjoint addresses: the config is checked before any device is touched.
+  const std::uintptr_t gb = std::uintptr_t{1} << 30;
+  GemmFp8Args args;
+  args.m = 1024, args.n = 2048, args.k = 7168;
+  args.a = reinterpret_cast<const void*>(1 * gb), args.b = reinterpret_cast<const void*>(2 * gb);
+  args.d = reinterpret_cast<void*>(3 * gb);
+  args.a_scales = reinterpret_cast<const float*>(4 * gb), args.a_scales_capacity = 1024 * 56;
+  args.b_scales = reinterpret_cast<const float*>(5 * gb), args.b_scales_capacity = 16 * 56;
+  for (auto [block_m, block_n, splits] : std::vector<std::tuple<int, int, int>>{{256, 128, 1}, {64, 128, 1},
+                                                                             {128, 160, 1}, {128, 128, 2}}) {
+    Sm90GemmConfig c;
+    c.block_m = block_m, c.block_n = block_n, c.splits = splits, c.stages = 3;
+    c.threads = sm90_gemm_threads(block_m);
+    c.smem_bytes = sm90_gemm_dense_smem_bytes(block_m, block_n, args.k, c.stages, splits);
+    c.pad_turns = true;
+    INFO(c.to_json().dump());
+    try {
+      gemm_fp8_nt_with_config(args, c, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("pad_turns needs block_m 128, block_n dividing 128 and no split-K"));
+    }
+  }
+}
+
+TEST_CASE("gemm heuristics put one round of 128 x 128 tiles alone on padded ring turns", "[gemm][heuristics]") {
+  // H200 (2026-11-29i): a tile per CTA without a cluster, where the ring's turns do not divide
+  // the K blocks, ran faster with padded turns (448 x 4096 x 7168 at 6 stages: 26.2 -> 25.7 us);
+  // in pairs (200 x 7168 x 4096) and over several rounds it lost. The ring depth stays.
+  struct Case {
+    std::int64_t m, n, k;
+    int stages, multicast;
+    bool pad;
+  };
+  for (const Case& e : std::vector<Case>{{448, 4096, 7168, 6, 1, true},
+                                         {4096, 512, 11008, 5, 1, true},
+                                         {1000, 2048, 7168, 4, 1, false},  // 4 divides 56 K blocks
+                                         {4096, 512, 3200, 5, 1, false},   // 5 divides 25
+                                         {200, 7168, 4096, 6, 2, false},
+                                         {12000, 512, 3456, 5, 2, false}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
+    INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == 128);
+    CHECK(c.stages == e.stages);
+    CHECK(c.multicast == e.multicast);
+    CHECK(c.pad_turns == e.pad);
+    CHECK(c.to_json().at("pad_turns") == e.pad);
+  }
+  // Only on one round of 128 x 128 tiles alone, over 16 K blocks or more.
+  for (const SweepShape& s : sweep()) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(s.m, s.n, s.k, s.sms);
+    if (!c.pad_turns) continue;
+    INFO("m " << s.m << " n " << s.n << " k " << s.k << " sms " << s.sms << ": " << c.to_json().dump());
+    const std::int64_t tiles = (sm90_gemm_m_key(s.m) + 127) / 128 * ((s.n + 127) / 128);
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == 128);
+    CHECK(c.splits == 1);
+    CHECK(c.multicast == 1);
+    CHECK(tiles <= s.sms);
+    CHECK((s.k + 127) / 128 >= 16);
+    CHECK((s.k + 127) / 128 % c.stages != 0);
+  }
+}

@@ -105,10 +105,10 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 }
 
 // The config a table row ran, in the sweep lines' words (the last column, so the columns before
-// it keep their positions for scripts).
+// it keep their positions for scripts); "st6p": 6 stages on padded whole turns (pad_turns).
 std::string config_words(const detail::Sm90GemmConfig& c) {
-  return fmt::format("{}x{} st{} mc{}{} sk{}", c.block_m, c.block_n, c.stages, c.multicast,
-                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.splits);
+  return fmt::format("{}x{} st{}{} mc{}{} sk{}", c.block_m, c.block_n, c.stages, c.pad_turns ? "p" : "",
+                     c.multicast, c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.splits);
 }
 std::string config_words(const detail::Sm90WgradConfig& c) {
   return fmt::format("{}x{} st{} mc{}{}", c.block_m, c.block_n, c.stages, c.multicast,
@@ -195,21 +195,25 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
   return out;
 }
 
-// --configs "BMxBN:splits:mc[:stages];..." (mc 1, 2a or 2b): these forward configs instead of the
-// model's 40 best, with the deepest pipeline that fits or the given stages, for every shape (ones
-// the shape cannot take are skipped). Split-K grids: one cluster per tile.
+// --configs "BMxBN:splits:mc[:stages[p]];..." (mc 1, 2a or 2b): these forward configs instead of
+// the model's 40 best, with the deepest pipeline that fits or the given stages (p: on padded whole
+// ring turns, pad_turns), for every shape (ones the shape cannot take are skipped). Split-K grids:
+// one cluster per tile.
 std::string g_forward_configs;
 std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& text, long long m, long long n,
                                                           long long k, int sm_count) {
   std::vector<detail::Sm90GemmConfig> configs;
   for (const std::string& item : config_items(text)) {
     int bm = 0, bn = 0, splits = 1, stages = 16;
-    char mc[8] = {0};
-    const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d", &bm, &bn, &splits, mc, &stages);
-    if (fields != 4 && fields != 5) throw std::runtime_error("--configs: cannot parse '" + item + "'");
-    const auto c = forward_config(bm, bn, splits, std::string(mc) == "1" ? 1 : 2, std::string(mc) != "2b",
-                                  stages, m, n, k, sm_count);
-    if (c) configs.push_back(*c);
+    char mc[8] = {0}, pad[2] = {0};
+    const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d%1[p]", &bm, &bn, &splits, mc, &stages, pad);
+    if (fields < 4) throw std::runtime_error("--configs: cannot parse '" + item + "'");
+    auto c = forward_config(bm, bn, splits, std::string(mc) == "1" ? 1 : 2, std::string(mc) != "2b",
+                            stages, m, n, k, sm_count);
+    if (c) {
+      c->pad_turns = pad[0] == 'p';
+      configs.push_back(*c);
+    }
   }
   return configs;
 }

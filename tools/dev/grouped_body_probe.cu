@@ -34,7 +34,7 @@ constexpr u32 kDense7168 = sm90_1d2d::dense_smem_size(256, 128, 7168, 3, 1);
 constexpr u32 kGrouped7168 = sm90_1d2d::grouped_smem_size(256, 128, 7168, 3, kGroupingDense, 1);
 
 // 128 x 192, 4 stages, A-pair multicast: the contiguous MoE anchors' configuration.
-template __global__ void sm90_fp8_gemm_1d2d_kernel<4096, 4096, 128, 192, 4, 2, true, 1, 132, 8, kDense4096, false>(
+template __global__ void sm90_fp8_gemm_1d2d_kernel<4096, 4096, 128, 192, 4, 2, true, 1, 132, 8, kDense4096, false, false>(
     u32, void*, const float*, TMAPS);
 template __global__ void probe_dense_via_grouped<4096, 4096, 128, 192, 4, 2, true, 132, 8, kGrouped4096>(
     u32, void*, const float*, const i32*, TMAPS);
@@ -43,7 +43,7 @@ template __global__ void sm90_fp8_gemm_grouped_kernel<4096, 4096, 128, 192, 4, 2
     u32, void*, const float*, const i32*, TMAPS);
 
 // 256 x 128, 3 stages: the dense heuristic's pick for large M (contiguous grouping allows <= 128).
-template __global__ void sm90_fp8_gemm_1d2d_kernel<6144, 7168, 256, 128, 3, 2, true, 1, 132, 8, kDense7168, false>(
+template __global__ void sm90_fp8_gemm_1d2d_kernel<6144, 7168, 256, 128, 3, 2, true, 1, 132, 8, kDense7168, false, false>(
     u32, void*, const float*, TMAPS);
 template __global__ void probe_dense_via_grouped<6144, 7168, 256, 128, 3, 2, true, 132, 8, kGrouped7168>(
     u32, void*, const float*, const i32*, TMAPS);
