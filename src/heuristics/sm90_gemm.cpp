@@ -267,9 +267,9 @@ RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t 
 // K blocks: the K loop on padded whole turns (the template's kPadTurns), so that the stages are
 // compile-time constants. H200, 2026-11-29i, us: 448 x 4096 x 7168 at 6 stages 26.1 -> 25.8,
 // 512 x 4096 x 2048 10.3 -> 9.85, 256 x 7168 x 2048 10.4 -> 10.2, 4096 x 512 x 11008 at 5 37.55 ->
-// 36.55, four more 0.7-1.2% faster. Not in clusters (B pairs, 200 x
-// 7168 x 4096: 16.75 -> 17.05) nor over several rounds (A pairs, 12000 x 512 x 3456: 36.4 ->
-// 37.9). Nor a deeper padded ring in place of whole turns: 6 padded stages against 4 won at
+// 36.55, three more 0.7-1.2% faster. Not in clusters (B pairs, 200 x 7168 x 4096: 16.75 ->
+// 17.05) nor over several rounds (A pairs, 12000 x 512 x 3456: 36.4 -> 37.9). Nor a deeper
+// padded ring in place of whole turns: 6 padded stages against 4 won at
 // 1000 x 2048 x 7168 (25.4 -> 25.0) and 3000 x 576 x 7168 (25.65 -> 24.75) but lost at 3000 x 512
 // x 32768 (99.9 -> 103.2) and 1000 x 2048 x 4096 (15.65 -> 15.95).
 // tools/bench/results/2026-11-29i-ring-turns-h200.md.
