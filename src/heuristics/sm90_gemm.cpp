@@ -245,7 +245,7 @@ int ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t 
 // 25: 85.1 / 88.1, 27: 88.2 / 94.9, 33: 106.4 / 114.2, 45: 141.6 / 151.0; 28: 95.1 / 91.5).
 bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks) {
   if (bn != 128 || bm < 128 || stages > k_blocks) return false;
-  return bm == 128 || (stages - k_blocks % stages) % stages * 32 <= k_blocks;
+  return bm == 128 || sm90_gemm_ring_aligned(k_blocks, stages);
 }
 
 // The deepest ring a tile fits (with half-wave D staging where half_wave_d_pays) and the deepest
@@ -329,6 +329,10 @@ int sm90_gemm_staged_layout_bytes(int block_m, int block_n, std::int64_t k, int 
 }
 
 // Mirrors sm90_1d2d::dense_d_stage_rows.
+bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages) {
+  return (stages - k_blocks % stages) % stages * 32 <= k_blocks;
+}
+
 int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits) {
   return num_math_warpgroups(block_m) == 2 && splits == 1 &&
                  sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, 1) > kSm90MaxSmem

@@ -42,6 +42,9 @@ int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int sta
 // Rows of one D staging buffer (the D tensor map's box): 64, or 32 for half-wave staging where not
 // even one whole buffer fits beside the ring (two math warpgroups, no split-K).
 int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits);
+// Whether two-wave tiles (BLOCK_M 256) without split-K take whole turns of a ring of `stages` over
+// k_blocks K blocks (sm90_1d2d::ring_aligned): their stages are then compile-time constants.
+bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages);
 // Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D
 // tensor map's swizzle and box follow from it.
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits);

@@ -74,7 +74,7 @@ bool masked_256_rows(std::int64_t bucket, std::int64_t k_blocks) {
 // at most one pad stage per 32 K blocks), whose stages are then compile-time constants: the
 // dense kernel's 256 x 128 lost 3-7% at 4 stages elsewhere (sm90_gemm.cpp, half_wave_d_pays;
 // H200, 2026-11-29i, masked: tools/bench/results/2026-11-29i-ring-turns-h200.md).
-bool masked_half_wave_d(std::int64_t k_blocks) { return k_blocks > 16 && (4 - k_blocks % 4) % 4 * 32 <= k_blocks; }
+bool masked_half_wave_d(std::int64_t k_blocks) { return k_blocks > 16 && sm90_gemm_ring_aligned(k_blocks, 4); }
 
 bool block_n_allowed(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;

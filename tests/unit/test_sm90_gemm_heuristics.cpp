@@ -255,15 +255,24 @@ TEST_CASE("every config the gemm heuristics choose on H100 compiles without spil
   std::printf("gemm heuristics: %zu distinct sm_90a kernels compiled\n", seen.size());
 }
 
-TEST_CASE("gemm_fp8_nt_with_config rejects a block size other than the tile's", "[gemm][validation]") {
-  // Fake, aligned, disjoint addresses: the config is checked before any device is touched.
+namespace {
+// Arguments at fake, aligned, disjoint addresses, with exact scale capacities: a config is
+// checked before any device is touched.
+GemmFp8Args fake_args(std::int64_t m, std::int64_t n, std::int64_t k) {
   const std::uintptr_t gb = std::uintptr_t{1} << 30;
   GemmFp8Args args;
-  args.m = 128, args.n = 576, args.k = 7168;
+  args.m = m, args.n = n, args.k = k;
   args.a = reinterpret_cast<const void*>(1 * gb), args.b = reinterpret_cast<const void*>(2 * gb);
   args.d = reinterpret_cast<void*>(3 * gb);
-  args.a_scales = reinterpret_cast<const float*>(4 * gb), args.a_scales_capacity = 128 * 56;
-  args.b_scales = reinterpret_cast<const float*>(5 * gb), args.b_scales_capacity = 5 * 56;
+  args.a_scales = reinterpret_cast<const float*>(4 * gb), args.a_scales_capacity = m * ((k + 127) / 128);
+  args.b_scales = reinterpret_cast<const float*>(5 * gb);
+  args.b_scales_capacity = (n + 127) / 128 * ((k + 127) / 128);
+  return args;
+}
+}  // namespace
+
+TEST_CASE("gemm_fp8_nt_with_config rejects a block size other than the tile's", "[gemm][validation]") {
+  const GemmFp8Args args = fake_args(128, 576, 7168);
   for (int block_m : {64, 128, 256}) {
     Sm90GemmConfig c = choose_sm90_gemm_config(128, 576, 7168, 132);
     c.block_m = block_m;
@@ -281,14 +290,7 @@ TEST_CASE("gemm_fp8_nt_with_config rejects a block size other than the tile's", 
 
 TEST_CASE("gemm_fp8_nt_with_config rejects padded ring turns outside one-wave tiles in one B-scale block",
           "[gemm][validation]") {
-  // Fake, aligned, disjoint addresses: the config is checked before any device is touched.
-  const std::uintptr_t gb = std::uintptr_t{1} << 30;
-  GemmFp8Args args;
-  args.m = 1024, args.n = 2048, args.k = 7168;
-  args.a = reinterpret_cast<const void*>(1 * gb), args.b = reinterpret_cast<const void*>(2 * gb);
-  args.d = reinterpret_cast<void*>(3 * gb);
-  args.a_scales = reinterpret_cast<const float*>(4 * gb), args.a_scales_capacity = 1024 * 56;
-  args.b_scales = reinterpret_cast<const float*>(5 * gb), args.b_scales_capacity = 16 * 56;
+  const GemmFp8Args args = fake_args(1024, 2048, 7168);
   for (auto [block_m, block_n, splits] : std::vector<std::tuple<int, int, int>>{{256, 128, 1}, {64, 128, 1},
                                                                              {128, 160, 1}, {128, 128, 2}}) {
     Sm90GemmConfig c;

@@ -486,7 +486,7 @@ int run_gemm(int argc, char** argv) {
     if (forward_sweep) sweep_forward(g, iters, results, stream);
     // Ours and cuBLASLt timed in turns (time_kernels_in_turns).
     // cuBLASLt's block-scaled layouts want the scale tensors' outer dimensions in steps of 4.
-    const bool cublas_ok = s.m % 4 == 0 && ((s.k + 127) / 128) % 4 == 0;
+    const bool cublas_ok = s.m % 4 == 0 && cublaslt_takes_k(s.k);
     if (!cublas_ok)
       fmt::print("(cuBLASLt left out for {}x{}x{}: its block scales need M % 4 == 0 and ceil(K/128) % 4 == 0)\n",
                  s.m, s.n, s.k);

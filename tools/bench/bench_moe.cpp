@@ -241,17 +241,13 @@ struct MGroupedInputs {
   double flops() const { return 2.0 * sum(counts) * n * k; }
 };
 
-// cuBLASLt's 128x128 weight scales are (ceil(N/128), align(ceil(K/128), 4)): ours only where
-// ceil(K/128) % 4 == 0 (CublasLtGemm). Elsewhere the M-grouped tables leave it out.
-bool cublas_takes_k(long long k) { return (k + 127) / 128 % 4 == 0; }
-
 // Our grouped GEMM (`ours`) and the per-expert cuBLASLt loop on the packed operands, writing
 // expert e's rows at d_rows[e], timed in turns (time_kernels_in_turns): {ours, cuBLASLt}; ours
-// alone (cuBLASLt's time NaN) where cuBLASLt cannot read the scales (cublas_takes_k).
+// alone (cuBLASLt's time NaN) where cuBLASLt cannot read the weight scales (cublaslt_takes_k).
 std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& ours, const MGroupedInputs& in,
                                                   DeviceArray<std::uint16_t>& d, const std::vector<long long>& d_rows,
                                                   Context& ctx) {
-  if (!cublas_takes_k(in.k)) {
+  if (!cublaslt_takes_k(in.k)) {
     fmt::print("(cuBLASLt left out for K {}: its weight scales need ceil(K/128) % 4 == 0)\n", in.k);
     return {time_kernels_in_turns({ours}, ctx.stream, 3, ctx.iters)[0], Timing{NAN, NAN}};
   }
@@ -399,7 +395,7 @@ void run_contiguous(Context& ctx) {
     };
     const double diff_ours = sampled_diff(experts, false, at(d_host), ctx.stream);
     const double diff_cublas =
-        cublas_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
+        cublaslt_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
               diff_cublas);
@@ -466,7 +462,7 @@ void run_masked(Context& ctx) {
     };
     const double diff_ours = sampled_diff(experts, false, at(d_host), ctx.stream);
     const double diff_cublas =
-        cublas_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
+        cublaslt_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
               diff_cublas);

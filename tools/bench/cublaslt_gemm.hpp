@@ -22,6 +22,7 @@ inline void check_cublas(cublasStatus_t status, const char* what) {
 // is computed as D^T (N, M) = B (N, K) . A (M, K)^T with "TN" operands. Its VEC128 scales are
 // (ceil(K/128), M) M-contiguous and its BLK128x128 scales (ceil(N/128), align(ceil(K/128), 4)):
 // ours exactly when M % 4 == 0 and ceil(K/128) % 4 == 0, which the bench requires.
+inline bool cublaslt_takes_k(long long k) { return (k + 127) / 128 % 4 == 0; }
 class CublasLtGemm {
  public:
   CublasLtGemm(const GemmFp8Args& g, cublasLtHandle_t handle, void* workspace, size_t workspace_bytes)
