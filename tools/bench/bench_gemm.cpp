@@ -11,14 +11,13 @@
 #include <optional>
 #include <random>
 #include <sstream>
-#include <thread>
-#include <atomic>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "bench_common.hpp"
 #include "bench_inputs.hpp"
+#include "compile_all.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
@@ -113,26 +112,6 @@ std::string config_words(const detail::Sm90GemmConfig& c) {
 std::string config_words(const detail::Sm90WgradConfig& c) {
   return fmt::format("{}x{} st{} mc{}{}", c.block_m, c.block_n, c.stages, c.multicast,
                      c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "");
-}
-
-// Compiles (or loads) the sweep's kernels on 16 threads before any is timed (the registry
-// builds each key once); a spec that fails is reported and left out.
-void compile_all(const std::vector<detail::KernelSpec>& specs) {
-  const int device = detail::current_device().device;
-  std::vector<std::thread> threads;
-  std::atomic<std::size_t> next{0};
-  for (int t = 0; t < 16; ++t)
-    threads.emplace_back([&] {
-      cudaSetDevice(device);
-      for (std::size_t i; (i = next++) < specs.size();) {
-        try {
-          detail::get_kernel(device, specs[i]);
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "sweep compile: %s\n", e.what());
-        }
-      }
-    });
-  for (auto& t : threads) t.join();
 }
 
 // A forward config for the sweeps with everything the template derives filled in: the deepest

@@ -24,11 +24,13 @@
 
 #include "bench_common.hpp"
 #include "bench_inputs.hpp"
+#include "compile_all.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
+#include "runtime/launch.hpp"
 
 namespace jitfp8::bench {
 namespace {
@@ -276,12 +278,15 @@ struct SweepShape {
 // Contiguous: A pairs only (a pair must share the expert).
 const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true}, {128, 160, 2, true},
                                        {128, 160, 2, true, 4}, {128, 160, 1, true}, {128, 128, 2, true},
-                                       {128, 128, 2, true, 4}, {128, 128, 1, true}};
+                                       {128, 128, 2, true, 4}, {128, 128, 1, true}, {128, 96, 1, true},
+                                       {64, 192, 1, true},     {64, 128, 2, true}};
 const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true},    {128, 192, 1, true},
                                    {128, 128, 2, false}, {128, 128, 2, false, 4}, {128, 128, 1, true},
                                    {128, 128, 1, true, 4}, {256, 128, 1, true},  {256, 128, 2, true},
                                    {256, 96, 1, true},   {256, 64, 2, true},   {64, 192, 1, true},
-                                   {64, 192, 2, false},  {64, 192, 2, true}};
+                                   {64, 192, 2, false},  {64, 192, 2, true},   {128, 160, 1, true},
+                                   {128, 160, 2, true},  {128, 160, 2, false}, {128, 96, 1, true},
+                                   {64, 128, 1, true},   {64, 128, 2, false}};
 
 template <std::size_t kCount>
 std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping, const SweepShape (&shapes)[kCount],
@@ -301,16 +306,17 @@ std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping,
   return configs;
 }
 
-// The heuristic's pick on shallower rings (down to 3 stages, at most two steps), in the pick's
-// own cluster: where the deepest ring that fits is not the fastest (the dense chooser's
-// ring_stages).
+// The heuristic's pick first, then the pick on shallower rings (down to 3 stages, at most two
+// steps), in the pick's own cluster: where the deepest ring that fits is not the fastest (the
+// dense chooser's ring_stages). The sweep times the pick like every candidate (time_kernel), so
+// its line compares with theirs.
 std::vector<detail::Sm90GemmConfig> with_pick_stage_ladder(std::vector<detail::Sm90GemmConfig> configs,
                                                            detail::Sm90Grouping grouping, long long rows,
                                                            long long groups, long long n, long long k) {
   int sm_count = 0;
   BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   const detail::Sm90GemmConfig pick = detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, sm_count);
-  std::vector<detail::Sm90GemmConfig> ladder;
+  std::vector<detail::Sm90GemmConfig> ladder{pick};
   for (int stages = std::max(3, pick.stages - 2); stages < pick.stages; ++stages) {
     detail::Sm90GemmConfig c = pick;
     c.stages = stages;
@@ -321,17 +327,23 @@ std::vector<detail::Sm90GemmConfig> with_pick_stage_ladder(std::vector<detail::S
   return configs;
 }
 
-// Times `run(config)` for each config, prints a line and records `kind` results.
+// Compiles the configs' kernels in parallel, then times `run(config)` for each config (the
+// first, the heuristic's pick, marked '*'), prints a line and records `kind` results.
 template <class Run>
-void time_sweep(Context& ctx, const char* kind, const MGroupedCase& c, double flops,
-                const std::vector<detail::Sm90GemmConfig>& configs, Run run) {
-  for (const detail::Sm90GemmConfig& cfg : configs) {
+void time_sweep(Context& ctx, const char* kind, detail::Sm90Grouping grouping, const MGroupedCase& c,
+                double flops, const std::vector<detail::Sm90GemmConfig>& configs, Run run) {
+  std::vector<detail::KernelSpec> specs;
+  for (const detail::Sm90GemmConfig& cfg : configs)
+    specs.push_back(detail::gemm_fp8_grouped_spec(grouping, c.groups, c.n, c.k, cfg, detail::current_device().arch));
+  compile_all(specs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const detail::Sm90GemmConfig& cfg = configs[i];
     const Timing t = time_kernel([&] { run(cfg); }, ctx.stream, 3, ctx.iters);
-    fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
-               c.expected, c.n, c.k, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
+    fmt::print("  sweep {}x{} {:>5} {:>5} {}{:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
+               c.expected, c.n, c.k, i == 0 ? "*" : " ", cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
                cfg.multicast == 1 ? "" : cfg.multicast_on_a ? "A" : "B", t.median_us, flops / t.median_us / 1e6);
     ctx.results.push_back({{"kind", kind}, {"groups", c.groups}, {"expected_m", c.expected}, {"n", c.n},
-                           {"k", c.k}, {"config", cfg.to_json()}, {"us", t.median_us},
+                           {"k", c.k}, {"config", cfg.to_json()}, {"pick", i == 0}, {"us", t.median_us},
                            {"tflops", flops / t.median_us / 1e6}});
   }
 }
@@ -378,7 +390,7 @@ void run_contiguous(Context& ctx) {
     const detail::Sm90Grouping contiguous_grouping =
         ctx.group_ends ? detail::Sm90Grouping::contiguous_ends : detail::Sm90Grouping::contiguous_ids;
     if (ctx.sweep)
-      time_sweep(ctx, "contiguous_sweep", c, in.flops(),
+      time_sweep(ctx, "contiguous_sweep", contiguous_grouping, c, in.flops(),
                  with_pick_stage_ladder(sweep_configs(contiguous_grouping, kContiguousSweep, c.groups, c.k),
                                         contiguous_grouping, m, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
@@ -445,7 +457,7 @@ void run_masked(Context& ctx) {
     const auto [ours, theirs] =
         time_beside_cublas_loop([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, in, d_cublas, rows0, ctx);
     if (ctx.sweep)
-      time_sweep(ctx, "masked_sweep", c, in.flops(),
+      time_sweep(ctx, "masked_sweep", detail::Sm90Grouping::masked, c, in.flops(),
                  with_pick_stage_ladder(sweep_configs(detail::Sm90Grouping::masked, kMaskedSweep, c.groups, c.k),
                                         detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
