@@ -268,14 +268,29 @@ RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t 
 // compile-time constants. H200, 2026-11-29i, us: 448 x 4096 x 7168 at 6 stages 26.1 -> 25.8,
 // 512 x 4096 x 2048 10.3 -> 9.85, 256 x 7168 x 2048 10.4 -> 10.2, 4096 x 512 x 11008 at 5 37.55 ->
 // 36.55, three more 0.7-1.2% faster. Not in clusters (B pairs, 200 x 7168 x 4096: 16.75 ->
-// 17.05) nor over several rounds (A pairs, 12000 x 512 x 3456: 36.4 -> 37.9). Nor a deeper
-// padded ring in place of whole turns: 6 padded stages against 4 won at
-// 1000 x 2048 x 7168 (25.4 -> 25.0) and 3000 x 576 x 7168 (25.65 -> 24.75) but lost at 3000 x 512
-// x 32768 (99.9 -> 103.2) and 1000 x 2048 x 4096 (15.65 -> 15.95).
-// tools/bench/results/2026-11-29i-ring-turns-h200.md.
+// 17.05) nor over several rounds (A pairs, 12000 x 512 x 3456: 36.4 -> 37.9).
+// tools/bench/results/2026-11-29i-ring-turns-h200.md. Where the ring's turns divide the K blocks,
+// a deeper ring on padded turns still pays over 40-128 K blocks (deep_padded_ring_pays).
 bool pad_turns_pays(const Sm90GemmConfig& c, std::int64_t tiles, int sm_count, std::int64_t k_blocks) {
   return c.block_m == 128 && c.block_n == 128 && c.splits == 1 && c.multicast == 1 && tiles <= sm_count &&
          k_blocks >= 16 && k_blocks % c.stages != 0;
+}
+
+// One round of 128 x 128 tiles alone beyond 4 M blocks (up to 4, ring_stages already takes the
+// deepest ring) over 40-128 K blocks: the deepest ring (6 stages, half-wave D), on padded turns
+// where 6 does not divide the K blocks, in place of the whole turns of 4 or 5 that ring_stages
+// gives. H200, 2026-11-29j, us, the pick (4 or 5 stages) against 6 padded stages (6 unpadded at
+// 96 K blocks): 56 K blocks: 1000 x 2048 x 7168 25.5 -> 24.7, 3000 x 576 x 7168 25.2 -> 24.2,
+// 3000 x 512 x 7168 24.7 -> 23.9, 2048 x 1024 x 7168 24.9 -> 24.6; 96: 1000 x 2048 x 12288
+// 41.5 -> 39.8; 128: 1000 x 2048 x 16384 53.2 -> 52.0, 3000 x 512 x 16384 52.2 -> 49.4; 40:
+// level (18.7 -> 18.6); 86 (2026-11-29i, call 8): 4096 x 512 x 11008 5 padded stages 36.3,
+// 6 padded 35.6. Not over 32 K blocks or fewer (1000 x 2048 x 4096 15.4 -> 15.6, 3000 x 512 x
+// 4096 level) nor over 256 (3000 x 512 x 32768 98.3 -> 101.1).
+// (tools/bench/results/2026-11-29j-masked-chooser-h200.md.)
+bool deep_padded_ring_pays(const Sm90GemmConfig& c, std::int64_t m_blocks, std::int64_t tiles, int sm_count,
+                           std::int64_t k_blocks) {
+  return c.block_m == 128 && c.block_n == 128 && c.splits == 1 && c.multicast == 1 && m_blocks > 4 &&
+         tiles <= sm_count && k_blocks >= 40 && k_blocks <= 128;
 }
 
 }  // namespace
@@ -459,6 +474,8 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
       best.multicast_on_a = true;
     }
   }
+  if (deep_padded_ring_pays(best, m_blocks, m_blocks * n_blocks, sm_count, k_blocks))
+    best.stages = ring_depths(best.block_m, best.block_n, k, 1, k_blocks).deepest;
   best.pad_turns = pad_turns_pays(best, m_blocks * n_blocks, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;

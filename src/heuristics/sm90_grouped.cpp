@@ -1,18 +1,18 @@
 // Chooses tile shape, pipeline depth and cluster for the M-grouped GEMMs.
 //
 // The dense model (sm90_gemm.cpp: waves x modelled tile cycles) over the tiles the grouping
-// implies: contiguous, ceil(M / bm) x ceil(N / bn) tiles (padding tiles cost an epilogue only,
-// ignored); masked, E x ceil(expected_m / bm) x ceil(N / bn) (a partial last tile per expert
-// costs a full one). BLOCK_M is 64 or 128 for contiguous (segments start at multiples of 128, so
-// a tile never holds two experts); masked takes 256 x 128 tiles by a measured rule
-// (masked_256_rows), else 64 or 128. No split-K.
+// implies at the rows' key (sm90_grouped_rows_key): contiguous, ceil(M / bm) x ceil(N / bn) tiles
+// (padding tiles cost an epilogue only, ignored); masked, E x ceil(expected_m / bm) x ceil(N / bn)
+// (a partial last tile per expert costs a full one). BLOCK_M is 64 or 128 for contiguous
+// (segments start at multiples of 128, so a tile never holds two experts); masked takes 256 x 128
+// tiles by a measured rule (masked_256_rows), else 128 rows and 128, 160 or 192 columns
+// (masked_tile_allowed); up to 64 rows, where 128 x 128 tiles fill the SMs, one tile alone
+// (128 x 128, or 64 x 128 up to 32 rows). No split-K.
 // Clusters: contiguous pairs two N blocks on one M block (A multicast, same expert) once the
-// grid is full; masked pairs the M blocks of one expert (B multicast: B dominates the traffic of
-// small per-expert counts) when an expert has 2 M blocks over a long K, or 4 and more over 9-16 K
-// blocks (masked_pair_b; where the 256 x 128 rule applies, an expert's 2 blocks of 128 rows are
-// one tile instead), else two N blocks once the grid is full. Masked tiles skip the 64-row waves
-// past the expert's count (templates/moe/gemm_fp8_grouped.cuh), which the model leaves out: it
-// favours no tile shape.
+// grid is full; masked pairs the M blocks of one expert (B multicast) where an expert has 8 M
+// blocks or more over 9-16 K blocks (masked_pair_b), else two N blocks once the grid is full.
+// Masked tiles skip the 64-row waves past the expert's count (templates/moe/gemm_fp8_grouped.cuh),
+// which the model leaves out.
 // Contiguous B pairs (two M blocks, multicast B where both have one expert) measured level with
 // the A pairs on H100, not ahead as in the dense kernel, and were not kept
 // (tools/bench/results/2026-11-26f-grouped-stores-and-pairs-h100.md, with the patch).
@@ -32,23 +32,17 @@ constexpr int kMaxStages = 16;
 
 int num_sfb_per_tile(int block_n) { return (128 - std::gcd(block_n, 128) + block_n + 127) / 128; }
 
-// Masked pairs two M blocks of one expert on B where B's loads weigh most: two M blocks per
-// expert (B read by two tiles only) over a long K. H100, 128 x 192 tiles, with the skipped
-// waves (jitfp8 bench moe --only masked --sweep, 2026-11-24), TFLOPS as B pairs / A pairs / alone:
-//   32 x 192 experts (2 M blocks): 6144 x 7168 899/826/867, 7168 x 3072 865/843/860,
-//     4096 x 4096 824/814/815, 4096 x 2048 (16 K blocks) 754/763/777;
-//   6 x 1024 (8 M blocks): 6144 x 7168 1266/1342/1356, 4096 x 4096 1123/1193/1211,
-//     4096 x 2048 969/1064/1071.
-// Over 9-16 K blocks with 4 M blocks or more (512 rows and up), B pairs again, measured
-// 2026-11-28 on today's kernel (jitfp8 bench moe --only masked --sweep, 6 x 1024, 4096 x 2048:
-// 128 x 192 B pairs 1136 TFLOPS, alone 1129, A pairs 1105, the 256 x 128 A pairs picked then
-// 1105). Against that pick, alternated 3 times, us: 6 x 1024, 4096 x 2048 85.0 -> 83.5;
-// 8 x 512, 4096 x 2048 (128 x 128 B pairs) 86.4 -> 83.5; 4 x 2048, 7168 x 2048 227.3 -> 220.8;
-// 6 x 1024, 7168 x 1536 121.2 -> 118.0
-// (tools/bench/results/2026-11-28c-masked-floors-short-k-pairs-h100.md).
+// Masked pairs two M blocks of one expert on B over 9-16 K blocks where an expert has 8 M blocks
+// or more; elsewhere single CTAs or A pairs ran as fast or faster. H200, 2026-11-29j (jitfp8 bench
+// moe --only masked --sweep; 128 x 192 tiles, us as B pairs / A pairs / alone):
+//   8 M blocks: 6 x 1024, 4096 x 2048 79.7 / 80.9 / 80.7; 2 x 1024, 7168 x 2048 59.3 / 59.2 / 58.8;
+//   4 M blocks: 8 x 512, 7168 x 2048 116.5 / 111.4 / 111.6; 8 x 512, 4096 x 2048 68.3 / 62.8 / 62.3
+//     (the 128 x 128 B pairs picked before 79.1); 8 x 512, 1536 x 2048 33.1 / 32.2 / 31.9;
+//   2 M blocks over 56 K blocks: 16 x 256, 2048 x 7168 157.1 / 140.5 / 138.4.
+// Until then B pairs were also taken with 2 M blocks over a long K and with 4 or more over 9-16 K
+// blocks (H100 sweeps of 2026-11-24 and 2026-11-28c) (tools/bench/results/2026-11-29j-masked-chooser-h200.md).
 bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
-  return (m_blocks_per_group <= 2 && k_blocks > 16) ||
-         (m_blocks_per_group >= 4 && k_blocks > 8 && k_blocks <= 16);
+  return m_blocks_per_group >= 8 && k_blocks > 8 && k_blocks <= 16;
 }
 
 // Masked 256 x 128 tiles (in A pairs where N allows): where one tile holds an expert's expected
@@ -75,6 +69,23 @@ bool masked_256_rows(std::int64_t bucket, std::int64_t k_blocks) {
 // dense kernel's 256 x 128 lost 3-7% at 4 stages elsewhere (sm90_gemm.cpp, half_wave_d_pays;
 // H200, 2026-11-29i, masked: tools/bench/results/2026-11-29i-ring-turns-h200.md).
 bool masked_half_wave_d(std::int64_t k_blocks) { return k_blocks > 16 && sm90_gemm_ring_aligned(k_blocks, 4); }
+
+// Masked tiles below 256 rows: 128 rows, 128, 160 or 192 columns. For up to 64 rows per expert,
+// where 128 x 128 tiles fill the SMs, one tile alone: 128 x 128 (its second warpgroup skips its
+// wave), 64 x 128 for up to 32 rows (sm90_grouped_rows_key keeps 32 apart); else the model's
+// choice (4 x 64, 2048 x 7168: 64 x 64 alone 29.2 us, 128 x 128 30.1). H200, 2026-11-29j (jitfp8
+// bench moe --only masked --sweep, 41 shapes, us): the 64-row tiles the model chose for up to 64
+// rows ran 4-25% behind 128 x 128 alone (32 x 64, 4096 x 7168: 64 x 192 A pairs 311.6, 128 x 128
+// 250.1; 64 x 64, 1536 x 2048: 77.6 / 64.8; 32 x 32, 2048 x 768: 64 x 192 25.4, 128 x 128 21.8),
+// and 64 x 128 alone beat it by up to 5% at 32 rows (16 x 32, 3072 x 4096: 59.5 / 61.7; 16 x 32,
+// 4096 x 1536: 34.6 / 35.5; 32 x 32, 1536 x 2048: 35.1 / 36.9; 32 x 32, 2048 x 768: 21.9 / 21.8),
+// but not at 64 (8 x 64, 4096 x 7168: 78.2 / 71.5). With more rows the model also ranked
+// 64-row tiles and run-time B-scale bounds (bn 112) too well: 2 x 512, 7168 x 3072: 128 x 112 A
+// pairs 60.8, 128 x 192 alone 46.2; 1 x 512, 7168 x 4096: 128 x 112 A pairs 34.7, 128 x 128 31.3
+// (tools/bench/results/2026-11-29j-masked-chooser-h200.md).
+bool masked_tile_allowed(int block_m, int block_n) {
+  return block_m == 128 && (block_n == 128 || block_n == 160 || block_n == 192);
+}
 
 bool block_n_allowed(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;
@@ -121,11 +132,42 @@ int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int 
   return stages;
 }
 
-Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
-                                          std::int64_t num_groups, std::int64_t n, std::int64_t k,
-                                          int sm_count) {
+// Contiguous configs per M rounded up to 128, as the dense GEMM's per 64 rows (2026-11-29e): a
+// power-of-two bucket modelled the round count of M's tiles wrong between the powers. H200,
+// 2026-11-29j (jitfp8 bench moe --only contiguous, alternated twice), us, per bucket -> per key:
+// 4 x 512 experts, N = K = 4096 (M 1920) 58.0 -> 52.3 (128 x 128 -> 128 x 160 A pairs);
+// 2 x 1536, 4096 x 7168 (M 3072) 148.3 -> 134.6 (-> 128 x 192 A pairs); 4 x 768, N = K = 4096
+// (M 3328) 101.4 -> 96.8; 8 x 768, 2048 x 7168 (M 6784) 173.3 -> 166.3; 8 x 256, 4096 x 7168
+// (M 2432) 134.2 -> 129.3; 16 x 256, 2048 x 7168 (M 5120) 133.2 -> 129.1; 8 x 640, 1536 x 2048
+// (M 5376) 33.5 -> 32.9. Slower just past a power of two, where the bucket's 128 x 192 A pairs
+// become 128 x 128 A pairs in 8 rounds instead of 6 (the dense chooser's 1.08 factor for such
+// loops would keep them, but costs elsewhere: 16 x 256, 2048 x 768 128 x 192 alone 19% behind):
+// 4 x 1024, 4096 x 1536 (M 4224) 47.5 -> 51.7; 6 x 640, N = K = 4096 (M 4224) 118.3 -> 121.2.
+// The 8 anchors' picks stay (tools/bench/results/2026-11-29j-masked-chooser-h200.md).
+std::int64_t sm90_grouped_rows_key(Sm90Grouping grouping, std::int64_t rows) {
+  const std::int64_t r = std::max<std::int64_t>(rows, 1);
+  if (grouping != Sm90Grouping::masked) return (r + 127) / 128 * 128;
+  return r <= 32 ? 32 : sm90_gemm_m_bucket(r);
+}
+
+namespace {
+
+// Waves of tiles x modelled tile cycles (sm90_gemm.cpp's tile model): masked, every expert holds
+// `rows` rows; contiguous, `rows` rows in all.
+double model_cycles(bool masked, std::int64_t rows, std::int64_t num_groups, int bm, int bn, std::int64_t n,
+                    std::int64_t k, int sm_count) {
+  const std::int64_t m_blocks = (masked ? num_groups : 1) * ((rows + bm - 1) / bm);
+  const std::int64_t waves = (m_blocks * ((n + bn - 1) / bn) + sm_count - 1) / sm_count;
+  return static_cast<double>(waves) * sm90_gemm_tile_cycles(bm, bn, k, 1, false);
+}
+
+// The config for model_rows (a rows key: masked, per expert; contiguous, all experts' rows).
+Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, std::int64_t num_groups,
+                               std::int64_t n, std::int64_t k, int sm_count) {
   const bool masked = grouping == Sm90Grouping::masked;
-  const std::int64_t bucket = sm90_gemm_m_bucket(std::max<std::int64_t>(rows, 1));
+  const std::int64_t bucket = sm90_gemm_m_bucket(model_rows);
+  const bool masked_one_wave = masked && bucket <= 64 && num_groups * ((n + 127) / 128) >= sm_count;
+  const int one_wave_bm = model_rows <= 32 ? 64 : 128;
   Sm90GemmConfig best;
   double best_cycles = 0;
   bool found = false;
@@ -134,19 +176,15 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
     // 6 x 1024 rows, N = K = 4096, 256 x 128 1047 TFLOPS, 128 x 192 1178); contiguous segments
     // start at multiples of 128 only.
     if (bm == 256) continue;
-    if (bm > 64 && bucket <= 64) continue;
-    const std::int64_t m_blocks_per_group = (bucket + bm - 1) / bm;
-    const std::int64_t m_blocks = masked ? num_groups * m_blocks_per_group : m_blocks_per_group;
+    if (bm > 64 && bucket <= 64 && !masked_one_wave) continue;
     for (int bn = 16; bn <= 192; bn += 16) {
       if (!block_n_allowed(bm, bn)) continue;
+      const bool allowed = masked_one_wave ? bm == one_wave_bm && bn == 128
+                                           : !masked || bucket <= 64 || masked_tile_allowed(bm, bn);
+      if (!allowed) continue;
       const int stages = sm90_grouped_max_stages(grouping, num_groups, bm, bn, k);
       if (stages < 3) continue;
-      const std::int64_t n_blocks = (n + bn - 1) / bn;
-      const std::int64_t tiles = m_blocks * n_blocks;
-      const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
-      const bool b_shared = masked && m_blocks_per_group >= 2 && sm_count % 2 == 0;
-      const double cycles =
-          static_cast<double>(waves) * sm90_gemm_tile_cycles(bm, bn, k, 1, b_shared);
+      const double cycles = model_cycles(masked, model_rows, num_groups, bm, bn, n, k, sm_count);
       // Ties (within 3%) go to the larger tile: the model misses the cost of straddling tiles
       // with run-time scale offsets (H100, 8 x 4096 rows, N = K = 4096: 128 x 192 measured
       // 1388 TFLOPS, 128 x 160 1277, modelled within 2% of each other).
@@ -182,7 +220,7 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
   best.splits = 1;
   best.multicast = 1;
   best.multicast_on_a = true;
-  const std::int64_t m_blocks_per_group = (bucket + best.block_m - 1) / best.block_m;
+  const std::int64_t m_blocks_per_group = (model_rows + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const std::int64_t tiles =
       (masked ? num_groups * m_blocks_per_group : m_blocks_per_group) * n_blocks;
@@ -190,7 +228,7 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
     if (masked && m_blocks_per_group >= 2 && masked_pair_b(m_blocks_per_group, (k + 127) / 128)) {
       best.multicast = 2;
       best.multicast_on_a = false;
-    } else if (n_blocks % 2 == 0 && tiles > sm_count) {
+    } else if (n_blocks % 2 == 0 && tiles > sm_count && !masked_one_wave) {
       best.multicast = 2;
       best.multicast_on_a = true;
     }
@@ -200,6 +238,14 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
   best.smem_bytes = sm90_grouped_smem_bytes(grouping, num_groups, best.block_m, best.block_n, k, best.stages);
   best.threads = sm90_gemm_threads(best.block_m);
   return best;
+}
+
+}  // namespace
+
+Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
+                                          std::int64_t num_groups, std::int64_t n, std::int64_t k,
+                                          int sm_count) {
+  return choose_for_rows(grouping, sm90_grouped_rows_key(grouping, rows), num_groups, n, k, sm_count);
 }
 
 }  // namespace jitfp8::detail

@@ -27,9 +27,14 @@ int sm90_grouped_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups, int 
 int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int block_m, int block_n,
                             std::int64_t k);
 
-// Contiguous: rows = M (all experts' padded rows; configs depend on its power-of-two bucket).
-// Masked: rows = expected_m (rows per expert, bucketed the same way), num_groups experts.
-// The result has splits = 1, block_m 64 or 128,
+// The rows a grouped config is chosen for (the key of a launch's plan): contiguous, M rounded up
+// to 128 (the experts' segment alignment); masked, 32 up to 32 rows per expert, else expected_m's
+// power-of-two bucket.
+std::int64_t sm90_grouped_rows_key(Sm90Grouping grouping, std::int64_t rows);
+
+// Contiguous: rows = M (all experts' padded rows). Masked: rows = expected_m (rows per expert),
+// num_groups experts. Configs depend on rows only through sm90_grouped_rows_key.
+// The result has splits = 1, block_m 64, 128 or (masked) 256,
 // multicast only where both CTAs of a pair share the expert (contiguous: pairs on N), and
 // smem_bytes including the grouping tables of `grouping`.
 // Throws Error(unsupported) when nothing fits in shared memory (very large E or K).

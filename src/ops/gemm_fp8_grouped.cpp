@@ -41,7 +41,7 @@ void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::in
 struct PlanKey {
   std::int32_t device = 0;
   std::int32_t grouping = 0;
-  std::int64_t num_groups = 0, rows_bucket = 0, n = 0, k = 0;
+  std::int64_t num_groups = 0, rows_key = 0, n = 0, k = 0;
 };
 static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
 
@@ -62,13 +62,13 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
   key.device = device.device;
   key.grouping = static_cast<std::int32_t>(grouping);
   key.num_groups = e;
-  key.rows_bucket = sm90_gemm_m_bucket(std::max<std::int64_t>(rows, 1));
+  key.rows_key = sm90_grouped_rows_key(grouping, rows);
   key.n = n;
   key.k = k;
   return plan_cache().get_or_make(key, [&] {
     require_sm90a(function, device.arch);
     Plan made;
-    made.config = choose_sm90_grouped_config(grouping, key.rows_bucket, e, n, k, device.sm_count);
+    made.config = choose_sm90_grouped_config(grouping, key.rows_key, e, n, k, device.sm_count);
     made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, made.config,
                                                                    device.arch));
     return made;
@@ -240,13 +240,13 @@ std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& 
     throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_contiguous: needs groups, n and k");
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
-  for (std::int64_t m = sm90_gemm_m_bucket(std::max<std::int64_t>(op.m_min, 1));; m *= 2) {
+  const std::int64_t last = sm90_grouped_rows_key(Sm90Grouping::contiguous_ids, std::max(op.m_max, op.m_min));
+  for (std::int64_t m = sm90_grouped_rows_key(Sm90Grouping::contiguous_ids, op.m_min); m <= last; m += 128) {
     for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
       KernelSpec spec = gemm_fp8_grouped_spec(
           g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
       if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
     }
-    if (m >= op.m_max) break;
   }
   return specs;
 }
@@ -258,7 +258,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, 
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const Sm90Grouping g = Sm90Grouping::masked;
-  for (std::int64_t m = sm90_gemm_m_bucket(std::max<std::int64_t>(op.m_min, 1));; m *= 2) {
+  for (std::int64_t m = sm90_grouped_rows_key(g, op.m_min);; m *= 2) {  // 32, then powers of two
     KernelSpec spec = gemm_fp8_grouped_spec(
         g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));

@@ -27,7 +27,7 @@ void gemm_fp8_grouped_masked_with_config(const GroupedGemmMaskedArgs& args,
                                          const Sm90GemmConfig& config, Stream stream);
 
 // Op families "gemm_fp8_grouped_contiguous" (groups, n, k, m range = total rows: both grouping
-// forms per M bucket) and "gemm_fp8_grouped_masked" (m range = expected rows per expert).
+// forms per 128-row key of M) and "gemm_fp8_grouped_masked" (m range = expected rows per expert).
 std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& op,
                                                               const Arch& arch, int sm_count);
 std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, const Arch& arch,

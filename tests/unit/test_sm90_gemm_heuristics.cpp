@@ -312,15 +312,20 @@ TEST_CASE("gemm_fp8_nt_with_config rejects padded ring turns outside one-wave ti
 TEST_CASE("gemm heuristics put one round of 128 x 128 tiles alone on padded ring turns", "[gemm][heuristics]") {
   // H200 (2026-11-29i): a tile per CTA without a cluster, where the ring's turns do not divide
   // the K blocks, ran faster with padded turns (448 x 4096 x 7168 at 6 stages: 26.2 -> 25.7 us);
-  // in pairs (200 x 7168 x 4096) and over several rounds it lost. The ring depth stays.
+  // in pairs (200 x 7168 x 4096) and over several rounds it lost. The ring depth stays, except
+  // beyond 4 M blocks over 40-128 K blocks, where the deepest ring (6) on padded turns beat whole
+  // turns of 4 or 5 (2026-11-29j: 1000 x 2048 x 7168 25.5 -> 24.7 us), and not over 32 or 256.
   struct Case {
     std::int64_t m, n, k;
     int stages, multicast;
     bool pad;
   };
   for (const Case& e : std::vector<Case>{{448, 4096, 7168, 6, 1, true},
-                                         {4096, 512, 11008, 5, 1, true},
-                                         {1000, 2048, 7168, 4, 1, false},  // 4 divides 56 K blocks
+                                         {4096, 512, 11008, 6, 1, true},   // 5 until 2026-11-29j
+                                         {1000, 2048, 7168, 6, 1, true},   // 4 divides 56 K blocks
+                                         {960, 2048, 12288, 6, 1, false},  // 6 divides 96
+                                         {1000, 2048, 4096, 4, 1, false},  // 32 K blocks
+                                         {3000, 512, 32768, 4, 1, false},  // 256 K blocks
                                          {4096, 512, 3200, 5, 1, false},   // 5 divides 25
                                          {200, 7168, 4096, 6, 2, false},
                                          {12000, 512, 3456, 5, 2, false}}) {

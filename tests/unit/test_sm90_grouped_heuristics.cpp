@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -36,7 +37,7 @@ std::vector<Shape> sweep() {
           for (std::int64_t m : {1, 128, 4096, 32768})
             for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends})
               shapes.push_back({g, m, groups, n, k, sms});
-          for (std::int64_t expected : {1, 64, 192, 1024, 4096})
+          for (std::int64_t expected : {1, 32, 33, 64, 192, 1024, 4096})
             shapes.push_back({Sm90Grouping::masked, expected, groups, n, k, sms});
         }
   return shapes;
@@ -77,8 +78,10 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
     if (contiguous && c.multicast == 2) CHECK(c.multicast_on_a);
     CHECK(c.num_sms <= s.sms);
     CHECK(c.num_sms % c.multicast == 0);
-    CHECK(choose_sm90_grouped_config(s.grouping, sm90_gemm_m_bucket(s.rows), s.groups, s.n, s.k, s.sms).to_json() ==
-          c.to_json());
+    // The config depends on the rows only through their key (the launch's plan key).
+    CHECK(choose_sm90_grouped_config(s.grouping, sm90_grouped_rows_key(s.grouping, s.rows), s.groups, s.n, s.k,
+                                     s.sms)
+              .to_json() == c.to_json());
   }
 }
 
@@ -95,14 +98,35 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
   CHECK(tiling(192, 32, 4096, 2048) == "256x128 A");
   CHECK(tiling(200, 32, 4096, 2048 + 64) == "256x128 A");  // odd K: still whole K blocks
   // More rows: 128-row tiles, in A pairs over a long K, in B pairs (an expert's M blocks) over 9-16
-  // K blocks (256 x 128 tiles there until 2026-11-28), 256 x 128 over 8 or fewer.
+  // K blocks with 8 M blocks or more (also with 4 until 2026-11-29j), 256 x 128 over 8 or fewer.
   CHECK(tiling(1024, 6, 6144, 7168) == "128x192 A");
   CHECK(tiling(1024, 6, 7168, 3072) == "128x192 A");
   CHECK(tiling(1024, 6, 4096, 2048) == "128x192 B");
   CHECK(tiling(1024, 6, 7168, 1536) == "128x192 B");
   CHECK(tiling(2048, 4, 7168, 2048) == "128x192 B");
-  CHECK(tiling(512, 8, 4096, 2048) == "128x128 B");
+  CHECK(tiling(512, 8, 4096, 2048) == "128x128 A");
+  CHECK(tiling(512, 8, 7168, 2048) == "128x192 A");
   CHECK(tiling(1024, 6, 7168, 1024) == "256x128 A");
+  // Up to 64 rows: one tile alone where 128 x 128 tiles fill the SMs, 128 x 128 (the second
+  // warpgroup skips its wave), 64 x 128 up to 32 rows; else the model's smaller tiles.
+  CHECK(tiling(64, 32, 4096, 7168) == "128x128 alone");
+  CHECK(tiling(33, 16, 3072, 4096) == "128x128 alone");
+  CHECK(tiling(64, 8, 7168, 2048) == "128x128 alone");
+  CHECK(tiling(32, 16, 3072, 4096) == "64x128 alone");
+  CHECK(tiling(1, 64, 4096, 7168) == "64x128 alone");
+  CHECK(tiling(64, 4, 2048, 7168).rfind("64x", 0) == 0);
+  CHECK(tiling(32, 4, 2048, 7168).rfind("64x", 0) == 0);
+  // Beyond 64 rows, 128-row tiles of 128, 160 or 192 columns (not 64-row tiles, not run-time
+  // B-scale bounds such as 128 x 112), or 256 x 128.
+  for (std::int64_t expected : {96, 128, 512, 1024, 4096})
+    for (std::int64_t groups : {1, 2, 8, 32})
+      for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{{7168, 3072}, {7168, 4096}, {4096, 7168},
+                                                                          {2048, 768}, {1536, 2048}, {320, 640}}) {
+        const std::string t = tiling(expected, groups, n, k);
+        INFO(expected << " x " << groups << ", " << n << " x " << k << ": " << t);
+        CHECK((t.rfind("128x128", 0) == 0 || t.rfind("128x160", 0) == 0 || t.rfind("128x192", 0) == 0 ||
+               t.rfind("256x128", 0) == 0));
+      }
   // 256 x 128 tiles over a long K: 4 stages, D staged half a wave at a time (a whole 64-row
   // buffer per warpgroup leaves room for 3 stages only); over 16 K blocks or fewer, or where the
   // 4-stage loop would not take whole turns of the ring (17 and 45 K blocks), 3 stages and whole
@@ -121,6 +145,30 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
   // Few rows: not 256-row tiles (a 64-row tile reads a quarter of the A rows).
   CHECK(tiling(64, 32, 4096, 7168).rfind("256", 0) != 0);
   CHECK(tiling(100, 32, 4096, 7168).rfind("256", 0) != 0);
+}
+
+TEST_CASE("grouped configs follow contiguous M per 128 rows and the masked rows' bucket", "[moe][heuristics]") {
+  const Sm90Grouping ids = Sm90Grouping::contiguous_ids, masked = Sm90Grouping::masked;
+  CHECK(sm90_grouped_rows_key(ids, 0) == 128);
+  CHECK(sm90_grouped_rows_key(ids, 1920) == 1920);
+  CHECK(sm90_grouped_rows_key(ids, 1921) == 2048);
+  CHECK(sm90_grouped_rows_key(Sm90Grouping::contiguous_ends, 4224) == 4224);
+  CHECK(sm90_grouped_rows_key(masked, 1) == 32);
+  CHECK(sm90_grouped_rows_key(masked, 32) == 32);
+  CHECK(sm90_grouped_rows_key(masked, 33) == 64);
+  CHECK(sm90_grouped_rows_key(masked, 192) == 256);
+  auto tiling = [&](std::int64_t m, std::int64_t groups, std::int64_t n, std::int64_t k) {
+    const Sm90GemmConfig c = choose_sm90_grouped_config(ids, m, groups, n, k, 132);
+    INFO(c.to_json().dump());
+    return std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + (c.multicast == 1 ? " alone" : " A");
+  };
+  // H200, 2026-11-29j: M between powers of two tiled for its own rounds (the bucket's 128 x 128
+  // A pairs ran 10% slower at both); the anchors (M about 32768) keep 128 x 192 A pairs.
+  CHECK(tiling(1920, 4, 4096, 4096) == "128x160 A");
+  CHECK(tiling(3072, 2, 4096, 7168) == "128x192 A");
+  CHECK(tiling(2048, 4, 4096, 4096) == "128x128 A");
+  CHECK(tiling(33920, 4, 6144, 7168) == "128x192 A");
+  CHECK(tiling(35072, 8, 4096, 2048) == "128x192 A");
 }
 
 TEST_CASE("every grouped config the heuristics choose on H100 compiles without spills",
