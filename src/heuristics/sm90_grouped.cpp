@@ -45,8 +45,14 @@ bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
   return m_blocks_per_group >= 8 && k_blocks > 8 && k_blocks <= 16;
 }
 
-// Masked 256 x 128 tiles (in A pairs where N allows): where one tile holds an expert's expected
-// rows (129..256: the 128-row tiles' B pairs), and over 8 K blocks or fewer with more rows.
+// Masked 256 x 128 tiles (in A pairs where N allows): where one tile holds an expert's rows,
+// 129..192 expected (a rows key of its own: with 0.7-1.3 x the expected rows, 1.3 x 192 still
+// fits), and over 8 K blocks or fewer with more rows. At 193..256 expected rows a third of the
+// experts needed a second 256-row tile: H200, 2026-11-29j, us, 256 x 128 against the model's
+// 128-row tiles (alternated twice): 32 x 256, 3072 x 4096 235.8 -> 205.2; 8 x 256, 4096 x 2048
+// 43.5 -> 39.2; 4 x 256, 4096 x 7168 88.8 -> 81.9; 4 x 256, 7168 x 2048 43.9 -> 41.5; 16 x 256,
+// 2048 x 7168 141.4 -> 133.9; 32 x 256, 4096 x 1536 126.6 -> 118.0; 32 x 240, 4096 x 4096 274.6
+// -> 261.7; 8 x 224, 7168 x 2048 60.2 -> 58.2; at 160 and 192 rows level (the rule's tiles both).
 // H100, 2026-11-26, two machines (jitfp8 bench moe --only masked --sweep, with the grouped kernel's
 // D buffer per wave and whole ring turns), TFLOPS as 256 x 128 A pairs / the pick before:
 //   32 x 192: 6144 x 7168 889/888, 7168 x 3072 822/805, 4096 x 4096 835/834, 4096 x 2048 772/759;
@@ -55,8 +61,8 @@ bool masked_pair_b(std::int64_t m_blocks_per_group, std::int64_t k_blocks) {
 // With more rows they took up to 16 K blocks until 2026-11-28, when the 128-row tiles' B pairs beat
 // them by 1.4-3.3% over 12-16 (masked_pair_b). Below 9 K blocks nothing was measured since, and
 // they stay (the B pairs' 128 x 112 tiles of N = 7168, K = 640 spill 4 bytes).
-bool masked_256_rows(std::int64_t bucket, std::int64_t k_blocks) {
-  return bucket == 256 || (bucket >= 512 && k_blocks <= 8);
+bool masked_256_rows(std::int64_t rows_key, std::int64_t k_blocks) {
+  return rows_key == 192 || (rows_key >= 256 && k_blocks <= 8);
 }
 
 // Masked 256 x 128 tiles stage D half a wave at a time where that buys a fourth ring stage,
@@ -147,7 +153,7 @@ int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int 
 std::int64_t sm90_grouped_rows_key(Sm90Grouping grouping, std::int64_t rows) {
   const std::int64_t r = std::max<std::int64_t>(rows, 1);
   if (grouping != Sm90Grouping::masked) return (r + 127) / 128 * 128;
-  return r <= 32 ? 32 : sm90_gemm_m_bucket(r);
+  return r <= 32 ? 32 : r > 128 && r <= 192 ? 192 : sm90_gemm_m_bucket(r);
 }
 
 namespace {
@@ -201,7 +207,7 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
       }
     }
   }
-  if (masked && masked_256_rows(bucket, (k + 127) / 128)) {
+  if (masked && masked_256_rows(model_rows, (k + 127) / 128)) {
     int stages = sm90_grouped_max_stages(grouping, num_groups, 256, 128, k);
     if (!masked_half_wave_d((k + 127) / 128))
       while (stages > 3 && sm90_grouped_d_box_rows(grouping, num_groups, 256, 128, k, stages) < 64) --stages;

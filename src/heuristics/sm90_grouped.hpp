@@ -28,8 +28,8 @@ int sm90_grouped_max_stages(Sm90Grouping grouping, std::int64_t num_groups, int 
                             std::int64_t k);
 
 // The rows a grouped config is chosen for (the key of a launch's plan): contiguous, M rounded up
-// to 128 (the experts' segment alignment); masked, 32 up to 32 rows per expert, else expected_m's
-// power-of-two bucket.
+// to 128 (the experts' segment alignment); masked, expected_m's power-of-two bucket, except 32 for
+// up to 32 rows per expert and 192 for 129-192 (the masked rules tell them apart).
 std::int64_t sm90_grouped_rows_key(Sm90Grouping grouping, std::int64_t rows);
 
 // Contiguous: rows = M (all experts' padded rows). Masked: rows = expected_m (rows per expert),

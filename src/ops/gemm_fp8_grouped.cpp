@@ -234,14 +234,24 @@ KernelSpec gemm_fp8_grouped_spec(Sm90Grouping grouping, std::int64_t num_groups,
   return spec;
 }
 
+namespace {
+
+// Every rows key (sm90_grouped_rows_key) of the manifest op's m range, in order.
+std::vector<std::int64_t> rows_keys(Sm90Grouping grouping, const ManifestOp& op) {
+  std::vector<std::int64_t> keys{sm90_grouped_rows_key(grouping, op.m_min)};
+  while (keys.back() < op.m_max) keys.push_back(sm90_grouped_rows_key(grouping, keys.back() + 1));
+  return keys;
+}
+
+}  // namespace
+
 std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& op,
                                                               const Arch& arch, int sm_count) {
   if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
     throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_contiguous: needs groups, n and k");
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
-  const std::int64_t last = sm90_grouped_rows_key(Sm90Grouping::contiguous_ids, std::max(op.m_max, op.m_min));
-  for (std::int64_t m = sm90_grouped_rows_key(Sm90Grouping::contiguous_ids, op.m_min); m <= last; m += 128) {
+  for (const std::int64_t m : rows_keys(Sm90Grouping::contiguous_ids, op)) {
     for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
       KernelSpec spec = gemm_fp8_grouped_spec(
           g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
@@ -258,11 +268,10 @@ std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, 
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const Sm90Grouping g = Sm90Grouping::masked;
-  for (std::int64_t m = sm90_grouped_rows_key(g, op.m_min);; m *= 2) {  // 32, then powers of two
+  for (const std::int64_t m : rows_keys(g, op)) {
     KernelSpec spec = gemm_fp8_grouped_spec(
         g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
-    if (m >= op.m_max) break;
   }
   return specs;
 }

@@ -92,11 +92,14 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
     return std::to_string(c.block_m) + "x" + std::to_string(c.block_n) +
            (c.multicast == 1 ? std::string(" alone") : c.multicast_on_a ? std::string(" A") : std::string(" B"));
   };
-  // Experts of 129..256 rows: one 256 x 128 tile each (before: 128 x 192 tiles paired on B).
+  // Experts of 129..192 rows: one 256 x 128 tile each (it holds 1.3 x 192 rows); 193..256 rows
+  // (until 2026-11-29j also one 256 x 128 tile): 128-row tiles.
   CHECK(tiling(192, 32, 6144, 7168) == "256x128 A");
   CHECK(tiling(192, 32, 7168, 3072) == "256x128 A");
   CHECK(tiling(192, 32, 4096, 2048) == "256x128 A");
-  CHECK(tiling(200, 32, 4096, 2048 + 64) == "256x128 A");  // odd K: still whole K blocks
+  CHECK(tiling(160, 32, 4096, 2048 + 64) == "256x128 A");  // odd K: still whole K blocks
+  CHECK(tiling(256, 32, 3072, 4096) == "128x192 A");
+  CHECK(tiling(200, 8, 7168, 2048) == "128x192 A");
   // More rows: 128-row tiles, in A pairs over a long K, in B pairs (an expert's M blocks) over 9-16
   // K blocks with 8 M blocks or more (also with 4 until 2026-11-29j), 256 x 128 over 8 or fewer.
   CHECK(tiling(1024, 6, 6144, 7168) == "128x192 A");
@@ -133,7 +136,7 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
   // 64-row buffers (masked_half_wave_d).
   for (auto [expected, groups, n, k, stages] : std::vector<std::tuple<int, int, int, int, int>>{
            {192, 32, 6144, 7168, 4}, {192, 32, 7168, 3072, 4}, {192, 32, 4096, 4096, 4},
-           {192, 32, 4096, 2048, 3}, {200, 32, 4096, 2048 + 512, 4}, {200, 32, 4096, 2048 + 64, 3},
+           {192, 32, 4096, 2048, 3}, {160, 32, 4096, 2048 + 512, 4}, {160, 32, 4096, 2048 + 64, 3},
            {192, 32, 6144, 5760, 3}, {192, 32, 7168, 4480, 4}}) {
     const Sm90GemmConfig c = choose_sm90_grouped_config(Sm90Grouping::masked, expected, groups, n, k, 132);
     INFO(c.to_json().dump());
@@ -147,7 +150,7 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
   CHECK(tiling(100, 32, 4096, 7168).rfind("256", 0) != 0);
 }
 
-TEST_CASE("grouped configs follow contiguous M per 128 rows and the masked rows' bucket", "[moe][heuristics]") {
+TEST_CASE("grouped configs follow contiguous M per 128 rows and the masked rows' key", "[moe][heuristics]") {
   const Sm90Grouping ids = Sm90Grouping::contiguous_ids, masked = Sm90Grouping::masked;
   CHECK(sm90_grouped_rows_key(ids, 0) == 128);
   CHECK(sm90_grouped_rows_key(ids, 1920) == 1920);
@@ -156,7 +159,10 @@ TEST_CASE("grouped configs follow contiguous M per 128 rows and the masked rows'
   CHECK(sm90_grouped_rows_key(masked, 1) == 32);
   CHECK(sm90_grouped_rows_key(masked, 32) == 32);
   CHECK(sm90_grouped_rows_key(masked, 33) == 64);
-  CHECK(sm90_grouped_rows_key(masked, 192) == 256);
+  CHECK(sm90_grouped_rows_key(masked, 128) == 128);
+  CHECK(sm90_grouped_rows_key(masked, 129) == 192);
+  CHECK(sm90_grouped_rows_key(masked, 192) == 192);
+  CHECK(sm90_grouped_rows_key(masked, 193) == 256);
   auto tiling = [&](std::int64_t m, std::int64_t groups, std::int64_t n, std::int64_t k) {
     const Sm90GemmConfig c = choose_sm90_grouped_config(ids, m, groups, n, k, 132);
     INFO(c.to_json().dump());
@@ -169,6 +175,32 @@ TEST_CASE("grouped configs follow contiguous M per 128 rows and the masked rows'
   CHECK(tiling(2048, 4, 4096, 4096) == "128x128 A");
   CHECK(tiling(33920, 4, 6144, 7168) == "128x192 A");
   CHECK(tiling(35072, 8, 4096, 2048) == "128x192 A");
+}
+
+TEST_CASE("grouped prewarm ranges hold the kernel of every row count in them", "[moe][heuristics]") {
+  const Arch arch = Arch::parse("sm_90a");
+  ManifestOp op;
+  op.n = 7168, op.k = 2048, op.groups = 8;
+  auto covered = [&](const std::vector<KernelSpec>& specs, Sm90Grouping g, std::int64_t rows) {
+    const Sm90GemmConfig c = choose_sm90_grouped_config(g, rows, op.groups, op.n, op.k, 132);
+    const std::string name = gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, c, arch).name_expression();
+    for (const KernelSpec& s : specs)
+      if (s.name_expression() == name) return true;
+    return false;
+  };
+  op.m_min = 1, op.m_max = 1024;
+  const std::vector<KernelSpec> masked = gemm_fp8_grouped_masked_specs_for(op, arch, 132);
+  for (std::int64_t rows = 1; rows <= op.m_max; ++rows) {
+    INFO("masked, " << rows << " rows per expert");
+    CHECK(covered(masked, Sm90Grouping::masked, rows));
+  }
+  op.m_min = 128, op.m_max = 20000;
+  const std::vector<KernelSpec> contiguous = gemm_fp8_grouped_contiguous_specs_for(op, arch, 132);
+  for (std::int64_t rows = op.m_min; rows <= op.m_max; rows += 37)
+    for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
+      INFO("contiguous, M " << rows);
+      CHECK(covered(contiguous, g, rows));
+    }
 }
 
 TEST_CASE("every grouped config the heuristics choose on H100 compiles without spills",
