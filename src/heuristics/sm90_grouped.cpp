@@ -177,36 +177,40 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
   Sm90GemmConfig best;
   double best_cycles = 0;
   bool found = false;
-  for (int bm : {64, 128, 256}) {
-    // 256-row tiles: masked only, by the measured rule below (the model ranks them too high:
-    // 6 x 1024 rows, N = K = 4096, 256 x 128 1047 TFLOPS, 128 x 192 1178); contiguous segments
-    // start at multiples of 128 only.
-    if (bm == 256) continue;
-    if (bm > 64 && bucket <= 64 && !masked_one_wave) continue;
-    for (int bn = 16; bn <= 192; bn += 16) {
-      if (!block_n_allowed(bm, bn)) continue;
-      const bool allowed = masked_one_wave ? bm == one_wave_bm && bn == 128
-                                           : !masked || bucket <= 64 || masked_tile_allowed(bm, bn);
-      if (!allowed) continue;
-      const int stages = sm90_grouped_max_stages(grouping, num_groups, bm, bn, k);
-      if (stages < 3) continue;
-      const double cycles = model_cycles(masked, model_rows, num_groups, bm, bn, n, k, sm_count);
-      // Ties (within 3%) go to the larger tile: the model misses the cost of straddling tiles
-      // with run-time scale offsets (H100, 8 x 4096 rows, N = K = 4096: 128 x 192 measured
-      // 1388 TFLOPS, 128 x 160 1277, modelled within 2% of each other).
-      const bool better = !found || cycles < best_cycles * 0.97 ||
-                          (cycles < best_cycles * 1.03 &&
-                           (bm * bn > best.block_m * best.block_n ||
-                            (bm * bn == best.block_m * best.block_n && stages > best.stages)));
-      if (better) {
-        found = true;
-        best_cycles = cycles;
-        best.block_m = bm;
-        best.block_n = bn;
-        best.stages = stages;
+  // 256-row tiles: masked only, by the measured rule below (the model ranks them too high:
+  // 6 x 1024 rows, N = K = 4096, 256 x 128 1047 TFLOPS, 128 x 192 1178); contiguous segments
+  // start at multiples of 128 only. measured_set: masked, only the tiles of the measured rules.
+  const auto consider_tiles = [&](bool measured_set) {
+    for (int bm : {64, 128}) {
+      if (bm > 64 && bucket <= 64 && !(measured_set && masked_one_wave)) continue;
+      for (int bn = 16; bn <= 192; bn += 16) {
+        if (!block_n_allowed(bm, bn)) continue;
+        const bool measured = masked_one_wave ? bm == one_wave_bm && bn == 128
+                                              : bucket <= 64 || masked_tile_allowed(bm, bn);
+        if (masked && measured_set && !measured) continue;
+        const int stages = sm90_grouped_max_stages(grouping, num_groups, bm, bn, k);
+        if (stages < 3) continue;
+        const double cycles = model_cycles(masked, model_rows, num_groups, bm, bn, n, k, sm_count);
+        // Ties (within 3%) go to the larger tile: the model misses the cost of straddling tiles
+        // with run-time scale offsets (H100, 8 x 4096 rows, N = K = 4096: 128 x 192 measured
+        // 1388 TFLOPS, 128 x 160 1277, modelled within 2% of each other).
+        const bool better = !found || cycles < best_cycles * 0.97 ||
+                            (cycles < best_cycles * 1.03 &&
+                             (bm * bn > best.block_m * best.block_n ||
+                              (bm * bn == best.block_m * best.block_n && stages > best.stages)));
+        if (better) {
+          found = true;
+          best_cycles = cycles;
+          best.block_m = bm;
+          best.block_n = bn;
+          best.stages = stages;
+        }
       }
     }
-  }
+  };
+  consider_tiles(true);
+  // Thousands of experts: where none of those tiles fits beside the grouping tables, any that does.
+  if (!found && masked) consider_tiles(false);
   if (masked && masked_256_rows(model_rows, (k + 127) / 128)) {
     int stages = sm90_grouped_max_stages(grouping, num_groups, 256, 128, k);
     if (!masked_half_wave_d((k + 127) / 128))

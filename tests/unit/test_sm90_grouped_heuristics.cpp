@@ -145,6 +145,13 @@ TEST_CASE("masked experts take the measured tiles and pairs", "[moe][heuristics]
     CHECK(sm90_grouped_d_box_rows(Sm90Grouping::masked, groups, c.block_m, c.block_n, k, c.stages) ==
           (stages == 4 ? 32 : 64));
   }
+  // Thousands of experts, whose grouping tables leave no room for those tiles beside the ring:
+  // any tile that fits (before the fallback: Error(unsupported)).
+  for (std::int64_t expected : {20, 64, 300}) {
+    const Sm90GemmConfig c = choose_sm90_grouped_config(Sm90Grouping::masked, expected, 14000, 4096, 7168, 132);
+    CHECK(c.stages >= 3);
+    CHECK(c.smem_bytes <= kSm90MaxSmem);
+  }
   // Few rows: not 256-row tiles (a 64-row tile reads a quarter of the A rows).
   CHECK(tiling(64, 32, 4096, 7168).rfind("256", 0) != 0);
   CHECK(tiling(100, 32, 4096, 7168).rfind("256", 0) != 0);
