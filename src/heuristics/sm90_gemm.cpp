@@ -262,6 +262,12 @@ RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t 
   return {stages, whole};
 }
 
+// 128 x 128 tiles without split-K or a cluster, at most one per CTA: the tiles both padded-ring
+// rules below are for.
+bool one_round_alone_128x128(const Sm90GemmConfig& c, std::int64_t tiles, int sm_count) {
+  return c.block_m == 128 && c.block_n == 128 && c.splits == 1 && c.multicast == 1 && tiles <= sm_count;
+}
+
 // One round of 128 x 128 tiles without a cluster (a tile per CTA: no next tile whose first loads
 // the padding would hold up), over 16 K blocks or more, where the ring's turns do not divide the
 // K blocks: the K loop on padded whole turns (the template's kPadTurns), so that the stages are
@@ -272,8 +278,7 @@ RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t 
 // tools/bench/results/2026-11-29i-ring-turns-h200.md. Where the ring's turns divide the K blocks,
 // a deeper ring on padded turns still pays over 40-128 K blocks (deep_padded_ring_pays).
 bool pad_turns_pays(const Sm90GemmConfig& c, std::int64_t tiles, int sm_count, std::int64_t k_blocks) {
-  return c.block_m == 128 && c.block_n == 128 && c.splits == 1 && c.multicast == 1 && tiles <= sm_count &&
-         k_blocks >= 16 && k_blocks % c.stages != 0;
+  return one_round_alone_128x128(c, tiles, sm_count) && k_blocks >= 16 && k_blocks % c.stages != 0;
 }
 
 // One round of 128 x 128 tiles alone beyond 4 M blocks (up to 4, ring_stages already takes the
@@ -289,8 +294,7 @@ bool pad_turns_pays(const Sm90GemmConfig& c, std::int64_t tiles, int sm_count, s
 // (tools/bench/results/2026-11-29j-masked-chooser-h200.md.)
 bool deep_padded_ring_pays(const Sm90GemmConfig& c, std::int64_t m_blocks, std::int64_t tiles, int sm_count,
                            std::int64_t k_blocks) {
-  return c.block_m == 128 && c.block_n == 128 && c.splits == 1 && c.multicast == 1 && m_blocks > 4 &&
-         tiles <= sm_count && k_blocks >= 40 && k_blocks <= 128;
+  return one_round_alone_128x128(c, tiles, sm_count) && m_blocks > 4 && k_blocks >= 40 && k_blocks <= 128;
 }
 
 }  // namespace
