@@ -661,11 +661,13 @@ int run_moe(int argc, char** argv) {
       long long expected = 0, x = 0, y = 0;
       char tail = 0;
       if (std::sscanf(shape.c_str(), "%dx%lld,%lld,%lld%c", &groups, &expected, &x, &y, &tail) != 4 || groups < 1 ||
-          groups > 1024 || expected < 1 || expected > (1 << 20) || x < 128 || y < 128 || x % 128 != 0 ||
+          groups > 1024 || expected < 1 || expected > (1 << 20) || x < 16 || y < 128 || x % 16 != 0 ||
           y % 128 != 0 || x > 65536 || y > 65536) {
+        // N or M any multiple of 16 (M 576: the K-grouped kernel on DeepSeek-V3's kv_a weight
+        // gradient); K or N a multiple of 128.
         std::fprintf(stderr,
                      "jitfp8 bench moe: --shapes '%s': expected ExC,N,K or ExT,M,N with 1 <= E <= 1024, "
-                     "1 <= C <= 2^20 and the other two multiples of 128 up to 65536\n",
+                     "1 <= C <= 2^20, N or M a multiple of 16 and K or N a multiple of 128, up to 65536\n",
                      shape.c_str());
         return 2;
       }
