@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -41,7 +42,31 @@ Units count_units(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
   return u;
 }
 
-double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std::int64_t k, bool dense) {
+// The dense kernel's cycles per 128-deep K block where the formula below misses by more than 3%,
+// measured on an H200 (2026-11-30; tools/bench/results/2026-11-30-wgrad-tiles-h200.md): the
+// median over 12 weight-gradient shapes of DeepSeek-V3 and Qwen3 layers with 8192 and 16384
+// tokens, ns per tile and K block x 2 (the formula's scale: its other tiles agree within 1%).
+// Narrower tiles run cheaper than the formula's fixed part says (192 x 96, 256 x 96 / 112:
+// 8-15% less; 256 x 112 keeps all its B-scale pairs in registers, 256 x 128 at most 13 of its
+// 16 groups), 128 x 176 dearer (+8%). 128 x 112 (998, formula 1231) and 192 x 64 (959, formula 1190)
+// are left out: the 64-row tiles they compete with in one round of small problems run ~15%
+// below their formula too (64 x 128 at 2112 x 512 x 4096, 64 x 112 at 576 x 1536 x 8192), so
+// taking them there ran 7-20% slower. Used from 32 K blocks on: below that the picks it moved
+// ran up to 19% slower (one round of tiles at 576 x 1536 x 1536), and 256 x 112 tiles
+// accumulated 5-7% slower than the pairs they replaced at K 1536-2048.
+constexpr std::int64_t kMeasuredFromKBlocks = 32;
+double dense_measured_block_cycles(int block_m, int block_n, double formula) {
+  constexpr struct {
+    int block_m, block_n;
+    double cycles;
+  } kMeasured[] = {{128, 160, 1400}, {128, 176, 1656}, {192, 96, 1270}, {256, 96, 1573}, {256, 112, 1784}};
+  for (const auto& t : kMeasured)
+    if (t.block_m == block_m && t.block_n == block_n) return t.cycles;
+  return formula;
+}
+
+double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std::int64_t k, bool dense,
+                   bool measured) {
   const double bm = c.block_m, bn = c.block_n;
   const double k_blocks = std::ceil(static_cast<double>(k) / kBlockK);
   const int wgs = num_math_warpgroups(c.block_m);
@@ -61,6 +86,7 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std
   // 7168 x 4096 x {16384, 2048}, 4096 x 4096 x 7168 and 24576 x 4096 x 1536 in pairs sharing
   // A (H100, 2026-11-24), ~1070-1130 cycles per K block instead of the formula's 1307.
   if (dense && c.block_m == 128 && c.block_n == 128) block *= 0.83;
+  if (measured) block = dense_measured_block_cycles(c.block_m, c.block_n, block);
   if (c.stages == 3) block *= 1.02;
   if (c.stages <= 2) block *= 1.20;
   const int batches = waves * sm90_wgrad_store_boxes(c.block_n) / c.epi_batch;
@@ -80,6 +106,14 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std
   // (32768 x 4096 x 512: 128 x 192 608 TFLOPS, 192 x 128 589, both in pairs sharing A).
   const double store_floor = bm * bn * 4.0 / 12.4 * in_bounds + (waves == 2 || wgs == 3 ? epilogue : 0.0);
   return std::max(k_blocks * block + epilogue, store_floor);
+}
+
+// Rounds of units over the clusters times the time of one.
+double model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std::int64_t k, bool dense,
+                    bool measured) {
+  const Units u = count_units(c, m, n);
+  const std::int64_t waves = (u.units + u.clusters - 1) / u.clusters;
+  return static_cast<double>(waves) * tile_cycles(c, m, n, k, dense, measured);
 }
 
 }  // namespace
@@ -168,16 +202,12 @@ Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int
   return c;
 }
 
-double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n,
-                               std::int64_t k, bool dense) {
-  const Units u = count_units(c, m, n);
-  const std::int64_t waves = (u.units + u.clusters - 1) / u.clusters;
-  return static_cast<double>(waves) * tile_cycles(c, m, n, k, dense);
-}
+namespace {
 
-Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         int sm_count, bool dense) {
-  const std::int64_t mb = sm90_wgrad_m_bucket(m);
+// The tile (and its staging) with the least modelled time, or nothing where no tile fits;
+// measured: the dense kernel's measured per-block costs (dense_measured_block_cycles).
+std::optional<Sm90WgradConfig> best_tile(std::int64_t mb, std::int64_t n, std::int64_t k, int sm_count, bool dense,
+                                         bool measured) {
   Sm90WgradConfig best;
   double best_cycles = 0;
   bool found = false;
@@ -188,11 +218,13 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       const int waves = waves_per_warpgroup(bm);
       if ((waves + 1) * bn / 2 > 192) continue;
       // Epilogue staging: whole waves (fewest barriers), unless two single boxes buy a deeper
-      // pipeline than 3 stages (measured: 128 x 192 with 4 stages beats 3); one box last.
+      // pipeline than 3 stages (measured: 128 x 192 with 4 stages beats 3); one box last. Not
+      // for 256 x 112 tiles with the measured costs: with two boxes and 4 stages they ran 13-17%
+      // slower than whole waves with 3 on all 12 shapes of the 2026-11-30 table above.
       Sm90WgradConfig c;
       try {
         c = make_sm90_wgrad_config(bm, bn, 0, 1, true, sm_count);
-        if (c.stages <= 3) {
+        if (c.stages <= 3 && !(measured && bm == 256 && bn == 112)) {
           try {
             Sm90WgradConfig two = make_sm90_wgrad_config(bm, bn, 0, 1, true, sm_count, 1, 2);
             if (two.stages > c.stages) c = two;
@@ -218,7 +250,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       // 966 and 256 x 96 897 vs 1013 TFLOPS on 7168 x 4096 x 16384). Off by default; the
       // template keeps the option.
       c.overlap = false;
-      const double cycles = sm90_wgrad_model_cycles(c, mb, n, k, dense);
+      const double cycles = model_cycles(c, mb, n, k, dense, measured);
       const bool better =
           !found || cycles < best_cycles * 0.995 ||
           (cycles < best_cycles * 1.005 &&
@@ -231,11 +263,35 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       }
     }
   }
-  if (!found)
+  if (!found) return std::nullopt;
+  return best;
+}
+
+}  // namespace
+
+double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n,
+                               std::int64_t k, bool dense) {
+  return model_cycles(c, m, n, k, dense, false);
+}
+
+Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         int sm_count, bool dense) {
+  const std::int64_t mb = sm90_wgrad_m_bucket(m);
+  std::optional<Sm90WgradConfig> chosen = best_tile(mb, n, k, sm_count, dense, false);
+  // Over 32+ K blocks the dense kernel's measured per-block costs choose instead, except where
+  // the formula takes 128 x 128 or 256 x 128: their pairs and staging below carry measured
+  // credits the model lacks, and the narrower tiles that replaced them ran 1-3.5% slower
+  // (16384 x 5120 x 4096, 5120 x 16384 x 4096, 7168 x 7168 x 4096; H200, 2026-11-30).
+  const bool keeps_formula =
+      chosen && (chosen->block_m == 128 || chosen->block_m == 256) && chosen->block_n == 128;
+  if (dense && chosen && !keeps_formula && (k + kBlockK - 1) / kBlockK >= kMeasuredFromKBlocks)
+    chosen = best_tile(mb, n, k, sm_count, dense, true);
+  if (!chosen)
     throw Error(ErrorCode::unsupported,
                 fmt::format("gemm_fp8_wgrad: no sm_90a tile configuration for m = {}, n = {}, "
                             "k = {}",
                             m, n, k));
+  Sm90WgradConfig best = *chosen;
   // 2-CTA clusters sharing A: measured neutral to -3% on compute-bound shapes, +1-2% where
   // the fp32 output dominates (K <= 1536, several waves); pair only there, and only when the N
   // blocks pair up evenly. The dense kernel's unrolled 128 x 128 tiles pair at any K (+0.6-2.5%

@@ -66,9 +66,10 @@ Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int
                                        bool multicast_on_a, int sm_count, int epi_batch = 0,
                                        int epi_bufs = 1, int group_n = 8);
 
-// Modelled cycles of a config on a shape (what the chooser minimizes; exposed for tools).
-// dense: for the dense kernel (with its measured credit for the 128 x 128 loop over ring turns),
-// not the K-grouped one.
+// Modelled cycles of a config on a shape by the formula (what the chooser minimizes, except
+// over 32+ K blocks where the dense chooser also weighs measured per-block costs; exposed for
+// tools). dense: for the dense kernel (with its measured credit for the 128 x 128 loop over ring
+// turns), not the K-grouped one.
 double sm90_wgrad_model_cycles(const Sm90WgradConfig& config, std::int64_t m, std::int64_t n,
                                std::int64_t k, bool dense = true);
 

@@ -98,10 +98,40 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
   CHECK(choose_sm90_wgrad_config(2112, 4096, 7168, 132).block_m == 192);
 }
 
+TEST_CASE("wgrad heuristic weighs measured per-block costs over 32+ K blocks", "[wgrad][heuristics]") {
+  const auto check_tile = [](const Sm90WgradConfig& c, int block_m, int block_n, int stages) {
+    INFO(c.to_json().dump());
+    CHECK(c.block_m == block_m);
+    CHECK(c.block_n == block_n);
+    CHECK(c.stages == stages);
+    CHECK(c.multicast == 1);
+    CHECK(c.epi_batch == sm90_wgrad_store_boxes(block_n));  // whole waves
+    CHECK(c.epi_bufs == 1);
+  };
+  // H200, 2026-11-30 (tools/bench/results/2026-11-30-wgrad-tiles-h200.md): 192 x 96 instead of
+  // 128 x 144 (-14%), 256 x 112 staged in whole waves over 3 stages instead of two boxes over 4
+  // (-13%), 256 x 112 instead of 192 x 128 (-3.5%).
+  check_tile(choose_sm90_wgrad_config(576, 7168, 8192, 132), 192, 96, 4);
+  check_tile(choose_sm90_wgrad_config(1536, 7168, 8192, 132), 256, 112, 3);
+  check_tile(choose_sm90_wgrad_config(1536, 7168, 4096, 132), 256, 112, 3);
+  check_tile(choose_sm90_wgrad_config(7168, 16384, 8192, 132), 256, 112, 3);
+  // Under 32 K blocks the formula alone, as before: 128 x 144 and 256 x 112 in two boxes.
+  CHECK(choose_sm90_wgrad_config(576, 7168, 2048, 132).block_n == 144);
+  const Sm90WgradConfig short_k = choose_sm90_wgrad_config(1536, 7168, 3968, 132);
+  CHECK((short_k.block_m == 256 && short_k.block_n == 112 && short_k.epi_batch == 1 && short_k.stages == 4));
+  // Where the formula takes 128 x 128 or 256 x 128, their measured pairs stay.
+  CHECK(choose_sm90_wgrad_config(16384, 5120, 4096, 132).multicast == 2);
+  CHECK(choose_sm90_wgrad_config(7168, 7168, 4096, 132).block_m == 256);
+  CHECK(choose_sm90_wgrad_config(7168, 7168, 4096, 132).block_n == 128);
+  // The K-grouped chooser keeps the formula.
+  CHECK(choose_sm90_wgrad_config(1536, 7168, 8192, 132, false).to_json() !=
+        choose_sm90_wgrad_config(1536, 7168, 8192, 132, true).to_json());
+}
+
 TEST_CASE("wgrad overlapped-loop and three-warpgroup configs compile without spills", "[wgrad][nvrtc]") {
   const Arch arch = Arch::parse("sm_90a");
   for (auto [bm, bn, ov] : {std::tuple{128, 128, true}, std::tuple{256, 96, true}, std::tuple{64, 128, true},
-                            std::tuple{192, 128, false}, std::tuple{192, 96, false}}) {
+                            std::tuple{192, 128, false}, std::tuple{192, 96, false}, std::tuple{256, 112, false}}) {
     Sm90WgradConfig c = make_sm90_wgrad_config(bm, bn, 0, 1, true, 132);
     c.overlap = ov;
     c.pingpong = false;
