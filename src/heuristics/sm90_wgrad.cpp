@@ -53,7 +53,8 @@ Units count_units(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
 // below their formula too (64 x 128 at 2112 x 512 x 4096, 64 x 112 at 576 x 1536 x 8192), so
 // taking them there ran 7-20% slower. Used from 32 K blocks on: below that the picks it moved
 // ran up to 19% slower (one round of tiles at 576 x 1536 x 1536), and 256 x 112 tiles
-// accumulated 5-7% slower than the pairs they replaced at K 1536-2048.
+// accumulated 5-7% slower than the pairs they replaced at K 1536-2048. The stage factors of
+// tile_cycles still apply on top (the picks were measured so).
 constexpr std::int64_t kMeasuredFromKBlocks = 32;
 double dense_measured_block_cycles(int block_m, int block_n, double formula) {
   constexpr struct {
@@ -277,6 +278,7 @@ double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::in
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
                                          int sm_count, bool dense) {
   const std::int64_t mb = sm90_wgrad_m_bucket(m);
+  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   std::optional<Sm90WgradConfig> chosen = best_tile(mb, n, k, sm_count, dense, false);
   // Over 32+ K blocks the dense kernel's measured per-block costs choose instead, except where
   // the formula takes 128 x 128 or 256 x 128: their pairs and staging below carry measured
@@ -284,7 +286,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   // (16384 x 5120 x 4096, 5120 x 16384 x 4096, 7168 x 7168 x 4096; H200, 2026-11-30).
   const bool keeps_formula =
       chosen && (chosen->block_m == 128 || chosen->block_m == 256) && chosen->block_n == 128;
-  if (dense && chosen && !keeps_formula && (k + kBlockK - 1) / kBlockK >= kMeasuredFromKBlocks)
+  if (dense && chosen && !keeps_formula && k_blocks >= kMeasuredFromKBlocks)
     chosen = best_tile(mb, n, k, sm_count, dense, true);
   if (!chosen)
     throw Error(ErrorCode::unsupported,
@@ -328,7 +330,6 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   // accumulate 1037-1038 vs 1009-1019, 4096 x 4096 x 7168 accumulate 999 vs 966-974 (overwrite
   // the same); at 16 K blocks (7168 x 4096 x 2048) accumulate lost 5%, so not there. Only where
   // the 256-row tiles fill M and their waves take no longer than the 128-row tiles'.
-  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   if (unrolled_128 && best.multicast == 2 && k_blocks >= 32 && m_blocks % 2 == 0) {
     const std::int64_t units = m_blocks * ((n_blocks + 1) / 2), clusters = best.num_sms / 2;
     const std::int64_t waves_128 = (units + clusters - 1) / clusters;
