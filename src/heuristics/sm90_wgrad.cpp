@@ -4,7 +4,8 @@
 // Model: a persistent grid of num_sms CTAs (num_sms / multicast clusters) walks the work units
 // (tiles, or pairs of tiles sharing one multicast operand), so the time is about
 // waves x per-tile time with waves = ceil(units / clusters). A tile costs K/128 blocks at a
-// per-block cost fitted to H100 measurements (see tile_cycles), plus an epilogue, and no less
+// per-block cost fitted to H100 measurements (see tile_cycles; for the dense kernel over 16+ K
+// blocks, measured on an H200: dense_measured_block_cycles), plus an epilogue, and no less
 // than its fp32 output at this SM's share of HBM bandwidth. The candidate with the least
 // modelled time wins; ties (0.5%) go to bigger tiles (less operand traffic), then more stages.
 #include "heuristics/sm90_wgrad.hpp"
@@ -42,25 +43,32 @@ Units count_units(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
   return u;
 }
 
-// The dense kernel's cycles per 128-deep K block where the formula below misses by more than 3%,
-// measured on an H200 (2026-11-30; tools/bench/results/2026-11-30-wgrad-tiles-h200.md): the
-// median over 12 weight-gradient shapes of DeepSeek-V3 and Qwen3 layers with 8192 and 16384
-// tokens, ns per tile and K block x 2 (the formula's scale: its other tiles agree within 1%).
-// Narrower tiles run cheaper than the formula's fixed part says (192 x 96, 256 x 96 / 112:
-// 8-15% less; 256 x 112 keeps all its B-scale pairs in registers, 256 x 128 at most 13 of its
-// 16 groups), 128 x 176 dearer (+8%). 128 x 112 (998, formula 1231) and 192 x 64 (959, formula 1190)
-// are left out: the 64-row tiles they compete with in one round of small problems run ~15%
-// below their formula too (64 x 128 at 2112 x 512 x 4096, 64 x 112 at 576 x 1536 x 8192), so
-// taking them there ran 7-20% slower. Used from 32 K blocks on: below that the picks it moved
-// ran up to 19% slower (one round of tiles at 576 x 1536 x 1536), and 256 x 112 tiles
-// accumulated 5-7% slower than the pairs they replaced at K 1536-2048. The stage factors of
-// tile_cycles still apply on top (the picks were measured so).
-constexpr std::int64_t kMeasuredFromKBlocks = 32;
+// The dense kernel's cycles per 128-deep K block, measured on an H200 where the formula below
+// misses by more than 3%, in the formula's scale (ns per tile and K block x 2; its other tiles
+// agree within 1%). Used from 16 K blocks on (256-row tiles from 32: below that they accumulated
+// 12-48% slower than they overwrite, 2026-11-30b). Two sweeps:
+// - 2026-11-30 (tools/bench/results/2026-11-30-wgrad-tiles-h200.md): the median over 12 layer
+//   shapes of DeepSeek-V3 and Qwen3 with 8192 and 16384 tokens: 128 x 160 / 176, 192 x 96,
+//   256 x 96 / 112 (narrow tiles 8-15% below the formula, 128 x 176 8% above);
+// - 2026-11-30b (tools/bench/results/2026-11-30b-wgrad-small-h200.md): 23 problems of one to a
+//   few rounds of tiles over 4-128 K blocks, 10-60 configs each: the formula overcharges every
+//   tile narrower than 128 x 128 by 10-35% (64-row tiles most; they follow 320 + 4.4 x BLOCK_N),
+//   and undercharges 128 x 144 by 5-9%. Taken from there, 192 x 48 / 64 and 128 x 48-112 won
+//   one round of small problems by 6-25% (2112 x 576 x 4096: 128 x 128 20.1 -> 192 x 48 15.6 us;
+//   576 x 2112 x 8192 35.4 -> 26.5); with only some of them (2026-11-30), the 64-row tiles
+//   still taken by the formula had run 7-20% slower.
+// The stage factors of tile_cycles still apply on top (the picks were measured so).
+constexpr std::int64_t kMeasuredFromKBlocks = 16;
+constexpr std::int64_t kMeasured256FromKBlocks = 32;
 double dense_measured_block_cycles(int block_m, int block_n, double formula) {
+  if (block_m == 64) return 320.0 + 4.4 * block_n;
   constexpr struct {
     int block_m, block_n;
     double cycles;
-  } kMeasured[] = {{128, 160, 1400}, {128, 176, 1656}, {192, 96, 1270}, {256, 96, 1573}, {256, 112, 1784}};
+  } kMeasured[] = {{128, 48, 690},   {128, 64, 860},   {128, 80, 930},   {128, 96, 940},
+                   {128, 112, 1000}, {128, 144, 1450}, {128, 160, 1400}, {128, 176, 1656},
+                   {192, 48, 840},   {192, 64, 960},   {192, 96, 1270},  {192, 112, 1440},
+                   {256, 96, 1573},  {256, 112, 1784}};
   for (const auto& t : kMeasured)
     if (t.block_m == block_m && t.block_n == block_n) return t.cycles;
   return formula;
@@ -87,7 +95,8 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std
   // 7168 x 4096 x {16384, 2048}, 4096 x 4096 x 7168 and 24576 x 4096 x 1536 in pairs sharing
   // A (H100, 2026-11-24), ~1070-1130 cycles per K block instead of the formula's 1307.
   if (dense && c.block_m == 128 && c.block_n == 128) block *= 0.83;
-  if (measured) block = dense_measured_block_cycles(c.block_m, c.block_n, block);
+  if (measured && (c.block_m != 256 || k_blocks >= kMeasured256FromKBlocks))
+    block = dense_measured_block_cycles(c.block_m, c.block_n, block);
   if (c.stages == 3) block *= 1.02;
   if (c.stages <= 2) block *= 1.20;
   const int batches = waves * sm90_wgrad_store_boxes(c.block_n) / c.epi_batch;
@@ -280,12 +289,15 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   const std::int64_t mb = sm90_wgrad_m_bucket(m);
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   std::optional<Sm90WgradConfig> chosen = best_tile(mb, n, k, sm_count, dense, false);
-  // Over 32+ K blocks the dense kernel's measured per-block costs choose instead, except where
-  // the formula takes 128 x 128 or 256 x 128: their pairs and staging below carry measured
-  // credits the model lacks, and the narrower tiles that replaced them ran 1-3.5% slower
-  // (16384 x 5120 x 4096, 5120 x 16384 x 4096, 7168 x 7168 x 4096; H200, 2026-11-30).
-  const bool keeps_formula =
-      chosen && (chosen->block_m == 128 || chosen->block_m == 256) && chosen->block_n == 128;
+  // Over 16+ K blocks the dense kernel's measured per-block costs choose instead, except where
+  // the formula takes 256 x 128, or 128 x 128 over more than two rounds: their pairs and staging
+  // below carry measured credits the model lacks, and the narrower tiles that replaced them ran
+  // 1-3.5% slower (16384 x 5120 x 4096, 5120 x 16384 x 4096, 7168 x 7168 x 4096; H200,
+  // 2026-11-30). Within two rounds 128 x 128 tiles do not pair, and the measured costs ran 6-25%
+  // faster there (576 x 2112 x 8192, 256 x 7168 x 8192, 2112 x 768 x 8192; 2026-11-30b).
+  const std::int64_t tiles_128 = (mb + 127) / 128 * ((n + 127) / 128);
+  const bool keeps_formula = chosen && chosen->block_n == 128 &&
+                             (chosen->block_m == 256 || (chosen->block_m == 128 && tiles_128 > 2 * sm_count));
   if (dense && chosen && !keeps_formula && k_blocks >= kMeasuredFromKBlocks)
     chosen = best_tile(mb, n, k, sm_count, dense, true);
   if (!chosen)

@@ -67,7 +67,7 @@ Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int
                                        int epi_bufs = 1, int group_n = 8);
 
 // Modelled cycles of a config on a shape by the formula (what the chooser minimizes, except
-// over 32+ K blocks where the dense chooser also weighs measured per-block costs; exposed for
+// over 16+ K blocks where the dense chooser also weighs measured per-block costs; exposed for
 // tools). dense: for the dense kernel (with its measured credit for the 128 x 128 loop over ring
 // turns), not the K-grouped one.
 double sm90_wgrad_model_cycles(const Sm90WgradConfig& config, std::int64_t m, std::int64_t n,
