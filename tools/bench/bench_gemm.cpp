@@ -227,16 +227,16 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
 }
 
 // Candidate configurations tried by --wgrad-sweep (besides the heuristic's): every tile the
-// chooser may take (64-row tiles, 128-row tiles of 80-192 columns, 192- and 256-row tiles), in
+// chooser may take (64-row tiles, 128-row tiles of 48-192 columns, 192- and 256-row tiles), in
 // whole-wave and two-box staging, alone and in pairs sharing A; no ping-pong (the chooser never
 // takes it: no gain on the anchors, see src/heuristics/sm90_wgrad.cpp). Tiles a shape cannot use
 // well still run: the sweep is where the model's costs get checked.
 std::vector<detail::Sm90WgradConfig> sweep_configs(int sm_count) {
   std::vector<detail::Sm90WgradConfig> configs;
-  const std::pair<int, int> tiles[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},  {64, 192},  {128, 80},
-                                       {128, 96},  {128, 112}, {128, 128}, {128, 144}, {128, 160}, {128, 176},
-                                       {128, 192}, {192, 64},  {192, 96},  {192, 112}, {192, 128}, {256, 96},
-                                       {256, 112}, {256, 128}};
+  const std::pair<int, int> tiles[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},  {64, 192},  {128, 48},
+                                       {128, 64},  {128, 80},  {128, 96},  {128, 112}, {128, 128}, {128, 144},
+                                       {128, 160}, {128, 176}, {128, 192}, {192, 48},  {192, 64},  {192, 96},
+                                       {192, 112}, {192, 128}, {256, 96},  {256, 112}, {256, 128}};
   for (auto [bm, bn] : tiles)
     for (int staging = 0; staging < 2; ++staging)
       for (int mc = 1; mc <= 2; ++mc) {
