@@ -254,6 +254,12 @@ std::int64_t grouped_wgrad_workspace_bytes(int num_sms) {
   return std::int64_t{16} * std::max(num_sms, 1);
 }
 
+Sm90WgradConfig grouped_wgrad_chosen_config(const GroupedGemmWgradArgs& args, int sm_count) {
+  const std::int64_t tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
+  return choose_sm90_grouped_wgrad_config(sm90_wgrad_m_bucket(args.m), args.n, tokens_bucket * args.num_groups,
+                                          args.num_groups, sm_count);
+}
+
 }  // namespace jitfp8::detail
 
 namespace jitfp8 {
@@ -275,8 +281,7 @@ void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config = choose_sm90_grouped_wgrad_config(key.m_bucket, args.n, key.tokens_bucket * args.num_groups,
-                                                   args.num_groups, device.sm_count);
+    made.config = grouped_wgrad_chosen_config(args, device.sm_count);
     made.kernel = &get_kernel(device.device,
                               gemm_fp8_grouped_wgrad_spec(args.n, made.config, device.arch));
     return made;

@@ -522,9 +522,9 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
 void run_kgrouped(Context& ctx) {
   fmt::print("\nK-grouped weight gradient: D_e (M, N) fp32 (+)= A_e (M, T_e) . B_e (N, T_e)^T, token "
              "counts on the device (ours) / on the host (cuBLASLt, one GEMM per expert, fp32 out)\n");
-  fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8}\n",
+  fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} | {}\n",
              "E x tokens", "M", "N", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
-             "ratio", "DG", "acc/DG", "diff", "diff cuBL");
+             "ratio", "DG", "acc/DG", "diff", "diff cuBL", "config");
   for (const KGroupedCase& c : with_extra(kKGrouped, ctx.extra_k_grouped)) {
     const std::vector<long long> tokens = ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
                                                              : group_sizes(c.groups, c.expected, 128, ctx.rng);
@@ -605,17 +605,22 @@ void run_kgrouped(Context& ctx) {
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
                  tf_cublas = flops / theirs.median_us / 1e6;
-    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e}\n",
+    int sm_count = 0;
+    BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+    const detail::Sm90WgradConfig pick = detail::grouped_wgrad_chosen_config(g, sm_count);
+    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}x{} st{} mc{}{} epi{}x{}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas,
-               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas);
+               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas, pick.block_m, pick.block_n,
+               pick.stages, pick.multicast, pick.multicast > 1 ? (pick.multicast_on_a ? "a" : "b") : "",
+               pick.epi_batch, pick.epi_bufs);
     std::fflush(stdout);
     ctx.results.push_back({{"kind", "k_grouped"}, {"groups", c.groups}, {"expected_tokens", c.expected},
                            {"tokens", sum(tokens)}, {"m", c.m}, {"n", c.n}, {"ours_us", ours.median_us},
                            {"ours_tflops", tf}, {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
                            {"cublaslt_loop_us", theirs.median_us}, {"cublaslt_loop_tflops", tf_cublas},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
-                           {"diff_cublaslt", diff_cublas}});
+                           {"diff_cublaslt", diff_cublas}, {"config", pick.to_json()}});
   }
 }
 
