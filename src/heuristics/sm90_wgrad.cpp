@@ -51,8 +51,8 @@ Units count_units(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
 //   shapes of DeepSeek-V3 and Qwen3 with 8192 and 16384 tokens: 128 x 160 / 176, 192 x 96,
 //   256 x 96 / 112 (narrow tiles 8-15% below the formula, 128 x 176 8% above);
 // - 2026-11-30b (tools/bench/results/2026-11-30b-wgrad-small-h200.md): 23 problems of one to a
-//   few rounds of tiles over 4-128 K blocks, 10-60 configs each: the formula overcharges every
-//   tile narrower than 128 x 128 by 10-35% (64-row tiles most; they follow 320 + 4.4 x BLOCK_N),
+//   few rounds of tiles over 4-128 K blocks, 10-60 configs each: the formula overcharges the
+//   tiles narrower than 128 x 128 by up to 35% (64-row tiles most; they follow 320 + 4.4 x BLOCK_N),
 //   and undercharges 128 x 144 by 5-9%. Taken from there, 192 x 48 / 64 and 128 x 48-112 won
 //   one round of small problems by 6-25% (2112 x 576 x 4096: 128 x 128 20.1 -> 192 x 48 15.6 us;
 //   576 x 2112 x 8192 35.4 -> 26.5); with only some of them (2026-11-30), the 64-row tiles

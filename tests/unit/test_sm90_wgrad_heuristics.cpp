@@ -117,7 +117,7 @@ TEST_CASE("wgrad heuristic weighs measured per-block costs over 16+ K blocks", "
   check_tile(choose_sm90_wgrad_config(7168, 16384, 8192, 132), 256, 112, 3);
   // H200, 2026-11-30b (tools/bench/results/2026-11-30b-wgrad-small-h200.md), one round of small
   // problems: 128 x 96 / 192 x 48 / 192 x 64 instead of 128 x 128 (-13%, -22%, -8%), 192 x 48
-  // instead of 128 x 80 (-13%), 128 x 48 kept (64 x 96 ran 8-13% slower).
+  // instead of 128 x 80 (-13%), 128 x 48 kept (64 x 96 / 112 in its place ran 8-13% slower).
   check_tile(choose_sm90_wgrad_config(1024, 1536, 8192, 132), 128, 96, 6);
   check_tile(choose_sm90_wgrad_config(2112, 576, 4096, 132), 192, 48, 6);
   check_tile(choose_sm90_wgrad_config(2112, 768, 8192, 132), 192, 64, 5);
