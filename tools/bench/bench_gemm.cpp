@@ -18,6 +18,7 @@
 #include "bench_common.hpp"
 #include "bench_inputs.hpp"
 #include "compile_all.hpp"
+#include "config_words.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
@@ -101,17 +102,6 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
   for (int r : rows)
     for (long long c = 0; c < n; ++c) out.push_back(all[static_cast<std::size_t>(r * n + c)]);
   return out;
-}
-
-// The config a table row ran, in the sweep lines' words (the last column, so the columns before
-// it keep their positions for scripts); "st6p": 6 stages on padded whole turns (pad_turns).
-std::string config_words(const detail::Sm90GemmConfig& c) {
-  return fmt::format("{}x{} st{}{} mc{}{} sk{}", c.block_m, c.block_n, c.stages, c.pad_turns ? "p" : "",
-                     c.multicast, c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.splits);
-}
-std::string config_words(const detail::Sm90WgradConfig& c) {
-  return fmt::format("{}x{} st{} mc{}{}", c.block_m, c.block_n, c.stages, c.multicast,
-                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "");
 }
 
 // A forward config for the sweeps with everything the template derives filled in: the deepest

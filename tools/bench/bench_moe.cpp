@@ -25,6 +25,7 @@
 #include "bench_common.hpp"
 #include "bench_inputs.hpp"
 #include "compile_all.hpp"
+#include "config_words.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
@@ -608,12 +609,10 @@ void run_kgrouped(Context& ctx) {
     int sm_count = 0;
     BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
     const detail::Sm90WgradConfig pick = detail::grouped_wgrad_chosen_config(g, sm_count);
-    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}x{} st{} mc{}{} epi{}x{}\n",
+    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas,
-               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas, pick.block_m, pick.block_n,
-               pick.stages, pick.multicast, pick.multicast > 1 ? (pick.multicast_on_a ? "a" : "b") : "",
-               pick.epi_batch, pick.epi_bufs);
+               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas, config_words(pick));
     std::fflush(stdout);
     ctx.results.push_back({{"kind", "k_grouped"}, {"groups", c.groups}, {"expected_tokens", c.expected},
                            {"tokens", sum(tokens)}, {"m", c.m}, {"n", c.n}, {"ours_us", ours.median_us},
