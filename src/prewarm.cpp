@@ -11,6 +11,7 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
@@ -26,7 +27,7 @@ int usual_sm_count(const Arch& arch) {
 }
 
 std::vector<detail::KernelSpec> distinct_specs(const std::vector<Manifest>& manifests,
-                                               const Arch& arch, int sm_count) {
+                                               const Arch& arch, const detail::TargetDevice& target) {
   std::vector<detail::KernelSpec> specs;
   std::set<std::string> seen;
   for (const Manifest& manifest : manifests)
@@ -35,7 +36,7 @@ std::vector<detail::KernelSpec> distinct_specs(const std::vector<Manifest>& mani
       if (family == nullptr)
         throw Error(ErrorCode::manifest_error,
                     fmt::format("{}: unknown operation '{}'", manifest.model, op.op));
-      for (detail::KernelSpec& spec : family->specs_for(op, arch, sm_count))
+      for (detail::KernelSpec& spec : family->specs_for(op, arch, target))
         if (seen.insert(detail::cache_key(spec).hex()).second) specs.push_back(std::move(spec));
     }
   return specs;
@@ -57,13 +58,17 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   int device = -1;
   Arch arch;
   int sm_count = options.sm_count;
+  detail::ClusterCapacity clusters;  // unknown without the device: the H100's caps
   if (options.arch) {
     arch = *options.arch;
   } else {
     const detail::DeviceContext& context = detail::current_device();  // throws no_driver
     arch = context.arch;
     device = context.device;
-    if (sm_count == 0) sm_count = context.sm_count;
+    if (sm_count == 0) {  // the kernels this device's dispatch will choose
+      sm_count = context.sm_count;
+      clusters = detail::cluster_capacity_of(context);
+    }
   }
   if (options.load && device < 0) {
     const detail::DeviceContext& context = detail::current_device();
@@ -75,7 +80,7 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   }
   if (sm_count == 0) sm_count = usual_sm_count(arch);
 
-  std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, sm_count);
+  std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, detail::TargetDevice(sm_count, clusters));
   PrewarmReport report;
   report.kernels = static_cast<int>(specs.size());
   int jobs = options.jobs > 0 ? options.jobs

@@ -17,7 +17,8 @@
 // when the tiles x S CTAs fit in one wave: it divides the per-tile K loop by S for a reduction
 // through distributed shared memory, (S-1)/S of an fp32 tile per CTA at ~8 B/cycle (fitted on
 // H100 sweeps: DSMEM is slow) plus ~1500 cycles of cluster launch and handshake. Clusters of 3,
-// 4 or 8 CTAs must fit in GPCs, so their grid is capped (split_k_grid_cap). Net effect on the M = 128 anchors: split-K
+// 4 or 8 CTAs must fit in GPCs, so their grid is capped (split_k_grid_cap: the device's cluster
+// capacity where known). Net effect on the M = 128 anchors: split-K
 // only where the unsplit tiles are tiny (N = 576: 14.7 -> 11 us); elsewhere unsplit 64-row
 // tiles with B multicast measured as fast or faster. The split's reduction and handshake cost
 // ~1.5 us (128 x 576: K = 1024 unsplit 3.7 us, K = 2048 in 2 splits with the same K blocks per
@@ -118,12 +119,21 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bo
 }
 
 // Most CTAs a split-K grid in clusters of `splits` may have, so that its clusters all fit in the
-// GPCs at once (measured on H100; beyond it they ran as two waves): 2/3 of the SMs for clusters
-// of 4 or 8 (32 clusters of 4 did not fit, 22 did), 9/11 for clusters of 3 (36 fit, 40 and 44
-// took 40-70% longer), all of them for pairs. An H200 fitted 30 clusters of 4, 15 of 8 and 39 of
-// 3 (tools/dev/cluster_capacity.cu, 2026-11-29f); dies differ, so the caps stay the H100's.
-int split_k_grid_cap(int splits, int sm_count) {
-  const int cap = splits >= 4 ? sm_count * 2 / 3 : splits == 3 ? sm_count * 9 / 11 : sm_count;
+// GPCs at once (beyond it they ran as two waves): an H100's caps, 2/3 of the SMs for clusters of
+// 4 or 8 (32 clusters of 4 did not fit, 22 did), 9/11 for clusters of 3 (36 fit, 40 and 44 took
+// 40-70% longer), all of them for pairs; and never more than the device holds (`clusters`, where
+// known): dies differ, and one with fewer GPC slots would run the last clusters as a second wave.
+// Larger grids where the device holds more were measured and not taken: an H200 holds 39 clusters
+// of 3, 30 of 4 and 15 of 8, and a rule filling them (64-row tiles, and 128-row tiles over 24+ K
+// blocks per CTA, tiles covering N exactly) picked 3% faster over 170 small-M long-K shapes it was
+// fitted on (up to 31%), but on 44 held-out shapes only 1.5% faster in geomean, 15 faster and 14
+// slower by more than 3% (up to 12%: 64 x 128 in 4 splits against 64 x 64 in 2 at N 768-3072;
+// 128 x 128 in 4 over 24 K blocks per CTA). The model cannot rank those grids yet
+// (tools/bench/results/2026-11-30c-split-k-capacity-h200.md).
+int split_k_grid_cap(int splits, int sm_count, const ClusterCapacity& clusters) {
+  const int h100 = splits >= 4 ? sm_count * 2 / 3 : splits == 3 ? sm_count * 9 / 11 : sm_count;
+  const int held = splits == 3 ? clusters.of3 : splits == 4 ? clusters.of4 : splits == 8 ? clusters.of8 : 0;
+  const int cap = held > 0 ? std::min(h100, held * splits) : h100;
   return cap - cap % splits;
 }
 
@@ -409,7 +419,7 @@ double candidate_cycles(std::int64_t mb, std::int64_t mr, std::int64_t n, std::i
 // The least modelled candidate for mr rows (a multiple of 64); the small-M rules (pairs, splits,
 // L2 policy) go by the bucket mb.
 Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
-                               double* cycles_out = nullptr) {
+                               const ClusterCapacity& clusters, double* cycles_out = nullptr) {
   Sm90GemmConfig best;
   double best_cycles = 0;
   std::int64_t best_traffic = 0;
@@ -424,7 +434,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         if (splits > k_blocks) break;
         if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
         if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
-        if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count)) continue;  // one wave only
+        if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count, clusters)) continue;  // one wave only
         const RingDepths depths = ring_depths(bm, bn, k, splits, k_blocks);
         if (depths.deepest < 3) continue;
         const int stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, depths.deepest, depths.whole);
@@ -498,13 +508,13 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
 // at such near-ties the model's error is larger than its gain (15488 x 2112 x 7168: 256 x 128
 // modelled 0.8% faster than 128 x 192, measured 2.6% slower), and fewer distinct kernels compile.
 Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       int sm_count) {
+                                       int sm_count, const ClusterCapacity& clusters) {
   const std::int64_t mb = sm90_gemm_m_bucket(m);
   const std::int64_t mr = sm90_gemm_m_key(m);
   double cycles = 0;
-  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, &cycles);
+  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, clusters, &cycles);
   if (mr == mb) return best;
-  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count);
+  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count, clusters);
   const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count);
   return top_here <= cycles * 1.02 ? top : best;
 }

@@ -1,4 +1,5 @@
-// Config choice for the sm_90a dense FP8 GEMM: a pure function of the shape and the SM count.
+// Config choice for the sm_90a dense FP8 GEMM: a pure function of the shape, the SM count and,
+// where a device is at hand, its cluster capacity.
 #pragma once
 
 #include <cstdint>
@@ -68,8 +69,16 @@ bool sm90_gemm_b_evict_first(std::int64_t m_bucket);
 // sweep ranking.
 double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared);
 
+// Clusters of 3, 4 and 8 CTAs (one CTA per SM) the device runs at once
+// (runtime/cluster_capacity.hpp); 0: unknown (no device, as when prewarming on a build machine).
+// Split-K grids in such clusters must fit at once: the chooser keeps an H100's caps and, where
+// the device holds fewer, the device's (split_k_grid_cap).
+struct ClusterCapacity {
+  int of3 = 0, of4 = 0, of8 = 0;
+};
+
 // Throws Error(unsupported) when no configuration fits (K too large for shared memory).
 Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       int sm_count);
+                                       int sm_count, const ClusterCapacity& clusters = {});
 
 }  // namespace jitfp8::detail

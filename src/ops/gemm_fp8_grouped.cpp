@@ -246,7 +246,7 @@ std::vector<std::int64_t> rows_keys(Sm90Grouping grouping, const ManifestOp& op)
 }  // namespace
 
 std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& op,
-                                                              const Arch& arch, int sm_count) {
+                                                              const Arch& arch, const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
     throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_contiguous: needs groups, n and k");
   std::vector<KernelSpec> specs;
@@ -254,7 +254,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& 
   for (const std::int64_t m : rows_keys(Sm90Grouping::contiguous_ids, op)) {
     for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
       KernelSpec spec = gemm_fp8_grouped_spec(
-          g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
+          g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count), arch);
       if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
     }
   }
@@ -262,7 +262,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& 
 }
 
 std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, const Arch& arch,
-                                                          int sm_count) {
+                                                          const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
     throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_masked: needs groups, n and k");
   std::vector<KernelSpec> specs;
@@ -270,7 +270,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, 
   const Sm90Grouping g = Sm90Grouping::masked;
   for (const std::int64_t m : rows_keys(g, op)) {
     KernelSpec spec = gemm_fp8_grouped_spec(
-        g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, sm_count), arch);
+        g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count), arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;

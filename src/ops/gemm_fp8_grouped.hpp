@@ -7,6 +7,7 @@
 #include "heuristics/sm90_grouped.hpp"
 #include "jitfp8/moe.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
 
 namespace jitfp8::detail {
@@ -29,8 +30,8 @@ void gemm_fp8_grouped_masked_with_config(const GroupedGemmMaskedArgs& args,
 // Op families "gemm_fp8_grouped_contiguous" (groups, n, k, m range = total rows: both grouping
 // forms per 128-row key of M) and "gemm_fp8_grouped_masked" (m range = expected rows per expert).
 std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& op,
-                                                              const Arch& arch, int sm_count);
+                                                              const Arch& arch, const TargetDevice& target);
 std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, const Arch& arch,
-                                                          int sm_count);
+                                                          const TargetDevice& target);
 
 }  // namespace jitfp8::detail

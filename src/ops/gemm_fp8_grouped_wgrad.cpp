@@ -206,7 +206,7 @@ KernelSpec gemm_fp8_grouped_wgrad_spec(std::int64_t n, const Sm90WgradConfig& c,
 }
 
 std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
-                                                         int sm_count) {
+                                                         const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
     throw Error(ErrorCode::manifest_error,
                 "gemm_fp8_grouped_wgrad: needs n, k (the token capacity) and groups");
@@ -215,7 +215,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, c
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
     KernelSpec spec = gemm_fp8_grouped_wgrad_spec(
-        op.n, choose_sm90_grouped_wgrad_config(m, op.n, op.k, op.groups, sm_count), arch);
+        op.n, choose_sm90_grouped_wgrad_config(m, op.n, op.k, op.groups, target.sm_count), arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;

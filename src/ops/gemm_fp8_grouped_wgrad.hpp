@@ -7,6 +7,7 @@
 #include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/moe.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
 
 namespace jitfp8::detail {
@@ -17,7 +18,7 @@ KernelSpec gemm_fp8_grouped_wgrad_spec(std::int64_t n, const Sm90WgradConfig& co
 // Op family "gemm_fp8_grouped_wgrad": m range, n, k (the token capacity) and groups of the
 // manifest operation; one kernel per distinct configuration over the M buckets of the range.
 std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
-                                                         int sm_count);
+                                                         const TargetDevice& target);
 
 // Bytes of the balanced-tail workspace for a grid of num_sms CTAs (moe.hpp).
 std::int64_t grouped_wgrad_workspace_bytes(int num_sms);

@@ -10,6 +10,7 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "runtime/check.hpp"
+#include "runtime/cluster_capacity.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/tensor_map.hpp"
@@ -101,16 +102,20 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
   return spec;
 }
 
+ClusterCapacity cluster_capacity_of(const DeviceContext& device) {
+  return {max_active_clusters(device, 3), max_active_clusters(device, 4), max_active_clusters(device, 8)};
+}
+
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
-                                              int sm_count) {
+                                              const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0)
     throw Error(ErrorCode::manifest_error, "gemm_fp8_nt: needs n and k");
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const std::int64_t last = sm90_gemm_m_key(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_gemm_m_key(op.m_min); m <= last; m += 64) {
-    KernelSpec spec = gemm_fp8_nt_spec(op.n, op.k, choose_sm90_gemm_config(m, op.n, op.k, sm_count),
-                                       arch);
+    KernelSpec spec = gemm_fp8_nt_spec(
+        op.n, op.k, choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters), arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;
@@ -198,7 +203,8 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config = choose_sm90_gemm_config(key.m_key, args.n, args.k, device.sm_count);
+    made.config =
+        choose_sm90_gemm_config(key.m_key, args.n, args.k, device.sm_count, cluster_capacity_of(device));
     made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
                                                               device.arch));
     return made;

@@ -6,7 +6,9 @@
 #include "heuristics/sm90_gemm.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
+#include "runtime/launch.hpp"
 
 namespace jitfp8::detail {
 
@@ -18,9 +20,12 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
 // (the template's static_asserts reject the rest at compile time).
 void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& config, Stream stream);
 
+// The current device's cluster capacity for choose_sm90_gemm_config (runtime/cluster_capacity.hpp).
+ClusterCapacity cluster_capacity_of(const DeviceContext& device);
+
 // Op family "gemm_fp8_nt": n, k and the m range of the manifest operation; one kernel per
 // distinct configuration over the M buckets of the range.
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
-                                              int sm_count);
+                                              const TargetDevice& target);
 
 }  // namespace jitfp8::detail

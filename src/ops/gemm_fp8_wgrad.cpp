@@ -147,7 +147,7 @@ KernelSpec gemm_fp8_wgrad_spec(std::int64_t n, std::int64_t k, const Sm90WgradCo
 }
 
 std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
-                                                 int sm_count) {
+                                                 const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0)
     throw Error(ErrorCode::manifest_error, "gemm_fp8_wgrad: needs n and k");
   std::vector<KernelSpec> specs;
@@ -155,7 +155,7 @@ std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arc
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
     KernelSpec spec =
-        gemm_fp8_wgrad_spec(op.n, op.k, choose_sm90_wgrad_config(m, op.n, op.k, sm_count), arch);
+        gemm_fp8_wgrad_spec(op.n, op.k, choose_sm90_wgrad_config(m, op.n, op.k, target.sm_count), arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;

@@ -7,6 +7,7 @@
 #include "heuristics/sm90_wgrad.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
 
 namespace jitfp8::detail {
@@ -17,7 +18,7 @@ KernelSpec gemm_fp8_wgrad_spec(std::int64_t n, std::int64_t k, const Sm90WgradCo
 // Op family "gemm_fp8_wgrad": n, k and the m range of the manifest operation; one kernel per
 // distinct configuration over the M buckets of the range.
 std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
-                                                 int sm_count);
+                                                 const TargetDevice& target);
 
 // gemm_fp8_wgrad with a given configuration instead of the heuristic's (benchmark sweeps,
 // tests). Same validation; the config is checked (Error(invalid_argument)); memoized per

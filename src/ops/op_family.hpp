@@ -5,14 +5,23 @@
 #include <string_view>
 #include <vector>
 
+#include "heuristics/sm90_gemm.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/kernel_spec.hpp"
 
 namespace jitfp8::detail {
 
+// What the heuristics know of the device the kernels are for: its SMs and, where the device is at
+// hand (dispatch, prewarm for the current device), its cluster capacity.
+struct TargetDevice {
+  TargetDevice(int sms, const ClusterCapacity& capacity = {}) : sm_count(sms), clusters(capacity) {}
+  int sm_count = 0;
+  ClusterCapacity clusters;
+};
+
 struct OpFamily {
   std::string_view op;  // the name used in manifests and the CLI
-  std::vector<KernelSpec> (*specs_for)(const ManifestOp& op, const Arch& arch, int sm_count);
+  std::vector<KernelSpec> (*specs_for)(const ManifestOp& op, const Arch& arch, const TargetDevice& target);
 };
 
 // nullptr when no family has that name.

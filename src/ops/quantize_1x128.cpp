@@ -140,7 +140,7 @@ KernelSpec quantize_1x128_spec(DType x_dtype, bool pow2_scales, const Arch& arch
 }
 
 std::vector<KernelSpec> quantize_1x128_specs_for(const ManifestOp& op, const Arch& arch,
-                                                 int /*sm_count*/) {
+                                                 const TargetDevice& /*target*/) {
   DType dtype;
   if (op.x_dtype == "bf16") {
     dtype = DType::bf16;

@@ -7,6 +7,7 @@
 
 #include "jitfp8/runtime.hpp"
 #include "jitfp8/types.hpp"
+#include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
 
 namespace jitfp8::detail {
@@ -42,6 +43,6 @@ bool quantize_1x128_uses_tile_kernel(std::int64_t m, std::int64_t k);
 // left out); M and K are run-time arguments of either.
 // Throws manifest_error on an unknown x_dtype.
 std::vector<KernelSpec> quantize_1x128_specs_for(const ManifestOp& op, const Arch& arch,
-                                                 int sm_count);
+                                                 const TargetDevice& target);
 
 }  // namespace jitfp8::detail

@@ -114,12 +114,12 @@ KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool po
   return spec;
 }
 
-std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return {quantize_moe_spec(MoeKind::kgrouped, manifest_x_dtype(op), manifest_q_dtype(op),
                             op.pow2_scales, arch)};
 }
 std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp& op, const Arch& arch,
-                                                           int) {
+                                                           const TargetDevice&) {
   // Both stashes: which one runs depends on the run-time group sizes (colwise_launch).
   std::vector<KernelSpec> specs;
   for (int stash_bytes : {kColwiseStashBytes, kColwiseSmallStashBytes})

@@ -11,6 +11,7 @@
 
 #include "jitfp8/runtime.hpp"
 #include "jitfp8/types.hpp"
+#include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
 
 namespace jitfp8::detail {
@@ -39,7 +40,7 @@ KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool po
 
 // Op families "quantize_kgrouped" and "quantize_grouped_colwise" (ManifestOp fields used:
 // x_dtype, q_dtype, pow2_scales; shapes and group data are run-time arguments).
-std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp&, const Arch&, int);
-std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
+std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
 
 }  // namespace jitfp8::detail

@@ -69,7 +69,7 @@ KernelSpec quantize_rowwise_spec(DType x_dtype, DType q_dtype, bool pow2_scales,
   return spec;
 }
 
-std::vector<KernelSpec> quantize_rowwise_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_rowwise_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return {quantize_rowwise_spec(manifest_x_dtype(op), manifest_q_dtype(op), op.pow2_scales, arch)};
 }
 

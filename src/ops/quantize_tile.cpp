@@ -215,25 +215,25 @@ std::vector<KernelSpec> mx_family(const char* family, TileRow row, TileCol col,
 }
 }  // namespace
 
-std::vector<KernelSpec> quantize_1x128_t_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_1x128_t_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return f32_family("quantize_1x128_t", TileRow::none, TileCol::m1x128, op, arch);
 }
-std::vector<KernelSpec> quantize_1x128_fused_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_1x128_fused_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return f32_family("quantize_1x128_fused", TileRow::k1x128, TileCol::m1x128, op, arch);
 }
-std::vector<KernelSpec> quantize_128x128_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_128x128_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return f32_family("quantize_128x128", TileRow::block128, TileCol::none, op, arch);
 }
-std::vector<KernelSpec> quantize_128x128_t_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_128x128_t_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return f32_family("quantize_128x128_t", TileRow::block128, TileCol::block128, op, arch);
 }
-std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return mx_family("quantize_mxfp8", TileRow::mx32, TileCol::none, op, arch);
 }
-std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return mx_family("quantize_mxfp8_t", TileRow::none, TileCol::mx32, op, arch);
 }
-std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp& op, const Arch& arch, int) {
+std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp& op, const Arch& arch, const TargetDevice&) {
   return mx_family("quantize_mxfp8_fused", TileRow::mx32, TileCol::mx32, op, arch);
 }
 

@@ -11,6 +11,7 @@
 #include "jitfp8/quant.hpp"
 #include "jitfp8/runtime.hpp"
 #include "jitfp8/types.hpp"
+#include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
 
 namespace jitfp8::detail {
@@ -46,13 +47,13 @@ KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, c
 // Op families (ManifestOp fields used: x_dtype, pow2_scales; shapes are run-time arguments).
 // The manifest format has no output-dtype field, so these prewarm e4m3 kernels; e5m2 variants
 // are built on first use. MXFP8 families prewarm both exponent conventions.
-std::vector<KernelSpec> quantize_1x128_t_specs_for(const ManifestOp&, const Arch&, int);
-std::vector<KernelSpec> quantize_1x128_fused_specs_for(const ManifestOp&, const Arch&, int);
-std::vector<KernelSpec> quantize_128x128_specs_for(const ManifestOp&, const Arch&, int);
-std::vector<KernelSpec> quantize_128x128_t_specs_for(const ManifestOp&, const Arch&, int);
-std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp&, const Arch&, int);
-std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp&, const Arch&, int);
-std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_1x128_t_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
+std::vector<KernelSpec> quantize_1x128_fused_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
+std::vector<KernelSpec> quantize_128x128_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
+std::vector<KernelSpec> quantize_128x128_t_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
+std::vector<KernelSpec> quantize_mxfp8_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
+std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
+std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
 
 // quantize_1x128 through the tile kernel (rows only): the variant (prewarm and launch must agree)
 // and the launch; `stride` is the validated row stride.
@@ -66,7 +67,7 @@ struct RowwiseConfig {
 };
 RowwiseConfig quantize_rowwise_config(DType x_dtype);
 KernelSpec quantize_rowwise_spec(DType x_dtype, DType q_dtype, bool pow2_scales, const Arch& arch);
-std::vector<KernelSpec> quantize_rowwise_specs_for(const ManifestOp&, const Arch&, int);
+std::vector<KernelSpec> quantize_rowwise_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
 
 // Parses ManifestOp::x_dtype ("bf16" / "f32"); throws manifest_error naming `op`.
 DType manifest_x_dtype(const ManifestOp& op);

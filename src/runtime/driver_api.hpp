@@ -12,7 +12,7 @@ struct DriverApi {
   X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuCtxGetCurrent)              \
   X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData)     \
   X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
-  X(cuTensorMapEncodeTiled)
+  X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters)
 #define JITFP8_DECLARE(name) decltype(&::name) name = nullptr;
   JITFP8_DRIVER_FUNCTIONS(JITFP8_DECLARE)
 #undef JITFP8_DECLARE

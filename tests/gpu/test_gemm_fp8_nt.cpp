@@ -228,6 +228,29 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
     }
 }
 
+TEST_CASE("the device's cluster capacity is measured, and the split-K picks within it match the reference",
+          "[gpu][gemm][splitk]") {
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
+  INFO("clusters of 3 / 4 / 8 at once: " << clusters.of3 << " / " << clusters.of4 << " / " << clusters.of8);
+  CHECK(clusters.of3 > 0);
+  CHECK(clusters.of4 > 0);
+  CHECK(clusters.of8 > 0);
+  CHECK(clusters.of3 * 3 <= device.sm_count);
+  CHECK(clusters.of4 * 4 <= device.sm_count);
+  CHECK(clusters.of8 * 8 <= device.sm_count);
+  CHECK(clusters.of8 <= clusters.of4);
+  // The dispatch's own split-K picks (small M, long K; 2026-11-30c), M tails.
+  std::uint64_t seed = 3500;
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {448, 512, 32768}, {901, 256, 7168}, {97, 1536, 32768}, {150, 512, 16384}, {700, 512, 16384}}) {
+    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    if (c.splits > 1) CHECK(c.num_sms <= (c.splits == 3 ? clusters.of3 : c.splits == 4 ? clusters.of4 : c.splits == 8 ? clusters.of8 : device.sm_count / c.splits) * c.splits);
+    check_problem(m, n, k, seed++);
+  }
+}
+
 TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup (one or two D buffers) over many tiles per CTA",
           "[gpu][gemm]") {
   // BLOCK_M 256 stages each wave in its own buffer where shared memory allows (256 x 128, 3

@@ -237,6 +237,35 @@ TEST_CASE("gemm heuristics take split-K clusters of 3 only where they were measu
   }
 }
 
+TEST_CASE("gemm heuristics keep split-K grids within the device's cluster capacity", "[gemm][heuristics]") {
+  // An H200's room (2026-11-30c) is above the H100 caps: the picks stay those of an unknown
+  // capacity (a larger grid there was measured and not taken). A die holding fewer clusters
+  // bounds the grids: none may run its last clusters as a second wave.
+  const ClusterCapacity h200{39, 30, 15}, small{20, 12, 6};
+  for (std::int64_t n : {256, 512, 576, 1536, 4096})
+    for (std::int64_t k : {2048, 7168, 16384, 32768})
+      for (std::int64_t m = 1; m <= 2048; m += 127) {
+        const Sm90GemmConfig unknown = choose_sm90_gemm_config(m, n, k, 132);
+        INFO("m " << m << " n " << n << " k " << k << ": " << unknown.to_json().dump());
+        CHECK(choose_sm90_gemm_config(m, n, k, 132, h200).to_json() == unknown.to_json());
+        const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132, small);
+        INFO("with 20 / 12 / 6 clusters of 3 / 4 / 8: " << c.to_json().dump());
+        if (c.splits > 2) {
+          const int held = c.splits == 3 ? small.of3 : c.splits == 4 ? small.of4 : small.of8;
+          CHECK(c.num_sms <= held * c.splits);
+        }
+        CHECK(choose_sm90_gemm_config(sm90_gemm_m_key(m), n, k, 132, small).to_json() == c.to_json());
+      }
+  // 128 x 1536 x 32768: 128 x 96 in 4 splits (16 clusters of 4) does not fit 12 clusters of 4;
+  // 128 x 576 x 7168: 64 x 32 in 3 splits (36 clusters of 3) does not fit 20.
+  const Sm90GemmConfig q_b = choose_sm90_gemm_config(128, 1536, 32768, 132);
+  CHECK((q_b.splits == 4 && q_b.num_sms == 64));
+  CHECK(choose_sm90_gemm_config(128, 1536, 32768, 132, small).to_json() != q_b.to_json());
+  const Sm90GemmConfig anchor = choose_sm90_gemm_config(128, 576, 7168, 132, small);
+  INFO(anchor.to_json().dump());
+  CHECK(!(anchor.splits == 3 && anchor.num_sms > 60));
+}
+
 TEST_CASE("every config the gemm heuristics choose on H100 compiles without spills",
           "[gemm][heuristics][nvrtc]") {
   const Arch arch = Arch::parse("sm_90a");

@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/debug_dump.hpp"
 #include "runtime/kernel_builder.hpp"
@@ -42,17 +43,19 @@ int run_dump(Args args) {
 
   Arch arch;
   int sms = 0;
+  detail::ClusterCapacity clusters;  // unknown without a device
   if (arch_text) {
     arch = Arch::parse(*arch_text);
   } else {
-    auto list = devices();
-    if (list.empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");
-    arch = list.front().arch;
-    sms = list.front().sm_count;
+    if (devices().empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");
+    const detail::DeviceContext& device = detail::current_device();  // what its dispatch would choose
+    arch = device.arch;
+    sms = device.sm_count;
+    clusters = detail::cluster_capacity_of(device);
   }
   if (sms == 0) sms = arch.major == 9 ? 132 : 108;
   const detail::OpFamily* family = detail::find_op_family(parsed.op);
-  for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, sms)) {
+  for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, detail::TargetDevice(sms, clusters))) {
     detail::CompileResult compiled = detail::compile_kernel(spec, /*want_ptx=*/true);
     std::string folder = detail::write_dump(spec, detail::cache_key(spec), compiled, out);
     fmt::print("{} -> {} ({:.2f} s)\n", spec.display_name(), folder, compiled.seconds);

@@ -1,0 +1,90 @@
+// Cluster capacity of a device (runtime/cluster_capacity.hpp): cuOccupancyMaxActiveClusters on an
+// empty kernel that takes all of an SM's shared memory, so that each CTA has an SM to itself.
+#include "runtime/cluster_capacity.hpp"
+
+#include <array>
+#include <mutex>
+
+#include "runtime/driver_api.hpp"
+#include "runtime/log.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr int kMaxDevices = 64;
+constexpr int kMaxClusterSize = 8;  // the portable limit
+
+// PTX ISA 7.8 (CUDA 12.0) is the first with sm_90; the driver JIT-compiles it in milliseconds.
+constexpr char kProbePtx[] = R"(.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry jitfp8_cluster_probe()
+{
+  ret;
+}
+)";
+
+using Capacities = std::array<int, kMaxClusterSize + 1>;  // by cluster size; 0: unknown
+
+// Stops at the first failing step and leaves the rest unknown: a GEMM then runs on the
+// conservative caps, it does not fail.
+Capacities measure(const DeviceContext& device) {
+  Capacities clusters{};
+  const DriverApi& api = driver();
+  const auto ok = [&](CUresult result, const char* step) {
+    if (result == CUDA_SUCCESS) return true;
+    const char* name = nullptr;
+    api.cuGetErrorName(result, &name);
+    log(LogLevel::debug, "device {}: cluster capacity unknown ({} failed: {})", device.device, step,
+        name != nullptr ? name : "?");
+    return false;
+  };
+  CUdevice cu_device = 0;
+  CUlibrary library = nullptr;
+  CUkernel kernel = nullptr;
+  CUfunction function = nullptr;
+  if (!ok(api.cuDeviceGet(&cu_device, device.device), "cuDeviceGet") ||
+      !ok(api.cuLibraryLoadData(&library, kProbePtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+          "cuLibraryLoadData") ||
+      !ok(api.cuLibraryGetKernel(&kernel, library, "jitfp8_cluster_probe"), "cuLibraryGetKernel") ||
+      !ok(api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   static_cast<int>(device.max_smem_per_block), kernel, cu_device),
+          "cuKernelSetAttribute") ||
+      !ok(api.cuKernelGetFunction(&function, kernel), "cuKernelGetFunction"))
+    return clusters;
+  for (int size = 2; size <= kMaxClusterSize; ++size) {
+    CUlaunchAttribute cluster{};
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = static_cast<unsigned>(size);
+    cluster.value.clusterDim.y = 1;
+    cluster.value.clusterDim.z = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = static_cast<unsigned>(size * device.sm_count);
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = 384;  // the GEMM kernels' block (it does not change the count)
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = static_cast<unsigned>(device.max_smem_per_block);
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    int count = 0;
+    if (!ok(api.cuOccupancyMaxActiveClusters(&count, function, &config), "cuOccupancyMaxActiveClusters"))
+      break;
+    clusters[size] = count;
+  }
+  // The library stays loaded: it is a few bytes, and unloading would need one more driver entry.
+  log(LogLevel::debug, "device {}: clusters of 3 / 4 / 8 CTAs at once: {} / {} / {}", device.device,
+      clusters[3], clusters[4], clusters[8]);
+  return clusters;
+}
+
+}  // namespace
+
+int max_active_clusters(const DeviceContext& device, int size) {
+  static std::array<std::once_flag, kMaxDevices> once;
+  static std::array<Capacities, kMaxDevices> capacities;
+  if (device.device < 0 || device.device >= kMaxDevices || size < 2 || size > kMaxClusterSize) return 0;
+  std::call_once(once[device.device], [&] { capacities[device.device] = measure(device); });
+  return capacities[device.device][size];
+}
+
+}  // namespace jitfp8::detail
