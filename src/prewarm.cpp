@@ -78,6 +78,10 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
                               arch.name(), context.arch.name()));
     device = context.device;
   }
+  // The device's cluster capacity is measured now too (a driver JIT and an occupancy query), so
+  // that the first dispatch after a prewarm with load, perhaps inside a CUDA graph capture, has
+  // nothing left to do on the driver but launch.
+  if (options.load) detail::cluster_capacity_of(detail::current_device());
   if (sm_count == 0) sm_count = usual_sm_count(arch);
 
   std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, detail::TargetDevice(sm_count, clusters));

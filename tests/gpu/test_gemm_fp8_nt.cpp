@@ -11,6 +11,7 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/quant.hpp"
+#include "jitfp8/runtime.hpp"
 #include "heuristics/sm90_gemm.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
@@ -249,6 +250,39 @@ TEST_CASE("the device's cluster capacity is measured, and the split-K picks with
     if (c.splits > 1) CHECK(c.num_sms <= (c.splits == 3 ? clusters.of3 : c.splits == 4 ? clusters.of4 : c.splits == 8 ? clusters.of8 : device.sm_count / c.splits) * c.splits);
     check_problem(m, n, k, seed++);
   }
+}
+
+TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu][gemm][capture]") {
+  // Prewarmed for the arch (not from the device's facts), with load: the first dispatch then
+  // chooses its config inside a global-mode capture, and must find nothing left to do on the
+  // driver but the launch: no compile, no load, no cluster-capacity probe. (Run alone, in a fresh
+  // process, it is the first dispatch; after other tests it still checks a captured replay.)
+  Manifest manifest = parse_manifest(
+      R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": [100, 100], "n": 576, "k": 7168}]})");
+  PrewarmOptions options;
+  options.arch = Arch::parse("sm_90a");
+  options.load = true;
+  PrewarmReport report = prewarm({manifest}, options);
+  REQUIRE(report.failed == 0);
+  Problem p(100, 576, 7168, 3600);
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaGraph_t graph = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  gemm_fp8_nt(p.args(), stream);
+  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::mt19937_64 rng(3601);
+  Comparison c = compare_with_reference(p, rows_to_check(p.m, rng), nullptr);
+  INFO(c.first_bad);
+  CHECK(c.unwritten == 0);
+  CHECK(c.worst < 1.0);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
 }
 
 TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup (one or two D buffers) over many tiles per CTA",

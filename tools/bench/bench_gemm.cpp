@@ -106,7 +106,8 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 
 // A forward config for the sweeps with everything the template derives filled in: the deepest
 // pipeline up to `stages` that fits, a persistent grid (split-K: one cluster per tile), the L2
-// policy of M's bucket. None where no pipeline fits or a split-K grid exceeds the SMs.
+// policy of M's bucket. None where no pipeline fits, a split-K grid exceeds the SMs, or the split's
+// column parts break the template's 16-column rule (they would not compile).
 std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits, int multicast, bool on_a,
                                                      int stages, long long m, long long n, long long k,
                                                      int sm_count) {
@@ -119,6 +120,7 @@ std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits,
     --c.stages;
   const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
   if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) return std::nullopt;
+  if (detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) return std::nullopt;  // the template's chunk rule
   c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
   c.group_n = 8;
   c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
