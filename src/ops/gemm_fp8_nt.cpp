@@ -106,6 +106,11 @@ ClusterCapacity cluster_capacity_of(const DeviceContext& device) {
   return {max_active_clusters(device, 3), max_active_clusters(device, 4), max_active_clusters(device, 8)};
 }
 
+Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         const DeviceContext& device) {
+  return choose_sm90_gemm_config(sm90_gemm_m_key(m), n, k, device.sm_count, cluster_capacity_of(device));
+}
+
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
                                               const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0)
@@ -203,8 +208,7 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config =
-        choose_sm90_gemm_config(key.m_key, args.n, args.k, device.sm_count, cluster_capacity_of(device));
+    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, device);
     made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
                                                               device.arch));
     return made;

@@ -23,6 +23,11 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
 // The current device's cluster capacity for choose_sm90_gemm_config (runtime/cluster_capacity.hpp).
 ClusterCapacity cluster_capacity_of(const DeviceContext& device);
 
+// The configuration gemm_fp8_nt chooses on `device` (its current context) for these M, N, K: what
+// the dispatch plans with, for tools that report or time the pick.
+Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         const DeviceContext& device);
+
 // Op family "gemm_fp8_nt": n, k and the m range of the manifest operation; one kernel per
 // distinct configuration over the M buckets of the range.
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,

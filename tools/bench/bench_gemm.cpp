@@ -146,7 +146,7 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
       if ((waves + 1) * bn / 2 > 192) continue;
       const long long tiles = (mk + bm - 1) / bm * ((n + bn - 1) / bn);
       for (int splits : {1, 2, 3, 4, 8}) {
-        if (splits > k_blocks || detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;
+        if (splits > k_blocks) continue;  // forward_config checks the template's column rule
         for (int mc : {0, 1, 2}) {  // none, pair sharing A, pair sharing B
           if (mc > 0 && splits > 1) continue;
           const auto c = forward_config(bm, bn, splits, mc == 0 ? 1 : 2, mc == 1, 16, m, n, k, sm_count);
@@ -196,8 +196,7 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
   std::vector<detail::Sm90GemmConfig> configs =
       g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40)
                                 : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, device.sm_count);
-  configs.insert(configs.begin(), detail::choose_sm90_gemm_config(detail::sm90_gemm_m_key(g.m), g.n, g.k,
-                                                                  device.sm_count, detail::cluster_capacity_of(device)));
+  configs.insert(configs.begin(), detail::gemm_fp8_nt_chosen_config(g.m, g.n, g.k, device));
   std::vector<detail::KernelSpec> specs;
   for (const auto& c : configs) specs.push_back(detail::gemm_fp8_nt_spec(g.n, g.k, c, device.arch));
   compile_all(specs);
@@ -489,9 +488,7 @@ int run_gemm(int argc, char** argv) {
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
-    const detail::Sm90GemmConfig chosen =
-        detail::choose_sm90_gemm_config(s.m, s.n, s.k, detail::current_device().sm_count,
-                                        detail::cluster_capacity_of(detail::current_device()));
+    const detail::Sm90GemmConfig chosen = detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device());
     fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen));

@@ -606,9 +606,7 @@ void run_kgrouped(Context& ctx) {
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
                  tf_cublas = flops / theirs.median_us / 1e6;
-    int sm_count = 0;
-    BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-    const detail::Sm90WgradConfig pick = detail::grouped_wgrad_chosen_config(g, sm_count);
+    const detail::Sm90WgradConfig pick = detail::grouped_wgrad_chosen_config(g, detail::current_device().sm_count);
     fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas,
