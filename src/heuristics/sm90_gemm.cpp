@@ -183,12 +183,15 @@ bool mid_m_pair_b(std::int64_t m_blocks, std::int64_t tiles, int sm_count, std::
 }
 
 // One-wave tiles (BLOCK_M 128) whose B-scale bounds are found at run time (runtime_sfb_bounds:
-// bn 112, 144, ...) keep the plain K loop, while those with static bounds (bn 96, 160, 192)
-// unroll it (sm90/fp8_1d2d_mainloop.cuh). Fitted to H100 sweeps of the dense kernel (2026-11-24,
-// tile counts equal): 128 x 160 vs 128 x 144 at 4096 x 576 x 7168 1054 vs 968 TFLOPS, 8192 x
-// 576 x 7168 1107 vs 1014, 2048 x 2112 x 7168 1030 vs 925, 1024 x 2112 x 7168 1012 vs 896. Not
-// with split-K (2048 x 576 x 7168: 128 x 144 in 2 slices 711, 128 x 160 669). The grouped
-// chooser shares tile_cycles without this factor: its choices were not measured again.
+// bn 112, 144, ...) kept the plain K loop, with a select per column group, while those with
+// static bounds (bn 96, 160, 192) unrolled it (sm90/fp8_1d2d_mainloop.cuh). Fitted to H100
+// sweeps of the dense kernel (2026-11-24, tile counts equal): 128 x 160 vs 128 x 144 at 4096 x
+// 576 x 7168 1054 vs 968 TFLOPS, 8192 x 576 x 7168 1107 vs 1014, 2048 x 2112 x 7168 1030 vs 925,
+// 1024 x 2112 x 7168 1012 vs 896. Not with split-K (2048 x 576 x 7168: 128 x 144 in 2 slices
+// 711, 128 x 160 669). The grouped chooser shares tile_cycles without this factor: its choices
+// were not measured again. Since 2026-11-30d they select per chunk of columns and unroll too
+// (15-20% faster); the factor stays because no such tile beat the picks in a sweep of 24 shapes
+// (128 x 144 at 4096 x 576 x 7168 ~29.1 us against 128 x 160 28.7), but it now overstates them.
 // 128-row tiles inside one B-scale block (bn 128, 64, ...) cost 8% more than modelled over many
 // rounds: H200, 2026-11-29e, 9408 x 2048 x 7168 128 x 128 226 us against 256 x 128 217
 // (modelled 6% faster), 9280 x 1536 x 24576 593 against 128 x 192 561. Not for M up to 128
@@ -222,8 +225,9 @@ double dense_loop_factor(int bm, int bn, int splits, std::int64_t mb) {
 // over 6 or 12 K blocks: 16.6 against 17.0 at 5 for 5248 x 2048 x 768; level with 4 at 12); up
 // to 4 M blocks, one tile per CTA, where the deepest ring won (200 x 7168 x 4096 on 128 x 128:
 // 17.2 at 6 stages, 18.4 at 5, 19.7 at 4; 2026-11-29g/h). Tiles with run-time B-scale bounds
-// (bn 112, 144) keep their loop rolled, so their stages never become constants: 4 stages over
-// 16 K blocks or more ran 3-7% faster (2026-11-29g). tools/bench/results/2026-11-29i-ring-turns-h200.md.
+// (bn 112, 144): 4 stages over 16 K blocks or more ran 3-7% faster (2026-11-29g), measured when
+// their loop was rolled (unrolled since 2026-11-30d; not measured again: beyond 4 M blocks
+// unsplit they are rarely picked). tools/bench/results/2026-11-29i-ring-turns-h200.md.
 int ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t k_blocks, int deepest,
                 int deepest_whole) {
   if (bm != 128 || bn < 112 || splits != 1 || m_blocks <= 4 || deepest_whole < 4) return deepest;

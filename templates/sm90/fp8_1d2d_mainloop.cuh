@@ -15,21 +15,37 @@
 namespace jitfp8 {
 namespace sm90_1d2d {
 
-// Where a tile's columns enter the 2nd (3rd) B-scale block, as 8-column group indices g1 (g2).
-// Static when the tile start offsets inside a 128-block take few values (BLOCK_N 192, 160, 96,
-// 256 ...): the main loop is instantiated once per value so the promotion needs no selects.
-struct SfbBoundsDynamic {
-  static constexpr bool kStatic = false;
-  u32 g1, g2;
-};
-template <u32 kG1>
-struct SfbBoundsStatic {
-  static constexpr bool kStatic = true;
-  static constexpr u32 g1 = kG1, g2 = 0xffffffffu;
-};
 // Tile starts are multiples of BLOCK_N, so their offsets inside a 128-column scale block are
 // multiples of gcd(BLOCK_N, 128).
 __host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gcd_u32(b, a % b); }
+
+// Where a tile's columns enter its 2nd (3rd) B-scale block, as 8-column groups: past(g, j) says
+// whether group g lies in block j (1, 2) or a later one.
+// Static when the tile start offsets inside a 128-block take few values (BLOCK_N 192, 160, 96,
+// 256 ...): the main loop is instantiated once per value so the promotion needs no selects.
+// Run-time bounds with per-chunk selects (below) for these too, one main loop instead of 2-4,
+// made their first-use compile 2-3x shorter (median GEMM kernel of the Qwen3 manifest 0.67 ->
+// 0.53 s on the GPU host) but ran 0.7% slower on average over 43 shapes (128 x 160 1-1.7%, 64 x
+// 160 to 2.4%; H200, 2026-11-30d): not taken, the kernels run far more often than they compile.
+template <u32 kG1>
+struct SfbBoundsStatic {
+  __device__ __forceinline__ static constexpr bool past(u32 g, u32 j) { return j == 1 && g >= kG1; }
+};
+// Otherwise (offsets of 16 columns: BLOCK_N 144, 80, 176 ...) g1, the first group of the 2nd
+// block, is a run-time value (the 3rd starts at g1 + 16). It is a multiple of kChunk = gcd / 8
+// groups in [kChunk, 16], so the promotion picks a scale per chunk of groups (a select its groups
+// share) and only in the chunks the boundary can reach: with a select per group, 128 x 144 ran
+// 8-11% slower and 64 x 80 6-7% (H200, 2026-11-30d).
+template <u32 kChunk>
+struct SfbBoundsDynamic {
+  u32 g1;
+  __device__ __forceinline__ bool past(u32 g, u32 j) const {
+    const u32 gc = g / kChunk * kChunk;
+    if (gc < 16 * (j - 1) + kChunk) return false;
+    if (gc >= 16 * j) return true;
+    return gc >= g1 + 16 * (j - 1);
+  }
+};
 template <u32 kGcd, u32 kCount, u32 I = 0, typename F>
 __device__ __forceinline__ void dispatch_sfb_bounds(u32 offset_idx, F& f) {
   if (offset_idx == I || I + 1 == kCount) {
@@ -282,7 +298,7 @@ struct Mainloop1D2D {
     } else if constexpr (kNumSfb == 2 && 128 / kGcd <= 4) {
       dispatch_sfb_bounds<kGcd, 128 / kGcd>(col_in_sfb / kGcd, *this);
     } else {
-      (*this)(SfbBoundsDynamic{(128 - col_in_sfb) / 8, (256 - col_in_sfb) / 8});
+      (*this)(SfbBoundsDynamic<kGcd / 8>{(128 - col_in_sfb) / 8});
     }
   }
 
@@ -340,12 +356,14 @@ struct Mainloop1D2D {
       for (u32 g = 0; g < kNumGroups; ++g) {
         float t0 = s0[0], t1 = s1[0];
         if constexpr (kNumSfb > 1) {
-          t0 = g >= bounds.g1 ? s0[1] : t0;  // selects, not branches (or folded if static)
-          t1 = g >= bounds.g1 ? s1[1] : t1;
+          const bool past1 = bounds.past(g, 1);  // selects, not branches (or folded)
+          t0 = past1 ? s0[1] : t0;
+          t1 = past1 ? s1[1] : t1;
         }
         if constexpr (kNumSfb > 2) {
-          t0 = g >= bounds.g2 ? s0[2] : t0;
-          t1 = g >= bounds.g2 ? s1[2] : t1;
+          const bool past2 = bounds.past(g, 2);
+          t0 = past2 ? s0[2] : t0;
+          t1 = past2 ? s1[2] : t1;
         }
         final_accum[v][4 * g + 0] += t0 * accum[4 * g + 0];
         final_accum[v][4 * g + 1] += t0 * accum[4 * g + 1];
@@ -357,21 +375,23 @@ struct Mainloop1D2D {
 
   template <u32 W, class Bounds>
   __device__ __forceinline__ void run_serial(Bounds bounds) {
-    // 128-row one-wave tiles with static B-scale bounds (BLOCK_N 96, 160, 192, 128, 64, ...) unroll the
-    // K loop over a turn of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768
+    // 128-row one-wave tiles (BLOCK_N 96, 160, 192, 128, 64, 144, ...) unroll the K loop over a turn
+    // of the ring: +2-3% with 128 x 192 on 4096 x {2112 x 7168, 24576 x 1536, 32768
     // x 512} (H100, 2026-11-24), for a longer compile (the loop body kNumStages times per bounds
     // instantiation). Unrolled by 2 instead, or rolled, they ran up to 5% slower (H200, 2026-11-29f:
     // 768 x 2112 x 7168 on 128 x 96 22.1 -> 23.0 us by 2, 4096 x 2112 x 7168 on 128 x 192 97.9 -> 100.1
     // by 2; rolled, ptxas keeps the four offsets' variants in one loop body) for a compile 2-3x
-    // shorter. Not for two-wave tiles (+0.6%; over a long K they take run_aligned) nor dynamic bounds
-    // (128 x 144: -1.5..-3%), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96 and 64 x 160 ran
+    // shorter. With run-time bounds too since their select went per chunk of columns: 128 x 144 /
+    // 112 / 80 3-12% faster than rolled (H200, 2026-11-30d; with a select per column group they had
+    // run 1.5-3% slower unrolled). Not for two-wave tiles (+0.6%; over a long K they take
+    // run_aligned), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96 and 64 x 160 ran
     // level or slower (H100, 2026-11-27: 256 x 3072 x 1536 6.9 -> 6.4 us, 256 x 5120 x 2048 10.0 -> 9.8
     // rolled, 1024 x 576 x 7168 19.7 / 19.8) and compiled in 2.1-2.4 s instead of 0.4-0.5 s
     // (tools/bench/results/2026-11-27h-three-way-split-k-h100.md). Why it pays is not settled: ptxas
     // then tests the next stage's barrier and computes its descriptors under this block's promotion,
     // but doing either by hand gained nothing (the early barrier test lost 5%;
     // tools/bench/results/2026-11-24-loop-unroll-and-d-prefetch-h100.md).
-    constexpr u32 kUnroll = kWaves == 1 && BLOCK_M == 128 && Bounds::kStatic ? kNumStages : 1;
+    constexpr u32 kUnroll = kWaves == 1 && BLOCK_M == 128 ? kNumStages : 1;
 #pragma unroll kUnroll
     for (u32 kb = kb_begin; kb < kb_end; ++kb) {
       block<W>(stage, phase, kb, bounds);

@@ -328,7 +328,9 @@ TEST_CASE("gemm_fp8_nt ring-aligned two-wave tiles (padded last turn of the ring
 TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the reference", "[gpu][gemm]") {
   // One-wave tiles whose columns cross B-scale blocks at a few fixed offsets (BLOCK_N 96, 160,
   // 192), and 128-row tiles inside one B-scale block (128 x 128, 128 x 64), unroll the K loop
-  // over a turn of the ring (128-row tiles; the 64-row ones keep the rolled loop, run here too):
+  // over a turn of the ring (128-row tiles; the 64-row ones keep the rolled loop, run here too);
+  // tiles crossing at offsets of 16 columns (BLOCK_N 144, 80, and 176, which spans three B-scale
+  // blocks at some offsets) keep a rolled loop; all pick their B scale per chunk of columns:
   // K block counts that are not multiples of the stages (5, 9, 10 with 4, 5 or 6 stages), with a
   // K tail, multicast pairs, and a small grid so each CTA walks several tiles starting at
   // different ring positions.
@@ -338,7 +340,8 @@ TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the referenc
   };
   const Case cases[] = {{128, 192, 4, 1, true}, {128, 192, 4, 2, false}, {64, 192, 5, 2, true},
                         {128, 160, 4, 1, true}, {128, 96, 5, 2, true},   {64, 96, 6, 1, true},
-                        {128, 128, 5, 1, true}, {128, 64, 6, 2, false}};
+                        {128, 128, 5, 1, true}, {128, 64, 6, 2, false}, {128, 176, 4, 1, true},
+                        {128, 144, 4, 2, false}, {64, 80, 6, 1, true}};
   std::uint64_t seed = 6000;
   for (const Case& c : cases)
     for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
