@@ -27,6 +27,8 @@ __host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gc
 // made their first-use compile 2-3x shorter (median GEMM kernel of the Qwen3 manifest 0.67 ->
 // 0.53 s on the GPU host) but ran 0.7% slower on average over 43 shapes (128 x 160 1-1.7%, 64 x
 // 160 to 2.4%; H200, 2026-11-30d): not taken, the kernels run far more often than they compile.
+// Two variants per four offsets ({0, 32}, {64, 96}), one variable chunk each, ran level for
+// 128 x 96 and 64-row tiles and 0.55% slower for 128 x 160 (their compile 40% shorter): a lead.
 template <u32 kG1>
 struct SfbBoundsStatic {
   __device__ __forceinline__ static constexpr bool past(u32 g, u32 j) { return j == 1 && g >= kG1; }
