@@ -330,7 +330,8 @@ TEST_CASE("gemm_fp8_nt one-wave tiles with an unrolled K loop match the referenc
   // 192), and 128-row tiles inside one B-scale block (128 x 128, 128 x 64), unroll the K loop
   // over a turn of the ring (128-row tiles; the 64-row ones keep the rolled loop, run here too);
   // tiles crossing at offsets of 16 columns (BLOCK_N 144, 80, and 176, which spans three B-scale
-  // blocks at some offsets) keep a rolled loop; all pick their B scale per chunk of columns:
+  // blocks at some offsets) find the bounds at run time and pick their B scale per chunk of
+  // columns (the 128-row ones unrolled too):
   // K block counts that are not multiples of the stages (5, 9, 10 with 4, 5 or 6 stages), with a
   // K tail, multicast pairs, and a small grid so each CTA walks several tiles starting at
   // different ring positions.
