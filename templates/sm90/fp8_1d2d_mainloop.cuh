@@ -384,7 +384,7 @@ struct Mainloop1D2D {
     // 768 x 2112 x 7168 on 128 x 96 22.1 -> 23.0 us by 2, 4096 x 2112 x 7168 on 128 x 192 97.9 -> 100.1
     // by 2; rolled, ptxas keeps the four offsets' variants in one loop body) for a compile 2-3x
     // shorter. With run-time bounds too since their select went per chunk of columns: 128 x 144 /
-    // 112 / 80 3-12% faster than rolled (H200, 2026-11-30d; with a select per column group they had
+    // 112 / 80 2-12% faster than rolled (H200, 2026-11-30d; with a select per column group they had
     // run 1.5-3% slower unrolled). Not for two-wave tiles (+0.6%; over a long K they take
     // run_aligned), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96 and 64 x 160 ran
     // level or slower (H100, 2026-11-27: 256 x 3072 x 1536 6.9 -> 6.4 us, 256 x 5120 x 2048 10.0 -> 9.8
