@@ -94,8 +94,9 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bo
   // The select also lengthens the per-block critical path of load- or latency-bound tiles (M =
   // 128: 64 x 112 measured 14.8 us vs 13.7 for 64 x 128 at N = 7168, K = 2048).
   // Straddling tiles with 4 tile offsets inside a scale block (bn 96, 160) instantiate the main
-  // loop 4 times: 4096 x 24576 x 1536 measured 1149-1169 TFLOPS with 128 x 160 vs 1255-1260
-  // with 128 x 192 (2 offsets), at a modelled tie.
+  // loop 4 times (since 2026-11-30e 128 x 160 only; the others twice, as fast): 4096 x 24576 x
+  // 1536 measured 1149-1169 TFLOPS with 128 x 160 vs 1255-1260 with 128 x 192 (2 offsets), at a
+  // modelled tie.
   // Dense, H200, 2026-11-29e: 128 x 160 against 256 x 128 and 128 x 192 over more than 16 K blocks
   // costs 10% (1024 x 7168 x 16384: 201 us against 193 for 256 x 128; 4096 x 7168 x 2112 106
   // against 105); up to 16, 6% still ranks it right (4096 x 7168 x 576 in B pairs: 33.2 us,

@@ -4,7 +4,8 @@
 // implies at the rows' key (sm90_grouped_rows_key): contiguous, ceil(M / bm) x ceil(N / bn) tiles
 // (padding tiles cost an epilogue only, ignored); masked, E x ceil(expected_m / bm) x ceil(N / bn)
 // (a partial last tile per expert costs a full one). BLOCK_M is 64 or 128 for contiguous
-// (segments start at multiples of 128, so a tile never holds two experts); masked takes 256 x 128
+// (segments start at multiples of 128, so a tile never holds two experts), and no 128 x 192 over
+// 8 K blocks or fewer (contiguous_tile_allowed); masked takes 256 x 128
 // tiles by a measured rule (masked_256_rows), else 128 rows and 128, 160 or 192 columns
 // (masked_tile_allowed); up to 64 rows, where 128 x 128 tiles fill the SMs, one tile alone
 // (128 x 128, or 64 x 128 up to 32 rows). No split-K.
@@ -98,6 +99,18 @@ bool block_n_allowed(int block_m, int block_n) {
   return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
 }
 
+// Contiguous 128 x 192 tiles over 8 K blocks or fewer ran behind the narrower tiles that the model
+// ranks below them by wave counts (it misses what the wide tile costs on short K loops). H200,
+// 2026-11-30e (jitfp8 bench moe --only contiguous --sweep, two rounds), us: fitted on
+// Qwen3-30B-A3B's down projection (16 experts, N 2048, K 768), where 8 of 14 row counts moved,
+// 6-15% faster (16 x 640 43.4 -> 36.8 on 128 x 160, 16 x 384 29.8 -> 28.0, 16 x 128 18.0 -> 16.4);
+// held out (K 512-1024, N 2048-7168, 8-16 experts): 15 of 19 moved shapes 2-18% faster (N 2048,
+// K 640, 16 x 512 30.5 -> 25.0; N 4096, K 768, 8 x 512 36.3 -> 32.4), two level, two slower:
+// N 7168, K 768 / 1024, 8 x 1024 0.8% / 6.7% (there 128 x 192 pairs on A, 128 x 160 cannot: 45 N
+// blocks). At 12 K blocks excluding them was as often slower as faster, so the rule stops at 8
+// (tools/bench/results/2026-11-30e-contiguous-short-k-h200.md).
+bool contiguous_tile_allowed(int block_n, std::int64_t k_blocks) { return block_n != 192 || k_blocks > 8; }
+
 }  // namespace
 
 int sm90_grouping_smem_bytes(Sm90Grouping grouping, std::int64_t num_groups) {
@@ -185,6 +198,7 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
       if (bm > 64 && bucket <= 64 && !(measured_set && masked_one_wave)) continue;
       for (int bn = 16; bn <= 192; bn += 16) {
         if (!block_n_allowed(bm, bn)) continue;
+        if (!masked && !contiguous_tile_allowed(bn, (k + 127) / 128)) continue;
         const bool measured = masked_one_wave ? bm == one_wave_bm && bn == 128
                                               : bucket <= 64 || masked_tile_allowed(bm, bn);
         if (masked && measured_set && !measured) continue;

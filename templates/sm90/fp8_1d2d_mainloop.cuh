@@ -27,8 +27,9 @@ __host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gc
 // made their first-use compile 2-3x shorter (median GEMM kernel of the Qwen3 manifest 0.67 ->
 // 0.53 s on the GPU host) but ran 0.7% slower on average over 43 shapes (128 x 160 1-1.7%, 64 x
 // 160 to 2.4%; H200, 2026-11-30d): not taken, the kernels run far more often than they compile.
-// Two variants per four offsets ({0, 32}, {64, 96}), one variable chunk each, ran level for
-// 128 x 96 and 64-row tiles and 0.55% slower for 128 x 160 (their compile 40% shorter): a lead.
+// Two variants per four offsets ({0, 32}, {64, 96}; run_tile), one variable chunk each, ran
+// level for 128 x 96, 256 x 96 and 64-row tiles and made their compile 40% shorter; 128 x 160 ran
+// 0.55% slower on them and keeps four.
 template <u32 kG1>
 struct SfbBoundsStatic {
   __device__ __forceinline__ static constexpr bool past(u32 g, u32 j) { return j == 1 && g >= kG1; }
@@ -38,13 +39,14 @@ struct SfbBoundsStatic {
 // groups in [kChunk, 16], so the promotion picks a scale per chunk of groups (a select its groups
 // share) and only in the chunks the boundary can reach: with a select per group, 128 x 144 ran
 // 8-11% slower and 64 x 80 6-7% (H200, 2026-11-30d).
-template <u32 kChunk>
+// [kMinG1, kMaxG1]: the range g1 can take, narrower where the caller knows more of the offset.
+template <u32 kChunk, u32 kMinG1 = kChunk, u32 kMaxG1 = 16>
 struct SfbBoundsDynamic {
   u32 g1;
   __device__ __forceinline__ bool past(u32 g, u32 j) const {
     const u32 gc = g / kChunk * kChunk;
-    if (gc < 16 * (j - 1) + kChunk) return false;
-    if (gc >= 16 * j) return true;
+    if (gc < 16 * (j - 1) + kMinG1) return false;
+    if (gc >= 16 * (j - 1) + kMaxG1) return true;
     return gc >= g1 + 16 * (j - 1);
   }
 };
@@ -292,11 +294,22 @@ struct Mainloop1D2D {
 
   // The tile's main loop, with the bounds of its B-scale blocks (col_in_sfb: the tile's first
   // column inside its scale block): instantiated per start offset where the offsets take at most
-  // four values (static bounds, no selects in the promotion), else with run-time bounds.
+  // four values (static bounds, no selects in the promotion), but on two variants with one
+  // variable chunk each for four offsets (128 x 160 aside: 0.55% slower so), else with run-time
+  // bounds.
   __device__ __forceinline__ void run_tile(u32 col_in_sfb) {
     constexpr u32 kGcd = gcd_u32(BLOCK_N, 128);
+    constexpr bool kTwoVariants = kNumSfb == 2 && 128 / kGcd == 4 && !(BLOCK_M == 128 && BLOCK_N == 160);
     if constexpr (kNumSfb == 1) {
       (*this)(SfbBoundsStatic<BLOCK_N / 8>{});
+    } else if constexpr (kTwoVariants) {
+      // Offsets 0 / 32 put g1 in [12, 16] (one variable chunk of 4 groups), 64 / 96 in [4, 8].
+      const u32 g1 = (128 - col_in_sfb) / 8;
+      if (col_in_sfb < 64) {
+        (*this)(SfbBoundsDynamic<kGcd / 8, 12, 16>{g1});
+      } else {
+        (*this)(SfbBoundsDynamic<kGcd / 8, 4, 8>{g1});
+      }
     } else if constexpr (kNumSfb == 2 && 128 / kGcd <= 4) {
       dispatch_sfb_bounds<kGcd, 128 / kGcd>(col_in_sfb / kGcd, *this);
     } else {

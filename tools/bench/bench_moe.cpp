@@ -278,7 +278,8 @@ struct SweepShape {
 };
 // Contiguous: A pairs only (a pair must share the expert).
 const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true}, {128, 160, 2, true},
-                                       {128, 160, 2, true, 4}, {128, 160, 1, true}, {128, 128, 2, true},
+                                       {128, 160, 2, true, 4}, {128, 160, 1, true}, {128, 144, 2, true},
+                                       {128, 144, 1, true},    {128, 128, 2, true},
                                        {128, 128, 2, true, 4}, {128, 128, 1, true}, {128, 96, 1, true},
                                        {64, 192, 1, true},     {64, 128, 2, true}};
 const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true},    {128, 192, 1, true},
@@ -329,10 +330,11 @@ std::vector<detail::Sm90GemmConfig> with_pick_stage_ladder(std::vector<detail::S
 }
 
 // Compiles the configs' kernels in parallel, then times `run(config)` for each config (the
-// first, the heuristic's pick, marked '*'), prints a line and records `kind` results.
+// first, the heuristic's pick, marked '*'), prints a line and records `kind` results. rows: what
+// the chooser saw (contiguous: M, the experts' padded rows; masked: expected rows per expert).
 template <class Run>
 void time_sweep(Context& ctx, const char* kind, detail::Sm90Grouping grouping, const MGroupedCase& c,
-                double flops, const std::vector<detail::Sm90GemmConfig>& configs, Run run) {
+                long long rows, double flops, const std::vector<detail::Sm90GemmConfig>& configs, Run run) {
   std::vector<detail::KernelSpec> specs;
   for (const detail::Sm90GemmConfig& cfg : configs)
     specs.push_back(detail::gemm_fp8_grouped_spec(grouping, c.groups, c.n, c.k, cfg, detail::current_device().arch));
@@ -340,12 +342,12 @@ void time_sweep(Context& ctx, const char* kind, detail::Sm90Grouping grouping, c
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const detail::Sm90GemmConfig& cfg = configs[i];
     const Timing t = time_kernel([&] { run(cfg); }, ctx.stream, 3, ctx.iters);
-    fmt::print("  sweep {}x{} {:>5} {:>5} {}{:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
-               c.expected, c.n, c.k, i == 0 ? "*" : " ", cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
+    fmt::print("  sweep {}x{} {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
+               c.expected, rows, c.n, c.k, i == 0 ? "*" : " ", cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
                cfg.multicast == 1 ? "" : cfg.multicast_on_a ? "A" : "B", t.median_us, flops / t.median_us / 1e6);
-    ctx.results.push_back({{"kind", kind}, {"groups", c.groups}, {"expected_m", c.expected}, {"n", c.n},
-                           {"k", c.k}, {"config", cfg.to_json()}, {"pick", i == 0}, {"us", t.median_us},
-                           {"tflops", flops / t.median_us / 1e6}});
+    ctx.results.push_back({{"kind", kind}, {"groups", c.groups}, {"expected_m", c.expected}, {"rows", rows},
+                           {"n", c.n}, {"k", c.k}, {"config", cfg.to_json()}, {"pick", i == 0},
+                           {"us", t.median_us}, {"tflops", flops / t.median_us / 1e6}});
   }
 }
 
@@ -391,7 +393,7 @@ void run_contiguous(Context& ctx) {
     const detail::Sm90Grouping contiguous_grouping =
         ctx.group_ends ? detail::Sm90Grouping::contiguous_ends : detail::Sm90Grouping::contiguous_ids;
     if (ctx.sweep)
-      time_sweep(ctx, "contiguous_sweep", contiguous_grouping, c, in.flops(),
+      time_sweep(ctx, "contiguous_sweep", contiguous_grouping, c, m, in.flops(),
                  with_pick_stage_ladder(sweep_configs(contiguous_grouping, kContiguousSweep, c.groups, c.k),
                                         contiguous_grouping, m, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
@@ -458,7 +460,7 @@ void run_masked(Context& ctx) {
     const auto [ours, theirs] =
         time_beside_cublas_loop([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, in, d_cublas, rows0, ctx);
     if (ctx.sweep)
-      time_sweep(ctx, "masked_sweep", detail::Sm90Grouping::masked, c, in.flops(),
+      time_sweep(ctx, "masked_sweep", detail::Sm90Grouping::masked, c, c.expected, in.flops(),
                  with_pick_stage_ladder(sweep_configs(detail::Sm90Grouping::masked, kMaskedSweep, c.groups, c.k),
                                         detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
