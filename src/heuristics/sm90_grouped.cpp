@@ -10,8 +10,9 @@
 // (masked_tile_allowed); up to 64 rows, where 128 x 128 tiles fill the SMs, one tile alone
 // (128 x 128, or 64 x 128 up to 32 rows). No split-K.
 // Clusters: contiguous pairs two N blocks on one M block (A multicast, same expert) once the
-// grid is full; masked pairs the M blocks of one expert (B multicast) where an expert has 8 M
-// blocks or more over 9-16 K blocks (masked_pair_b), else two N blocks once the grid is full.
+// grid is full (128 x 160 / 192: from three rounds, contiguous_pair_rounds); masked pairs the M
+// blocks of one expert (B multicast) where an expert has 8 M blocks or more over 9-16 K blocks
+// (masked_pair_b), else two N blocks once the grid is full.
 // Masked tiles skip the 64-row waves past the expert's count (templates/moe/gemm_fp8_grouped.cuh),
 // which the model leaves out.
 // Contiguous B pairs (two M blocks, multicast B where both have one expert) measured level with
@@ -110,6 +111,17 @@ bool block_n_allowed(int block_m, int block_n) {
 // blocks). At 12 K blocks excluding them was as often slower as faster, so the rule stops at 8
 // (tools/bench/results/2026-11-30e-contiguous-short-k-h200.md).
 bool contiguous_tile_allowed(int block_n, std::int64_t k_blocks) { return block_n != 192 || k_blocks > 8; }
+
+// Contiguous A pairs (two N blocks of one M block): 128 x 160 and 128 x 192 tiles pair from three
+// rounds of tiles on, narrower ones once the grid is full. Over 1-3 rounds the wide tiles' pairs
+// ran up to 9% behind the same tile alone (23 of 27 swept cases behind), while 128 x 128 pairs at
+// N 2048 stayed ahead (M 1792-2816: 1-4%). H200, 2026-11-30e (jitfp8 bench moe --only contiguous
+// --sweep, two rounds): fitted on calls 2-3 (4 picks moved, 3-8% faster), checked on call 6 (N
+// 1280-1536, K 2048-7168: 5 moved, 0.3-3.5% faster); through the dispatch path, alternated (call
+// 7), us: 9 of 10 moved picks 2-14% faster (N 1536, K 2048, 16 x 192 (M 4096) 31.6 -> 28.6;
+// N 1280, K 4096, 16 x 192 45.7 -> 39.4; N 4096, K 4096, 4 x 512 63.0 -> 62.0), one 1.3% slower
+// (tools/bench/results/2026-11-30e-contiguous-short-k-h200.md).
+int contiguous_pair_rounds(int block_n) { return block_n >= 160 ? 3 : 1; }
 
 }  // namespace
 
@@ -252,7 +264,8 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
     if (masked && m_blocks_per_group >= 2 && masked_pair_b(m_blocks_per_group, (k + 127) / 128)) {
       best.multicast = 2;
       best.multicast_on_a = false;
-    } else if (n_blocks % 2 == 0 && tiles > sm_count && !masked_one_wave) {
+    } else if (n_blocks % 2 == 0 && tiles > sm_count * (masked ? 1 : contiguous_pair_rounds(best.block_n)) &&
+               !masked_one_wave) {
       best.multicast = 2;
       best.multicast_on_a = true;
     }
