@@ -191,8 +191,9 @@ bool mid_m_pair_b(std::int64_t m_blocks, std::int64_t tiles, int sm_count, std::
 // 1024 x 2112 x 7168 1012 vs 896. Not with split-K (2048 x 576 x 7168: 128 x 144 in 2 slices
 // 711, 128 x 160 669). The grouped chooser shares tile_cycles without this factor: its choices
 // were not measured again. Since 2026-11-30d they select per chunk of columns and unroll too
-// (15-20% faster); the factor stays because no such tile beat the picks in a sweep of 24 shapes
-// (128 x 144 at 4096 x 576 x 7168 ~29.1 us against 128 x 160 28.7), but it now overstates them.
+// (the picks on them 3-13% faster); the factor stays because no such tile beat the picks in a
+// sweep of 24 shapes (128 x 144 at 4096 x 576 x 7168 ~29.1 us against 128 x 160 28.7), but it
+// now overstates them.
 // 128-row tiles inside one B-scale block (bn 128, 64, ...) cost 8% more than modelled over many
 // rounds: H200, 2026-11-29e, 9408 x 2048 x 7168 128 x 128 226 us against 256 x 128 217
 // (modelled 6% faster), 9280 x 1536 x 24576 593 against 128 x 192 561. Not for M up to 128
