@@ -307,7 +307,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
         const i32 sfa_m = kGrouping == kGroupingMasked ? (i32)(t.m_block * BLOCK_M) : m0;
         const i32 sfa_kb0 = kGrouping == kGroupingMasked ? (i32)(t.expert * kNumKBlocks) : 0;
         for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
-          mbar_wait(&empty[stage], phase ^ 1);
+          mbar_wait_sleepy(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
           if (kRingAligned && kb >= kb_end) {  // padding: completes the stage's phase, no bytes
             mbar_arrive(bar);
@@ -346,7 +346,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       u32 count = 0;
       while (sched.next_computed(t)) {
         const u32 buf = count & 1;
-        mbar_wait(&sfb_consumed[buf], ((count >> 1) & 1) ^ 1);
+        mbar_wait_sleepy(&sfb_consumed[buf], ((count >> 1) & 1) ^ 1);
         load_sfb_tile<kNumSfb, kNumKBlocks, kNumSfbRows, 32>(smem_sfb + buf * kNumSfb * kNumKBlocks,
                                                              sfb + t.expert * (kNumSfbRows * kNumKBlocks),
                                                              t.n_block * BLOCK_N / 128, lane);

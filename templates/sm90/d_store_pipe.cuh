@@ -48,7 +48,7 @@ struct DStorePipe {
   }
 
   // ---- store warp side: wait_staged, store buffer() (TMA, or plain copies), release.
-  __device__ __forceinline__ void wait_staged() const { mbar_wait(&staged[slot()], parity()); }
+  __device__ __forceinline__ void wait_staged() const { mbar_wait_sleepy(&staged[slot()], parity()); }
   // By each of the kStoreLanes lanes, after its reads of buffer(); `leader`: the lane that
   // issued the TMA stores of it (if any), which waits until the TMA has read it.
   __device__ __forceinline__ void release(bool leader = true) {

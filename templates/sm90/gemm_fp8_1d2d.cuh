@@ -472,7 +472,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         // faster first-use compile but cost 3-6% (4096 x 2112 x 7168, 128 x 4096 x 7168, H100,
         // 2026-11-27i results): how soon a freed stage is refilled matters.
         for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
-          mbar_wait(&empty[stage], phase ^ 1);
+          mbar_wait_sleepy(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];
           if (kRingAligned && kb >= kb_end) {  // padding: completes the stage's phase, no bytes
             mbar_arrive(bar);
@@ -513,7 +513,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       u32 m_block, n_block, t = 0;
       while (sched.next(m_block, n_block)) {
         const u32 buf = t & 1;
-        mbar_wait(&sfb_consumed[buf], ((t >> 1) & 1) ^ 1);
+        mbar_wait_sleepy(&sfb_consumed[buf], ((t >> 1) & 1) ^ 1);
         load_sfb_tile<kNumSfb, kNumKBlocks, kNumSfbRows, 32>(smem_sfb + buf * kNumSfb * kNumKBlocks, sfb,
                                                              n_block * BLOCK_N / 128, lane);
         mbar_arrive(&sfb_loaded[buf]);
