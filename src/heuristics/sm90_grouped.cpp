@@ -196,6 +196,7 @@ double model_cycles(bool masked, std::int64_t rows, std::int64_t num_groups, int
 Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, std::int64_t num_groups,
                                std::int64_t n, std::int64_t k, int sm_count) {
   const bool masked = grouping == Sm90Grouping::masked;
+  const std::int64_t k_blocks = (k + 127) / 128;
   const std::int64_t bucket = sm90_gemm_m_bucket(model_rows);
   const bool masked_one_wave = masked && bucket <= 64 && num_groups * ((n + 127) / 128) >= sm_count;
   const int one_wave_bm = model_rows <= 32 ? 64 : 128;
@@ -210,7 +211,7 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
       if (bm > 64 && bucket <= 64 && !(measured_set && masked_one_wave)) continue;
       for (int bn = 16; bn <= 192; bn += 16) {
         if (!block_n_allowed(bm, bn)) continue;
-        if (!masked && !contiguous_tile_allowed(bn, (k + 127) / 128)) continue;
+        if (!masked && !contiguous_tile_allowed(bn, k_blocks)) continue;
         const bool measured = masked_one_wave ? bm == one_wave_bm && bn == 128
                                               : bucket <= 64 || masked_tile_allowed(bm, bn);
         if (masked && measured_set && !measured) continue;
@@ -237,9 +238,9 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
   consider_tiles(true);
   // Thousands of experts: where none of those tiles fits beside the grouping tables, any that does.
   if (!found && masked) consider_tiles(false);
-  if (masked && masked_256_rows(model_rows, (k + 127) / 128)) {
+  if (masked && masked_256_rows(model_rows, k_blocks)) {
     int stages = sm90_grouped_max_stages(grouping, num_groups, 256, 128, k);
-    if (!masked_half_wave_d((k + 127) / 128))
+    if (!masked_half_wave_d(k_blocks))
       while (stages > 3 && sm90_grouped_d_box_rows(grouping, num_groups, 256, 128, k, stages) < 64) --stages;
     if (stages >= 3) {
       found = true;
@@ -261,7 +262,7 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
   const std::int64_t tiles =
       (masked ? num_groups * m_blocks_per_group : m_blocks_per_group) * n_blocks;
   if (sm_count % 2 == 0) {
-    if (masked && m_blocks_per_group >= 2 && masked_pair_b(m_blocks_per_group, (k + 127) / 128)) {
+    if (masked && m_blocks_per_group >= 2 && masked_pair_b(m_blocks_per_group, k_blocks)) {
       best.multicast = 2;
       best.multicast_on_a = false;
     } else if (n_blocks % 2 == 0 && tiles > sm_count * (masked ? 1 : contiguous_pair_rounds(best.block_n)) &&

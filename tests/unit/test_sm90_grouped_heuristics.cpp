@@ -176,44 +176,41 @@ TEST_CASE("grouped configs follow contiguous M per 128 rows and the masked rows'
   CHECK(sm90_grouped_rows_key(masked, 129) == 192);
   CHECK(sm90_grouped_rows_key(masked, 192) == 192);
   CHECK(sm90_grouped_rows_key(masked, 193) == 256);
-  const auto tiling = contiguous_tiling;
   // H200, 2026-11-29j: M between powers of two tiled for its own rounds (the bucket's 128 x 128
   // A pairs ran 10% slower at both); the anchors (M about 32768) keep 128 x 192 A pairs. 1920 rows
   // make 2.95 rounds of 128 x 160 tiles: alone since 2026-11-30e (wide tiles pair from 3 rounds).
-  CHECK(tiling(1920, 4, 4096, 4096) == "128x160 alone");
-  CHECK(tiling(3072, 2, 4096, 7168) == "128x192 A");
-  CHECK(tiling(2048, 4, 4096, 4096) == "128x128 A");
-  CHECK(tiling(33920, 4, 6144, 7168) == "128x192 A");
-  CHECK(tiling(35072, 8, 4096, 2048) == "128x192 A");
+  CHECK(contiguous_tiling(1920, 4, 4096, 4096) == "128x160 alone");
+  CHECK(contiguous_tiling(3072, 2, 4096, 7168) == "128x192 A");
+  CHECK(contiguous_tiling(2048, 4, 4096, 4096) == "128x128 A");
+  CHECK(contiguous_tiling(33920, 4, 6144, 7168) == "128x192 A");
+  CHECK(contiguous_tiling(35072, 8, 4096, 2048) == "128x192 A");
 }
 
 TEST_CASE("contiguous GEMMs over 8 K blocks or fewer take no 128 x 192 tiles", "[moe][heuristics]") {
-  const auto tiling = contiguous_tiling;
   // H200, 2026-11-30e: Qwen3-30B-A3B's down projection (16 experts, N 2048, K 768) took 128 x 192
   // at most row counts and ran 4-16% slower there (11008 rows: 39.4 us, 128 x 160 34.9).
-  CHECK(tiling(11008, 16, 2048, 768) == "128x160 alone");
-  CHECK(tiling(8960, 16, 2048, 768) == "128x160 alone");
+  CHECK(contiguous_tiling(11008, 16, 2048, 768) == "128x160 alone");
+  CHECK(contiguous_tiling(8960, 16, 2048, 768) == "128x160 alone");
   for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{{2048, 768}, {4096, 512}, {7168, 1024}})
     for (std::int64_t m = 128; m <= 32768; m += 128) {
       INFO("M " << m << ", N " << n << ", K " << k);
-      CHECK(tiling(m, 16, n, k).rfind("128x192", 0) != 0);
+      CHECK(contiguous_tiling(m, 16, n, k).rfind("128x192", 0) != 0);
     }
   // From 9 K blocks on, the model's ranking stands (Qwen3's gate and up projection, K 2048).
-  CHECK(tiling(9472, 16, 1536, 2048) == "128x192 A");
-  CHECK(tiling(8960, 16, 2048, 1152) == "128x192 alone");
+  CHECK(contiguous_tiling(9472, 16, 1536, 2048) == "128x192 A");
+  CHECK(contiguous_tiling(8960, 16, 2048, 1152) == "128x192 alone");
 }
 
 TEST_CASE("contiguous 128 x 160 and 128 x 192 tiles pair on A from three rounds of tiles", "[moe][heuristics]") {
-  const auto tiling = contiguous_tiling;
   // H200, 2026-11-30e: below three rounds their A pairs ran behind the tile alone (N 1536, K 2048,
   // 4096 rows: 32 x 8 tiles of 128 x 192, 31.6 us in pairs, 29.0 alone); from three on they pair.
-  CHECK(tiling(4096, 16, 1536, 2048) == "128x192 alone");
-  CHECK(tiling(1408, 8, 4096, 7168) == "128x192 alone");
-  CHECK(tiling(4864, 16, 1536, 2048) == "128x160 alone");
-  CHECK(tiling(9472, 16, 1536, 2048) == "128x192 A");
-  CHECK(tiling(33920, 4, 6144, 7168) == "128x192 A");
+  CHECK(contiguous_tiling(4096, 16, 1536, 2048) == "128x192 alone");
+  CHECK(contiguous_tiling(1408, 8, 4096, 7168) == "128x192 alone");
+  CHECK(contiguous_tiling(4864, 16, 1536, 2048) == "128x160 alone");
+  CHECK(contiguous_tiling(9472, 16, 1536, 2048) == "128x192 A");
+  CHECK(contiguous_tiling(33920, 4, 6144, 7168) == "128x192 A");
   // 128 x 128 pairs once the grid is full (N 2048, K 768, 2048 rows: 256 tiles, 1.9 rounds).
-  CHECK(tiling(2048, 16, 2048, 768) == "128x128 A");
+  CHECK(contiguous_tiling(2048, 16, 2048, 768) == "128x128 A");
 }
 
 TEST_CASE("grouped prewarm ranges hold the kernel of every row count in them", "[moe][heuristics]") {
