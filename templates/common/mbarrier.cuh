@@ -37,13 +37,15 @@ JITFP8_DEVICE void mbar_wait(u32 addr, u32 parity) {
 JITFP8_DEVICE void mbar_wait(MBarrier* bar, u32 parity) { mbar_wait(smem_u32(bar), parity); }
 
 // mbar_wait for the warps that wait long while the ring covers their wake-up: the store warps (a
-// whole K loop per tile), the B-scale loader and the TMA producer on a full ring. With a suspend-
+// whole K loop per tile), the B-scale loader and the TMA producers on a full ring. With a suspend-
 // time hint ptxas puts NANOSLEEP.SYNCS in the retry loop (the warp sleeps until the barrier unit
 // wakes it) instead of a YIELD spin: without it the store warps of 256 x 8192 x 28672 ran ~2400
 // retries each, 6% of the kernel's instructions (ncu). H200, 2026-11-30f, four rounds in a Latin
 // square: 0.15% faster over 14 dense shapes, the M-grouped anchors level (-0.1%) (tools/bench/
-// results/2026-11-30f-llama-qwen235-h200.md). Not for the math warps' full barriers: short waits
-// on the critical path.
+// results/2026-11-30f-llama-qwen235-h200.md). The weight-gradient kernels' producer (1D1D dense
+// and K-grouped) too: 0.56% faster over the 7 weight-gradient anchors, 0.33% over the 6 K-grouped
+// ones, every shape faster (H200, 2026-11-30g, four rounds alternated). Not for the math warps'
+// full barriers: short waits on the critical path.
 JITFP8_DEVICE void mbar_wait_sleepy(u32 addr, u32 parity) {
   asm volatile(
       "{\n\t.reg .pred done;\n"

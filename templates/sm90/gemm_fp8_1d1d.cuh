@@ -378,7 +378,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           const TensorMapParam& map_sfa = rows < BLOCK_M ? tmap_sfa_tail : tmap_sfa;
           const u32 tx_bytes = stage_tx_bytes(kStageTxBytes, rows, BLOCK_M);
           for (u32 kb = 0; kb < kNumKBlocks; ++kb) {
-            mbar_wait(&empty[stage], phase ^ 1);
+            mbar_wait_sleepy(&empty[stage], phase ^ 1);
             produce_stage(map_a, tmap_b, map_sfa, tx_bytes, stage, m0, n0, (i32)(kb * BLOCK_K), (i32)kb,
                           sched.rank);
             if (kb == prefetch_kb(kNumKBlocks)) prefetch_d(m0, n0, 0);
@@ -411,7 +411,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             // issued yet when this waits (no phase ambiguity).
             if (switches >= 2 && cur_start - 1 + kNumStages > issued) {
               const u32 j = cur_start - 1;
-              mbar_wait(&empty[j % kNumStages], (j / kNumStages) & 1);
+              mbar_wait_sleepy(&empty[j % kNumStages], (j / kNumStages) & 1);
             }
             TensorMapParam* const map_a = &slots[switches % 2];
             TensorMapParam* const map_b = &slots[kPatchSlots + switches % 2];
@@ -437,7 +437,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           // (a tail piece's blocks start at kb_first: zero unless kSplitTail)
           const u32 kb_first = kSplitTail ? t.kb_first : 0u;
           for (u32 kb = 0; kb < t.num_kb; ++kb) {
-            mbar_wait(&empty[stage], phase ^ 1);
+            mbar_wait_sleepy(&empty[stage], phase ^ 1);
             produce_stage(slots[slot], slots[kPatchSlots + slot], tmap_sfa, kStageTxBytes, stage, m0, n0,
                           (i32)((kb_first + kb) * BLOCK_K), (i32)(t.kb0 + kb_first + kb), sched.rank);
             if (kb == prefetch_kb(t.num_kb)) prefetch_d(m0, n0, (i32)t.group);
