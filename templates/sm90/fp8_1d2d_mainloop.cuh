@@ -365,7 +365,8 @@ struct Mainloop1D2D {
       float s0[kNumSfb], s1[kNumSfb];
 #pragma unroll
       for (u32 j = 0; j < kNumSfb; ++j) s0[j] = sa[v][0] * sb[j], s1[j] = sa[v][1] * sb[j];
-      // All smem reads of this stage are done (wgmma waited, scales in registers).
+      // All smem reads of this stage are done (wgmma waited, scales in registers). Released after
+      // the promotion instead (cuBLASLt's order): level over 14 shapes (H200, 2026-11-30g).
       if (v + 1 == waves) release_at(r.empty, s);
 #pragma unroll
       for (u32 g = 0; g < kNumGroups; ++g) {
@@ -396,9 +397,10 @@ struct Mainloop1D2D {
     // instantiation). Unrolled by 2 instead, or rolled, they ran up to 5% slower (H200, 2026-11-29f:
     // 768 x 2112 x 7168 on 128 x 96 22.1 -> 23.0 us by 2, 4096 x 2112 x 7168 on 128 x 192 97.9 -> 100.1
     // by 2; rolled, ptxas keeps the four offsets' variants in one loop body) for a compile 2-3x
-    // shorter. With run-time bounds too since their select went per chunk of columns: 128 x 144 /
-    // 112 / 80 2-12% faster than rolled (H200, 2026-11-30d; with a select per column group they had
-    // run 1.5-3% slower unrolled). Not for two-wave tiles (+0.6%; over a long K they take
+    // shorter; 128 x 128 rolled 2.4-5% slower (H200, 2026-11-30g: 256 x 8192 x 28672 in B pairs
+    // 105.3 -> 110.6 us). With run-time bounds too since their select went per chunk of columns:
+    // 128 x 144 / 112 / 80 2-12% faster than rolled (H200, 2026-11-30d; with a select per column
+    // group they had run 1.5-3% slower unrolled). Not for two-wave tiles (+0.6%; over a long K they take
     // run_aligned), nor 64-row tiles (one math warpgroup): unrolled, 64 x 96 and 64 x 160 ran
     // level or slower (H100, 2026-11-27: 256 x 3072 x 1536 6.9 -> 6.4 us, 256 x 5120 x 2048 10.0 -> 9.8
     // rolled, 1024 x 576 x 7168 19.7 / 19.8) and compiled in 2.1-2.4 s instead of 0.4-0.5 s
