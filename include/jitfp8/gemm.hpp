@@ -22,8 +22,8 @@ namespace jitfp8 {
 // ldd % 8 == 0 (bf16 rows 16-byte strided); lda >= K, ldb >= K, ldd >= N; row strides at most
 // 2^31 - 1 units of 16 bytes (lda, ldb <= (2^31 - 1) * 16, ldd <= (2^31 - 1) * 8: the TMA
 // stride limit). M >= 0 (M = 0 launches nothing), M < 2^31; N and K are baked into the
-// compiled kernel (one kernel per weight shape), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not overlap
-// the inputs.
+// compiled kernel (one kernel per weight shape), M is a run-time argument. Tails of M, N and K
+// (K % 128 != 0) are handled. D must not overlap the inputs.
 struct GemmFp8Args {
   std::int64_t m = 0, n = 0, k = 0;
   const void* a = nullptr;

@@ -81,8 +81,9 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // masked_m (E) int32 on the device: rows [0, masked_m[e]) of expert e are computed (values
 // clamped to [0, max_m]); rows past it are never written (D keeps what it held there), and
 // neither the tiles past it nor the 64-row slices of the last tile that lie wholly past it are
-// computed; A rows past the count inside the last tile may be read, their products discarded. expected_m: the host's guess of the typical masked_m, for the
-// heuristics only (any value gives correct results; <= 0 means max_m).
+// computed; A rows past the count inside the last tile may be read, their products discarded.
+// expected_m: the host's guess of the typical masked_m, for the heuristics only (any value gives
+// correct results; <= 0 means max_m).
 // Rules: E >= 1, max_m >= 1, N % 8 == 0, K % 16 == 0, alignment and capacities as above
 // (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
 // aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31.
