@@ -37,10 +37,21 @@ struct GemmFp8Args {
   void* d = nullptr;
   std::int64_t ldd = 0;  // 0 means N
   DType d_dtype = DType::bf16;  // bf16 (fp32 output: the weight-gradient GEMM)
+  // Optional, as cuBLASLt's: a device buffer of workspace_bytes >= gemm_fp8_nt_workspace_bytes()
+  // (16 KB + 64 KB per SM), 16-byte aligned, disjoint from the other arrays, ZEROED ONCE before
+  // its first use (every launch leaves its counters zeroed again). With it, small M over a long K
+  // may split K across more CTAs than clusters hold (up to 16 per tile): the slices exchange
+  // their fp32 partials through it and add them in a fixed order, so D stays bitwise
+  // reproducible from run to run (its last bits may differ from a launch without workspace).
+  // Launches that may run at the same time (other streams) need their own workspaces.
+  void* workspace = nullptr;
+  std::int64_t workspace_bytes = 0;
 };
 
 // Stream-ordered on `stream`; no synchronization; no allocation on a cache hit.
 void gemm_fp8_nt(const GemmFp8Args& args, Stream stream);
+// The workspace size above for the current device.
+std::int64_t gemm_fp8_nt_workspace_bytes();
 
 // Weight gradient ("1D1D"): D (M, N) fp32 = A (M, K) . B (N, K)^T, or D += A . B^T with
 // `accumulate` (gradient accumulation, in place: no extra pass over D).

@@ -29,6 +29,9 @@
 // K = 2048 in 2 splits 5.3 -> 4.3 us) the handshake costs less than modelled; the constant was
 // kept, as --sweep on 128 x {576, 2112, 4096} x 7168 still ranks the model's choices first
 // (tools/bench/results/2026-11-26-cluster-exit-h100.md).
+// With a caller's workspace (GemmFp8Args::workspace) splits of 2 to 16 CTAs without a cluster,
+// exchanging partials through it, are candidates too, for 128 x 128 tiles over a long K
+// (split_ws_pays, split_ws_reduce_cycles): they are not bound by the clusters' room.
 // The candidate with the least modelled time wins; ties go to bigger tiles (less operand
 // traffic: larger area, then fewer operand rows loaded in all), then fewer splits, then more stages.
 // On the 14 anchor shapes this lands on (or next to) the configurations that measured fastest
@@ -38,6 +41,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -80,9 +84,30 @@ bool block_n_allowed(int block_m, int block_n) {
   return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
 }
 
+// Split-K through the workspace (templates/sm90/splitk_workspace.cuh): each CTA writes (S-1)/S of
+// its fp32 tile to the L2 and reads as much back at ~32 B/cycle each way, plus 10000 cycles, a
+// fitted constant that also stands for what the model misses of this form's K loop (5 stages of
+// 128 x 128, no multicast) against the clusters' 64-row tiles on deep rings. H200, 2026-11-30h,
+// 44 shapes measured with and without the workspace (M 8-1800, K 4096-32768): under the gate
+// below, this constant takes the faster form (within 1%) on 40 of them, 5000 on 37; the misses:
+// 1000 x 576 x 7168 (16%, K 7168 gated out), three of 2-3%.
+double split_ws_reduce_cycles(int bm, int bn, int splits) {
+  return 10000.0 + (splits - 1.0) / splits * bm * bn * 4.0 * 2.0 / 32.0;
+}
+
+// Where splits through the workspace are candidates: 128 x 128 tiles over K >= 16384. H200,
+// 2026-11-30h, the first 36 shapes whose pick the workspace changed (any tile, before this gate):
+// with 128 x 128 over K 16384-32768 faster on 12 of 13 (1400 x 512 x 32768 65.1 -> 43.3 us,
+// 1000 x 512 x 32768 45.0 -> 35.3, 128 x 2048 x 16384 18.0 -> 17.5; 300 x 512 x 32768 22.2 ->
+// 22.4); over K 4096-7168 slower on 9 of 10 (128 x 2048 x 7168 8.7 -> 12.5, 448 x 1024 x 7168
+// 10.6 -> 13.1; 1000 x 576 x 7168 17.6 -> 14.8 the exception); with 64-row tiles, 128 x 64 or
+// 128 x 96 slower on all 13 (8 x 4096 x 16384 21.3 -> 25.8 on 64 x 192, 128 x 512 x 32768 12.7 ->
+// 16.3 on 64 x 128).
+bool split_ws_pays(int bm, int bn, std::int64_t k) { return bm == 128 && bn == 128 && k >= 16384; }
+
 // b_shared: a 2-CTA pair multicasts B (each CTA loads half of it). dense: the dense chooser's
 // refit of four-offset tiles (below); the grouped chooser's picks were measured without it.
-double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bool dense) {
+double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bool dense, bool via_ws = false) {
   const double k_blocks = std::ceil(std::ceil(static_cast<double>(k) / kBlockK) / splits);
   // The promotion FFMAs: a quarter of the tensor time. Once modelled half hidden for 256-row tiles
   // (their warpgroups alternate two waves: 1.125); on the H200 they cost per area what 128 x 192
@@ -115,7 +140,9 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bo
   // at K = 1536 and 2048 (4096 x 24576 x 1536: 1260 vs 1237 TFLOPS at equal wave counts) and
   // lost by ~4% at K = 7168. Longer K favours 256.
   const double epilogue = 400.0 + bm * bn * 2.0 / 64.0 / splits + (bm == 256 ? 1800.0 : 0.0);
-  const double reduce = splits > 1 ? 1500.0 + (splits - 1.0) / splits * bm * bn * 4.0 / 8.0 : 0.0;
+  const double reduce = splits <= 1 ? 0.0
+                        : via_ws ? split_ws_reduce_cycles(bm, bn, splits)
+                                 : 1500.0 + (splits - 1.0) / splits * bm * bn * 4.0 / 8.0;
   return k_blocks * std::max({mma, load * path_select, latency * path_select}) + epilogue + reduce;
 }
 
@@ -315,6 +342,22 @@ bool deep_padded_ring_pays(const Sm90GemmConfig& c, std::int64_t m_blocks, std::
 
 }  // namespace
 
+// Split-K candidates: 1 (none) and clusters of 2, 3, 4 or 8 CTAs; with a workspace also 2 to 16
+// CTAs meeting through it.
+struct SplitCandidate {
+  int splits;
+  bool via_ws;
+};
+const std::vector<SplitCandidate>& split_candidates(bool with_workspace) {
+  static const std::vector<SplitCandidate> cluster_only{{1, false}, {2, false}, {3, false}, {4, false}, {8, false}};
+  static const std::vector<SplitCandidate> with_ws = [] {
+    std::vector<SplitCandidate> all = cluster_only;
+    for (int s = 2; s <= 16; ++s) all.push_back({s, true});
+    return all;
+  }();
+  return with_workspace ? with_ws : cluster_only;
+}
+
 nlohmann::json Sm90GemmConfig::to_json() const {
   return {{"block_m", block_m},     {"block_n", block_n},   {"block_k", kBlockK},
           {"stages", stages},       {"multicast", multicast},
@@ -322,7 +365,14 @@ nlohmann::json Sm90GemmConfig::to_json() const {
           {"splits", splits},
           {"num_sms", num_sms},     {"group_n", group_n},   {"smem_bytes", smem_bytes},
           {"threads", threads},     {"b_l2_policy", b_evict_first ? "evict_first" : "normal"},
-          {"pad_turns", pad_turns}};
+          {"pad_turns", pad_turns},
+          {"split_exchange", splits == 1 ? "none" : splits_via_workspace ? "workspace" : "cluster"}};
+}
+
+int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c) { return c.splits_via_workspace ? 1 : c.splits; }
+
+std::int64_t sm90_gemm_split_workspace_bytes(int sm_count) {
+  return kSm90SplitWsCounterBytes + std::int64_t{sm_count} * kSm90SplitWsMaxTileArea * 4;
 }
 
 int sm90_gemm_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
@@ -385,8 +435,8 @@ int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
   return block_n / num_col_parts(block_m, splits);
 }
 
-double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared) {
-  return tile_cycles(block_m, block_n, k, splits, b_shared, false);
+double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared, bool via_ws) {
+  return tile_cycles(block_m, block_n, k, splits, b_shared, false, via_ws);
 }
 
 std::int64_t sm90_gemm_m_key(std::int64_t m) { return (std::max<std::int64_t>(m, 1) + 63) / 64 * 64; }
@@ -412,20 +462,20 @@ namespace {
 // Modelled cycles of one candidate over mr rows (mb: their power-of-two bucket, for the small-M
 // rules).
 double candidate_cycles(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int bm, int bn,
-                        int splits, int sm_count) {
+                        int splits, int sm_count, bool via_ws = false) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   const std::int64_t m_blocks = (mr + bm - 1) / bm;
   const std::int64_t tiles = m_blocks * ((n + bn - 1) / bn);
   const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
   const bool b_shared = splits == 1 && small_m_pair_b(mb, k_blocks) && m_blocks % 2 == 0 && sm_count % 2 == 0;
-  return static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared, true) *
+  return static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared, true, via_ws) *
          dense_loop_factor(bm, bn, splits, mb);
 }
 
 // The least modelled candidate for mr rows (a multiple of 64); the small-M rules (pairs, splits,
 // L2 policy) go by the bucket mb.
 Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
-                               const ClusterCapacity& clusters, double* cycles_out = nullptr) {
+                               const ClusterCapacity& clusters, bool with_workspace, double* cycles_out = nullptr) {
   Sm90GemmConfig best;
   double best_cycles = 0;
   std::int64_t best_traffic = 0;
@@ -436,15 +486,25 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     for (int bn = 16; bn <= 192; bn += 16) {
       if (!block_n_allowed(bm, bn)) continue;
       const std::int64_t tiles = ((mr + bm - 1) / bm) * ((n + bn - 1) / bn);
-      for (int splits : {1, 2, 3, 4, 8}) {
-        if (splits > k_blocks) break;
-        if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
+      for (const SplitCandidate& cand : split_candidates(with_workspace)) {
+        const int splits = cand.splits;
+        if (splits > k_blocks) continue;
         if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
-        if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count, clusters)) continue;  // one wave only
-        const RingDepths depths = ring_depths(bm, bn, k, splits, k_blocks);
-        if (depths.deepest < 3) continue;
-        const int stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, depths.deepest, depths.whole);
-        const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count);
+        int stages = 0;
+        if (cand.via_ws) {
+          // Cooperative: every CTA resident at once, one tile per split group; whole-wave D
+          // staging (the template stages half waves only without split-K).
+          if (!split_ws_pays(bm, bn, k) || tiles * splits > sm_count) continue;
+          stages = ring_depths(bm, bn, k, 1, k_blocks).whole;
+          if (stages < 3) continue;
+        } else {
+          if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
+          if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count, clusters)) continue;  // one wave only
+          const RingDepths depths = ring_depths(bm, bn, k, splits, k_blocks);
+          if (depths.deepest < 3) continue;
+          stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, depths.deepest, depths.whole);
+        }
+        const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count, cand.via_ws);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =
             !found || cycles < best_cycles * 0.999 ||
@@ -453,7 +513,9 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
               (bm * bn == best.block_m * best.block_n &&
                (traffic < best_traffic ||
                 (traffic == best_traffic &&
-                 (splits < best.splits || (splits == best.splits && stages > best.stages)))))));
+                 (splits < best.splits ||
+                  (splits == best.splits && (best.splits_via_workspace > cand.via_ws ||
+                                             (best.splits_via_workspace == cand.via_ws && stages > best.stages)))))))));
         if (better) {
           found = true;
           best_cycles = cycles;
@@ -462,6 +524,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
           best.block_n = bn;
           best.stages = stages;
           best.splits = splits;
+          best.splits_via_workspace = cand.via_ws;
           best.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count;
         }
       }
@@ -499,7 +562,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   best.pad_turns = pad_turns_pays(best, m_blocks * n_blocks, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
-  best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, best.splits);
+  best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, sm90_gemm_dsmem_splits(best));
   best.threads = sm90_gemm_threads(best.block_m);
   best.b_evict_first = sm90_gemm_b_evict_first(mb);
   if (cycles_out != nullptr) *cycles_out = best_cycles;
@@ -514,14 +577,17 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
 // at such near-ties the model's error is larger than its gain (15488 x 2112 x 7168: 256 x 128
 // modelled 0.8% faster than 128 x 192, measured 2.6% slower), and fewer distinct kernels compile.
 Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       int sm_count, const ClusterCapacity& clusters) {
+                                       int sm_count, const ClusterCapacity& clusters, bool with_workspace) {
   const std::int64_t mb = sm90_gemm_m_bucket(m);
   const std::int64_t mr = sm90_gemm_m_key(m);
   double cycles = 0;
-  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, clusters, &cycles);
+  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, clusters, with_workspace, &cycles);
   if (mr == mb) return best;
-  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count, clusters);
-  const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count);
+  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count, clusters, with_workspace);
+  // The bucket top's split-K grid is sized for its own tiles: it serves these rows (fewer tiles)
+  // with idle split groups, as modelled here.
+  const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count,
+                                           top.splits_via_workspace);
   return top_here <= cycles * 1.02 ? top : best;
 }
 

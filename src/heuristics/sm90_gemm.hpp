@@ -14,7 +14,11 @@ struct Sm90GemmConfig {
   int stages = 4;
   int multicast = 1;          // CTAs per cluster sharing one operand through TMA multicast
   bool multicast_on_a = true; // which operand the pair shares
-  int splits = 1;             // split-K: CTAs per cluster sharing one tile's K blocks (1 to 8)
+  int splits = 1;             // split-K: CTAs sharing one tile's K blocks (1 to 8 in a cluster)
+  // The splits exchange partials through the caller's workspace instead of a cluster's shared
+  // memory (templates/sm90/splitk_workspace.cuh): no cluster, up to 16 splits, launched
+  // cooperatively on a (num_sms / splits) x splits grid, at most one tile per split group.
+  bool splits_via_workspace = false;
   int num_sms = 132;          // persistent grid
   int group_n = 8;            // tile order: N blocks per L2 group
   int smem_bytes = 0;
@@ -67,7 +71,9 @@ bool sm90_gemm_b_evict_first(std::int64_t m_bucket);
 // (split in `splits`), b_shared: a 2-CTA pair multicasts B; without the dense chooser's own
 // refits (128 x 160 over long K, its loop factors). Used by the grouped GEMMs and the bench's
 // sweep ranking.
-double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared);
+// via_ws: the splits meet through the workspace.
+double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared,
+                             bool via_ws = false);
 
 // Clusters of 3, 4 and 8 CTAs (one CTA per SM) the device runs at once
 // (runtime/cluster_capacity.hpp); 0: unknown (no device, as when prewarming on a build machine).
@@ -77,8 +83,21 @@ struct ClusterCapacity {
   int of3 = 0, of4 = 0, of8 = 0;
 };
 
+// The splits whose partials go through distributed shared memory: the shared-memory layout's
+// `splits` argument (1 for splits through the workspace, which need no receive buffer).
+int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c);
+
+// Bytes of the split-K workspace (gemm_fp8_nt_workspace_bytes) for a device of sm_count SMs:
+// the counters (sm90_1d2d::kSplitWsCounterBytes), then the partials of at most one tile of up to
+// 128 x 128 fp32 per CTA.
+std::int64_t sm90_gemm_split_workspace_bytes(int sm_count);
+inline constexpr std::int64_t kSm90SplitWsCounterBytes = 16384;
+inline constexpr int kSm90SplitWsMaxTileArea = 128 * 128;
+
 // Throws Error(unsupported) when no configuration fits (K too large for shared memory).
+// with_workspace: the caller gives a split-K workspace, so splits through it are candidates.
 Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       int sm_count, const ClusterCapacity& clusters = {});
+                                       int sm_count, const ClusterCapacity& clusters = {},
+                                       bool with_workspace = false);
 
 }  // namespace jitfp8::detail

@@ -51,18 +51,37 @@ Strides validate(const GemmFp8Args& a) {
           "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k, sa.numel());
   require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
           "must be >= Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", a.n, a.k, sb.numel());
-  require_disjoint_output(
-      kFunction, {"d", a.d, rows_extent(a.d, a.m, a.n, s.ldd, 2)},
-      {{"a", a.a, rows_extent(a.a, a.m, a.k, s.lda, 1)},
-       {"b", a.b, rows_extent(a.b, a.n, a.k, s.ldb, 1)},
-       {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)},
-       {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, sb.numel(), 0, 4)}});
+  const NamedExtent d{"d", a.d, rows_extent(a.d, a.m, a.n, s.ldd, 2)};
+  const NamedExtent data_a{"a", a.a, rows_extent(a.a, a.m, a.k, s.lda, 1)};
+  const NamedExtent data_b{"b", a.b, rows_extent(a.b, a.n, a.k, s.ldb, 1)};
+  const NamedExtent scales_a{"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)};
+  const NamedExtent scales_b{"b_scales", a.b_scales, rows_extent(a.b_scales, 1, sb.numel(), 0, 4)};
+  require_disjoint_output(kFunction, d, {data_a, data_b, scales_a, scales_b});
+  // The optional split-K workspace; its size depends on the device's SM count: validate_workspace.
+  if (a.workspace == nullptr) {
+    require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
+            "must be 0 without a workspace");
+    return s;
+  }
+  require(a.workspace_bytes >= kSm90SplitWsCounterBytes, kFunction, "workspace_bytes", a.workspace_bytes,
+          "must be >= gemm_fp8_nt_workspace_bytes() (16 KB + 64 KB per SM)");
+  require_aligned(a.workspace, 16, kFunction, "workspace");
+  require_disjoint_output(kFunction, {"workspace", a.workspace, rows_extent(a.workspace, 1, a.workspace_bytes, 0, 1)},
+                          {d, data_a, data_b, scales_a, scales_b});
   return s;
+}
+
+// The workspace's size against the device (the other rules: validate).
+void validate_workspace_size(const GemmFp8Args& a, int sm_count) {
+  if (a.workspace == nullptr) return;
+  const std::int64_t needed = sm90_gemm_split_workspace_bytes(sm_count);
+  require(a.workspace_bytes >= needed, kFunction, "workspace_bytes", a.workspace_bytes,
+          "must be >= gemm_fp8_nt_workspace_bytes() = {} on this device", needed);
 }
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int32_t reserved = 0;
+  std::int32_t with_workspace = 0;
   std::int64_t m_key = 0, n = 0, k = 0;
 };
 static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
@@ -93,7 +112,7 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
                         c.multicast_on_a ? "true" : "false",
                         std::to_string(c.splits),   std::to_string(c.num_sms),  std::to_string(c.group_n),
                         std::to_string(c.smem_bytes), c.b_evict_first ? "true" : "false",
-                        c.pad_turns ? "true" : "false"};
+                        c.pad_turns ? "true" : "false", c.splits_via_workspace ? "true" : "false"};
   spec.arch = arch;
   spec.dynamic_smem_bytes = c.smem_bytes;
   spec.config = c.to_json();
@@ -107,8 +126,9 @@ ClusterCapacity cluster_capacity_of(const DeviceContext& device) {
 }
 
 Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         const DeviceContext& device) {
-  return choose_sm90_gemm_config(sm90_gemm_m_key(m), n, k, device.sm_count, cluster_capacity_of(device));
+                                         const DeviceContext& device, bool with_workspace) {
+  return choose_sm90_gemm_config(sm90_gemm_m_key(m), n, k, device.sm_count, cluster_capacity_of(device),
+                                 with_workspace);
 }
 
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
@@ -118,11 +138,14 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const std::int64_t last = sm90_gemm_m_key(std::max(op.m_max, op.m_min));
-  for (std::int64_t m = sm90_gemm_m_key(op.m_min); m <= last; m += 64) {
-    KernelSpec spec = gemm_fp8_nt_spec(
-        op.n, op.k, choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters), arch);
-    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
-  }
+  // Callers with and without a split-K workspace: both kernels where they differ.
+  for (std::int64_t m = sm90_gemm_m_key(op.m_min); m <= last; m += 64)
+    for (bool with_workspace : {false, true}) {
+      KernelSpec spec = gemm_fp8_nt_spec(
+          op.n, op.k, choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters, with_workspace),
+          arch);
+      if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+    }
   return specs;
 }
 
@@ -152,7 +175,7 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
       encode_tensor_map(bf16_d_store_map(args.d, args.m, args.n, strides.ldd,
                                          sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits),
                                          static_cast<std::uint32_t>(sm90_gemm_d_box_rows(
-                                             c.block_m, c.block_n, args.k, c.stages, c.splits))),
+                                             c.block_m, c.block_n, args.k, c.stages, sm90_gemm_dsmem_splits(c)))),
                         "d")};
   const TailMaps tail =
       encode_m_tail_maps(a_maps.data, a_maps.scales, static_cast<std::uint32_t>(args.m % c.block_m), maps[0],
@@ -160,13 +183,18 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
   maps[4] = tail.a;
   maps[5] = tail.a_scales;
   std::uint32_t m32 = static_cast<std::uint32_t>(args.m);
-  void* d = args.d;
+  void* workspace = args.workspace;
   const float* sfb = args.b_scales;
-  void* kernel_args[] = {&m32, &d, &sfb, &maps[0], &maps[1], &maps[2], &maps[3], &maps[4], &maps[5]};
+  void* kernel_args[] = {&m32, &workspace, &sfb, &maps[0], &maps[1], &maps[2], &maps[3], &maps[4], &maps[5]};
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
   shape.block = {static_cast<unsigned>(c.threads), 1, 1};
-  shape.cluster = {static_cast<unsigned>(std::max(c.multicast, c.splits)), 1, 1};
+  if (c.splits_via_workspace) {
+    shape.grid = {static_cast<unsigned>(c.num_sms / c.splits), static_cast<unsigned>(c.splits), 1};
+    shape.cooperative = true;  // the split groups wait for each other: all resident at once
+  } else {
+    shape.cluster = {static_cast<unsigned>(std::max(c.multicast, c.splits)), 1, 1};
+  }
   launch(kernel, shape, stream, kernel_args);
 }
 
@@ -184,9 +212,24 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("{} config {}: pad_turns needs block_m 128, block_n dividing 128 and no split-K",
                             kFunction, config.to_json().dump()));
+  if (config.splits_via_workspace) {
+    if (args.workspace == nullptr)
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("{} config {}: splits through the workspace need args.workspace", kFunction,
+                              config.to_json().dump()));
+    const std::int64_t tiles = (args.m + config.block_m - 1) / config.block_m *
+                               ((args.n + config.block_n - 1) / config.block_n);
+    if (config.multicast != 1 || config.block_m * config.block_n > kSm90SplitWsMaxTileArea ||
+        config.num_sms < tiles * config.splits || config.num_sms % config.splits != 0)
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("{} config {}: splits through the workspace need no multicast, tiles of at most "
+                              "128 x 128 and num_sms a multiple of splits >= tiles x splits = {}",
+                              kFunction, config.to_json().dump(), tiles * config.splits));
+  }
   if (args.m == 0) return;
   const DeviceContext& device = current_device();
   require_sm90a(kFunction, device.arch);
+  validate_workspace_size(args, device.sm_count);
   const LoadedKernel& kernel =
       get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, config, device.arch));
   launch_gemm_fp8_nt(kernel, config, args, strides, stream);
@@ -200,20 +243,26 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   if (args.m == 0) return;
 
   const DeviceContext& device = current_device();
+  validate_workspace_size(args, device.sm_count);
   PlanKey key{};
   key.device = device.device;
+  key.with_workspace = args.workspace != nullptr ? 1 : 0;
   key.m_key = sm90_gemm_m_key(args.m);
   key.n = args.n;
   key.k = args.k;
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, device);
+    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, device, key.with_workspace != 0);
     made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
                                                               device.arch));
     return made;
   });
   launch_gemm_fp8_nt(*plan.kernel, plan.config, args, strides, stream);
+}
+
+std::int64_t gemm_fp8_nt_workspace_bytes() {
+  return detail::sm90_gemm_split_workspace_bytes(detail::current_device().sm_count);
 }
 
 }  // namespace jitfp8

@@ -85,15 +85,22 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   config.blockDimZ = shape.block[2];
   config.sharedMemBytes = static_cast<unsigned>(kernel.dynamic_smem_bytes);
   config.hStream = static_cast<CUstream>(stream);
-  CUlaunchAttribute attribute{};
+  CUlaunchAttribute attributes[2]{};
+  unsigned count = 0;
   if (shape.cluster != std::array<unsigned, 3>{1, 1, 1}) {
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attribute.value.clusterDim.x = shape.cluster[0];
-    attribute.value.clusterDim.y = shape.cluster[1];
-    attribute.value.clusterDim.z = shape.cluster[2];
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[count].value.clusterDim.x = shape.cluster[0];
+    attributes[count].value.clusterDim.y = shape.cluster[1];
+    attributes[count].value.clusterDim.z = shape.cluster[2];
+    ++count;
   }
+  if (shape.cooperative) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attributes[count].value.cooperative = 1;
+    ++count;
+  }
+  config.attrs = count > 0 ? attributes : nullptr;
+  config.numAttrs = count;
   // A CUkernel is accepted wherever a CUfunction is, and runs in the current context.
   CUresult result = driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(kernel.function),
                                               args, nullptr);

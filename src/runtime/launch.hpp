@@ -40,6 +40,9 @@ struct LaunchShape {
   std::array<unsigned, 3> grid{1, 1, 1};
   std::array<unsigned, 3> block{1, 1, 1};
   std::array<unsigned, 3> cluster{1, 1, 1};  // {1,1,1}: no cluster attribute
+  // A cooperative launch: every CTA resident at once (or the launch fails), for kernels whose CTAs
+  // wait for each other.
+  bool cooperative = false;
 };
 
 // cuLaunchKernelEx on `stream`; `args` as for cuLaunchKernel. Capture-safe, allocation-free.

@@ -32,8 +32,11 @@
 //                 with S a power of two every CTA receives (S-1)/S of a tile and stores 1/S of it;
 //                 otherwise the tile is cut as for pow2_floor(S) and the other CTAs only send).
 //                 Column parts must be multiples of 16 wide (static_assert).
+//                 With kSplitsViaWorkspace, 2..16 CTAs without a cluster exchange the same chunks
+//                 through the caller's global workspace instead (sm90/splitk_workspace.cuh).
 //   kNumSMs       persistent grid size (number of CTAs, normally the SM count: 132 on H100 SXM);
-//                 a multiple of kNumMulticast. The kernel traps if gridDim.x != kNumSMs.
+//                 a multiple of kNumMulticast. The kernel traps if the grid is not kNumSMs CTAs
+//                 (laid out as "Launch" below says).
 //   kGroupN       grouped tile order: N units per group (see common/tile_scheduler.cuh).
 //   kSmemBytes    the dynamic shared memory the host launches with; must equal dense_smem_size(...):
 //                 the host mirrors the formula, and this catches any drift at compile time.
@@ -47,11 +50,15 @@
 //                 stages are compile-time constants whatever the K blocks. The padding holds up
 //                 the next tile's first loads: for a tile per CTA (see the host rule,
 //                 pad_turns_pays).
+//   kSplitsViaWorkspace  split-K (kNumSplits 2..16, kNumMulticast 1) whose CTAs meet through the
+//                 workspace: no cluster, no receive buffer, one tile per split group (the kernel
+//                 traps on a second), all CTAs resident at once (a cooperative launch).
 //
 // Kernel parameters (in order)
 //   u32 M                       rows of A and D (run time, >= 1: with M == 0 do not launch,
 //                               a tensor map cannot have a zero dimension)
-//   void* d                     D base pointer (unused by the TMA-store epilogue; reserved)
+//   u8* workspace               the split-K workspace (kSplitsViaWorkspace; else unused): zeroed
+//                               once by the caller, its counters left zeroed by every launch
 //   const float* sfb            B scales, fp32, (ceil(N/128), ceil(K/128)) row-major
 //   TensorMapParam tmap_a       all four by value, `const __grid_constant__`, bytes from
 //   TensorMapParam tmap_b       cuTensorMapEncodeTiled (see "tensor maps" below)
@@ -60,9 +67,11 @@
 //   TensorMapParam tmap_a_tail  tmap_a and tmap_sfa with the box heights of the block that M
 //   TensorMapParam tmap_sfa_tail  ends inside (block_rows; any copy when M % BLOCK_M == 0)
 //
-// Launch: grid (kNumSMs, 1, 1); block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
-//   cluster (max(kNumMulticast, kNumSplits), 1, 1) (no cluster attribute needed when 1); dynamic
-//   shared memory dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) bytes, with
+// Launch: grid (kNumSMs, 1, 1), or (kNumSMs / kNumSplits, kNumSplits, 1) cooperatively with
+//   kSplitsViaWorkspace; block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
+//   cluster (max(kNumMulticast, kNumSplits), 1, 1) (no cluster attribute needed when 1; none with
+//   kSplitsViaWorkspace); dynamic shared memory dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages,
+//   kSplitsViaWorkspace ? 1 : kNumSplits) bytes, with
 //   cudaFuncAttributeMaxDynamicSharedMemorySize / CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 //   raised to it. The functions in namespace sm90_1d2d are constexpr: mirror them on the host.
 //
@@ -99,6 +108,7 @@
 #include "common/wgmma.cuh"
 #include "sm90/d_store_pipe.cuh"
 #include "sm90/fp8_1d2d_mainloop.cuh"
+#include "sm90/splitk_workspace.cuh"
 
 namespace jitfp8 {
 namespace sm90_1d2d {
@@ -322,9 +332,10 @@ __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u
 }  // namespace sm90_1d2d
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
-          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, bool kBEvictFirst, bool kPadTurns>
+          u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, bool kBEvictFirst, bool kPadTurns,
+          bool kSplitsViaWorkspace>
 __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
-    sm90_fp8_gemm_1d2d_kernel(u32 M, void* d, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
+    sm90_fp8_gemm_1d2d_kernel(u32 M, u8* workspace, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
                               const __grid_constant__ TensorMapParam tmap_b,
                               const __grid_constant__ TensorMapParam tmap_sfa,
                               const __grid_constant__ TensorMapParam tmap_d,
@@ -341,28 +352,43 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kNumAccum = BLOCK_N / 2;
   constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
   // Split-K: chunks of (warpgroup, wave, column part); without split-K one chunk per wave.
-  constexpr u32 kClusterSize = kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
+  // kUnitCTAs CTAs take each unit of work (a multicast pair's tiles, or a tile's K slices); they
+  // form a cluster unless the slices meet through the workspace.
+  constexpr u32 kUnitCTAs = kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
+  constexpr u32 kClusterSize = kSplitsViaWorkspace ? 1 : kUnitCTAs;
+  // Splits through the workspace run on a 2D grid: blockIdx.x the unit, blockIdx.y the split, so
+  // that no warp divides by a split count that is not a power of two (ptxas kept such a quotient
+  // live into the helper warps and spilled it).
+  static_assert(!kSplitsViaWorkspace || kNumSMs % kNumSplits == 0, "a whole number of split groups");
+  constexpr u32 kGridX = kSplitsViaWorkspace ? kNumSMs / kNumSplits : kNumSMs;
+  constexpr u32 kSchedulerUnitCTAs = kSplitsViaWorkspace ? 1 : kUnitCTAs;
+  // The splits whose partials go through distributed shared memory (receive buffer, barriers).
+  constexpr u32 kDsmemSplits = kSplitsViaWorkspace ? 1 : kNumSplits;
   constexpr u32 kParts = num_col_parts(BLOCK_M, kNumSplits);
   constexpr u32 kEpiN = epi_block_n(BLOCK_M, BLOCK_N, kNumSplits);  // columns of one chunk
   constexpr u32 kEpiGroups = kEpiN / 8;
   constexpr u32 kChunkFloats = kNumAccum / kParts;                 // per thread
   constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
   constexpr u32 kBoxN = d_box_n(kEpiN);
-  constexpr u32 kBoxM = dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits);  // rows per D buffer
+  constexpr u32 kBoxM = dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits);  // rows per D buffer
   constexpr u32 kDHalves = 64 / kBoxM;                // hand-overs per wave
   constexpr u32 kWarpsPerStage = kBoxM / 16;          // the warps whose fragment rows one hand-over holds
   constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
   // Producer gives registers to the math warpgroups (64K regs / SM in total). With one math
   // warpgroup the pool leaves it 48 (at 40 the 3-split 64 x 32 producer spilled 4 bytes).
-  constexpr u32 kProducerRegs = kNumMathWGs == 1 ? 48 : 40;
-  constexpr u32 kMathRegs = kNumMathWGs == 2 ? 232 : 240;
+  // Splits through the workspace: the TMA producer's loop spilled 4 bytes in 40 (split counts 3,
+  // 5, 6 and 10-15, NVRTC 13.0); 48, with the math warpgroups at 224, spills nowhere.
+  constexpr u32 kProducerRegs = kNumMathWGs == 1 || kSplitsViaWorkspace ? 48 : 40;
+  constexpr u32 kMathRegs = kNumMathWGs == 2 ? (kSplitsViaWorkspace ? 224 : 232) : 240;
   static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
   static_assert(N % 8 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
-  static_assert(kNumSplits >= 1 && kNumSplits <= 8, "kNumSplits: a portable cluster");
+  static_assert(kNumSplits >= 1 && kNumSplits <= (kSplitsViaWorkspace ? 16 : 8),
+                "kNumSplits: a portable cluster, or 16 through the workspace");
+  static_assert(!kSplitsViaWorkspace || kNumSplits > 1, "kSplitsViaWorkspace: split-K only");
   static_assert(kNumSplits == 1 || kNumMulticast == 1, "split-K clusters do not multicast");
   static_assert(kNumSplits <= kNumKBlocks, "every split needs at least one K block");
   static_assert(kWaves == num_waves(BLOCK_M), "waves");
@@ -371,7 +397,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
-  constexpr u32 kDBufs = dense_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits);
+  constexpr u32 kDBufs = dense_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits);
   static_assert(kBoxM == 64 || (kNumMathWGs == 2 && kNumSplits == 1), "half-wave D staging: store warps, no split-K");
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
   using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2, 1>;  // lane 0 of the store warp stores
@@ -386,8 +412,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   static_assert(!kPadTurns || (BLOCK_M == 128 && kNumSfb == 1 && kNumSplits == 1),
                 "kPadTurns: one-wave 128-row tiles in one B-scale block, no split-K");
   constexpr bool kRingAligned = kPadTurns || ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits);
-  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) <= 232448, "shared memory");
-  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits) == kSmemBytes,
+  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits) <= 232448, "shared memory");
+  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
 
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
@@ -396,19 +422,19 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   u8* smem_a = smem_d + kNumMathWGs * kDBufs * kBoxM * BLOCK_N * 2;
   u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
   u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
-  float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kNumSplits));
+  float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kDsmemSplits));
   float* smem_sfb = smem_sfa + kNumStages * BLOCK_M;
   MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
   MBarrier* empty = full + kNumStages;
   MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
-  MBarrier* all_consumed = recv_full + owned_chunks(BLOCK_M, kNumSplits);  // per math WG
-  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per (math WG, D buffer)
+  MBarrier* all_consumed = recv_full + owned_chunks(BLOCK_M, kDsmemSplits);  // per math WG
+  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kDsmemSplits);  // per (math WG, D buffer)
   MBarrier* d_stored = d_staged + kNumMathWGs * kDBufs;
   MBarrier* sfb_loaded = d_stored + kNumMathWGs * kDBufs;  // per B-scale tile buffer (2)
   MBarrier* sfb_consumed = sfb_loaded + 2;
 
   // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
-  const u32 split = kNumSplits > 1 ? cluster_cta_rank() : 0;
+  const u32 split = kNumSplits == 1 ? 0 : kSplitsViaWorkspace ? blockIdx.y : cluster_cta_rank();
   const SplitKSlice<kNumKBlocks, kNumSplits> slice(split);
   const u32 kb_begin = slice.begin, kb_end = slice.end;
 
@@ -416,7 +442,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   const u32 lane = lane_id();
   if (threadIdx.x == kNumMathThreads) {
     if ((smem_u32(smem) & 1023u) != 0) trap();  // the swizzle math below relies on it
-    if (gridDim.x != kNumSMs) trap();            // the tile scheduler strides by kNumSMs
+    if (gridDim.x != kGridX || gridDim.y != (kSplitsViaWorkspace ? kNumSplits : 1)) trap();  // the scheduler's stride
     tma_prefetch_desc(tmap_a);
     tma_prefetch_desc(tmap_b);
     tma_prefetch_desc(tmap_sfa);
@@ -431,7 +457,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       // CTAs consumed it, since the peer's producer may multicast into it.
       mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
     }
-    if constexpr (kNumSplits > 1) {
+    if constexpr (kDsmemSplits > 1) {
       // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
       for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&recv_full[c], 1);
       // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
@@ -451,7 +477,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   if constexpr (kClusterSize > 1) cluster_sync_after_mbar_init(); else block_sync();
 
   using Scheduler =
-      TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN, kClusterSize>;
+      TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kGridX, kGroupN, kSchedulerUnitCTAs>;
 
   if (warp >= kNumMathThreads / 32) {
     // ====== producer warpgroup: warp 0 TMA loads; warp 1 B scales, warps 2-3 D stores (kHelperWarps) ======
@@ -590,7 +616,13 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       }
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
-      if constexpr (kNumSplits > 1)
+      if constexpr (kSplitsViaWorkspace) {
+        // One tile per unit: its workspace slots and counters serve one exchange (the host sizes
+        // the grid so; a second tile would race the first's readers).
+        if (tile_count > 0) trap();
+        splitk_exchange_workspace<kParts, kNumSplits, kWaves, kNumAccum, kNumMathWGs>(
+            final_accum, workspace, blockIdx.x, wg, wg_thread, split);
+      } else if constexpr (kNumSplits > 1)
         splitk_exchange<kParts, kNumSplits>(final_accum, smem_recv, recv_full, all_consumed, wg, wg_thread, split,
                                             tile_count);
 
@@ -630,7 +662,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           }
         }
       }
-      if constexpr (kNumSplits > 1) {
+      if constexpr (kDsmemSplits > 1) {
         // Our partial reads of the receive buffer are done (named barrier), tell every CTA; not
         // after the cluster's last tile, so that no CTA arrives on a peer that may have exited.
         named_barrier_sync(2 + wg, 128);
@@ -642,7 +674,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     // do); the global writes complete with the kernel.
     if (!kHelperWarps && wg_thread == 0) tma_store_wait_read_all();
   }
-  (void)d;
+  (void)workspace;
 
   // No closing cluster barrier: a CTA may leave (and free its shared memory) once no peer will
   // touch that memory again. Multicast: the peer's consumers arrive on our empty barriers, and

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 
@@ -141,17 +142,48 @@ detail::Sm90GemmConfig make_config(int bm, int bn, int stages, int splits, int n
   return c;
 }
 
+// The split-K workspace of gemm.hpp, zeroed once.
+struct SplitWorkspace {
+  test::DeviceBuffer<std::uint8_t> buffer{static_cast<std::size_t>(gemm_fp8_nt_workspace_bytes())};
+  SplitWorkspace() { buffer.poison(0); }
+  void attach(GemmFp8Args& g) const {
+    g.workspace = buffer.get();
+    g.workspace_bytes = static_cast<std::int64_t>(buffer.size());
+  }
+  // Every launch must leave its counters zeroed for the next one.
+  bool counters_zeroed() const {
+    const std::vector<std::uint8_t> bytes = buffer.download();
+    return std::all_of(bytes.begin(), bytes.begin() + detail::kSm90SplitWsCounterBytes,
+                       [](std::uint8_t b) { return b == 0; });
+  }
+};
+
 void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
-                   std::int64_t ldd = 0, const detail::Sm90GemmConfig* config = nullptr) {
+                   std::int64_t ldd = 0, const detail::Sm90GemmConfig* config = nullptr,
+                   const SplitWorkspace* workspace = nullptr) {
   INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd);
   INFO("config " << (config ? config->to_json().dump() : std::string("heuristic")));
   Problem p(m, n, k, seed, ldd);
-  if (config)
-    detail::gemm_fp8_nt_with_config(p.args(), *config, nullptr);
-  else
-    gemm_fp8_nt(p.args(), nullptr);
-  JITFP8_CUDA_CHECK(cudaGetLastError());
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  GemmFp8Args g = p.args();
+  if (workspace) workspace->attach(g);
+  const auto run = [&] {
+    if (config)
+      detail::gemm_fp8_nt_with_config(g, *config, nullptr);
+    else
+      gemm_fp8_nt(g, nullptr);
+    JITFP8_CUDA_CHECK(cudaGetLastError());
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  };
+  run();
+  if (workspace) {
+    // The partials add in a fixed order: a second launch gives the same bits.
+    CHECK(workspace->counters_zeroed());
+    const std::vector<std::uint16_t> first = p.d.download();
+    p.d.poison(0xFF);
+    run();
+    CHECK(workspace->counters_zeroed());
+    CHECK(p.d.download() == first);
+  }
   std::mt19937_64 rng(seed + 1);
   Comparison c = compare_with_reference(p, rows_to_check(m, rng), nullptr);
   std::printf("gemm %lldx%lldx%lld: worst error %.3f of tolerance, relative rms %.2e\n",
@@ -227,6 +259,44 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
         check_problem(m, n, k, seed++, 0, &config);
       }
     }
+}
+
+TEST_CASE("gemm_fp8_nt split-K through the workspace matches the reference, reproducibly",
+          "[gpu][gemm][splitk][workspace]") {
+  // (block_m, block_n, splits): 16 splits of one-chunk-per-CTA tiles (16-column parts), 8 and 4
+  // (several float4 per slot), splits that are not powers of two (the last CTAs only send), 64-row
+  // tiles, K slices of unequal length and K tails, M and N tails, units left without a tile (M
+  // below the grid's rows).
+  struct Case {
+    int bm, bn, splits;
+  };
+  const Case cases[] = {{128, 128, 16}, {128, 128, 8}, {128, 128, 11}, {128, 128, 5}, {128, 128, 2},
+                        {64, 128, 8},   {64, 64, 16},  {128, 64, 16},  {64, 192, 5},  {128, 96, 4}};
+  const SplitWorkspace workspace;
+  const int sm_count = detail::current_device().sm_count;
+  std::uint64_t seed = 3200;
+  for (const Case& c : cases)
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {200, 512, 32768}, {7, 1000, 2960}, {129, 520, 4112}, {97, 1536, 24576}}) {
+      const std::int64_t k_blocks = (k + 127) / 128;
+      const std::int64_t tiles = (m + c.bm - 1) / c.bm * ((n + c.bn - 1) / c.bn);
+      if (k_blocks < c.splits || tiles * c.splits > sm_count) continue;
+      for (int spare_units : {0, 1}) {
+        if ((tiles + spare_units) * c.splits > sm_count) continue;
+        detail::Sm90GemmConfig config =
+            make_config(c.bm, c.bn, 4, c.splits, static_cast<int>((tiles + spare_units) * c.splits), k);
+        config.splits_via_workspace = true;
+        config.smem_bytes = detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, 4, 1);
+        check_problem(m, n, k, seed++, 0, &config, &workspace);
+      }
+    }
+  // The dispatch's picks with a workspace (small M, long K).
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {200, 512, 32768}, {448, 512, 32768}, {1000, 512, 32768}, {96, 1536, 24576}, {150, 512, 16384}}) {
+    const detail::Sm90GemmConfig c = detail::gemm_fp8_nt_chosen_config(m, n, k, detail::current_device(), true);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    check_problem(m, n, k, seed++, 0, nullptr, &workspace);
+  }
 }
 
 TEST_CASE("the device's cluster capacity is measured, and the split-K picks within it match the reference",
@@ -563,6 +633,16 @@ TEST_CASE("gemm_fp8_nt rejects bad arguments before launching", "[gpu][gemm]") {
   expect_rejected("b_scales_capacity", [](GemmFp8Args& g) { g.b_scales_capacity = 1; });
   expect_rejected("d_dtype", [](GemmFp8Args& g) { g.d_dtype = DType::e4m3; });
   expect_rejected("d", [&](GemmFp8Args& g) { g.d = const_cast<void*>(g.a); });
+  // A split-K workspace smaller than this device's gemm_fp8_nt_workspace_bytes().
+  test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_nt_workspace_bytes()));
+  expect_rejected("workspace_bytes", [&](GemmFp8Args& g) {
+    g.workspace = workspace.get();
+    g.workspace_bytes = gemm_fp8_nt_workspace_bytes() - 16;
+  });
+  expect_rejected("workspace", [&](GemmFp8Args& g) {
+    g.workspace = p.d.get();
+    g.workspace_bytes = gemm_fp8_nt_workspace_bytes();
+  });
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::uint16_t bits : p.d.download()) REQUIRE(bits == 0xFFFF);  // nothing was written
 }

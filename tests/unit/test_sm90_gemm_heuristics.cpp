@@ -382,3 +382,137 @@ TEST_CASE("gemm heuristics put one round of 128 x 128 tiles alone on padded ring
     CHECK((s.k + 127) / 128 % c.stages != 0);
   }
 }
+
+namespace {
+// Small M over long K, where splits through the workspace are candidates, on three SM counts.
+std::vector<SweepShape> workspace_sweep() {
+  std::vector<SweepShape> shapes;
+  for (int sms : {132, 114, 78})
+    for (std::int64_t n : {256, 512, 1536, 2048, 4096, 7168})
+      for (std::int64_t k : {7168, 16384, 24576, 32768})
+        for (std::int64_t m : {1, 96, 160, 200, 300, 448, 1000, 1400, 1800, 4096})
+          shapes.push_back({m, n, k, sms});
+  return shapes;
+}
+}  // namespace
+
+TEST_CASE("gemm heuristics split through a given workspace only with 128 x 128 tiles over a long K",
+          "[gemm][heuristics]") {
+  int taken = 0;
+  for (const SweepShape& s : workspace_sweep()) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(s.m, s.n, s.k, s.sms, {}, true);
+    INFO("m " << s.m << " n " << s.n << " k " << s.k << " sms " << s.sms << ": " << c.to_json().dump());
+    // A pure function of the key, and the same as without a workspace unless it splits through it.
+    CHECK(choose_sm90_gemm_config(sm90_gemm_m_key(s.m), s.n, s.k, s.sms, {}, true).to_json() == c.to_json());
+    if (!c.splits_via_workspace) {
+      CHECK(choose_sm90_gemm_config(s.m, s.n, s.k, s.sms).to_json() == c.to_json());
+      continue;
+    }
+    ++taken;
+    const std::int64_t tiles = (sm90_gemm_m_key(s.m) + 127) / 128 * ((s.n + 127) / 128);
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == 128);
+    CHECK(s.k >= 16384);
+    CHECK(c.multicast == 1);
+    CHECK(c.splits >= 2);
+    CHECK(c.splits <= 16);
+    CHECK(c.splits <= (s.k + 127) / 128);
+    // At most one tile per split group (a bucket top's grid leaves some idle), all resident at once.
+    CHECK(c.num_sms >= tiles * c.splits);
+    CHECK(c.num_sms % c.splits == 0);
+    CHECK(c.num_sms <= s.sms);
+    CHECK(sm90_gemm_dsmem_splits(c) == 1);
+    CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes(128, 128, s.k, c.stages, 1));
+    CHECK(sm90_gemm_d_box_rows(128, 128, s.k, c.stages, 1) == 64);  // no half-wave staging with split-K
+    CHECK(c.to_json().at("split_exchange") == "workspace");
+    // Its partials fit the workspace: one 128 x 128 fp32 tile per CTA after the counters.
+    CHECK(kSm90SplitWsCounterBytes + std::int64_t{c.num_sms} * 128 * 128 * 4 <= sm90_gemm_split_workspace_bytes(s.sms));
+  }
+  CHECK(taken > 0);
+  // Measured faster with the workspace (H200, 2026-11-30h): kv_b's input gradient at M 200-1400.
+  for (std::int64_t m : {200, 448, 1000, 1400}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m, 512, 32768, 132, {}, true);
+    INFO("m " << m << ": " << c.to_json().dump());
+    CHECK(c.splits_via_workspace);
+  }
+  // Slower there: 64-row tiles (M <= 128, N 512) and K 7168.
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {128, 512, 32768}, {128, 2048, 7168}, {448, 1024, 7168}, {8, 4096, 16384}}) {
+    INFO("m " << m << " n " << n << " k " << k);
+    CHECK_FALSE(choose_sm90_gemm_config(m, n, k, 132, {}, true).splits_via_workspace);
+  }
+}
+
+TEST_CASE("every split count through the workspace and every workspace pick compile without spills",
+          "[gemm][heuristics][nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  std::set<std::string> seen;
+  std::vector<KernelSpec> specs;
+  // Every split count on 128 x 128 tiles (a non-power-of-two count leaves the last CTAs only
+  // sending; 16 cuts each warpgroup's tile in 8 chunks of 16 columns).
+  for (int splits = 2; splits <= 16; ++splits) {
+    Sm90GemmConfig c = choose_sm90_gemm_config(200, 512, 32768, 132, {}, true);
+    REQUIRE(c.splits_via_workspace);
+    c.splits = splits;
+    c.num_sms = 8 * splits;
+    specs.push_back(gemm_fp8_nt_spec(512, 32768, c, arch));
+  }
+  for (const SweepShape& s : workspace_sweep()) {
+    if (s.sms != 132) continue;
+    const Sm90GemmConfig c = choose_sm90_gemm_config(s.m, s.n, s.k, s.sms, {}, true);
+    if (c.splits_via_workspace) specs.push_back(gemm_fp8_nt_spec(s.n, s.k, c, arch));
+  }
+  for (const KernelSpec& spec : specs) {
+    if (!seen.insert(spec.name_expression()).second) continue;
+    INFO(spec.display_name());
+    const CompileResult result = compile_kernel(spec);
+    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
+    CHECK(result.log.find("(C75") == std::string::npos);
+  }
+  std::printf("gemm heuristics: %zu distinct sm_90a workspace split-K kernels compiled\n", seen.size());
+}
+
+TEST_CASE("gemm_fp8_nt rejects a bad split-K workspace before launching", "[gemm][validation]") {
+  const auto rejects = [](const GemmFp8Args& args, const std::string& what) {
+    try {
+      gemm_fp8_nt(args, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains(what));
+    }
+  };
+  const std::uintptr_t gb = std::uintptr_t{1} << 30;
+  GemmFp8Args args = fake_args(448, 512, 32768);
+  args.workspace_bytes = 1 << 20;  // without a workspace
+  rejects(args, "workspace_bytes");
+  args.workspace = reinterpret_cast<void*>(6 * gb);
+  args.workspace_bytes = 4096;  // not even the counters
+  rejects(args, "workspace_bytes");
+  args.workspace_bytes = 1 << 24;
+  args.workspace = reinterpret_cast<void*>(6 * gb + 4);
+  rejects(args, "workspace");  // 16-byte alignment
+  args.workspace = static_cast<char*>(args.d) + 256;
+  rejects(args, "must not overlap d");
+  // A config that splits through the workspace needs one, no multicast, and a split group per tile.
+  Sm90GemmConfig c = choose_sm90_gemm_config(448, 512, 32768, 132, {}, true);
+  REQUIRE(c.splits_via_workspace);
+  GemmFp8Args none = fake_args(448, 512, 32768);
+  try {
+    gemm_fp8_nt_with_config(none, c, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("need args.workspace"));
+  }
+  GemmFp8Args with = fake_args(448, 512, 32768);
+  with.workspace = reinterpret_cast<void*>(6 * gb);
+  with.workspace_bytes = std::int64_t{1} << 24;
+  c.num_sms -= c.splits;  // a tile short
+  try {
+    gemm_fp8_nt_with_config(with, c, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("num_sms a multiple of splits >= tiles x splits"));
+  }
+}

@@ -108,22 +108,30 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 // pipeline up to `stages` that fits, a persistent grid (split-K: one cluster per tile), the L2
 // policy of M's bucket. None where no pipeline fits, a split-K grid exceeds the SMs, or the split's
 // column parts break the template's 16-column rule (they would not compile).
+// via_ws: the splits meet through the workspace (no cluster; whole-wave D staging, tiles of at
+// most 128 x 128).
 std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits, int multicast, bool on_a,
                                                      int stages, long long m, long long n, long long k,
-                                                     int sm_count) {
+                                                     int sm_count, bool via_ws = false) {
   detail::Sm90GemmConfig c;
   c.block_m = bm, c.block_n = bn, c.splits = splits;
+  c.splits_via_workspace = via_ws && splits > 1;
   c.multicast = multicast;
   c.multicast_on_a = on_a;
   c.stages = stages;
-  while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits) > detail::kSm90MaxSmem)
+  const int dsmem_splits = detail::sm90_gemm_dsmem_splits(c);
+  while (c.stages >= 3 && (detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits) > detail::kSm90MaxSmem ||
+                           (c.splits_via_workspace &&
+                            detail::sm90_gemm_d_box_rows(bm, bn, k, c.stages, dsmem_splits) < 64)))
     --c.stages;
   const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
   if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) return std::nullopt;
   if (detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) return std::nullopt;  // the template's chunk rule
+  if (c.splits_via_workspace && (multicast > 1 || bm * bn > detail::kSm90SplitWsMaxTileArea)) return std::nullopt;
+  if (!c.splits_via_workspace && splits > 8) return std::nullopt;  // clusters of at most 8
   c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
   c.group_n = 8;
-  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, splits);
+  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits);
   c.threads = detail::sm90_gemm_threads(bm);
   c.b_evict_first = detail::sm90_gemm_b_evict_first(detail::sm90_gemm_m_bucket(m));
   return c;
@@ -135,7 +143,7 @@ std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits,
 // the caller). Split-K grids here may exceed the heuristic's 2/3-of-the-SMs cap for clusters of
 // 4 and 8: the sweep is where that cap gets checked.
 std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long n, long long k, int sm_count,
-                                                          std::size_t limit) {
+                                                          std::size_t limit, bool with_workspace) {
   std::vector<std::pair<double, detail::Sm90GemmConfig>> ranked;
   const long long mk = detail::sm90_gemm_m_key(m);
   const long long k_blocks = (k + 127) / 128;
@@ -145,15 +153,17 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
     for (int bn = 16; bn <= 192; bn += 16) {
       if ((waves + 1) * bn / 2 > 192) continue;
       const long long tiles = (mk + bm - 1) / bm * ((n + bn - 1) / bn);
-      for (int splits : {1, 2, 3, 4, 8}) {
+      for (int splits = 1; splits <= 16; ++splits) {
         if (splits > k_blocks) continue;  // forward_config checks the template's column rule
-        for (int mc : {0, 1, 2}) {  // none, pair sharing A, pair sharing B
-          if (mc > 0 && splits > 1) continue;
-          const auto c = forward_config(bm, bn, splits, mc == 0 ? 1 : 2, mc == 1, 16, m, n, k, sm_count);
+        for (int mc : {0, 1, 2, 3}) {  // none, pair sharing A, pair sharing B, splits via the workspace
+          if ((mc > 0 && splits > 1 && mc != 3) || (mc == 3 && (splits == 1 || !with_workspace))) continue;
+          if (mc != 3 && splits != 1 && splits != 2 && splits != 3 && splits != 4 && splits != 8) continue;
+          const auto c = forward_config(bm, bn, splits, mc == 0 || mc == 3 ? 1 : 2, mc == 1, 16, m, n, k, sm_count,
+                                        mc == 3);
           if (!c) continue;
           const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
           const double cycles = static_cast<double>(waves_of_tiles) *
-                                detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2);
+                                detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2, mc == 3);
           ranked.push_back({cycles, *c});
         }
       }
@@ -166,21 +176,26 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
   return out;
 }
 
-// --configs "BMxBN:splits:mc[:stages[p]];..." (mc 1, 2a or 2b): these forward configs instead of
-// the model's 40 best, with the deepest pipeline that fits or the given stages (p: on padded whole
-// ring turns, pad_turns), for every shape (ones the shape cannot take are skipped). Split-K grids:
-// one cluster per tile.
+// --configs "BMxBN:splits[w]:mc[:stages[p]];..." (mc 1, 2a or 2b; w: the splits meet through
+// the workspace): these forward configs instead of the model's 40 best, with the deepest pipeline
+// that fits or the given stages (p: on padded whole ring turns, pad_turns), for every shape (ones
+// the shape cannot take are skipped). Split-K grids: one cluster (or split group) per tile.
 std::string g_forward_configs;
 std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& text, long long m, long long n,
                                                           long long k, int sm_count) {
   std::vector<detail::Sm90GemmConfig> configs;
   for (const std::string& item : config_items(text)) {
     int bm = 0, bn = 0, splits = 1, stages = 16;
-    char mc[8] = {0}, pad[2] = {0};
-    const int fields = std::sscanf(item.c_str(), "%dx%d:%d:%7[^:]:%d%1[p]", &bm, &bn, &splits, mc, &stages, pad);
+    char split_word[8] = {0}, mc[8] = {0}, pad[2] = {0};
+    const int fields =
+        std::sscanf(item.c_str(), "%dx%d:%7[^:]:%7[^:]:%d%1[p]", &bm, &bn, split_word, mc, &stages, pad);
     if (fields < 4) throw std::runtime_error("--configs: cannot parse '" + item + "'");
+    char* end = nullptr;
+    splits = static_cast<int>(std::strtol(split_word, &end, 10));
+    const bool via_ws = end != nullptr && *end == 'w';
+    if (end == split_word || (*end != '\0' && !via_ws)) throw std::runtime_error("--configs: cannot parse '" + item + "'");
     auto c = forward_config(bm, bn, splits, std::string(mc) == "1" ? 1 : 2, std::string(mc) != "2b",
-                            stages, m, n, k, sm_count);
+                            stages, m, n, k, sm_count, via_ws);
     if (c) {
       c->pad_turns = pad[0] == 'p';
       configs.push_back(*c);
@@ -193,10 +208,11 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
 // each, the heuristic's marked '*').
 void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cudaStream_t stream) {
   const detail::DeviceContext& device = detail::current_device();
+  const bool with_workspace = g.workspace != nullptr;
   std::vector<detail::Sm90GemmConfig> configs =
-      g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40)
+      g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40, with_workspace)
                                 : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, device.sm_count);
-  configs.insert(configs.begin(), detail::gemm_fp8_nt_chosen_config(g.m, g.n, g.k, device));
+  configs.insert(configs.begin(), detail::gemm_fp8_nt_chosen_config(g.m, g.n, g.k, device, with_workspace));
   std::vector<detail::KernelSpec> specs;
   for (const auto& c : configs) specs.push_back(detail::gemm_fp8_nt_spec(g.n, g.k, c, device.arch));
   compile_all(specs);
@@ -412,7 +428,7 @@ int run_gemm(int argc, char** argv) {
   for (const WgradAnchor& a : kWgradAnchors) wgrad_shapes.push_back(a.shape);
   std::string json_path;
   int iters = 20;
-  bool forward = true, wgrad = true, sweep = false, forward_sweep = false;
+  bool forward = true, wgrad = true, sweep = false, forward_sweep = false, ours_workspace = true;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--shapes" && i + 1 < argc) shapes = parse_shapes(argv[++i]);
@@ -426,6 +442,7 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--wgrad-configs" && i + 1 < argc) g_wgrad_configs = argv[++i], sweep = true;
     else if (arg == "--sweep") forward_sweep = true;
     else if (arg == "--configs" && i + 1 < argc) g_forward_configs = argv[++i], forward_sweep = true;
+    else if (arg == "--no-workspace") ours_workspace = false;
     else {
       std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -437,6 +454,10 @@ int run_gemm(int argc, char** argv) {
   check_cublas(cublasLtCreate(&handle), "cublasLtCreate");
   const size_t workspace_bytes = 64u << 20;
   DeviceArray<char> workspace(workspace_bytes);
+  // Ours gets its split-K workspace too (zeroed once, as gemm.hpp asks), unless --no-workspace.
+  const std::int64_t ours_workspace_bytes = ours_workspace ? gemm_fp8_nt_workspace_bytes() : 0;
+  DeviceArray<char> split_workspace(static_cast<std::size_t>(std::max<std::int64_t>(ours_workspace_bytes, 1)));
+  BENCH_CHECK(cudaMemset(split_workspace.ptr, 0, split_workspace.count));
   nlohmann::json results = nlohmann::json::array();
   std::mt19937_64 rng(2026);
 
@@ -455,6 +476,7 @@ int run_gemm(int argc, char** argv) {
     g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
     g.b = b.ptr, g.b_scales = sb.ptr, g.b_scales_capacity = static_cast<std::int64_t>(sb.count);
     g.d = d_ours.ptr;
+    if (ours_workspace) g.workspace = split_workspace.ptr, g.workspace_bytes = ours_workspace_bytes;
 
     const double flops = 2.0 * s.m * s.n * s.k;
     if (forward_sweep) sweep_forward(g, iters, results, stream);
@@ -488,7 +510,8 @@ int run_gemm(int argc, char** argv) {
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
-    const detail::Sm90GemmConfig chosen = detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device());
+    const detail::Sm90GemmConfig chosen =
+        detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device(), ours_workspace);
     fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen));

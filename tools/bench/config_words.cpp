@@ -5,8 +5,9 @@
 namespace jitfp8::bench {
 
 std::string config_words(const detail::Sm90GemmConfig& c) {
-  return fmt::format("{}x{} st{}{} mc{}{} sk{}", c.block_m, c.block_n, c.stages, c.pad_turns ? "p" : "",
-                     c.multicast, c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.splits);
+  return fmt::format("{}x{} st{}{} mc{}{} sk{}{}", c.block_m, c.block_n, c.stages, c.pad_turns ? "p" : "",
+                     c.multicast, c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.splits,
+                     c.splits_via_workspace ? "w" : "");
 }
 
 std::string config_words(const detail::Sm90WgradConfig& c) {
