@@ -299,6 +299,60 @@ TEST_CASE("gemm_fp8_nt split-K through the workspace matches the reference, repr
   }
 }
 
+TEST_CASE("gemm_fp8_nt split-K through the workspace replays in a CUDA graph and runs on two streams at once",
+          "[gpu][gemm][splitk][workspace][capture]") {
+  const auto check_against_reference = [](const Problem& p, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    Comparison c = compare_with_reference(p, rows_to_check(p.m, rng), nullptr);
+    INFO("M=" << p.m << " " << c.first_bad);
+    CHECK(c.unwritten == 0);
+    CHECK(c.worst < 1.0);
+  };
+  Problem p(448, 512, 32768, 3700);
+  REQUIRE(detail::gemm_fp8_nt_chosen_config(p.m, p.n, p.k, detail::current_device(), true).splits_via_workspace);
+  const SplitWorkspace workspace;
+  GemmFp8Args g = p.args();
+  workspace.attach(g);
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+  gemm_fp8_nt(g, stream);  // compiles and loads outside the capture
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  cudaGraph_t graph = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  gemm_fp8_nt(g, stream);
+  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  p.d.poison(0xFF);
+  for (int replay = 0; replay < 3; ++replay) JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  check_against_reference(p, 3701);
+  CHECK(workspace.counters_zeroed());
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+
+  // Two streams, each with its own workspace, launches queued on both before any wait: the
+  // cooperative grids (128 CTAs each) cannot share the SMs, and must neither hang nor mix.
+  Problem q(200, 512, 32768, 3702);
+  const SplitWorkspace other;
+  GemmFp8Args h = q.args();
+  other.attach(h);
+  cudaStream_t second = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreate(&second));
+  p.d.poison(0xFF);
+  for (int i = 0; i < 3; ++i) {
+    gemm_fp8_nt(g, stream);
+    gemm_fp8_nt(h, second);
+  }
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  check_against_reference(p, 3703);
+  check_against_reference(q, 3704);
+  CHECK(workspace.counters_zeroed());
+  CHECK(other.counters_zeroed());
+  cudaStreamDestroy(second);
+  cudaStreamDestroy(stream);
+}
+
 TEST_CASE("the device's cluster capacity is measured, and the split-K picks within it match the reference",
           "[gpu][gemm][splitk]") {
   const detail::DeviceContext& device = detail::current_device();
