@@ -192,7 +192,7 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
     if (fields < 4) throw std::runtime_error("--configs: cannot parse '" + item + "'");
     char* end = nullptr;
     splits = static_cast<int>(std::strtol(split_word, &end, 10));
-    const bool via_ws = end != nullptr && *end == 'w';
+    const bool via_ws = *end == 'w' && end[1] == '\0';
     if (end == split_word || (*end != '\0' && !via_ws)) throw std::runtime_error("--configs: cannot parse '" + item + "'");
     auto c = forward_config(bm, bn, splits, std::string(mc) == "1" ? 1 : 2, std::string(mc) != "2b",
                             stages, m, n, k, sm_count, via_ws);
