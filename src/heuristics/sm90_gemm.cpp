@@ -105,6 +105,18 @@ double split_ws_reduce_cycles(int bm, int bn, int splits) {
 // 16.3 on 64 x 128).
 bool split_ws_pays(int bm, int bn, std::int64_t k) { return bm == 128 && bn == 128 && k >= 16384; }
 
+// Splits through the workspace stage D half a wave at a time for a ring stage more (6 of 128 x 128
+// instead of 5) where each CTA's K loop is long (32 K blocks or more) beyond one M band. H200,
+// 2026-11-30h, the 17 gated picks, two rounds each, us at 5 / 6 stages: 448 x 512 x 32768 (32 K
+// blocks per CTA) 23.0 / 22.65, 640 x 512 x 32768 27.65 / 26.35, 1000 x 512 x 32768 34.9 / 34.0,
+// 200-256 x 1536 x 24576 (39) 26.0 / 25.0 and 26.35 / 25.25, 256 x 2048 x 16384 (32) 22.95 / 22.2,
+// three more 1-4% faster; over 16-18 K blocks per CTA 2-5% slower (200 x 512 x 32768 in 16 splits
+// 16.0 / 16.7, 128 x 1536 x 24576 in 11 20.6 / 21.0), 24 level (300 x 512 x 32768 in 11), and
+// at M <= 128 slower even over 48 (96 x 4096 x 24576 in 4 35.05 / 36.1).
+bool split_ws_half_wave_pays(std::int64_t m_bucket, std::int64_t k_blocks_per_cta) {
+  return m_bucket > 128 && k_blocks_per_cta >= 32;
+}
+
 // b_shared: a 2-CTA pair multicasts B (each CTA loads half of it). dense: the dense chooser's
 // refit of four-offset tiles (below); the grouped chooser's picks were measured without it.
 double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bool dense, bool via_ws = false) {
@@ -492,10 +504,10 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
         int stages = 0;
         if (cand.via_ws) {
-          // Cooperative: every CTA resident at once, one tile per split group; whole-wave D
-          // staging (the template stages half waves only without split-K).
+          // Cooperative: every CTA resident at once, one tile per split group.
           if (!split_ws_pays(bm, bn, k) || tiles * splits > sm_count) continue;
-          stages = ring_depths(bm, bn, k, 1, k_blocks).whole;
+          const RingDepths depths = ring_depths(bm, bn, k, 1, k_blocks);
+          stages = split_ws_half_wave_pays(mb, (k_blocks + splits - 1) / splits) ? depths.deepest : depths.whole;
           if (stages < 3) continue;
         } else {
           if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
@@ -562,7 +574,8 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   best.pad_turns = pad_turns_pays(best, m_blocks * n_blocks, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
-  best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, sm90_gemm_dsmem_splits(best));
+  best.smem_bytes =
+      sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, sm90_gemm_dsmem_splits(best));
   best.threads = sm90_gemm_threads(best.block_m);
   best.b_evict_first = sm90_gemm_b_evict_first(mb);
   if (cycles_out != nullptr) *cycles_out = best_cycles;

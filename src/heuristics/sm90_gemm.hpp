@@ -45,7 +45,7 @@ int sm90_gemm_staged_layout_bytes(int block_m, int block_n, std::int64_t k, int 
 // The dense kernel's shared memory: its D staging as sm90_gemm_d_box_rows and d_buffers say.
 int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits);
 // Rows of one D staging buffer (the D tensor map's box): 64, or 32 for half-wave staging where not
-// even one whole buffer fits beside the ring (two math warpgroups, no split-K).
+// even one whole buffer fits beside the ring (two math warpgroups, no split-K through DSMEM).
 int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits);
 // Whether two-wave tiles (BLOCK_M 256) without split-K take whole turns of a ring of `stages` over
 // k_blocks K blocks (sm90_1d2d::ring_aligned): their stages are then compile-time constants.

@@ -206,8 +206,9 @@ __host__ __device__ constexpr u32 staged_layout_size(u32 block_m, u32 block_n, u
          num_math_wgs(block_m) * bufs * (64 - rows) * block_n * 2;
 }
 // The dense kernel stages D half a wave at a time where not even one whole buffer fits beside
-// the ring (two math warpgroups, no split-K): the heuristic takes that for a stage more on
-// 128 x 128 (6 stages) and 256 x 128 (4) only (sm90_gemm.cpp, half_wave_d_pays).
+// the ring (two math warpgroups, no split-K through DSMEM): the heuristic takes that for a stage
+// more on 128 x 128 (6 stages) and 256 x 128 (4) only (sm90_gemm.cpp, half_wave_d_pays,
+// split_ws_half_wave_pays).
 __host__ __device__ constexpr u32 dense_d_stage_rows(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
   return num_math_wgs(block_m) == 2 && splits == 1 &&
                  dense_smem_size_with(block_m, block_n, k, stages, splits, 1) > 232448
@@ -398,7 +399,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
   constexpr u32 kDBufs = dense_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits);
-  static_assert(kBoxM == 64 || (kNumMathWGs == 2 && kNumSplits == 1), "half-wave D staging: store warps, no split-K");
+  static_assert(kBoxM == 64 || (kNumMathWGs == 2 && kDsmemSplits == 1),
+                "half-wave D staging: store warps, no DSMEM split-K");
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
   using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2, 1>;  // lane 0 of the store warp stores
   // The producer warpgroup's helper warps (a store warp per math warpgroup, the B-scale loader)

@@ -423,7 +423,11 @@ TEST_CASE("gemm heuristics split through a given workspace only with 128 x 128 t
     CHECK(c.num_sms <= s.sms);
     CHECK(sm90_gemm_dsmem_splits(c) == 1);
     CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes(128, 128, s.k, c.stages, 1));
-    CHECK(sm90_gemm_d_box_rows(128, 128, s.k, c.stages, 1) == 64);  // no half-wave staging with split-K
+    // Half-wave D staging (a ring stage more) only over 32+ K blocks per CTA beyond one M band.
+    if (sm90_gemm_d_box_rows(128, 128, s.k, c.stages, 1) < 64) {
+      CHECK(sm90_gemm_m_bucket(s.m) > 128);
+      CHECK((s.k + 127) / 128 >= 32 * c.splits - (c.splits - 1));
+    }
     CHECK(c.to_json().at("split_exchange") == "workspace");
     // Its partials fit the workspace: one 128 x 128 fp32 tile per CTA after the counters.
     CHECK(kSm90SplitWsCounterBytes + std::int64_t{c.num_sms} * 128 * 128 * 4 <= sm90_gemm_split_workspace_bytes(s.sms));

@@ -108,8 +108,8 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 // pipeline up to `stages` that fits, a persistent grid (split-K: one cluster per tile), the L2
 // policy of M's bucket. None where no pipeline fits, a split-K grid exceeds the SMs, or the split's
 // column parts break the template's 16-column rule (they would not compile).
-// via_ws: the splits meet through the workspace (no cluster; whole-wave D staging, tiles of at
-// most 128 x 128).
+// via_ws: the splits meet through the workspace (no cluster, tiles of at most 128 x 128; the
+// deepest ring, with half-wave D staging where that fits one more stage).
 std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits, int multicast, bool on_a,
                                                      int stages, long long m, long long n, long long k,
                                                      int sm_count, bool via_ws = false) {
@@ -120,9 +120,7 @@ std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits,
   c.multicast_on_a = on_a;
   c.stages = stages;
   const int dsmem_splits = detail::sm90_gemm_dsmem_splits(c);
-  while (c.stages >= 3 && (detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits) > detail::kSm90MaxSmem ||
-                           (c.splits_via_workspace &&
-                            detail::sm90_gemm_d_box_rows(bm, bn, k, c.stages, dsmem_splits) < 64)))
+  while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits) > detail::kSm90MaxSmem)
     --c.stages;
   const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
   if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) return std::nullopt;
