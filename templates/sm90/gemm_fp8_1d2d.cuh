@@ -353,16 +353,15 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kNumAccum = BLOCK_N / 2;
   constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
   // Split-K: chunks of (warpgroup, wave, column part); without split-K one chunk per wave.
-  // kUnitCTAs CTAs take each unit of work (a multicast pair's tiles, or a tile's K slices); they
-  // form a cluster unless the slices meet through the workspace.
-  constexpr u32 kUnitCTAs = kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
-  constexpr u32 kClusterSize = kSplitsViaWorkspace ? 1 : kUnitCTAs;
+  // The CTAs of a cluster all take one unit of work (a multicast pair's tiles, or a tile's K
+  // slices); slices that meet through the workspace form no cluster (blockIdx.y tells them apart).
+  constexpr u32 kClusterSize =
+      kSplitsViaWorkspace ? 1 : kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
   // Splits through the workspace run on a 2D grid: blockIdx.x the unit, blockIdx.y the split, so
   // that no warp divides by a split count that is not a power of two (ptxas kept such a quotient
   // live into the helper warps and spilled it).
   static_assert(!kSplitsViaWorkspace || kNumSMs % kNumSplits == 0, "a whole number of split groups");
   constexpr u32 kGridX = kSplitsViaWorkspace ? kNumSMs / kNumSplits : kNumSMs;
-  constexpr u32 kSchedulerUnitCTAs = kSplitsViaWorkspace ? 1 : kUnitCTAs;
   // The splits whose partials go through distributed shared memory (receive buffer, barriers).
   constexpr u32 kDsmemSplits = kSplitsViaWorkspace ? 1 : kNumSplits;
   constexpr u32 kParts = num_col_parts(BLOCK_M, kNumSplits);
@@ -479,7 +478,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   if constexpr (kClusterSize > 1) cluster_sync_after_mbar_init(); else block_sync();
 
   using Scheduler =
-      TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kGridX, kGroupN, kSchedulerUnitCTAs>;
+      TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kGridX, kGroupN, kClusterSize>;
 
   if (warp >= kNumMathThreads / 32) {
     // ====== producer warpgroup: warp 0 TMA loads; warp 1 B scales, warps 2-3 D stores (kHelperWarps) ======

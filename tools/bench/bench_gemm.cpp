@@ -154,14 +154,16 @@ std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long
       for (int splits = 1; splits <= 16; ++splits) {
         if (splits > k_blocks) continue;  // forward_config checks the template's column rule
         for (int mc : {0, 1, 2, 3}) {  // none, pair sharing A, pair sharing B, splits via the workspace
-          if ((mc > 0 && splits > 1 && mc != 3) || (mc == 3 && (splits == 1 || !with_workspace))) continue;
-          if (mc != 3 && splits != 1 && splits != 2 && splits != 3 && splits != 4 && splits != 8) continue;
-          const auto c = forward_config(bm, bn, splits, mc == 0 || mc == 3 ? 1 : 2, mc == 1, 16, m, n, k, sm_count,
-                                        mc == 3);
+          const bool via_ws = mc == 3;
+          // Pairs without split-K; clusters of 2, 3, 4 or 8 splits; 2-16 through a workspace.
+          const bool cluster_splits = splits <= 4 || splits == 8;
+          if (via_ws ? splits == 1 || !with_workspace : (mc > 0 && splits > 1) || !cluster_splits) continue;
+          const auto c = forward_config(bm, bn, splits, mc == 1 || mc == 2 ? 2 : 1, mc == 1, 16, m, n, k, sm_count,
+                                        via_ws);
           if (!c) continue;
           const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
           const double cycles = static_cast<double>(waves_of_tiles) *
-                                detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2, mc == 3);
+                                detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2, via_ws);
           ranked.push_back({cycles, *c});
         }
       }
