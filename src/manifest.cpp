@@ -29,8 +29,8 @@ std::int64_t positive_int(const json& value, const std::string& where) {
 }
 
 ManifestOp parse_op(const json& item, const std::string& where) {
-  static const std::set<std::string> known = {"op", "m", "n", "k", "groups", "x_dtype",
-                                              "q_dtype", "pow2_scales", "comment"};
+  static const std::set<std::string> known = {"op",      "m",       "n",           "k",      "groups",
+                                              "x_dtype", "q_dtype", "pow2_scales", "d_dtype", "comment"};
   if (!item.is_object()) bad(where, "each operation must be a JSON object");
   for (const auto& [name, value] : item.items())
     if (!known.contains(name))
@@ -64,6 +64,12 @@ ManifestOp parse_op(const json& item, const std::string& where) {
     op.q_dtype = item["q_dtype"].get<std::string>();
     if (op.q_dtype != "e4m3" && op.q_dtype != "e5m2")
       bad(where + ".q_dtype", fmt::format("\"{}\" must be \"e4m3\" or \"e5m2\"", op.q_dtype));
+  }
+  if (item.contains("d_dtype")) {
+    if (!item["d_dtype"].is_string()) bad(where + ".d_dtype", "must be a string");
+    op.d_dtype = item["d_dtype"].get<std::string>();
+    if (op.d_dtype != "bf16" && op.d_dtype != "f32")
+      bad(where + ".d_dtype", fmt::format("\"{}\" must be \"bf16\" or \"f32\"", op.d_dtype));
   }
   if (item.contains("pow2_scales")) {
     if (!item["pow2_scales"].is_boolean()) bad(where + ".pow2_scales", "must be true or false");

@@ -13,17 +13,19 @@ namespace jitfp8 {
 //   A scaled per 1x128 tile along K (Scales1x128Layout{M, K}), as quantize_1x128 writes it;
 //   B scaled per 128x128 block (Scales128x128Layout{N, K}).
 //   D[m, n] = sum over 128-wide K blocks kb of  sa(m, kb) * sb(n / 128, kb) * sum_k A[m,k] B[n,k],
-//   each block accumulated in fp32 and promoted with its scales in fp32; D written as bf16.
+//   each block accumulated in fp32 and promoted with its scales in fp32; D written as bf16
+//   (rounded to nearest even) or, with d_dtype f32, as the fp32 sums themselves.
 // Serves the forward pass (B = the weight W (N, K)) and the input gradient (A = dY (M, N_out),
 // B = the K-major W^T that the weight quantization writes).
 //
 // Alignment rules (TMA): a, b and d 16-byte aligned; a_scales 16-byte aligned; b_scales 4-byte
-// aligned; K % 16 == 0 and lda, ldb multiples of 16 (fp8 rows 16-byte strided); N % 8 == 0 and
-// ldd % 8 == 0 (bf16 rows 16-byte strided); lda >= K, ldb >= K, ldd >= N; row strides at most
-// 2^31 - 1 units of 16 bytes (lda, ldb <= (2^31 - 1) * 16, ldd <= (2^31 - 1) * 8: the TMA
-// stride limit). M >= 0 (M = 0 launches nothing), M < 2^31; N and K are baked into the
-// compiled kernel (one kernel per weight shape), M is a run-time argument. Tails of M, N and K
-// (K % 128 != 0) are handled. D must not overlap the inputs.
+// aligned; K % 16 == 0 and lda, ldb multiples of 16 (fp8 rows 16-byte strided); N and ldd
+// multiples of 8 for a bf16 D, of 4 for an f32 D (D's rows 16-byte strided); lda >= K, ldb >= K,
+// ldd >= N; row strides at most 2^31 - 1 units of 16 bytes (lda, ldb <= (2^31 - 1) * 16,
+// ldd <= (2^31 - 1) * 8 for bf16, * 4 for f32: the TMA stride limit). M >= 0 (M = 0 launches
+// nothing), M < 2^31; N and K are baked into the compiled kernel (one kernel per weight shape and
+// D type), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not
+// overlap the inputs.
 struct GemmFp8Args {
   std::int64_t m = 0, n = 0, k = 0;
   const void* a = nullptr;
@@ -36,7 +38,7 @@ struct GemmFp8Args {
   std::int64_t b_scales_capacity = 0;
   void* d = nullptr;
   std::int64_t ldd = 0;  // 0 means N
-  DType d_dtype = DType::bf16;  // bf16 (fp32 output: the weight-gradient GEMM)
+  DType d_dtype = DType::bf16;  // bf16 or f32 (d then points to floats)
   // Optional, as cuBLASLt's: a device buffer of workspace_bytes >= gemm_fp8_nt_workspace_bytes()
   // (16 KB + 64 KB per SM), 16-byte aligned, disjoint from the other arrays, ZEROED ONCE before
   // its first use (every launch leaves its counters zeroed again). With it, small M over a long K

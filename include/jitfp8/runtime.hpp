@@ -78,6 +78,7 @@ struct ManifestOp {
   std::int64_t groups = 0;        // MoE expert count, where the op has one
   std::string x_dtype = "bf16";   // quantization input: "bf16" or "f32"
   std::string q_dtype = "e4m3";   // quantization output: "e4m3" or "e5m2"
+  std::string d_dtype = "bf16";   // gemm_fp8_nt output: "bf16" or "f32"
   bool pow2_scales = false;
 };
 struct Manifest {

@@ -298,7 +298,15 @@ int ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t 
 // with at most one pad stage per 32 K blocks): elsewhere 3 stages with whole-wave D ran 3-7% faster
 // (H200, 2026-11-29i, A pairs, M 4096, N 4096, us at 3 / 4 stages: K blocks 15: 50.7 / 54.5,
 // 25: 85.1 / 88.1, 27: 88.2 / 94.9, 33: 106.4 / 114.2, 45: 141.6 / 151.0; 28: 95.1 / 91.5).
-bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks) {
+// An f32 D doubles the staging: where that leaves whole-wave 128-row tiles only 3 stages, half-wave
+// staging for the deepest ring, whatever the width. H200, 2026-11-30 (results 2026-11-30i), f32
+// D, us at 3 whole-wave stages / the half-wave ring: 128 x 192 (4 stages) 4096 x 2112 x 7168 112.8
+// / 104.1, 4096 x 24576 x 1536 306.4 / 280.6, 4096 x 32768 x 512 216.2 / 191.1, 4096 x 7168 x
+// 2048 125.3 / 114.0, 2048 x 7168 x 7168 185.1 / 172.3; 128 x 160 (5) 4096 x 576 x 7168 35.1 /
+// 31.0, 4096 x 24576 x 1536 323.7 / 293.0. With 4 whole-wave stages (128 x 160 over K 2048) 5
+// half-wave ran level (111.6 / 111.1 in B pairs).
+bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks, int d_bytes, int whole) {
+  if (d_bytes == 4 && bm == 128 && whole <= 3 && stages <= k_blocks) return true;
   if (bn != 128 || bm < 128 || stages > k_blocks) return false;
   return bm == 128 || sm90_gemm_ring_aligned(k_blocks, stages);
 }
@@ -308,12 +316,12 @@ bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks) {
 struct RingDepths {
   int deepest, whole;
 };
-RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t k_blocks) {
+RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t k_blocks, int d_bytes) {
   int stages = kMaxStages;
-  while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits) > kSm90MaxSmem) --stages;
+  while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits, d_bytes) > kSm90MaxSmem) --stages;
   int whole = stages;
-  while (whole >= 3 && sm90_gemm_d_box_rows(bm, bn, k, whole, splits) < 64) --whole;
-  while (stages > whole && !half_wave_d_pays(bm, bn, stages, k_blocks)) --stages;
+  while (whole >= 3 && sm90_gemm_d_box_rows(bm, bn, k, whole, splits, d_bytes) < 64) --whole;
+  while (stages > whole && !half_wave_d_pays(bm, bn, stages, k_blocks, d_bytes, whole)) --stages;
   return {stages, whole};
 }
 
@@ -378,7 +386,8 @@ nlohmann::json Sm90GemmConfig::to_json() const {
           {"num_sms", num_sms},     {"group_n", group_n},   {"smem_bytes", smem_bytes},
           {"threads", threads},     {"b_l2_policy", b_evict_first ? "evict_first" : "normal"},
           {"pad_turns", pad_turns},
-          {"split_exchange", splits == 1 ? "none" : splits_via_workspace ? "workspace" : "cluster"}};
+          {"split_exchange", splits == 1 ? "none" : splits_via_workspace ? "workspace" : "cluster"},
+          {"d_dtype", d_fp32 ? "f32" : "bf16"}};
 }
 
 int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c) { return c.splits_via_workspace ? 1 : c.splits; }
@@ -390,7 +399,7 @@ std::int64_t sm90_gemm_split_workspace_bytes(int sm_count) {
 int sm90_gemm_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
 
 // Mirrors sm90_1d2d::smem_size; the template static_asserts that the two agree.
-int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits) {
+int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   const std::int64_t wgs = num_math_warpgroups(block_m);
   const std::int64_t stage = block_m * 128 + block_n * 128 + block_m * 4;
@@ -398,31 +407,34 @@ int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, i
   const std::int64_t owned = (chunks + splits - 1) / splits;  // chunks an owning CTA reduces
   const std::int64_t recv = std::int64_t{splits - 1} * owned * (block_m * block_n * 4 / chunks);
   const std::int64_t splitk_barriers = splits > 1 ? owned + wgs : 0;
-  const std::int64_t bytes = wgs * 64 * block_n * 2 + stages * stage + recv +
+  const std::int64_t bytes = wgs * 64 * block_n * d_bytes + stages * stage + recv +
                              wgs * 2 * num_sfb_per_tile(block_n) * k_blocks * 4 + stages * 2 * 8 +
                              splitk_barriers * 8;
   return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
 }
 
 // Mirrors sm90_1d2d::dense_smem_size_with / d_buffers / dense_smem_size.
-int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs) {
-  return sm90_gemm_smem_bytes(block_m, block_n, k, stages, splits) +
-         num_math_warpgroups(block_m) * (bufs - 1) * 64 * block_n * 2 + num_math_warpgroups(block_m) * bufs * 2 * 8 +
-         2 * 2 * 8;
+int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
+                                    int d_bytes) {
+  return sm90_gemm_smem_bytes(block_m, block_n, k, stages, splits, d_bytes) +
+         num_math_warpgroups(block_m) * (bufs - 1) * 64 * block_n * d_bytes +
+         num_math_warpgroups(block_m) * bufs * 2 * 8 + 2 * 2 * 8;
 }
 
-int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after) {
+int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after, int d_bytes) {
   const int waves = num_waves(block_m);
   return waves > 1 && static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits,
-                                                                                waves)) + after <= kSm90MaxSmem
+                                                                                waves, d_bytes)) +
+                                  after <=
+                              kSm90MaxSmem
              ? waves
              : 1;
 }
 
 int sm90_gemm_staged_layout_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
-                                  int rows) {
-  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, bufs) -
-         num_math_warpgroups(block_m) * bufs * (64 - rows) * block_n * 2;
+                                  int rows, int d_bytes) {
+  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, bufs, d_bytes) -
+         num_math_warpgroups(block_m) * bufs * (64 - rows) * block_n * d_bytes;
 }
 
 // Mirrors sm90_1d2d::dense_d_stage_rows.
@@ -430,17 +442,17 @@ bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages) {
   return (stages - k_blocks % stages) % stages * 32 <= k_blocks;
 }
 
-int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits) {
+int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
   return num_math_warpgroups(block_m) == 2 && splits == 1 &&
-                 sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, 1) > kSm90MaxSmem
+                 sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, 1, d_bytes) > kSm90MaxSmem
              ? 32
              : 64;
 }
 
-int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits) {
-  const int rows = sm90_gemm_d_box_rows(block_m, block_n, k, stages, splits);
-  const int bufs = rows < 64 ? 1 : sm90_gemm_d_buffers(block_m, block_n, k, stages, splits);
-  return sm90_gemm_staged_layout_bytes(block_m, block_n, k, stages, splits, bufs, rows);
+int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
+  const int rows = sm90_gemm_d_box_rows(block_m, block_n, k, stages, splits, d_bytes);
+  const int bufs = rows < 64 ? 1 : sm90_gemm_d_buffers(block_m, block_n, k, stages, splits, 0, d_bytes);
+  return sm90_gemm_staged_layout_bytes(block_m, block_n, k, stages, splits, bufs, rows, d_bytes);
 }
 
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
@@ -487,7 +499,9 @@ double candidate_cycles(std::int64_t mb, std::int64_t mr, std::int64_t n, std::i
 // The least modelled candidate for mr rows (a multiple of 64); the small-M rules (pairs, splits,
 // L2 policy) go by the bucket mb.
 Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
-                               const ClusterCapacity& clusters, bool with_workspace, double* cycles_out = nullptr) {
+                               const ClusterCapacity& clusters, bool with_workspace, bool d_fp32,
+                               double* cycles_out = nullptr) {
+  const int d_bytes = d_fp32 ? 4 : 2;
   Sm90GemmConfig best;
   double best_cycles = 0;
   std::int64_t best_traffic = 0;
@@ -506,13 +520,13 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         if (cand.via_ws) {
           // Cooperative: every CTA resident at once, one tile per split group.
           if (!split_ws_pays(bm, bn, k) || tiles * splits > sm_count) continue;
-          const RingDepths depths = ring_depths(bm, bn, k, 1, k_blocks);
+          const RingDepths depths = ring_depths(bm, bn, k, 1, k_blocks, d_bytes);
           stages = split_ws_half_wave_pays(mb, (k_blocks + splits - 1) / splits) ? depths.deepest : depths.whole;
           if (stages < 3) continue;
         } else {
           if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
           if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count, clusters)) continue;  // one wave only
-          const RingDepths depths = ring_depths(bm, bn, k, splits, k_blocks);
+          const RingDepths depths = ring_depths(bm, bn, k, splits, k_blocks, d_bytes);
           if (depths.deepest < 3) continue;
           stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, depths.deepest, depths.whole);
         }
@@ -570,12 +584,13 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     }
   }
   if (deep_padded_ring_pays(best, m_blocks, m_blocks * n_blocks, sm_count, k_blocks))
-    best.stages = ring_depths(best.block_m, best.block_n, k, 1, k_blocks).deepest;
+    best.stages = ring_depths(best.block_m, best.block_n, k, 1, k_blocks, d_bytes).deepest;
   best.pad_turns = pad_turns_pays(best, m_blocks * n_blocks, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
+  best.d_fp32 = d_fp32;
   best.smem_bytes =
-      sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, sm90_gemm_dsmem_splits(best));
+      sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, sm90_gemm_dsmem_splits(best), d_bytes);
   best.threads = sm90_gemm_threads(best.block_m);
   best.b_evict_first = sm90_gemm_b_evict_first(mb);
   if (cycles_out != nullptr) *cycles_out = best_cycles;
@@ -590,13 +605,14 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
 // at such near-ties the model's error is larger than its gain (15488 x 2112 x 7168: 256 x 128
 // modelled 0.8% faster than 128 x 192, measured 2.6% slower), and fewer distinct kernels compile.
 Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       int sm_count, const ClusterCapacity& clusters, bool with_workspace) {
+                                       int sm_count, const ClusterCapacity& clusters, bool with_workspace,
+                                       bool d_fp32) {
   const std::int64_t mb = sm90_gemm_m_bucket(m);
   const std::int64_t mr = sm90_gemm_m_key(m);
   double cycles = 0;
-  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, clusters, with_workspace, &cycles);
+  const Sm90GemmConfig best = choose_for_rows(mb, mr, n, k, sm_count, clusters, with_workspace, d_fp32, &cycles);
   if (mr == mb) return best;
-  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count, clusters, with_workspace);
+  const Sm90GemmConfig top = choose_for_rows(mb, mb, n, k, sm_count, clusters, with_workspace, d_fp32);
   // The bucket top's split-K grid is sized for its own tiles: it serves these rows (fewer tiles)
   // with idle split groups, as modelled here.
   const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count,

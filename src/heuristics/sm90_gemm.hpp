@@ -25,28 +25,32 @@ struct Sm90GemmConfig {
   int threads = 384;
   bool b_evict_first = false; // B's TMA loads are the L2's first victims (sm90_gemm_b_evict_first)
   bool pad_turns = false;     // dense one-wave 128-row tiles: K loops on padded whole ring turns
+  bool d_fp32 = false;        // D is fp32 (twice the D staging bytes), else bf16
   nlohmann::json to_json() const;
 };
 
-// Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh).
+// Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh). The layout's
+// take D's element bytes last (d_bytes: 2 for bf16, the grouped kernels' only output, 4 for fp32).
 int sm90_gemm_threads(int block_m);
 // The base layout (one D staging buffer per math warpgroup, no store-warp barriers).
-int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1);
+int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1, int d_bytes = 2);
 // The dense kernel's: plus the store warps' and the B-scale loader's barriers and `bufs` D staging
 // buffers per math warpgroup (the grouped kernels then add their grouping tables). Both take one
 // buffer per 64-row wave where it fits (sm90_gemm_d_buffers), else one.
-int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs);
+int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
+                                    int d_bytes = 2);
 // `after`: bytes placed after the layout (the grouped kernels' grouping tables).
-int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after = 0);
+int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after = 0,
+                        int d_bytes = 2);
 // That layout with `bufs` D buffers of `rows` rows (64, or 32 for half-wave staging) per math
 // warpgroup (sm90_1d2d::staged_layout_size).
 int sm90_gemm_staged_layout_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
-                                  int rows);
+                                  int rows, int d_bytes = 2);
 // The dense kernel's shared memory: its D staging as sm90_gemm_d_box_rows and d_buffers say.
-int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits);
+int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes = 2);
 // Rows of one D staging buffer (the D tensor map's box): 64, or 32 for half-wave staging where not
 // even one whole buffer fits beside the ring (two math warpgroups, no split-K through DSMEM).
-int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits);
+int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes = 2);
 // Whether two-wave tiles (BLOCK_M 256) without split-K take whole turns of a ring of `stages` over
 // k_blocks K blocks (sm90_1d2d::ring_aligned): their stages are then compile-time constants.
 bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages);
@@ -96,8 +100,11 @@ inline constexpr int kSm90SplitWsMaxTileArea = 128 * 128;
 
 // Throws Error(unsupported) when no configuration fits (K too large for shared memory).
 // with_workspace: the caller gives a split-K workspace, so splits through it are candidates.
+// d_fp32: D is fp32 (its staging takes twice the bytes: the ring depths follow, with half-wave
+// staging where whole waves would leave 3 stages; the tiles are ranked as for bf16, checked on the
+// seven M 4096 anchors only, tools/bench/results/2026-11-30i-f32-output-h200.md).
 Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int64_t k,
                                        int sm_count, const ClusterCapacity& clusters = {},
-                                       bool with_workspace = false);
+                                       bool with_workspace = false, bool d_fp32 = false);
 
 }  // namespace jitfp8::detail

@@ -90,8 +90,8 @@ void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::in
                          static_cast<std::uint64_t>(sfa_inner) * 4,
                          static_cast<std::uint32_t>(c.block_m), 1, CU_TENSOR_MAP_SWIZZLE_NONE},
                         "a_scales"),
-      encode_tensor_map(bf16_d_store_map(d, a_rows, n, n, sm90_gemm_epilogue_n(c.block_m, c.block_n, 1), d_box_rows),
-                        "d")};
+      encode_tensor_map(
+          d_store_map_1d2d(d, false, a_rows, n, n, sm90_gemm_epilogue_n(c.block_m, c.block_n, 1), d_box_rows), "d")};
   std::uint32_t m32 = static_cast<std::uint32_t>(m_param);
   void* d_ptr = d;
   const float* sfb = b_scales;

@@ -27,19 +27,22 @@ struct Strides {
 
 // Every rule of gemm.hpp, before anything is compiled, launched or written.
 Strides validate(const GemmFp8Args& a) {
-  if (a.d_dtype != DType::bf16)
-    fail_argument(kFunction, "d_dtype", std::string(dtype_name(a.d_dtype)),
-                  "must be bf16 (fp32 output is the weight-gradient GEMM's)");
+  if (a.d_dtype != DType::bf16 && a.d_dtype != DType::f32)
+    fail_argument(kFunction, "d_dtype", std::string(dtype_name(a.d_dtype)), "must be bf16 or f32");
+  const auto d_bytes = static_cast<std::int64_t>(dtype_size(a.d_dtype));
+  const std::int64_t n_multiple = 16 / d_bytes;  // D's rows 16-byte strided
   require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
-  require(a.n >= 8 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [8, 2^31)");
-  require(a.n % 8 == 0, kFunction, "n", a.n,
-          "must be a multiple of 8 (bf16 rows of D must be 16-byte strided for TMA)");
+  require(a.n >= n_multiple && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [{}, 2^31) with a {} D",
+          n_multiple, dtype_name(a.d_dtype));
+  require(a.n % n_multiple == 0, kFunction, "n", a.n,
+          "must be a multiple of {} ({} rows of D must be 16-byte strided for TMA)", n_multiple,
+          dtype_name(a.d_dtype));
   require(a.k >= 16 && a.k <= kInt32Max, kFunction, "k", a.k, "must be in [16, 2^31)");
   require(a.k % 16 == 0, kFunction, "k", a.k,
           "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
   const Strides s{require_row_stride(kFunction, "lda", a.lda, a.k, "k", 1),
                   require_row_stride(kFunction, "ldb", a.ldb, a.k, "k", 1),
-                  require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", 2)};
+                  require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", d_bytes)};
   require_aligned(a.a, 16, kFunction, "a");
   require_aligned(a.b, 16, kFunction, "b");
   require_aligned(a.d, 16, kFunction, "d");
@@ -51,7 +54,7 @@ Strides validate(const GemmFp8Args& a) {
           "must be >= Scales1x128Layout{{m = {}, k = {}}}.numel() = {}", a.m, a.k, sa.numel());
   require(a.b_scales_capacity >= sb.numel(), kFunction, "b_scales_capacity", a.b_scales_capacity,
           "must be >= Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", a.n, a.k, sb.numel());
-  const NamedExtent d{"d", a.d, rows_extent(a.d, a.m, a.n, s.ldd, 2)};
+  const NamedExtent d{"d", a.d, rows_extent(a.d, a.m, a.n, s.ldd, d_bytes)};
   const NamedExtent data_a{"a", a.a, rows_extent(a.a, a.m, a.k, s.lda, 1)};
   const NamedExtent data_b{"b", a.b, rows_extent(a.b, a.n, a.k, s.ldb, 1)};
   const NamedExtent scales_a{"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)};
@@ -81,7 +84,8 @@ void validate_workspace_size(const GemmFp8Args& a, int sm_count) {
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int32_t with_workspace = 0;
+  std::int16_t with_workspace = 0;
+  std::int16_t d_fp32 = 0;
   std::int64_t m_key = 0, n = 0, k = 0;
 };
 static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
@@ -112,7 +116,8 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
                         c.multicast_on_a ? "true" : "false",
                         std::to_string(c.splits),   std::to_string(c.num_sms),  std::to_string(c.group_n),
                         std::to_string(c.smem_bytes), c.b_evict_first ? "true" : "false",
-                        c.pad_turns ? "true" : "false", c.splits_via_workspace ? "true" : "false"};
+                        c.pad_turns ? "true" : "false", c.splits_via_workspace ? "true" : "false",
+                        c.d_fp32 ? "true" : "false"};
   spec.arch = arch;
   spec.dynamic_smem_bytes = c.smem_bytes;
   spec.config = c.to_json();
@@ -126,15 +131,19 @@ ClusterCapacity cluster_capacity_of(const DeviceContext& device) {
 }
 
 Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         const DeviceContext& device, bool with_workspace) {
+                                         const DeviceContext& device, bool with_workspace, bool d_fp32) {
   return choose_sm90_gemm_config(sm90_gemm_m_key(m), n, k, device.sm_count, cluster_capacity_of(device),
-                                 with_workspace);
+                                 with_workspace, d_fp32);
 }
 
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
                                               const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0)
     throw Error(ErrorCode::manifest_error, "gemm_fp8_nt: needs n and k");
+  if (op.d_dtype != "bf16" && op.d_dtype != "f32")
+    throw Error(ErrorCode::manifest_error,
+                fmt::format("gemm_fp8_nt: d_dtype \"{}\" must be \"bf16\" or \"f32\"", op.d_dtype));
+  const bool d_fp32 = op.d_dtype == "f32";
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const std::int64_t last = sm90_gemm_m_key(std::max(op.m_max, op.m_min));
@@ -142,8 +151,8 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
   for (std::int64_t m = sm90_gemm_m_key(op.m_min); m <= last; m += 64)
     for (bool with_workspace : {false, true}) {
       KernelSpec spec = gemm_fp8_nt_spec(
-          op.n, op.k, choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters, with_workspace),
-          arch);
+          op.n, op.k,
+          choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters, with_workspace, d_fp32), arch);
       if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
     }
   return specs;
@@ -172,10 +181,11 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
       encode_tensor_map(a_maps.data, "a"),
       encode_tensor_map(b_map, "b"),
       encode_tensor_map(a_maps.scales, "a_scales"),
-      encode_tensor_map(bf16_d_store_map(args.d, args.m, args.n, strides.ldd,
+      encode_tensor_map(d_store_map_1d2d(args.d, c.d_fp32, args.m, args.n, strides.ldd,
                                          sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits),
                                          static_cast<std::uint32_t>(sm90_gemm_d_box_rows(
-                                             c.block_m, c.block_n, args.k, c.stages, sm90_gemm_dsmem_splits(c)))),
+                                             c.block_m, c.block_n, args.k, c.stages, sm90_gemm_dsmem_splits(c),
+                                             c.d_fp32 ? 4 : 2))),
                         "d")};
   const TailMaps tail =
       encode_m_tail_maps(a_maps.data, a_maps.scales, static_cast<std::uint32_t>(args.m % c.block_m), maps[0],
@@ -208,6 +218,10 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("{} config {}: threads must be {} for block_m {}", kFunction, config.to_json().dump(),
                             sm90_gemm_threads(config.block_m), config.block_m));
+  if (config.d_fp32 != (args.d_dtype == DType::f32))
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{} config {}: d_dtype must be the args' ({})", kFunction, config.to_json().dump(),
+                            dtype_name(args.d_dtype)));
   if (config.pad_turns && (config.block_m != 128 || 128 % config.block_n != 0 || config.splits != 1))
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("{} config {}: pad_turns needs block_m 128, block_n dividing 128 and no split-K",
@@ -247,13 +261,15 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   PlanKey key{};
   key.device = device.device;
   key.with_workspace = args.workspace != nullptr ? 1 : 0;
+  key.d_fp32 = args.d_dtype == DType::f32 ? 1 : 0;
   key.m_key = sm90_gemm_m_key(args.m);
   key.n = args.n;
   key.k = args.k;
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, device, key.with_workspace != 0);
+    made.config =
+        gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, device, key.with_workspace != 0, key.d_fp32 != 0);
     made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
                                                               device.arch));
     return made;

@@ -26,10 +26,11 @@ ClusterCapacity cluster_capacity_of(const DeviceContext& device);
 // The configuration gemm_fp8_nt chooses on `device` (its current context) for these M, N, K: what
 // the dispatch plans with, for tools that report or time the pick.
 Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         const DeviceContext& device, bool with_workspace = false);
+                                         const DeviceContext& device, bool with_workspace = false,
+                                         bool d_fp32 = false);
 
-// Op family "gemm_fp8_nt": n, k and the m range of the manifest operation; one kernel per
-// distinct configuration over the M buckets of the range.
+// Op family "gemm_fp8_nt": n, k, d_dtype and the m range of the manifest operation; one kernel
+// per distinct configuration over the M buckets of the range.
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
                                               const TargetDevice& target);
 

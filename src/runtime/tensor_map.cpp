@@ -32,14 +32,22 @@ TensorMap2d fp8_k_major_map(const void* data, std::int64_t rows, std::int64_t k,
           static_cast<std::uint64_t>(ld), 128, box_rows, CU_TENSOR_MAP_SWIZZLE_128B};
 }
 
-TensorMap2d bf16_d_store_map(void* d, std::int64_t rows, std::int64_t n, std::int64_t ld, int epi_n,
+TensorMap2d d_store_map_1d2d(void* d, bool fp32, std::int64_t rows, std::int64_t n, std::int64_t ld, int epi_n,
                              std::uint32_t box_rows) {
-  const std::uint32_t swizzle_bytes = epi_n % 64 == 0 ? 128 : epi_n % 32 == 0 ? 64 : 32;
+  const int bytes = fp32 ? 4 : 2;
+  const int row_bytes = epi_n * bytes;
+  const std::uint32_t swizzle_bytes = row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : 32;
   const CUtensorMapSwizzle swizzle = swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                      : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                            : CU_TENSOR_MAP_SWIZZLE_32B;
-  return {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(rows),
-          static_cast<std::uint64_t>(ld) * 2, swizzle_bytes / 2, box_rows, swizzle};
+  return {fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+          d,
+          static_cast<std::uint64_t>(n),
+          static_cast<std::uint64_t>(rows),
+          static_cast<std::uint64_t>(ld) * bytes,
+          swizzle_bytes / bytes,
+          box_rows,
+          swizzle};
 }
 
 Fp8OperandMaps fp8_1x128_operand_maps(const void* data, const float* scales, std::int64_t rows, std::int64_t k,

@@ -30,12 +30,12 @@ CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what);
 TensorMap2d fp8_k_major_map(const void* data, std::int64_t rows, std::int64_t k, std::int64_t ld,
                             std::uint32_t box_rows);
 
-// The bf16 output map the 1D2D kernels (dense and M-grouped) store D through, `rows` x n elements
-// with a row stride of `ld` elements: each TMA store covers box_rows rows (64, a wave; 32 for
-// half-wave staging) and one epilogue column slice of epi_n columns, in boxes as
-// wide as the widest swizzle (128, 64 or 32 bytes) dividing a slice row (sm90_1d2d::d_swizzle_mode,
-// d_box_n, dense_d_stage_rows in templates/sm90/gemm_fp8_1d2d.cuh).
-TensorMap2d bf16_d_store_map(void* d, std::int64_t rows, std::int64_t n, std::int64_t ld, int epi_n,
+// The output map the 1D2D kernels (dense and M-grouped) store D through, bf16 (or fp32: the
+// dense kernel's other output), `rows` x n elements with a row stride of `ld` elements: each TMA
+// store covers box_rows rows (64, a wave; 32 for half-wave staging) and one epilogue column slice
+// of epi_n columns, in boxes as wide as the widest swizzle (128, 64 or 32 bytes) dividing a slice
+// row (sm90_1d2d::d_swizzle_mode, d_box_n, dense_d_stage_rows in templates/sm90/gemm_fp8_1d2d.cuh).
+TensorMap2d d_store_map_1d2d(void* d, bool fp32, std::int64_t rows, std::int64_t n, std::int64_t ld, int epi_n,
                              std::uint32_t box_rows = 64);
 
 // The maps of a K-major e4m3 GEMM operand of `rows` x k bytes (row stride `ld` bytes), boxes of

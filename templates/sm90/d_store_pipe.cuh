@@ -1,8 +1,8 @@
-// Hand-off of bf16 D tiles from a math warpgroup to its store warp (sm90 1D2D GEMMs, dense and
-// grouped). The math warpgroup converts a 64-row wave of its fp32 results into a swizzled smem
-// buffer (stmatrix) and goes on with its next wave or tile; the store warp, a warp of the
-// producer warpgroup that would otherwise idle, issues the TMA stores and frees the buffer once
-// the TMA has read it. So the math warps never wait for a store, and with one buffer per wave
+// Hand-off of D tiles (bf16, or fp32 in the dense kernel) from a math warpgroup to its store warp
+// (sm90 1D2D GEMMs, dense and grouped). The math warpgroup converts a 64-row wave of its fp32
+// results into a swizzled smem buffer (stmatrix, or 8-byte stores for fp32) and goes on with its
+// next wave or tile; the store warp, a warp of the producer warpgroup that would otherwise idle,
+// issues the TMA stores and frees the buffer once the TMA has read it. So the math warps never wait for a store, and with one buffer per wave
 // (kBufs = waves, where shared memory allows) not even for the previous wave's. Storing straight
 // from the fragments instead (4-byte st.global, no buffers, a ring stage more) measured up to 40%
 // slower on the M-grouped kernels (H100, tools/bench/results/2026-11-26f-grouped-stores-and-pairs-h100.md).
@@ -18,6 +18,7 @@
 
 #include "common/mbarrier.cuh"
 #include "common/ptx.cuh"
+#include "common/smem_vec.cuh"
 #include "common/stmatrix.cuh"
 #include "common/tma.cuh"
 
@@ -77,6 +78,28 @@ __device__ __forceinline__ void stage_chunk_bf16(u8* chunk_smem, const float* f,
     stmatrix_x4(smem_u32(chunk_smem) + offset, pack_bf16x2(f[4 * g], f[4 * g + 1]),
                 pack_bf16x2(f[4 * g + 2], f[4 * g + 3]), pack_bf16x2(f[4 * g + 4], f[4 * g + 5]),
                 pack_bf16x2(f[4 * g + 6], f[4 * g + 7]));
+  }
+}
+
+// The same chunk as fp32 (kBoxN = kSwizzle / 4 columns per box): each thread's two fragment
+// floats of a row as one 8-byte store, a quarter-warp writing 32 contiguous bytes of a row, which
+// the swizzle spreads over distinct banks (stmatrix moves 16-bit elements only). The swizzled
+// offset of group 0 is computed once: a group's column bytes within its box (a multiple of 32
+// below kSwizzle <= 128) share no bit with that offset's linear form and leave bits 7 and up,
+// which the swizzle reads, alone; so the group's offset is group 0's XOR its column bytes.
+// Swizzling each address anew kept 32 of them live across the tile loop and spilled (256 x 128).
+template <u32 kGroups, u32 kBoxN, u32 kSwizzle, u32 kBoxM = 64>
+__device__ __forceinline__ void stage_chunk_f32(u8* chunk_smem, const float* f, u32 warp_in_box, u32 lane) {
+  const u32 row = warp_in_box * 16 + lane / 4;
+  const u32 base = smem_u32(chunk_smem);
+  const u32 top = tma_swizzle<kSwizzle>(row * kSwizzle + (lane % 4) * 8);  // rows row and row + 8
+  const u32 bottom = tma_swizzle<kSwizzle>((row + 8) * kSwizzle + (lane % 4) * 8);
+#pragma unroll
+  for (u32 g = 0; g < kGroups; ++g) {
+    constexpr u32 kBoxBytes = kBoxM * kSwizzle;
+    const u32 box = (g * 8 / kBoxN) * kBoxBytes, col_bytes = (g * 8 % kBoxN) * 4;
+    st_shared_f32x2(base + (top ^ col_bytes) + box, f[4 * g], f[4 * g + 1]);
+    st_shared_f32x2(base + (bottom ^ col_bytes) + box, f[4 * g + 2], f[4 * g + 3]);
   }
 }
 

@@ -1,4 +1,4 @@
-// Dense FP8 GEMM for sm_90a, "1D2D" scaling:  D (M, N) bf16 = A (M, K) . B (N, K)^T
+// Dense FP8 GEMM for sm_90a, "1D2D" scaling:  D (M, N) bf16 or fp32 = A (M, K) . B (N, K)^T
 //   A, B: e4m3, K-major. A scaled per 1x128 tile along K (sa), B per 128x128 block (sb):
 //   D[m, n] = sum_kb sa[m, kb] * sb[n / 128, kb] * sum_{k in kb} A[m, k] * B[n, k]
 // Each 128-wide K block is accumulated by 4 wgmma k32 steps into a fresh fp32 register tile,
@@ -7,7 +7,8 @@
 //
 // ---------------------------------------------------------------------------------------------
 // Template parameters (compile-time)
-//   N, K          problem N and K (the weight's shape). N % 8 == 0 (D row stride), K % 16 == 0.
+//   N, K          problem N and K (the weight's shape). D rows 16-byte strided (N % 8 == 0 for
+//                 bf16, N % 4 == 0 for fp32), K % 16 == 0.
 //   BLOCK_M       64 (1 math warpgroup), 128 (2 math warpgroups x 64 rows) or 256 (2 x 128 rows).
 //   BLOCK_N       multiple of 16, 16..192 (need not divide 128: a tile then straddles 2 or 3
 //                 B-scale blocks, chosen per 8-column group). Registers: the fp32 accumulators take
@@ -53,6 +54,9 @@
 //   kSplitsViaWorkspace  split-K (kNumSplits 2..16, kNumMulticast 1) whose CTAs meet through the
 //                 workspace: no cluster, no receive buffer, one tile per split group (the kernel
 //                 traps on a second), all CTAs resident at once (a cooperative launch).
+//   kDFp32        D is fp32 instead of bf16: the same epilogue with 4-byte elements (st.shared
+//                 pairs instead of stmatrix), twice the D staging bytes (a ring stage less where
+//                 that crosses the shared-memory limit).
 //
 // Kernel parameters (in order)
 //   u32 M                       rows of A and D (run time, >= 1: with M == 0 do not launch,
@@ -71,7 +75,7 @@
 //   kSplitsViaWorkspace; block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
 //   cluster (max(kNumMulticast, kNumSplits), 1, 1) (no cluster attribute needed when 1; none with
 //   kSplitsViaWorkspace); dynamic shared memory dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages,
-//   kSplitsViaWorkspace ? 1 : kNumSplits) bytes, with
+//   kSplitsViaWorkspace ? 1 : kNumSplits, d_bytes) bytes, with
 //   cudaFuncAttributeMaxDynamicSharedMemorySize / CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 //   raised to it. The functions in namespace sm90_1d2d are constexpr: mirror them on the host.
 //
@@ -83,10 +87,11 @@
 //            box {BLOCK_M, 1}, SWIZZLE_NONE  (scale(m, kb) at kb * align(M, 4) + m)
 //   tmap_a_tail, tmap_sfa_tail: as tmap_a and tmap_sfa, box heights M % BLOCK_M and
 //            align(M % BLOCK_M, 4) (when M % BLOCK_M != 0)
-//   tmap_d   BFLOAT16, dims {N, M}, stride {ldd * 2} (ldd >= N, usually N),
-//            box {d_box_n(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)),
-//                 dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits)} (64, or 32),
-//            swizzle d_swizzle_mode(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits)) bytes:
+//   tmap_d   BFLOAT16 (FLOAT32 with kDFp32: d_bytes 4, else 2), dims {N, M}, stride {ldd * d_bytes}
+//            (ldd >= N, usually N),
+//            box {d_box_n(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits), d_bytes),
+//                 dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, d_bytes)} (64, or 32),
+//            swizzle d_swizzle_mode(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits), d_bytes) bytes:
 //            128 -> SWIZZLE_128B, 64 -> SWIZZLE_64B, 32 -> SWIZZLE_32B
 // N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores (M: the tail maps).
 // Global bases 16-byte aligned (cudaMalloc is); sfb 4-byte aligned.
@@ -139,12 +144,14 @@ __host__ __device__ constexpr u32 owned_chunks(u32 block_m, u32 splits) {
 __host__ __device__ constexpr u32 epi_block_n(u32 block_m, u32 block_n, u32 splits) {
   return block_n / num_col_parts(block_m, splits);
 }
-// Swizzle of the bf16 D staging tile / TMA store: the widest of 128/64/32 bytes dividing a row
-// (of the epilogue's column slice: pass epi_block_n).
-__host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n) {
-  return block_n % 64 == 0 ? 128 : block_n % 32 == 0 ? 64 : 32;
+// Swizzle of the D staging tile / TMA store: the widest of 128/64/32 bytes dividing a row (of the
+// epilogue's column slice: pass epi_block_n) of d_bytes-byte elements (2: bf16, 4: fp32).
+__host__ __device__ constexpr u32 d_swizzle_mode(u32 block_n, u32 d_bytes = 2) {
+  return block_n * d_bytes % 128 == 0 ? 128 : block_n * d_bytes % 64 == 0 ? 64 : 32;
 }
-__host__ __device__ constexpr u32 d_box_n(u32 block_n) { return d_swizzle_mode(block_n) / 2; }
+__host__ __device__ constexpr u32 d_box_n(u32 block_n, u32 d_bytes = 2) {
+  return d_swizzle_mode(block_n, d_bytes) / d_bytes;
+}
 // Whether CTA `split` of a split-K cluster owns (stores) any of the `parts` column parts that
 // follow chunk `first_chunk` (always, without split-K).
 __host__ __device__ constexpr bool owns_any_part(u32 first_chunk, u32 parts, u32 splits, u32 split) {
@@ -169,11 +176,13 @@ __host__ __device__ constexpr u32 splitk_barriers(u32 block_m, u32 splits) {
   return splits > 1 ? owned_chunks(block_m, splits) + num_math_wgs(block_m) : 0;
 }
 // Base dynamic shared memory (dense_smem_size_with below adds to it):
-//   [D staging: 64 x BLOCK_N bf16 per math warpgroup | A stages | B stages |
-//    split-K receive buffer | A-scale stages | B scales: 2 tiles per math warpgroup |
-//    full + empty mbarriers | split-K mbarriers]
-__host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits = 1) {
-  return num_math_wgs(block_m) * 64 * block_n * 2 + stages * stage_bytes(block_m, block_n) +
+//   [D staging: 64 x BLOCK_N elements of d_bytes (bf16: 2, fp32: 4) per math warpgroup |
+//    A stages | B stages | split-K receive buffer | A-scale stages |
+//    B scales: 2 tiles per math warpgroup | full + empty mbarriers | split-K mbarriers]
+// Every function of the layout below takes d_bytes last (2 where left out: the grouped kernel).
+__host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits = 1,
+                                            u32 d_bytes = 2) {
+  return num_math_wgs(block_m) * 64 * block_n * d_bytes + stages * stage_bytes(block_m, block_n) +
          splitk_recv_bytes(block_m, block_n, splits) +
          num_math_wgs(block_m) * 2 * num_sfb_per_tile(block_n) * ((k + 127) / 128) * 4 + stages * 2 * 8 +
          splitk_barriers(block_m, splits) * 8;
@@ -184,16 +193,19 @@ __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32
 // two B-scale tiles (the loader warp of the dense and the grouped kernel fills the first two
 // B-scale tiles of the region). The grouped kernel puts its grouping tables after all of it.
 __host__ __device__ constexpr u32 dense_smem_size_with(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
-                                                       u32 bufs) {
-  return smem_size(block_m, block_n, k, stages, splits) + num_math_wgs(block_m) * (bufs - 1) * 64 * block_n * 2 +
+                                                       u32 bufs, u32 d_bytes = 2) {
+  return smem_size(block_m, block_n, k, stages, splits, d_bytes) +
+         num_math_wgs(block_m) * (bufs - 1) * 64 * block_n * d_bytes +
          num_math_wgs(block_m) * bufs * 2 * 8 + 2 * 2 * 8;
 }
 // One buffer per 64-row wave where shared memory allows (then a warpgroup never waits for a TMA
 // store inside a tile), else one. `after`: bytes placed after the layout (the grouped kernel's
 // grouping tables).
-__host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits, u32 after = 0) {
+__host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits, u32 after = 0,
+                                            u32 d_bytes = 2) {
   return num_waves(block_m) > 1 &&
-                 dense_smem_size_with(block_m, block_n, k, stages, splits, num_waves(block_m)) + after <= 232448
+                 dense_smem_size_with(block_m, block_n, k, stages, splits, num_waves(block_m), d_bytes) + after <=
+                     232448
              ? num_waves(block_m)
              : 1;
 }
@@ -201,27 +213,32 @@ __host__ __device__ constexpr u32 d_buffers(u32 block_m, u32 block_n, u32 k, u32
 // for half-wave staging (two hand-overs per wave, each waiting until the store warp's TMA has
 // read the one before).
 __host__ __device__ constexpr u32 staged_layout_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
-                                                     u32 bufs, u32 rows) {
-  return dense_smem_size_with(block_m, block_n, k, stages, splits, bufs) -
-         num_math_wgs(block_m) * bufs * (64 - rows) * block_n * 2;
+                                                     u32 bufs, u32 rows, u32 d_bytes = 2) {
+  return dense_smem_size_with(block_m, block_n, k, stages, splits, bufs, d_bytes) -
+         num_math_wgs(block_m) * bufs * (64 - rows) * block_n * d_bytes;
 }
 // The dense kernel stages D half a wave at a time where not even one whole buffer fits beside
 // the ring (two math warpgroups, no split-K through DSMEM): the heuristic takes that for a stage
 // more on 128 x 128 (6 stages) and 256 x 128 (4) only (sm90_gemm.cpp, half_wave_d_pays,
 // split_ws_half_wave_pays).
-__host__ __device__ constexpr u32 dense_d_stage_rows(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
+__host__ __device__ constexpr u32 dense_d_stage_rows(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
+                                                     u32 d_bytes = 2) {
   return num_math_wgs(block_m) == 2 && splits == 1 &&
-                 dense_smem_size_with(block_m, block_n, k, stages, splits, 1) > 232448
+                 dense_smem_size_with(block_m, block_n, k, stages, splits, 1, d_bytes) > 232448
              ? 32
              : 64;
 }
-__host__ __device__ constexpr u32 dense_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
-  return dense_d_stage_rows(block_m, block_n, k, stages, splits) < 64 ? 1
-                                                                       : d_buffers(block_m, block_n, k, stages, splits);
+__host__ __device__ constexpr u32 dense_d_buffers(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
+                                                  u32 d_bytes = 2) {
+  return dense_d_stage_rows(block_m, block_n, k, stages, splits, d_bytes) < 64
+             ? 1
+             : d_buffers(block_m, block_n, k, stages, splits, 0, d_bytes);
 }
-__host__ __device__ constexpr u32 dense_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits) {
-  return staged_layout_size(block_m, block_n, k, stages, splits, dense_d_buffers(block_m, block_n, k, stages, splits),
-                            dense_d_stage_rows(block_m, block_n, k, stages, splits));
+__host__ __device__ constexpr u32 dense_smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits,
+                                                  u32 d_bytes = 2) {
+  return staged_layout_size(block_m, block_n, k, stages, splits,
+                            dense_d_buffers(block_m, block_n, k, stages, splits, d_bytes),
+                            dense_d_stage_rows(block_m, block_n, k, stages, splits, d_bytes), d_bytes);
 }
 
 // K blocks [begin, end) of split-K slice `split` of kSplits over kKBlocks: the last
@@ -334,7 +351,7 @@ __device__ __forceinline__ void store_wave(const TensorMapParam& tmap_d, const u
 
 template <u32 N, u32 K, u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumMulticast, bool kMulticastOnA,
           u32 kNumSplits, u32 kNumSMs, u32 kGroupN, u32 kSmemBytes, bool kBEvictFirst, bool kPadTurns,
-          bool kSplitsViaWorkspace>
+          bool kSplitsViaWorkspace, bool kDFp32>
 __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     sm90_fp8_gemm_1d2d_kernel(u32 M, u8* workspace, const float* sfb, const __grid_constant__ TensorMapParam tmap_a,
                               const __grid_constant__ TensorMapParam tmap_b,
@@ -368,9 +385,11 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kEpiN = epi_block_n(BLOCK_M, BLOCK_N, kNumSplits);  // columns of one chunk
   constexpr u32 kEpiGroups = kEpiN / 8;
   constexpr u32 kChunkFloats = kNumAccum / kParts;                 // per thread
-  constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN);
-  constexpr u32 kBoxN = d_box_n(kEpiN);
-  constexpr u32 kBoxM = dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits);  // rows per D buffer
+  constexpr u32 kDBytes = kDFp32 ? 4 : 2;  // D's element: fp32 or bf16
+  constexpr u32 kSwizzleD = d_swizzle_mode(kEpiN, kDBytes);
+  constexpr u32 kBoxN = d_box_n(kEpiN, kDBytes);
+  // Rows per D buffer.
+  constexpr u32 kBoxM = dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits, kDBytes);
   constexpr u32 kDHalves = 64 / kBoxM;                // hand-overs per wave
   constexpr u32 kWarpsPerStage = kBoxM / 16;          // the warps whose fragment rows one hand-over holds
   constexpr u32 kStageBytes = stage_bytes(BLOCK_M, BLOCK_N);
@@ -384,7 +403,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
   static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 256, "BLOCK_M");
   static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 16 && BLOCK_N <= 256, "BLOCK_N");
-  static_assert(N % 8 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
+  static_assert(N * kDBytes % 16 == 0 && K % 16 == 0, "TMA strides must be multiples of 16 bytes");
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "kNumMulticast");
   static_assert(kNumSplits >= 1 && kNumSplits <= (kSplitsViaWorkspace ? 16 : 8),
                 "kNumSplits: a portable cluster, or 16 through the workspace");
@@ -397,11 +416,11 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // accum + final_accum live in registers: beyond 192 floats ptxas spills (seen for BN 208/224
   // with 1 wave and BN 144 with 2 waves).
   static_assert((kWaves + 1) * kNumAccum <= 192, "tile too large for the register file");
-  constexpr u32 kDBufs = dense_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits);
+  constexpr u32 kDBufs = dense_d_buffers(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits, kDBytes);
   static_assert(kBoxM == 64 || (kNumMathWGs == 2 && kDsmemSplits == 1),
                 "half-wave D staging: store warps, no DSMEM split-K");
-  constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part, bf16
-  using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * 2, 1>;  // lane 0 of the store warp stores
+  constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kBoxM * kSwizzleD);  // one column part
+  using DPipe = DStorePipe<kDBufs, kBoxM * BLOCK_N * kDBytes, 1>;  // lane 0 of the store warp stores
   // The producer warpgroup's helper warps (a store warp per math warpgroup, the B-scale loader)
   // serve two math warpgroups, which walk many tiles (large M). One warpgroup (BLOCK_M 64: small
   // M, a tile or two per CTA) has no next tile to overlap with, and either helper measured slower
@@ -413,14 +432,14 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   static_assert(!kPadTurns || (BLOCK_M == 128 && kNumSfb == 1 && kNumSplits == 1),
                 "kPadTurns: one-wave 128-row tiles in one B-scale block, no split-K");
   constexpr bool kRingAligned = kPadTurns || ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits);
-  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits) <= 232448, "shared memory");
-  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits) == kSmemBytes,
+  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits, kDBytes) <= 232448, "shared memory");
+  static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits, kDBytes) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");
 
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
   u8* smem_d = smem;
-  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kBoxM * BLOCK_N * 2;
+  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kBoxM * BLOCK_N * kDBytes;
   u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
   u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
   float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kDsmemSplits));
@@ -627,8 +646,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         splitk_exchange<kParts, kNumSplits>(final_accum, smem_recv, recv_full, all_consumed, wg, wg_thread, split,
                                             tile_count);
 
-      // -- epilogue, per 64-row wave with an owned chunk: bf16 -> swizzled smem (stmatrix) -> the
-      //    store warp, which issues the TMA stores (or the warpgroup's thread 0, see kHelperWarps).
+      // -- epilogue, per 64-row wave with an owned chunk: bf16 (stmatrix) or fp32 -> swizzled smem
+      //    -> the store warp, which issues the TMA stores (or the warpgroup's thread 0, see
+      //    kHelperWarps).
 #pragma unroll
       for (u32 v = 0; v < kWaves; ++v) {
         if (!owns_any_part((wg * kWaves + v) * kParts, kParts, kNumSplits, split)) continue;
@@ -645,10 +665,14 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 #pragma unroll
           for (u32 part = 0; part < kParts; ++part) {
             if (((wg * kWaves + v) * kParts + part) % kNumSplits != split) continue;
-            if (kDHalves == 1 || warp_in_wg / kWarpsPerStage == h)  // the warps whose rows this hand-over holds
-              stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kBoxM>(pipe.buffer() + part * kChunkStageBytes,
-                                                                   final_accum[v] + part * kChunkFloats,
-                                                                   warp_in_wg % kWarpsPerStage, lane);
+            if (kDHalves == 1 || warp_in_wg / kWarpsPerStage == h) {  // the warps whose rows this hand-over holds
+              u8* chunk_smem = pipe.buffer() + part * kChunkStageBytes;
+              const float* f = final_accum[v] + part * kChunkFloats;
+              if constexpr (kDFp32)
+                stage_chunk_f32<kEpiGroups, kBoxN, kSwizzleD, kBoxM>(chunk_smem, f, warp_in_wg % kWarpsPerStage, lane);
+              else
+                stage_chunk_bf16<kEpiGroups, kBoxN, kSwizzleD, kBoxM>(chunk_smem, f, warp_in_wg % kWarpsPerStage, lane);
+            }
           }
           if constexpr (kHelperWarps) {
             pipe.hand_over();

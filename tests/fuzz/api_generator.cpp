@@ -267,12 +267,14 @@ QuantizeMxfp8Args ArgGenerator::mxfp8() {
 
 GemmFp8Args ArgGenerator::gemm() {
   GemmFp8Args a;
+  a.d_dtype = pick(0, 1) ? DType::f32 : DType::bf16;
+  const std::int64_t d_multiple = a.d_dtype == DType::f32 ? 4 : 8;  // 16-byte rows of D
   a.m = pick(0, 15) == 0 ? 0 : log_uniform(1, 65536);
-  a.n = 8 * log_uniform(1, 4096);
+  a.n = d_multiple * log_uniform(1, 4096);
   a.k = 16 * log_uniform(1, 2048);
   a.lda = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.ldb = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
-  a.ldd = pick(0, 3) == 0 ? a.n + 8 * pick(0, 64) : 0;
+  a.ldd = pick(0, 3) == 0 ? a.n + d_multiple * pick(0, 64) : 0;
   a.a = buffer(0);
   a.b = buffer(1);
   a.d = as<void>(buffer(2));

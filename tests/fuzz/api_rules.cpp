@@ -343,9 +343,11 @@ std::set<std::string> mxfp8_violations(const QuantizeMxfp8Args& a) {
 
 std::set<std::string> gemm_violations(const GemmFp8Args& a) {
   std::set<std::string> bad;
-  if (a.d_dtype != DType::bf16) bad.insert("d_dtype");
+  if (a.d_dtype != DType::bf16 && a.d_dtype != DType::f32) bad.insert("d_dtype");
+  // D's rows 16-byte strided: N and ldd multiples of 8 bf16 or 4 f32 elements.
+  const std::int64_t d_bytes = a.d_dtype == DType::f32 ? 4 : 2, d_multiple = 16 / d_bytes;
   const bool m_ok = a.m >= 0 && a.m <= kInt32Max;
-  const bool n_ok = a.n >= 8 && a.n % 8 == 0 && a.n <= kInt32Max;
+  const bool n_ok = a.n >= d_multiple && a.n % d_multiple == 0 && a.n <= kInt32Max;
   const bool k_ok = a.k >= 16 && a.k % 16 == 0 && a.k <= kInt32Max;
   if (!m_ok) bad.insert("m");
   if (!n_ok) bad.insert("n");
@@ -361,14 +363,14 @@ std::set<std::string> gemm_violations(const GemmFp8Args& a) {
                      ldd = a.ldd == 0 ? a.n : a.ldd;
   if (lda < a.k || lda % 16 != 0 || lda > kInt32Max * 16LL) bad.insert("lda");
   if (ldb < a.k || ldb % 16 != 0 || ldb > kInt32Max * 16LL) bad.insert("ldb");
-  if (ldd < a.n || ldd % 8 != 0 || ldd > kInt32Max * 8LL) bad.insert("ldd");
+  if (ldd < a.n || ldd % d_multiple != 0 || ldd > kInt32Max * d_multiple) bad.insert("ldd");
   if (!m_ok || !n_ok || !k_ok) return bad;
   const std::int64_t k_blocks = (a.k + 127) / 128;
   const std::int64_t sa = k_blocks * ((a.m + 3) / 4 * 4), sb = (a.n + 127) / 128 * k_blocks;
   if (a.a_scales_capacity < sa) bad.insert("a_scales_capacity");
   if (a.b_scales_capacity < sb) bad.insert("b_scales_capacity");
   if (bad.count("lda") || bad.count("ldb") || bad.count("ldd")) return bad;
-  const Span d = span(a.d, extent(a.m, a.n, ldd, 2));
+  const Span d = span(a.d, extent(a.m, a.n, ldd, d_bytes));
   const Span inputs[] = {span(a.a, extent(a.m, a.k, lda, 1)), span(a.b, extent(a.n, a.k, ldb, 1)),
                          span(a.a_scales, u128(sa) * 4), span(a.b_scales, u128(sb) * 4)};
   const char* names[] = {"a", "b", "a_scales", "b_scales"};

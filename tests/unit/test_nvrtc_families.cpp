@@ -1,6 +1,9 @@
 // Every kernel family compiles for sm_90a with NVRTC, from the embedded templates alone.
+#include <set>
+
 #include <catch2/catch.hpp>
 
+#include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/nvrtc_compiler.hpp"
@@ -74,4 +77,25 @@ TEST_CASE("quantization families prewarm e5m2 output when the manifest asks", "[
       CHECK(compile_kernel(e5m2[i]).cubin.size() > 0);
     }
   }
+}
+
+TEST_CASE("gemm_fp8_nt prewarms f32-output kernels when the manifest asks", "[nvrtc][f32]") {
+  const Arch arch = Arch::parse("sm_90a");
+  ManifestOp op;
+  op.op = "gemm_fp8_nt";
+  op.m_min = 1, op.m_max = 4096, op.n = 2112, op.k = 7168;
+  const std::vector<KernelSpec> bf16 = find_op_family(op.op)->specs_for(op, arch, 132);
+  op.d_dtype = "f32";
+  const std::vector<KernelSpec> f32 = find_op_family(op.op)->specs_for(op, arch, 132);
+  REQUIRE(!f32.empty());
+  std::set<std::string> bf16_names;
+  for (const KernelSpec& spec : bf16) bf16_names.insert(spec.name_expression());
+  for (const KernelSpec& spec : f32) {
+    INFO(spec.display_name());
+    CHECK(spec.config.at("d_dtype") == "f32");
+    CHECK(!bf16_names.contains(spec.name_expression()));
+  }
+  CHECK(compile_kernel(f32.front()).cubin.size() > 0);
+  op.d_dtype = "e4m3";  // only a parsed manifest is checked for it: the family checks again
+  CHECK_THROWS_AS(find_op_family(op.op)->specs_for(op, arch, 132), Error);
 }

@@ -266,22 +266,31 @@ TEST_CASE("gemm heuristics keep split-K grids within the device's cluster capaci
   CHECK(!(anchor.splits == 3 && anchor.num_sms > 60));
 }
 
-TEST_CASE("every config the gemm heuristics choose on H100 compiles without spills",
-          "[gemm][heuristics][nvrtc]") {
-  const Arch arch = Arch::parse("sm_90a");
+namespace {
+// Compiles each distinct kernel of `specs` once and checks ptxas's report: no spills, no stack, no
+// serialized wgmma (C75: ptxas serialized them or injected waits).
+void check_compile_spill_free(const std::vector<KernelSpec>& specs, const char* what) {
   std::set<std::string> seen;
-  for (const SweepShape& s : sweep()) {
-    if (s.sms != 132) continue;
-    const KernelSpec spec =
-        gemm_fp8_nt_spec(s.n, s.k, choose_sm90_gemm_config(s.m, s.n, s.k, s.sms), arch);
+  for (const KernelSpec& spec : specs) {
     if (!seen.insert(spec.name_expression()).second) continue;
     INFO(spec.display_name());
     const CompileResult result = compile_kernel(spec);
     CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
     CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
-    CHECK(result.log.find("(C75") == std::string::npos);  // ptxas serialized wgmma or injected waits
+    CHECK(result.log.find("(C75") == std::string::npos);
   }
-  std::printf("gemm heuristics: %zu distinct sm_90a kernels compiled\n", seen.size());
+  std::printf("gemm heuristics: %zu distinct sm_90a %s compiled\n", seen.size(), what);
+}
+}  // namespace
+
+TEST_CASE("every config the gemm heuristics choose on H100 compiles without spills",
+          "[gemm][heuristics][nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  std::vector<KernelSpec> specs;
+  for (const SweepShape& s : sweep())
+    if (s.sms == 132)
+      specs.push_back(gemm_fp8_nt_spec(s.n, s.k, choose_sm90_gemm_config(s.m, s.n, s.k, s.sms), arch));
+  check_compile_spill_free(specs, "kernels");
 }
 
 namespace {
@@ -450,7 +459,6 @@ TEST_CASE("gemm heuristics split through a given workspace only with 128 x 128 t
 TEST_CASE("every split count through the workspace and every workspace pick compile without spills",
           "[gemm][heuristics][nvrtc]") {
   const Arch arch = Arch::parse("sm_90a");
-  std::set<std::string> seen;
   std::vector<KernelSpec> specs;
   // Every split count on 128 x 128 tiles (a non-power-of-two count leaves the last CTAs only
   // sending; 16 cuts each warpgroup's tile in 8 chunks of 16 columns).
@@ -466,15 +474,7 @@ TEST_CASE("every split count through the workspace and every workspace pick comp
     const Sm90GemmConfig c = choose_sm90_gemm_config(s.m, s.n, s.k, s.sms, {}, true);
     if (c.splits_via_workspace) specs.push_back(gemm_fp8_nt_spec(s.n, s.k, c, arch));
   }
-  for (const KernelSpec& spec : specs) {
-    if (!seen.insert(spec.name_expression()).second) continue;
-    INFO(spec.display_name());
-    const CompileResult result = compile_kernel(spec);
-    CHECK(result.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
-    CHECK(result.log.find("0 bytes stack frame") != std::string::npos);
-    CHECK(result.log.find("(C75") == std::string::npos);
-  }
-  std::printf("gemm heuristics: %zu distinct sm_90a workspace split-K kernels compiled\n", seen.size());
+  check_compile_spill_free(specs, "workspace split-K kernels");
 }
 
 TEST_CASE("gemm_fp8_nt rejects a bad split-K workspace before launching", "[gemm][validation]") {
@@ -518,5 +518,125 @@ TEST_CASE("gemm_fp8_nt rejects a bad split-K workspace before launching", "[gemm
     FAIL("no error");
   } catch (const Error& e) {
     CHECK_THAT(e.what(), Catch::Contains("num_sms a multiple of splits >= tiles x splits"));
+  }
+}
+
+TEST_CASE("gemm heuristics choose valid configs for an f32 D", "[gemm][heuristics][f32]") {
+  for (const SweepShape& s : sweep())
+    for (bool with_workspace : {false, true}) {
+      const Sm90GemmConfig c = choose_sm90_gemm_config(s.m, s.n, s.k, s.sms, {}, with_workspace, true);
+      INFO("m " << s.m << " n " << s.n << " k " << s.k << " sms " << s.sms << ": " << c.to_json().dump());
+      CHECK(c.d_fp32);
+      CHECK(c.to_json().at("d_dtype") == "f32");
+      CHECK(c.stages >= 3);
+      // The f32 staging (4 bytes an element) in the layout, within the limit.
+      CHECK(c.smem_bytes ==
+            sm90_gemm_dense_smem_bytes(c.block_m, c.block_n, s.k, c.stages, sm90_gemm_dsmem_splits(c), 4));
+      CHECK(c.smem_bytes <= kSm90MaxSmem);
+      CHECK(c.threads == sm90_gemm_threads(c.block_m));
+      CHECK(choose_sm90_gemm_config(sm90_gemm_m_key(s.m), s.n, s.k, s.sms, {}, with_workspace, true).to_json() ==
+            c.to_json());
+      // Half-wave staging: bf16's rule (128-column tiles), or a 128-row tile that whole-wave f32
+      // staging would leave at 3 stages or fewer.
+      const int dsmem = sm90_gemm_dsmem_splits(c);
+      if (sm90_gemm_d_box_rows(c.block_m, c.block_n, s.k, c.stages, dsmem, 4) < 64 && c.block_n != 128) {
+        CHECK(c.block_m == 128);
+        CHECK(sm90_gemm_d_box_rows(c.block_m, c.block_n, s.k, 4, dsmem, 4) < 64);
+      }
+    }
+  // Measured faster with half-wave f32 staging than at 3 whole-wave stages (H200, 2026-11-30i).
+  for (auto [m, n, k, bn, stages] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, int, int>>{
+           {4096, 2112, 7168, 192, 4}, {4096, 576, 7168, 160, 5}, {2048, 7168, 7168, 192, 4}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132, {}, false, true);
+    INFO(m << " x " << n << " x " << k << ": " << c.to_json().dump());
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == bn);
+    CHECK(c.stages == stages);
+    CHECK(sm90_gemm_d_box_rows(128, bn, k, c.stages, 1, 4) == 32);
+  }
+}
+
+TEST_CASE("gemm_fp8_nt kernels with an f32 D compile without spills", "[gemm][heuristics][nvrtc][f32]") {
+  const Arch arch = Arch::parse("sm_90a");
+  std::vector<KernelSpec> specs;
+  // The dispatch's picks over a sweep (with and without a workspace)...
+  for (std::int64_t n : {136, 576, 2112, 7168, 24576})
+    for (std::int64_t k : {512, 7168, 32768})
+      for (std::int64_t m : {1, 129, 1000, 4095})
+        for (bool with_workspace : {false, true})
+          specs.push_back(
+              gemm_fp8_nt_spec(n, k, choose_sm90_gemm_config(m, n, k, 132, {}, with_workspace, true), arch));
+  // ...and every staging path the GPU tests force (tests/gpu/test_gemm_fp8_nt.cpp): 16-column
+  // boxes (64-byte swizzle), two waves in one buffer or two, half-wave staging (128 x 128 only:
+  // 256 x 128 at 4 stages does not fit even so with f32), split-K column
+  // parts of 16 through DSMEM and the workspace.
+  struct Forced {
+    int bm, bn, splits;
+    bool via_ws, half_wave;
+  };
+  const std::int64_t k = 7168;
+  for (const Forced& f : {Forced{64, 16, 1, false, false}, Forced{64, 48, 1, false, false},
+                          Forced{256, 64, 1, false, false}, Forced{256, 128, 1, false, false},
+                          Forced{128, 128, 1, false, true}, Forced{128, 192, 1, false, true},
+                          Forced{128, 160, 1, false, true},
+                          Forced{64, 128, 8, false, false}, Forced{256, 128, 2, false, false},
+                          Forced{128, 128, 16, true, false}, Forced{64, 128, 8, true, false}}) {
+    Sm90GemmConfig c;
+    c.block_m = f.bm, c.block_n = f.bn, c.splits = f.splits, c.splits_via_workspace = f.via_ws;
+    c.d_fp32 = true;
+    c.num_sms = f.splits > 1 ? 4 * f.splits : 4;
+    c.threads = sm90_gemm_threads(f.bm);
+    const int dsmem = sm90_gemm_dsmem_splits(c);
+    c.stages = 8;
+    while (sm90_gemm_dense_smem_bytes(f.bm, f.bn, k, c.stages, dsmem, 4) > kSm90MaxSmem ||
+           (!f.half_wave && sm90_gemm_d_box_rows(f.bm, f.bn, k, c.stages, dsmem, 4) < 64))
+      --c.stages;
+    INFO(c.to_json().dump());
+    REQUIRE(c.stages >= 2);
+    if (f.half_wave) REQUIRE(sm90_gemm_d_box_rows(f.bm, f.bn, k, c.stages, dsmem, 4) == 32);
+    c.smem_bytes = sm90_gemm_dense_smem_bytes(f.bm, f.bn, k, c.stages, dsmem, 4);
+    specs.push_back(gemm_fp8_nt_spec(576, k, c, arch));
+  }
+  check_compile_spill_free(specs, "kernels with an f32 D");
+}
+
+TEST_CASE("gemm_fp8_nt checks an f32 D's rules before launching", "[gemm][validation][f32]") {
+  const auto rejects = [](const GemmFp8Args& args, const std::string& argument, const std::string& rule) {
+    try {
+      gemm_fp8_nt(args, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("'" + argument + "'"));
+      CHECK_THAT(e.what(), Catch::Contains(rule));
+    }
+  };
+  // N and ldd: multiples of 4 for f32 (16-byte rows), of 8 for bf16.
+  GemmFp8Args args = fake_args(64, 580, 256);
+  rejects(args, "n", "must be a multiple of 8 (bf16 rows");
+  args.d_dtype = DType::f32;
+  args.n = 582, args.b_scales_capacity = 5 * 2;
+  rejects(args, "n", "must be a multiple of 4 (f32 rows");
+  args.n = 580;
+  args.ldd = 582;
+  rejects(args, "ldd", "a multiple of 4");
+  args.ldd = 0;
+  args.d_dtype = DType::e4m3;
+  rejects(args, "d_dtype", "must be bf16 or f32");
+  // D's extent is 4 bytes an element: a D overlapping B only through its f32 rows is caught.
+  GemmFp8Args overlap = fake_args(64, 512, 256);
+  overlap.d_dtype = DType::f32;
+  overlap.d = static_cast<char*>(const_cast<void*>(overlap.b)) - 64 * 512 * 3;
+  rejects(overlap, "d", "must not overlap b");
+  // A config for the other output type is refused.
+  GemmFp8Args f32 = fake_args(448, 512, 7168);
+  f32.d_dtype = DType::f32;
+  const Sm90GemmConfig bf16_pick = choose_sm90_gemm_config(448, 512, 7168, 132);
+  try {
+    gemm_fp8_nt_with_config(f32, bf16_pick, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::invalid_argument);
+    CHECK_THAT(e.what(), Catch::Contains("d_dtype must be the args' (f32)"));
   }
 }

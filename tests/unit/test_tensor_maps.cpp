@@ -34,29 +34,34 @@ TEST_CASE("fp8_1x128_operand_maps describes the operand and its 1x128 scales", "
   CHECK(maps.scales.swizzle == CU_TENSOR_MAP_SWIZZLE_NONE);
 }
 
-// The D map against the kernels' tmap_d: dims {N, M}, stride ldd * 2 bytes, box
-// {d_box_n(epi_n), 64}, swizzle d_swizzle_mode(epi_n): the widest of 128/64/32 bytes dividing an
-// epilogue slice row of epi_n bf16 (2 * epi_n bytes).
-TEST_CASE("bf16_d_store_map describes D as the 1D2D kernels store it", "[tensor_map]") {
+// The D map against the kernels' tmap_d: dims {N, M}, stride ldd * d_bytes bytes, box
+// {d_box_n(epi_n, d_bytes), 64}, swizzle d_swizzle_mode(epi_n, d_bytes): the widest of 128/64/32
+// bytes dividing an epilogue slice row of epi_n elements (bf16: 2 bytes, fp32: 4).
+TEST_CASE("d_store_map_1d2d describes D as the 1D2D kernels store it", "[tensor_map]") {
   int d = 0;
   struct Case {
+    bool fp32;
     int epi_n;
     std::uint32_t box_inner;
     CUtensorMapSwizzle swizzle;
   };
-  // 64 and 192 columns: 128-byte rows divide them; 96 and 32: 64 bytes; 16 and 144: only 32.
-  const Case cases[] = {{64, 64, CU_TENSOR_MAP_SWIZZLE_128B}, {192, 64, CU_TENSOR_MAP_SWIZZLE_128B},
-                        {96, 32, CU_TENSOR_MAP_SWIZZLE_64B},  {32, 32, CU_TENSOR_MAP_SWIZZLE_64B},
-                        {16, 16, CU_TENSOR_MAP_SWIZZLE_32B},  {144, 16, CU_TENSOR_MAP_SWIZZLE_32B}};
+  // bf16: 64 and 192 columns: 128-byte rows divide them; 96 and 32: 64 bytes; 16 and 144: only 32.
+  // fp32: 32, 96 and 160 columns: 128 bytes (boxes of 32); 16, 48 and 144: 64 bytes (boxes of 16).
+  const Case cases[] = {{false, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B}, {false, 192, 64, CU_TENSOR_MAP_SWIZZLE_128B},
+                        {false, 96, 32, CU_TENSOR_MAP_SWIZZLE_64B},  {false, 32, 32, CU_TENSOR_MAP_SWIZZLE_64B},
+                        {false, 16, 16, CU_TENSOR_MAP_SWIZZLE_32B},  {false, 144, 16, CU_TENSOR_MAP_SWIZZLE_32B},
+                        {true, 32, 32, CU_TENSOR_MAP_SWIZZLE_128B},  {true, 96, 32, CU_TENSOR_MAP_SWIZZLE_128B},
+                        {true, 160, 32, CU_TENSOR_MAP_SWIZZLE_128B}, {true, 16, 16, CU_TENSOR_MAP_SWIZZLE_64B},
+                        {true, 48, 16, CU_TENSOR_MAP_SWIZZLE_64B},   {true, 144, 16, CU_TENSOR_MAP_SWIZZLE_64B}};
   for (const Case& c : cases) {
-    CAPTURE(c.epi_n);
+    CAPTURE(c.fp32, c.epi_n);
     // 301 rows, N = 584 (a partial last tile), a row stride wider than N.
-    const TensorMap2d map = bf16_d_store_map(&d, 301, 584, 600, c.epi_n);
-    CHECK(map.dtype == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+    const TensorMap2d map = d_store_map_1d2d(&d, c.fp32, 301, 584, 600, c.epi_n);
+    CHECK(map.dtype == (c.fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16));
     CHECK(map.base == &d);
     CHECK(map.inner == 584);
     CHECK(map.outer == 301);
-    CHECK(map.row_bytes == 1200);
+    CHECK(map.row_bytes == (c.fp32 ? 2400u : 1200u));
     CHECK(map.box_inner == c.box_inner);
     CHECK(map.box_outer == 64);
     CHECK(map.swizzle == c.swizzle);

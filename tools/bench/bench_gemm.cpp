@@ -55,15 +55,20 @@ const std::vector<WgradAnchor> kWgradAnchors = {
     {{7168, 4096, 16384}, 1057, 1066}, {{4096, 4096, 7168}, 936, 1019},
     {{7168, 4096, 2048}, 683, 876}};
 
+// Rows of a bf16 D, or of an f32 D (f32: the buffer's 16-bit units hold two per element).
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
-                                 long long n) {
+                                 long long n, bool f32 = false) {
   std::vector<std::uint16_t> all = d.download();
   std::vector<double> out;
   for (int r : rows)
     for (long long c = 0; c < n; ++c) {
-      std::uint32_t bits = static_cast<std::uint32_t>(all[r * n + c]) << 16;
       float value;
-      std::memcpy(&value, &bits, 4);
+      if (f32) {
+        std::memcpy(&value, &all[(r * n + c) * 2], 4);
+      } else {
+        std::uint32_t bits = static_cast<std::uint32_t>(all[r * n + c]) << 16;
+        std::memcpy(&value, &bits, 4);
+      }
       out.push_back(value);
     }
   return out;
@@ -110,6 +115,9 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 // column parts break the template's 16-column rule (they would not compile).
 // via_ws: the splits meet through the workspace (no cluster, tiles of at most 128 x 128; the
 // deepest ring, with half-wave D staging where that fits one more stage).
+// --d-f32: our forward GEMMs (and cuBLASLt's) write an f32 D instead of bf16.
+bool g_d_f32 = false;
+
 std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits, int multicast, bool on_a,
                                                      int stages, long long m, long long n, long long k,
                                                      int sm_count, bool via_ws = false) {
@@ -119,8 +127,11 @@ std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits,
   c.multicast = multicast;
   c.multicast_on_a = on_a;
   c.stages = stages;
+  c.d_fp32 = g_d_f32;
+  const int d_bytes = g_d_f32 ? 4 : 2;
   const int dsmem_splits = detail::sm90_gemm_dsmem_splits(c);
-  while (c.stages >= 3 && detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits) > detail::kSm90MaxSmem)
+  while (c.stages >= 3 &&
+         detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits, d_bytes) > detail::kSm90MaxSmem)
     --c.stages;
   const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
   if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) return std::nullopt;
@@ -129,7 +140,7 @@ std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits,
   if (!c.splits_via_workspace && splits > 8) return std::nullopt;  // clusters of at most 8
   c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
   c.group_n = 8;
-  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits);
+  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits, d_bytes);
   c.threads = detail::sm90_gemm_threads(bm);
   c.b_evict_first = detail::sm90_gemm_b_evict_first(detail::sm90_gemm_m_bucket(m));
   return c;
@@ -212,7 +223,8 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
   std::vector<detail::Sm90GemmConfig> configs =
       g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40, with_workspace)
                                 : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, device.sm_count);
-  configs.insert(configs.begin(), detail::gemm_fp8_nt_chosen_config(g.m, g.n, g.k, device, with_workspace));
+  configs.insert(configs.begin(), detail::gemm_fp8_nt_chosen_config(g.m, g.n, g.k, device, with_workspace,
+                                                                     g.d_dtype == DType::f32));
   std::vector<detail::KernelSpec> specs;
   for (const auto& c : configs) specs.push_back(detail::gemm_fp8_nt_spec(g.n, g.k, c, device.arch));
   compile_all(specs);
@@ -443,6 +455,7 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--sweep") forward_sweep = true;
     else if (arg == "--configs" && i + 1 < argc) g_forward_configs = argv[++i], forward_sweep = true;
     else if (arg == "--no-workspace") ours_workspace = false;
+    else if (arg == "--d-f32") g_d_f32 = true;
     else {
       std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -468,7 +481,8 @@ int run_gemm(int argc, char** argv) {
   for (const Shape& s : forward ? shapes : std::vector<Shape>{}) {
     DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
     DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales128x128Layout{s.n, s.k}.numel());
-    DeviceArray<std::uint16_t> d_ours(s.m * s.n), d_cublas(s.m * s.n);
+    const long long d_units = s.m * s.n * (g_d_f32 ? 2 : 1);  // 16-bit units of D
+    DeviceArray<std::uint16_t> d_ours(d_units), d_cublas(d_units);
     fill_normal_1x128(a, sa, s.m, s.k, rng(), stream);
     fill_normal_128x128(b, sb, s.n, s.k, rng(), stream);
     GemmFp8Args g;
@@ -476,13 +490,14 @@ int run_gemm(int argc, char** argv) {
     g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
     g.b = b.ptr, g.b_scales = sb.ptr, g.b_scales_capacity = static_cast<std::int64_t>(sb.count);
     g.d = d_ours.ptr;
+    g.d_dtype = g_d_f32 ? DType::f32 : DType::bf16;
     if (ours_workspace) g.workspace = split_workspace.ptr, g.workspace_bytes = ours_workspace_bytes;
 
     const double flops = 2.0 * s.m * s.n * s.k;
     if (forward_sweep) sweep_forward(g, iters, results, stream);
     // Ours and cuBLASLt timed in turns (time_kernels_in_turns).
     // cuBLASLt's block-scaled layouts want the scale tensors' outer dimensions in steps of 4.
-    const bool cublas_ok = s.m % 4 == 0 && cublaslt_takes_k(s.k);
+    bool cublas_ok = s.m % 4 == 0 && cublaslt_takes_k(s.k);
     if (!cublas_ok)
       fmt::print("(cuBLASLt left out for {}x{}x{}: its block scales need M % 4 == 0 and ceil(K/128) % 4 == 0)\n",
                  s.m, s.n, s.k);
@@ -490,8 +505,10 @@ int run_gemm(int argc, char** argv) {
     std::vector<std::function<void()>> bodies = {[&] { gemm_fp8_nt(g, stream); }};
     if (cublas_ok) {
       cublas.emplace(g, handle, workspace.ptr, workspace_bytes);
-      bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
+      cublas_ok = cublas->ok();
+      if (!cublas_ok) fmt::print("(cuBLASLt has no algorithm for {}x{}x{} with an f32 D)\n", s.m, s.n, s.k);
     }
+    if (cublas_ok) bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
     const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
     const Timing ours = timed[0];
     const Timing theirs = cublas_ok ? timed[1] : Timing{};
@@ -505,13 +522,13 @@ int run_gemm(int argc, char** argv) {
     detail::gemm_reference(g, false, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr, nullptr, stream);
     BENCH_CHECK(cudaStreamSynchronize(stream));
     std::vector<double> ref_host = ref.download();
-    const double diff_ours = calc_diff(sampled_rows(d_ours, rows, s.n), ref_host);
-    const double diff_cublas = cublas_ok ? calc_diff(sampled_rows(d_cublas, rows, s.n), ref_host) : NAN;
+    const double diff_ours = calc_diff(sampled_rows(d_ours, rows, s.n, g_d_f32), ref_host);
+    const double diff_cublas = cublas_ok ? calc_diff(sampled_rows(d_cublas, rows, s.n, g_d_f32), ref_host) : NAN;
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
     const detail::Sm90GemmConfig chosen =
-        detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device(), ours_workspace);
+        detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device(), ours_workspace, g_d_f32);
     fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen));

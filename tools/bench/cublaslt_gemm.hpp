@@ -18,10 +18,11 @@ inline void check_cublas(cublasStatus_t status, const char* what) {
   }
 }
 
-// cuBLASLt block-scaled FP8 GEMM on our buffers. cuBLAS is column-major, so D (M, N) row-major
-// is computed as D^T (N, M) = B (N, K) . A (M, K)^T with "TN" operands. Its VEC128 scales are
-// (ceil(K/128), M) M-contiguous and its BLK128x128 scales (ceil(N/128), align(ceil(K/128), 4)):
-// ours exactly when M % 4 == 0 and ceil(K/128) % 4 == 0, which the bench requires.
+// cuBLASLt block-scaled FP8 GEMM on our buffers (D bf16, or f32 as g.d_dtype says). cuBLAS is
+// column-major, so D (M, N) row-major is computed as D^T (N, M) = B (N, K) . A (M, K)^T with "TN"
+// operands. Its VEC128 scales are (ceil(K/128), M) M-contiguous and its BLK128x128 scales
+// (ceil(N/128), align(ceil(K/128), 4)): ours exactly when M % 4 == 0 and ceil(K/128) % 4 == 0,
+// which the bench requires.
 inline bool cublaslt_takes_k(long long k) { return (k + 127) / 128 % 4 == 0; }
 class CublasLtGemm {
  public:
@@ -41,18 +42,22 @@ class CublasLtGemm {
     set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale));
     check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
     check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
-    check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_16BF, g.n, g.m, g.n), "layout d");
+    check_cublas(cublasLtMatrixLayoutCreate(&d_, g.d_dtype == DType::f32 ? CUDA_R_32F : CUDA_R_16BF, g.n, g.m, g.n),
+                 "layout d");
     cublasLtMatmulPreference_t preference;
     check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
     check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
                      CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
                      sizeof(workspace_bytes_)), "workspace");
     int found = 0;
-    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, d_, d_, preference, 1,
-                                                &heuristic_, &found), "heuristic");
+    const cublasStatus_t status =
+        cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, d_, d_, preference, 1, &heuristic_, &found);
     cublasLtMatmulPreferenceDestroy(preference);
-    if (found == 0) check_cublas(CUBLAS_STATUS_NOT_SUPPORTED, "no cuBLASLt algorithm");
+    ok_ = status == CUBLAS_STATUS_SUCCESS && found > 0;
+    // A bf16 D is the baseline every caller needs; an f32 D (bench gemm --d-f32) may be refused.
+    if (!ok_ && g.d_dtype != DType::f32) check_cublas(CUBLAS_STATUS_NOT_SUPPORTED, "no cuBLASLt algorithm");
   }
+  bool ok() const { return ok_; }
   ~CublasLtGemm() {
     cublasLtMatrixLayoutDestroy(a_);
     cublasLtMatrixLayoutDestroy(b_);
@@ -74,6 +79,7 @@ class CublasLtGemm {
   void* workspace_;
   size_t workspace_bytes_;
   GemmFp8Args args_;
+  bool ok_ = false;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
   cublasLtMatmulHeuristicResult_t heuristic_{};
