@@ -1,4 +1,5 @@
-// Small helpers for GPU tests: checked CUDA runtime calls and an owning device buffer.
+// Small helpers for GPU tests: checked CUDA runtime calls, an owning device buffer and a captured
+// CUDA graph.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -47,6 +48,31 @@ class DeviceBuffer {
  private:
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+};
+
+// A CUDA graph of what `enqueue()` puts on `stream` while it is captured (`mode`: who else may
+// call into CUDA meanwhile), instantiated for replays; destroyed with the object.
+class CapturedGraph {
+ public:
+  template <class Enqueue>
+  CapturedGraph(cudaStream_t stream, Enqueue&& enqueue, cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal) {
+    JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, mode));
+    enqueue();
+    JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph_));
+    JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  ~CapturedGraph() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+  }
+  // One replay, stream-ordered on `stream`.
+  void launch(cudaStream_t stream) const { JITFP8_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 }  // namespace jitfp8::test

@@ -99,19 +99,14 @@ TEST_CASE("a loaded kernel launches inside CUDA graph capture and replays", "[di
   problem.scales.poison();
   problem.q.poison();
 
-  cudaGraph_t graph = nullptr;
-  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  quantize_1x128(args, stream);
-  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec = nullptr;
-  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  {
+    const test::CapturedGraph graph(stream, [&] { quantize_1x128(args, stream); }, cudaStreamCaptureModeThreadLocal);
+    graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   // All ones: scale 1/448, every code 448 (0x7E).
   for (std::uint8_t code : problem.q.download()) REQUIRE(code == 0x7E);
   for (float scale : problem.scales.download()) REQUIRE(scale == 1.0f / 448.0f);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
 }
 
@@ -181,18 +176,14 @@ TEST_CASE("prewarm with load makes the first call capturable", "[dispatch]") {
   args.pow2_scales = true;
   cudaStream_t stream = nullptr;
   JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
-  cudaGraph_t graph = nullptr;
-  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  quantize_1x128(args, stream);  // possibly the first dispatch of this variant: inside the capture
-  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec = nullptr;
-  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  {
+    // Possibly the first dispatch of this variant: inside the capture.
+    const test::CapturedGraph graph(stream, [&] { quantize_1x128(args, stream); });
+    graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   // amax 3 -> s = 3/448 rounded up to 2^-7; 3 * 128 = 384 is exact in e4m3 (0x7C).
   for (float s : scales.download()) REQUIRE(s == 1.0f / 128.0f);
   for (std::uint8_t code : q.download()) REQUIRE(code == 0x7C);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
 }

@@ -341,19 +341,14 @@ TEST_CASE("gemm_fp8_nt split-K through the workspace replays in a CUDA graph and
   JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
   gemm_fp8_nt(g, stream);  // compiles and loads outside the capture
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-  cudaGraph_t graph = nullptr;
-  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  gemm_fp8_nt(g, stream);
-  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec = nullptr;
-  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  p.d.poison(0xFF);
-  for (int replay = 0; replay < 3; ++replay) JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  {
+    const test::CapturedGraph graph(stream, [&] { gemm_fp8_nt(g, stream); });
+    p.d.poison(0xFF);
+    for (int replay = 0; replay < 3; ++replay) graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   check_against_reference(p, 3701);
   CHECK(workspace.counters_zeroed());
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
 
   // Two streams, each with its own workspace, launches queued on both before any wait: the
   // cooperative grids (128 CTAs each) cannot share the SMs, and must neither hang nor mix.
@@ -415,21 +410,16 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
   Problem p(100, 576, 7168, 3600);
   cudaStream_t stream = nullptr;
   JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
-  cudaGraph_t graph = nullptr;
-  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  gemm_fp8_nt(p.args(), stream);
-  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec = nullptr;
-  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  {
+    const test::CapturedGraph graph(stream, [&] { gemm_fp8_nt(p.args(), stream); });
+    graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   std::mt19937_64 rng(3601);
   Comparison c = compare_with_reference(p, rows_to_check(p.m, rng), nullptr);
   INFO(c.first_bad);
   CHECK(c.unwritten == 0);
   CHECK(c.worst < 1.0);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
 }
 

@@ -459,15 +459,15 @@ TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu
   gemm_fp8_grouped_contiguous(by_ends, stream);
   gemm_fp8_grouped_masked(masked, stream);
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  moe_contiguous_layout(layout, stream);
-  gemm_fp8_grouped_contiguous(by_ids, stream);
-  gemm_fp8_grouped_contiguous(by_ends, stream);
-  gemm_fp8_grouped_masked(masked, stream);
-  JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  const test::CapturedGraph graph(
+      stream,
+      [&] {
+        moe_contiguous_layout(layout, stream);
+        gemm_fp8_grouped_contiguous(by_ids, stream);
+        gemm_fp8_grouped_contiguous(by_ends, stream);
+        gemm_fp8_grouped_masked(masked, stream);
+      },
+      cudaStreamCaptureModeThreadLocal);
   std::mt19937_64 rng(9);
   for (int replay = 0; replay < 3; ++replay) {
     INFO("replay " << replay);
@@ -482,7 +482,7 @@ TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu
     masked_counts[replay] = 0;
     q.counts_dev.upload(masked_counts);
     p.d.poison(0xFF), d2.poison(0xFF), q.d.poison(0xFF);
-    JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
     // The host model of the new layout, then both contiguous outputs.
     std::vector<int> ends, starts, ids;
@@ -504,7 +504,5 @@ TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu
     CHECK(mc.clobbered == 0);
     CHECK(mc.worst < 1.0);
   }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
 }

@@ -305,12 +305,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad replays in a CUDA graph with new token counts"
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
     cudaStream_t stream;
     JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    JITFP8_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    gemm_fp8_grouped_wgrad(p.args(), stream);
-    JITFP8_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-    JITFP8_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    const test::CapturedGraph graph(stream, [&] { gemm_fp8_grouped_wgrad(p.args(), stream); });
     std::mt19937_64 rng(42);
     for (const auto& r : rounds) {
       // New counts (and operands filled for them) in the same buffers; the graph is unchanged.
@@ -322,12 +317,10 @@ TEST_CASE("gemm_fp8_grouped_wgrad replays in a CUDA graph with new token counts"
       // The uploads are pageable-memory copies on the legacy stream (cudaMemcpy may return before
       // the DMA lands) and `stream` does not wait for it: finish them first.
       JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-      JITFP8_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+      graph.launch(stream);
       JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
       check(p, 7, "graph replay");
     }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
     cudaStreamDestroy(stream);
   }
 }
