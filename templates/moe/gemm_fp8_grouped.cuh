@@ -218,26 +218,15 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
                     (BLOCK_M <= 128 && (kNumMulticast == 1 || kMulticastOnA)),
                 "contiguous grouping: BLOCK_M <= 128, multicast pairs on N only");
 
-  // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
-  extern __shared__ __attribute__((aligned(1024))) u8 smem[];
-  u8* smem_d = smem;
-  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kDStageRows * BLOCK_N * 2;
-  u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
-  u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
-  float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kNumSplits));
-  float* smem_sfb = smem_sfa + kNumStages * BLOCK_M;
-  MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
-  MBarrier* empty = full + kNumStages;
-  MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
-  MBarrier* all_consumed = recv_full + owned_chunks(BLOCK_M, kNumSplits);  // per math WG
-  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kNumSplits);  // per (math WG, D buffer)
-  MBarrier* d_stored = d_staged + kNumMathWGs * kDBufs;
-  // Each tile's B scales: loaded by the producer warpgroup's warp 1 into one of two smem tiles
+  // ---- shared memory carve-up: the dense kernel's (sm90_1d2d::carve_smem_1d2d), bf16 staging.
+  // Each tile's B scales are loaded by the producer warpgroup's warp 1 into one of two smem tiles
   // (the first two of the B-scale region), a tile ahead of the math warpgroups.
-  MBarrier* sfb_loaded = d_stored + kNumMathWGs * kDBufs;  // per B-scale tile buffer (2)
-  MBarrier* sfb_consumed = sfb_loaded + 2;
+  extern __shared__ __attribute__((aligned(1024))) u8 smem[];
+  const auto [smem_d, smem_a, smem_b, smem_recv, smem_sfa, smem_sfb, full, empty, recv_full, all_consumed, d_staged,
+              d_stored, sfb_loaded, sfb_consumed] =
+      carve_smem_1d2d<BLOCK_M, BLOCK_N, kNumStages, kNumKBlocks, kNumSplits, kDBufs, kDStageRows, 2>(smem);
   // Grouping tables (M-grouped forms only), after every mbarrier.
-  u32* group_smem = reinterpret_cast<u32*>(sfb_loaded + 2 * 2);
+  u32* group_smem = reinterpret_cast<u32*>(sfb_consumed + 2);
   GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(
       M, grouping, group_smem);
 

@@ -241,6 +241,42 @@ __host__ __device__ constexpr u32 dense_smem_size(u32 block_m, u32 block_n, u32 
                             dense_d_stage_rows(block_m, block_n, k, stages, splits, d_bytes), d_bytes);
 }
 
+// The carve-up of that layout (staged_layout_size) in the dense and the M-grouped kernel: D
+// staging (kDBufs buffers of kDStageRows rows per math warpgroup, kDBytes-byte elements), then
+// every TMA stage (1024-byte aligned for the 128B swizzle, as the smem base is), the split-K
+// receive buffer (16-byte aligned), the scales, the mbarriers. The grouped kernel puts its
+// grouping tables after sfb_consumed's two.
+struct Smem1D2D {
+  u8 *d, *a, *b, *recv;
+  float *sfa, *sfb;
+  MBarrier *full, *empty;    // per ring stage
+  MBarrier *recv_full;       // split-K: per owned chunk
+  MBarrier *all_consumed;    // split-K: per math warpgroup
+  MBarrier *d_staged, *d_stored;        // per (math warpgroup, D buffer)
+  MBarrier *sfb_loaded, *sfb_consumed;  // per B-scale tile buffer (2)
+};
+template <u32 BLOCK_M, u32 BLOCK_N, u32 kNumStages, u32 kNumKBlocks, u32 kDsmemSplits, u32 kDBufs, u32 kDStageRows,
+          u32 kDBytes>
+__device__ __forceinline__ Smem1D2D carve_smem_1d2d(u8* smem) {
+  constexpr u32 kWGs = num_math_wgs(BLOCK_M);
+  Smem1D2D s;
+  s.d = smem;
+  s.a = s.d + kWGs * kDBufs * kDStageRows * BLOCK_N * kDBytes;
+  s.b = s.a + kNumStages * BLOCK_M * 128;
+  s.recv = s.b + kNumStages * BLOCK_N * 128;
+  s.sfa = reinterpret_cast<float*>(s.recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kDsmemSplits));
+  s.sfb = s.sfa + kNumStages * BLOCK_M;
+  s.full = reinterpret_cast<MBarrier*>(s.sfb + kWGs * 2 * num_sfb_per_tile(BLOCK_N) * kNumKBlocks);
+  s.empty = s.full + kNumStages;
+  s.recv_full = s.empty + kNumStages;
+  s.all_consumed = s.recv_full + owned_chunks(BLOCK_M, kDsmemSplits);
+  s.d_staged = s.recv_full + splitk_barriers(BLOCK_M, kDsmemSplits);
+  s.d_stored = s.d_staged + kWGs * kDBufs;
+  s.sfb_loaded = s.d_stored + kWGs * kDBufs;
+  s.sfb_consumed = s.sfb_loaded + 2;
+  return s;
+}
+
 // K blocks [begin, end) of split-K slice `split` of kSplits over kKBlocks: the last
 // kKBlocks % kSplits slices take one block more. Without a division: with a split count that is
 // not a power of two, split * kKBlocks / kSplits cost the producer warp (40 registers) a spill.
@@ -438,20 +474,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
-  u8* smem_d = smem;
-  u8* smem_a = smem_d + kNumMathWGs * kDBufs * kBoxM * BLOCK_N * kDBytes;
-  u8* smem_b = smem_a + kNumStages * BLOCK_M * BLOCK_K;
-  u8* smem_recv = smem_b + kNumStages * BLOCK_N * BLOCK_K;  // split-K partials (16-byte aligned)
-  float* smem_sfa = reinterpret_cast<float*>(smem_recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kDsmemSplits));
-  float* smem_sfb = smem_sfa + kNumStages * BLOCK_M;
-  MBarrier* full = reinterpret_cast<MBarrier*>(smem_sfb + kNumMathWGs * 2 * kNumSfb * kNumKBlocks);
-  MBarrier* empty = full + kNumStages;
-  MBarrier* recv_full = empty + kNumStages;                            // per owned chunk
-  MBarrier* all_consumed = recv_full + owned_chunks(BLOCK_M, kDsmemSplits);  // per math WG
-  MBarrier* d_staged = recv_full + splitk_barriers(BLOCK_M, kDsmemSplits);  // per (math WG, D buffer)
-  MBarrier* d_stored = d_staged + kNumMathWGs * kDBufs;
-  MBarrier* sfb_loaded = d_stored + kNumMathWGs * kDBufs;  // per B-scale tile buffer (2)
-  MBarrier* sfb_consumed = sfb_loaded + 2;
+  const auto [smem_d, smem_a, smem_b, smem_recv, smem_sfa, smem_sfb, full, empty, recv_full, all_consumed, d_staged,
+              d_stored, sfb_loaded, sfb_consumed] =
+      carve_smem_1d2d<BLOCK_M, BLOCK_N, kNumStages, kNumKBlocks, kDsmemSplits, kDBufs, kBoxM, kDBytes>(smem);
 
   // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
   const u32 split = kNumSplits == 1 ? 0 : kSplitsViaWorkspace ? blockIdx.y : cluster_cta_rank();
