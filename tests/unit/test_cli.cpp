@@ -157,9 +157,9 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
              Catch::Contains("ops[0].k: must be an integer"));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "q_dtype": "e3m4"}]})"),
              Catch::Contains("ops[0].q_dtype: \"e3m4\" must be \"e4m3\" or \"e5m2\""));
-  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 512, "d_dtype": "fp16"}]})"),
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 64, "d_dtype": "fp16"}]})"),
              Catch::Contains("ops[0].d_dtype: \"fp16\" must be \"bf16\" or \"f32\""));
-  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 512, "d_dtype": 4}]})"),
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 64, "d_dtype": 4}]})"),
              Catch::Contains("ops[0].d_dtype: must be a string"));
 
   Manifest ok = parse_manifest(kManifest);
