@@ -113,6 +113,7 @@
 #include "common/wgmma.cuh"
 #include "sm90/d_store_pipe.cuh"
 #include "sm90/fp8_1d2d_mainloop.cuh"
+#include "sm90/splitk_chunks.cuh"
 #include "sm90/splitk_workspace.cuh"
 
 namespace jitfp8 {
@@ -307,43 +308,31 @@ __device__ __forceinline__ void splitk_exchange(float (&final_accum)[kWaves][kNu
   constexpr u32 kChunkFloats = kNumAccum / kParts;  // per thread
   constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
   if (tile_count > 0) mbar_wait(&all_consumed[wg], (tile_count - 1) & 1);  // buffers free
+  for_each_chunk<false, kParts, kNumSplits>(final_accum, wg, split, [&](u32 c, const float* f) {
+    const u32 owner = c % kNumSplits;
+    const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
+    const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
+    const u32 dst = map_cluster_smem(slot + wg_thread * 16, owner);
+    const u32 bar = map_cluster_smem(smem_u32(&recv_full[c / kNumSplits]), owner);
 #pragma unroll
-  for (u32 v = 0; v < kWaves; ++v)
+    for (u32 i = 0; i < kChunkFloats / 4; ++i)
+      st_async_v4(dst + i * 128 * 16, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3], bar);
+  });
+  for_each_chunk<true, kParts, kNumSplits>(final_accum, wg, split, [&](u32 c, float* f) {
+    MBarrier* bar = &recv_full[c / kNumSplits];
+    if (wg_thread == 0) mbar_arrive_expect_tx(bar, (kNumSplits - 1) * kChunkBytes);
+    mbar_wait(bar, tile_count & 1);
 #pragma unroll
-    for (u32 part = 0; part < kParts; ++part) {
-      const u32 c = (wg * kWaves + v) * kParts + part;
-      const u32 owner = c % kNumSplits;
-      if (owner == split) continue;
-      const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
+    for (u32 j = 0; j + 1 < kNumSplits; ++j) {
       const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
-      const u32 dst = map_cluster_smem(slot + wg_thread * 16, owner);
-      const u32 bar = map_cluster_smem(smem_u32(&recv_full[c / kNumSplits]), owner);
-      const float* f = final_accum[v] + part * kChunkFloats;
 #pragma unroll
-      for (u32 i = 0; i < kChunkFloats / 4; ++i)
-        st_async_v4(dst + i * 128 * 16, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3], bar);
-    }
-#pragma unroll
-  for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-    for (u32 part = 0; part < kParts; ++part) {
-      const u32 c = (wg * kWaves + v) * kParts + part;
-      if (c % kNumSplits != split) continue;
-      MBarrier* bar = &recv_full[c / kNumSplits];
-      if (wg_thread == 0) mbar_arrive_expect_tx(bar, (kNumSplits - 1) * kChunkBytes);
-      mbar_wait(bar, tile_count & 1);
-      float* f = final_accum[v] + part * kChunkFloats;
-#pragma unroll
-      for (u32 j = 0; j + 1 < kNumSplits; ++j) {
-        const u32 slot = smem_u32(smem_recv) + ((c / kNumSplits) * (kNumSplits - 1) + j) * kChunkBytes;
-#pragma unroll
-        for (u32 i = 0; i < kChunkFloats / 4; ++i) {
-          float x0, x1, x2, x3;
-          ld_shared_v4(slot + (i * 128 + wg_thread) * 16, x0, x1, x2, x3);
-          f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
-        }
+      for (u32 i = 0; i < kChunkFloats / 4; ++i) {
+        float x0, x1, x2, x3;
+        ld_shared_v4(slot + (i * 128 + wg_thread) * 16, x0, x1, x2, x3);
+        f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
       }
     }
+  });
 }
 
 // One tile's B scales (kNumSfb 128-row blocks from sfb_row0, all K blocks) into smem, by

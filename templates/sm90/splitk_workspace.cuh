@@ -22,6 +22,7 @@
 #pragma once
 
 #include "common/ptx.cuh"
+#include "sm90/splitk_chunks.cuh"
 
 namespace jitfp8 {
 namespace sm90_1d2d {
@@ -73,42 +74,30 @@ __device__ __forceinline__ void splitk_exchange_workspace(float (&final_accum)[k
                                                            (size_t)unit * kChunks * kNumSplits * kChunkBytes) +
                             wg_thread * 4;
   float* own_slots = const_cast<float*>(unit_slots) + split * (kChunkBytes / 4);
+  for_each_chunk<false, kParts, kNumSplits>(final_accum, wg, split, [&](u32 c, const float* f) {
+    float* dst = own_slots + c * kNumSplits * (kChunkBytes / 4);
 #pragma unroll
-  for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-    for (u32 part = 0; part < kParts; ++part) {
-      const u32 c = (wg * kWaves + v) * kParts + part;
-      if (c % kNumSplits == split) continue;
-      float* dst = own_slots + c * kNumSplits * (kChunkBytes / 4);
-      const float* f = final_accum[v] + part * kChunkFloats;
-#pragma unroll
-      for (u32 i = 0; i < kChunkFloats / 4; ++i)
-        st_global_v4(dst + i * 128 * 4, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
-    }
+    for (u32 i = 0; i < kChunkFloats / 4; ++i)
+      st_global_v4(dst + i * 128 * 4, f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
+  });
   named_barrier_sync(2 + wg, 128);
   if (wg_thread == 0) splitk_ws_rendezvous(counter, kNumSplits);
   named_barrier_sync(2 + wg, 128);
-#pragma unroll
-  for (u32 v = 0; v < kWaves; ++v)
-#pragma unroll
-    for (u32 part = 0; part < kParts; ++part) {
-      const u32 c = (wg * kWaves + v) * kParts + part;
-      if (c % kNumSplits != split) continue;
-      float* f = final_accum[v] + part * kChunkFloats;
-      // About 8 float4 loads in flight per thread: all slots at once (120 registers for 16
-      // splits) spilled.
+  for_each_chunk<true, kParts, kNumSplits>(final_accum, wg, split, [&](u32 c, float* f) {
+    // About 8 float4 loads in flight per thread: all slots at once (120 registers for 16
+    // splits) spilled.
 #pragma unroll(kSlotsInFlight)
-      for (u32 s = 0; s < kNumSplits; ++s) {
-        if (s == split) continue;
-        const float* src = unit_slots + (c * kNumSplits + s) * (kChunkBytes / 4);
+    for (u32 s = 0; s < kNumSplits; ++s) {
+      if (s == split) continue;
+      const float* src = unit_slots + (c * kNumSplits + s) * (kChunkBytes / 4);
 #pragma unroll
-        for (u32 i = 0; i < kChunkFloats / 4; ++i) {
-          float x0, x1, x2, x3;
-          ld_global_cg_v4(src + i * 128 * 4, x0, x1, x2, x3);
-          f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
-        }
+      for (u32 i = 0; i < kChunkFloats / 4; ++i) {
+        float x0, x1, x2, x3;
+        ld_global_cg_v4(src + i * 128 * 4, x0, x1, x2, x3);
+        f[4 * i] += x0, f[4 * i + 1] += x1, f[4 * i + 2] += x2, f[4 * i + 3] += x3;
       }
     }
+  });
 }
 
 }  // namespace sm90_1d2d
