@@ -298,15 +298,15 @@ int ring_stages(int bm, int bn, int splits, std::int64_t m_blocks, std::int64_t 
 // with at most one pad stage per 32 K blocks): elsewhere 3 stages with whole-wave D ran 3-7% faster
 // (H200, 2026-11-29i, A pairs, M 4096, N 4096, us at 3 / 4 stages: K blocks 15: 50.7 / 54.5,
 // 25: 85.1 / 88.1, 27: 88.2 / 94.9, 33: 106.4 / 114.2, 45: 141.6 / 151.0; 28: 95.1 / 91.5).
-// An f32 D doubles the staging: where that leaves whole-wave 128-row tiles only 3 stages, half-wave
-// staging for the deepest ring, whatever the width. H200, 2026-11-30 (results 2026-11-30i), f32
-// D, us at 3 whole-wave stages / the half-wave ring: 128 x 192 (4 stages) 4096 x 2112 x 7168 112.8
-// / 104.1, 4096 x 24576 x 1536 306.4 / 280.6, 4096 x 32768 x 512 216.2 / 191.1, 4096 x 7168 x
+// Where whole-wave staging leaves a 128-row tile 3 stages or fewer, half-wave staging for the
+// deepest ring, whatever the width: an f32 D's (twice the staging bytes; no bf16 tile of a sweep
+// to K 65536 is left that shallow). H200, 2026-11-30 (results 2026-11-30i), f32 D, us at 3
+// whole-wave stages / the half-wave ring: 128 x 192 (4 stages) 4096 x 2112 x 7168 112.8 / 104.1, 4096 x 24576 x 1536 306.4 / 280.6, 4096 x 32768 x 512 216.2 / 191.1, 4096 x 7168 x
 // 2048 125.3 / 114.0, 2048 x 7168 x 7168 185.1 / 172.3; 128 x 160 (5) 4096 x 576 x 7168 35.1 /
 // 31.0, 4096 x 24576 x 1536 323.7 / 293.0. With 4 whole-wave stages (128 x 160 over K 2048) 5
 // half-wave ran level (111.6 / 111.1 in B pairs).
-bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks, int d_bytes, int whole) {
-  if (d_bytes == 4 && bm == 128 && whole <= 3 && stages <= k_blocks) return true;
+bool half_wave_d_pays(int bm, int bn, int stages, std::int64_t k_blocks, int whole) {
+  if (bm == 128 && whole <= 3 && stages <= k_blocks) return true;
   if (bn != 128 || bm < 128 || stages > k_blocks) return false;
   return bm == 128 || sm90_gemm_ring_aligned(k_blocks, stages);
 }
@@ -321,7 +321,7 @@ RingDepths ring_depths(int bm, int bn, std::int64_t k, int splits, std::int64_t 
   while (stages >= 3 && sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits, d_bytes) > kSm90MaxSmem) --stages;
   int whole = stages;
   while (whole >= 3 && sm90_gemm_d_box_rows(bm, bn, k, whole, splits, d_bytes) < 64) --whole;
-  while (stages > whole && !half_wave_d_pays(bm, bn, stages, k_blocks, d_bytes, whole)) --stages;
+  while (stages > whole && !half_wave_d_pays(bm, bn, stages, k_blocks, whole)) --stages;
   return {stages, whole};
 }
 
@@ -589,8 +589,8 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
   best.group_n = 8;
   best.d_fp32 = d_fp32;
-  best.smem_bytes =
-      sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages, sm90_gemm_dsmem_splits(best), d_bytes);
+  best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages,
+                                               sm90_gemm_dsmem_splits(best), best.d_bytes());
   best.threads = sm90_gemm_threads(best.block_m);
   best.b_evict_first = sm90_gemm_b_evict_first(mb);
   if (cycles_out != nullptr) *cycles_out = best_cycles;

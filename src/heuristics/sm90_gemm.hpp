@@ -26,6 +26,7 @@ struct Sm90GemmConfig {
   bool b_evict_first = false; // B's TMA loads are the L2's first victims (sm90_gemm_b_evict_first)
   bool pad_turns = false;     // dense one-wave 128-row tiles: K loops on padded whole ring turns
   bool d_fp32 = false;        // D is fp32 (twice the D staging bytes), else bf16
+  int d_bytes() const { return d_fp32 ? 4 : 2; }  // D's element, the layout functions' d_bytes
   nlohmann::json to_json() const;
 };
 

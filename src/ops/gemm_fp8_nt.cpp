@@ -185,7 +185,7 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
                                          sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits),
                                          static_cast<std::uint32_t>(sm90_gemm_d_box_rows(
                                              c.block_m, c.block_n, args.k, c.stages, sm90_gemm_dsmem_splits(c),
-                                             c.d_fp32 ? 4 : 2))),
+                                             c.d_bytes()))),
                         "d")};
   const TailMaps tail =
       encode_m_tail_maps(a_maps.data, a_maps.scales, static_cast<std::uint32_t>(args.m % c.block_m), maps[0],

@@ -128,7 +128,7 @@ std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits,
   c.multicast_on_a = on_a;
   c.stages = stages;
   c.d_fp32 = g_d_f32;
-  const int d_bytes = g_d_f32 ? 4 : 2;
+  const int d_bytes = c.d_bytes();
   const int dsmem_splits = detail::sm90_gemm_dsmem_splits(c);
   while (c.stages >= 3 &&
          detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits, d_bytes) > detail::kSm90MaxSmem)
