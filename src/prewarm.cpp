@@ -11,7 +11,7 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
-#include "ops/gemm_fp8_nt.hpp"
+#include "ops/gemm_target.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
@@ -57,18 +57,14 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   auto start = std::chrono::steady_clock::now();
   int device = -1;
   Arch arch;
-  int sm_count = options.sm_count;
-  detail::ClusterCapacity clusters;  // unknown without the device: the H100's caps
+  detail::TargetDevice target(0);
   if (options.arch) {
     arch = *options.arch;
   } else {
     const detail::DeviceContext& context = detail::current_device();  // throws no_driver
     arch = context.arch;
     device = context.device;
-    if (sm_count == 0) {  // the kernels this device's dispatch will choose
-      sm_count = context.sm_count;
-      clusters = detail::cluster_capacity_of(context);
-    }
+    if (options.sm_count == 0) target = detail::gemm_target(context);  // what its dispatch will choose
   }
   if (options.load && device < 0) {
     const detail::DeviceContext& context = detail::current_device();
@@ -82,9 +78,15 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   // that the first dispatch after a prewarm with load, perhaps inside a CUDA graph capture, has
   // nothing left to do on the driver but launch.
   if (options.load) detail::cluster_capacity_of(detail::current_device());
-  if (sm_count == 0) sm_count = usual_sm_count(arch);
+  if (target.sm_count == 0) {
+    // No device, or an SM count given: the process's GEMM SM limit applies to that count (the
+    // cluster capacity is unknown: the H100's caps).
+    const int sms = options.sm_count > 0 ? options.sm_count : usual_sm_count(arch);
+    target = detail::limited_target(sms, detail::limited_sm_count(sms, gemm_sm_limit()),
+                                    [] { return detail::ClusterCapacity{}; });
+  }
 
-  std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, detail::TargetDevice(sm_count, clusters));
+  std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, target);
   PrewarmReport report;
   report.kernels = static_cast<int>(specs.size());
   int jobs = options.jobs > 0 ? options.jobs

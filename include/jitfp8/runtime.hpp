@@ -24,6 +24,22 @@ struct DeviceInfo {
 // Empty when there is no driver or no device: only launching needs one.
 std::vector<DeviceInfo> devices();
 
+// SMs the GEMM kernels (dense, weight-gradient and grouped) may occupy: 0, the default, means
+// every SM of the device. Set it when other kernels run beside the GEMMs and hold SMs (a
+// communication kernel on another stream, as MoE dispatch and combine are, or a green context or
+// MPS share with fewer SMs). Under a limit below the device's count the persistent grids have at
+// most `sms` CTAs, without 2-CTA multicast pairs, and split K in clusters only in grids of at most
+// 2/3 of `sms`, so that the SMs left free run the whole grid at once: without a limit, the CTAs
+// that find no free SM wait for others of the grid to end, and a grid of CTA clusters needs its
+// SMs free in one GPC (H200, 20 SMs held: a 4096 x 7168 x 7168 GEMM 323 us under
+// set_gemm_sm_limit(112), 494 us unlimited, 597 us in pairs on 112 SMs;
+// tools/bench/results/2026-11-30j-gemm-sm-limit-h200.md). Process-wide; each dispatch reads it (a
+// change takes effect at the next call; plans for each limit are kept). At or above the device's
+// count it means the whole device. Throws Error(invalid_argument) for sms < 0. Workspace sizes
+// (*_workspace_bytes) stay those of the whole device.
+void set_gemm_sm_limit(int sms);
+int gemm_sm_limit();  // as last set; 0 when unlimited
+
 // JITFP8_LOG=info|debug, or set here. Events go to stderr.
 enum class LogLevel { off, warn, info, debug };
 void set_log_level(LogLevel level);
@@ -92,6 +108,7 @@ Manifest load_manifest(const std::string& path);
 struct PrewarmOptions {
   std::optional<Arch> arch;  // default: the current device's (needs a driver)
   int sm_count = 0;          // heuristics input when there is no device; 0: the arch's usual
+                             // (the GEMM SM limit, set_gemm_sm_limit, applies to either)
   int jobs = 0;              // parallel compiles; 0: hardware threads
   bool load = false;         // also load into the current device, ready for graph capture
   bool progress = false;     // draw a progress bar on stderr

@@ -486,12 +486,13 @@ namespace {
 // Modelled cycles of one candidate over mr rows (mb: their power-of-two bucket, for the small-M
 // rules).
 double candidate_cycles(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int bm, int bn,
-                        int splits, int sm_count, bool via_ws = false) {
+                        int splits, int sm_count, bool via_ws, bool pairs) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   const std::int64_t m_blocks = (mr + bm - 1) / bm;
   const std::int64_t tiles = m_blocks * ((n + bn - 1) / bn);
   const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
-  const bool b_shared = splits == 1 && small_m_pair_b(mb, k_blocks) && m_blocks % 2 == 0 && sm_count % 2 == 0;
+  const bool b_shared =
+      pairs && splits == 1 && small_m_pair_b(mb, k_blocks) && m_blocks % 2 == 0 && sm_count % 2 == 0;
   return static_cast<double>(waves) * tile_cycles(bm, bn, k, splits, b_shared, true, via_ws) *
          dense_loop_factor(bm, bn, splits, mb);
 }
@@ -515,6 +516,8 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
       for (const SplitCandidate& cand : split_candidates(with_workspace)) {
         const int splits = cand.splits;
         if (splits > k_blocks) continue;
+        if (clusters.alone && splits > 1 && !cand.via_ws && tiles * splits > sm_count * 2 / 3)
+          continue;  // split-K clusters under a limit: ClusterCapacity::alone
         if (sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) continue;  // template's chunk rule
         int stages = 0;
         if (cand.via_ws) {
@@ -530,7 +533,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
           if (depths.deepest < 3) continue;
           stages = ring_stages(bm, bn, splits, (mr + bm - 1) / bm, k_blocks, depths.deepest, depths.whole);
         }
-        const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count, cand.via_ws);
+        const double cycles = candidate_cycles(mb, mr, n, k, bm, bn, splits, sm_count, cand.via_ws, !clusters.alone);
         const std::int64_t traffic = tiles * (bm + bn);  // operand rows loaded per K block
         const bool better =
             !found || cycles < best_cycles * 0.999 ||
@@ -571,7 +574,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   const bool small_m = mb <= 128;
   if (best.splits > 1) {
     // One cluster per tile of the bucket (a smaller M leaves some clusters without a tile).
-  } else if (sm_count % 2 == 0) {
+  } else if (sm_count % 2 == 0 && !clusters.alone) {
     if (m_blocks >= 2 && m_blocks % 2 == 0 &&
         (small_m ? small_m_pair_b(mb, k_blocks)
                  : (n_blocks % 2 == 1 && large_m_pair_b(k_blocks)) ||
@@ -616,7 +619,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   // The bucket top's split-K grid is sized for its own tiles: it serves these rows (fewer tiles)
   // with idle split groups, as modelled here.
   const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count,
-                                           top.splits_via_workspace);
+                                           top.splits_via_workspace, !clusters.alone);
   return top_here <= cycles * 1.02 ? top : best;
 }
 

@@ -84,8 +84,16 @@ double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int split
 // (runtime/cluster_capacity.hpp); 0: unknown (no device, as when prewarming on a build machine).
 // Split-K grids in such clusters must fit at once: the chooser keeps an H100's caps and, where
 // the device holds fewer, the device's (split_k_grid_cap).
+// alone (under set_gemm_sm_limit): no multicast pairs, and split-K clusters only in grids of at
+// most 2/3 of the SMs. Beside a kernel that holds some SMs a cluster needs its CTAs' SMs free in
+// one GPC, and clusters that found none waited for whole CTAs to end: a grid of pairs on all the
+// limit's SMs ran up to 1.9x as long as CTAs alone (dense 4096 x 7168 x 7168 on 112 SMs beside 20
+// held: 597 against 323 us), while split-K grids within 2/3 of them ran beside 20, 32 and 66 held
+// SMs as fast as with nothing beside (128 x 576 x 7168: 7.6-9.6 us, against 11.4-11.5 us alone
+// without splits; H200, tools/bench/results/2026-11-30j-gemm-sm-limit-h200.md).
 struct ClusterCapacity {
   int of3 = 0, of4 = 0, of8 = 0;
+  bool alone = false;
 };
 
 // The splits whose partials go through distributed shared memory: the shared-memory layout's

@@ -194,7 +194,7 @@ double model_cycles(bool masked, std::int64_t rows, std::int64_t num_groups, int
 
 // The config for model_rows (a rows key: masked, per expert; contiguous, all experts' rows).
 Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, std::int64_t num_groups,
-                               std::int64_t n, std::int64_t k, int sm_count) {
+                               std::int64_t n, std::int64_t k, int sm_count, bool alone) {
   const bool masked = grouping == Sm90Grouping::masked;
   const std::int64_t k_blocks = (k + 127) / 128;
   const std::int64_t bucket = sm90_gemm_m_bucket(model_rows);
@@ -261,7 +261,7 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const std::int64_t tiles =
       (masked ? num_groups * m_blocks_per_group : m_blocks_per_group) * n_blocks;
-  if (sm_count % 2 == 0) {
+  if (sm_count % 2 == 0 && !alone) {
     if (masked && m_blocks_per_group >= 2 && masked_pair_b(m_blocks_per_group, k_blocks)) {
       best.multicast = 2;
       best.multicast_on_a = false;
@@ -282,8 +282,8 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
 
 Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
                                           std::int64_t num_groups, std::int64_t n, std::int64_t k,
-                                          int sm_count) {
-  return choose_for_rows(grouping, sm90_grouped_rows_key(grouping, rows), num_groups, n, k, sm_count);
+                                          int sm_count, bool alone) {
+  return choose_for_rows(grouping, sm90_grouped_rows_key(grouping, rows), num_groups, n, k, sm_count, alone);
 }
 
 }  // namespace jitfp8::detail

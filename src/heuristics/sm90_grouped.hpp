@@ -37,9 +37,10 @@ std::int64_t sm90_grouped_rows_key(Sm90Grouping grouping, std::int64_t rows);
 // The result has splits = 1, block_m 64, 128 or (masked) 256,
 // multicast only where both CTAs of a pair share the expert (contiguous: pairs on N), and
 // smem_bytes including the grouping tables of `grouping`.
+// alone: no multicast pairs (ClusterCapacity::alone, under set_gemm_sm_limit).
 // Throws Error(unsupported) when nothing fits in shared memory (very large E or K).
 Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
                                           std::int64_t num_groups, std::int64_t n, std::int64_t k,
-                                          int sm_count);
+                                          int sm_count, bool alone = false);
 
 }  // namespace jitfp8::detail

@@ -35,7 +35,7 @@ std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& c) {
 
 Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
                                                  std::int64_t k_capacity, std::int64_t num_groups,
-                                                 int sm_count) {
+                                                 int sm_count, bool alone) {
   const std::int64_t groups = std::max<std::int64_t>(num_groups, 1);
   const std::int64_t mb = sm90_wgrad_m_bucket(m);
   const std::int64_t tokens = sm90_grouped_wgrad_tokens_bucket(k_capacity, groups);
@@ -44,7 +44,7 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // measured on the dense kernel only. The model's credit for the 128 x 128 loop with
   // compile-time stages was measured on the dense kernel too: the K-grouped kernel's 128 x 128
   // tiles (the same ring-turn loop) are taken only by the measured rules below.
-  Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*dense=*/false);
+  Sm90WgradConfig c = choose_sm90_wgrad_config(rows, n, tokens, sm_count, /*dense=*/false, alone);
   // 256 x 128 tiles in pairs sharing A, staged in halves (the template's ring-turn loop in 232
   // registers): the fastest of the sweep or within 1% of it on all six anchor shapes, and +1-7%
   // over the picks before in one call, overwrite and accumulate (H100, 2026-11-26,
@@ -69,7 +69,7 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     // 2026-11-26).
     pair_block_m = 128;
   }
-  if (pair_block_m > 0) {
+  if (pair_block_m > 0 && sm_count >= 2 && !alone) {  // a pair needs two SMs (set_gemm_sm_limit(1))
     c = make_sm90_wgrad_config(pair_block_m, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);
     c.pingpong = false;
   }

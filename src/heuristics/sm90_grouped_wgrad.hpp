@@ -24,8 +24,9 @@ std::int64_t sm90_grouped_wgrad_tokens_bucket(std::int64_t k_capacity, std::int6
 // floor); else the rule it breaks.
 std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& config);
 
+// alone: no multicast pairs (ClusterCapacity::alone, under set_gemm_sm_limit).
 Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
                                                  std::int64_t k_capacity, std::int64_t num_groups,
-                                                 int sm_count);
+                                                 int sm_count, bool alone = false);
 
 }  // namespace jitfp8::detail

@@ -285,7 +285,7 @@ double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::in
 }
 
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         int sm_count, bool dense) {
+                                         int sm_count, bool dense, bool alone) {
   const std::int64_t mb = sm90_wgrad_m_bucket(m);
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   std::optional<Sm90WgradConfig> chosen = best_tile(mb, n, k, sm_count, dense, false);
@@ -313,7 +313,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   const std::int64_t m_blocks = (mb + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const bool unrolled_128 = dense && best.block_m == 128 && best.block_n == 128;
-  if ((k <= 1536 || unrolled_128) && sm_count % 2 == 0 && n_blocks % 2 == 0 &&
+  if ((k <= 1536 || unrolled_128) && sm_count % 2 == 0 && !alone && n_blocks % 2 == 0 &&
       m_blocks * n_blocks > 2 * sm_count) {
     Sm90WgradConfig paired = make_sm90_wgrad_config(best.block_m, best.block_n, best.stages, 2, true,
                                                     sm_count, best.epi_batch, best.epi_bufs);

@@ -74,8 +74,9 @@ double sm90_wgrad_model_cycles(const Sm90WgradConfig& config, std::int64_t m, st
                                std::int64_t k, bool dense = true);
 
 // dense: choosing for the dense kernel, with 192-row tiles (three math warpgroups, dense only)
-// and the 128 x 128 loop's measured credit; false for the K-grouped kernel.
+// and the 128 x 128 loop's measured credit; false for the K-grouped kernel. alone: no multicast
+// pairs (ClusterCapacity::alone, under set_gemm_sm_limit).
 Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::int64_t k,
-                                         int sm_count, bool dense = true);
+                                         int sm_count, bool dense = true, bool alone = false);
 
 }  // namespace jitfp8::detail

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
+#include "ops/gemm_target.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
@@ -41,9 +42,11 @@ void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::in
 struct PlanKey {
   std::int32_t device = 0;
   std::int32_t grouping = 0;
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
+  std::int32_t reserved = 0;
   std::int64_t num_groups = 0, rows_key = 0, n = 0, k = 0;
 };
-static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
+static_assert(sizeof(PlanKey) == 48, "PlanKey must have no padding");
 
 struct Plan {
   const LoadedKernel* kernel = nullptr;
@@ -61,6 +64,7 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
   PlanKey key{};
   key.device = device.device;
   key.grouping = static_cast<std::int32_t>(grouping);
+  key.sms = gemm_sm_count(device);
   key.num_groups = e;
   key.rows_key = sm90_grouped_rows_key(grouping, rows);
   key.n = n;
@@ -68,7 +72,8 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
   return plan_cache().get_or_make(key, [&] {
     require_sm90a(function, device.arch);
     Plan made;
-    made.config = choose_sm90_grouped_config(grouping, key.rows_key, e, n, k, device.sm_count);
+    made.config = choose_sm90_grouped_config(grouping, key.rows_key, e, n, k, key.sms,
+                                             gemm_target(device, key.sms).clusters.alone);
     made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, made.config,
                                                                    device.arch));
     return made;
@@ -253,8 +258,9 @@ std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& 
   std::set<std::string> seen;
   for (const std::int64_t m : rows_keys(Sm90Grouping::contiguous_ids, op)) {
     for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
-      KernelSpec spec = gemm_fp8_grouped_spec(
-          g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count), arch);
+      const Sm90GemmConfig c =
+          choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count, target.clusters.alone);
+      KernelSpec spec = gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, c, arch);
       if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
     }
   }
@@ -269,8 +275,9 @@ std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, 
   std::set<std::string> seen;
   const Sm90Grouping g = Sm90Grouping::masked;
   for (const std::int64_t m : rows_keys(g, op)) {
-    KernelSpec spec = gemm_fp8_grouped_spec(
-        g, op.groups, op.n, op.k, choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count), arch);
+    const Sm90GemmConfig c =
+        choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count, target.clusters.alone);
+    KernelSpec spec = gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, c, arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;

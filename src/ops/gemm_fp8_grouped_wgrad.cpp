@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
+#include "ops/gemm_target.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/driver_api.hpp"
@@ -81,7 +82,7 @@ void validate(const GroupedGemmWgradArgs& a) {
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int32_t reserved = 0;
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
   std::int64_t m_bucket = 0, n = 0, tokens_bucket = 0, groups = 0;
 };
 static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
@@ -214,8 +215,9 @@ std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, c
   std::set<std::string> seen;
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
-    KernelSpec spec = gemm_fp8_grouped_wgrad_spec(
-        op.n, choose_sm90_grouped_wgrad_config(m, op.n, op.k, op.groups, target.sm_count), arch);
+    const Sm90WgradConfig c =
+        choose_sm90_grouped_wgrad_config(m, op.n, op.k, op.groups, target.sm_count, target.clusters.alone);
+    KernelSpec spec = gemm_fp8_grouped_wgrad_spec(op.n, c, arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;
@@ -254,10 +256,10 @@ std::int64_t grouped_wgrad_workspace_bytes(int num_sms) {
   return std::int64_t{16} * std::max(num_sms, 1);
 }
 
-Sm90WgradConfig grouped_wgrad_chosen_config(const GroupedGemmWgradArgs& args, int sm_count) {
+Sm90WgradConfig grouped_wgrad_chosen_config(const GroupedGemmWgradArgs& args, const TargetDevice& target) {
   const std::int64_t tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
   return choose_sm90_grouped_wgrad_config(sm90_wgrad_m_bucket(args.m), args.n, tokens_bucket * args.num_groups,
-                                          args.num_groups, sm_count);
+                                          args.num_groups, target.sm_count, target.clusters.alone);
 }
 
 }  // namespace jitfp8::detail
@@ -274,6 +276,7 @@ void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
+  key.sms = gemm_sm_count(device);
   key.m_bucket = sm90_wgrad_m_bucket(args.m);
   key.n = args.n;
   key.tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
@@ -281,7 +284,7 @@ void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config = grouped_wgrad_chosen_config(args, device.sm_count);
+    made.config = grouped_wgrad_chosen_config(args, gemm_target(device, key.sms));
     made.kernel = &get_kernel(device.device,
                               gemm_fp8_grouped_wgrad_spec(args.n, made.config, device.arch));
     return made;

@@ -23,9 +23,9 @@ std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, c
 // Bytes of the balanced-tail workspace for a grid of num_sms CTAs (moe.hpp).
 std::int64_t grouped_wgrad_workspace_bytes(int num_sms);
 
-// The configuration gemm_fp8_grouped_wgrad chooses for these arguments on a device of sm_count
-// SMs (its plan key: M bucket, N, token bucket, experts), for tools that report the pick.
-Sm90WgradConfig grouped_wgrad_chosen_config(const GroupedGemmWgradArgs& args, int sm_count);
+// The configuration gemm_fp8_grouped_wgrad chooses for these arguments on `target` (gemm_target:
+// its plan key is the M bucket, N, token bucket, experts and SM count), for tools that report the pick.
+Sm90WgradConfig grouped_wgrad_chosen_config(const GroupedGemmWgradArgs& args, const TargetDevice& target);
 
 // gemm_fp8_grouped_wgrad with a given configuration (benchmark sweeps, tests): same validation,
 // the config checked (Error(invalid_argument)); memoized per (device, n, config).

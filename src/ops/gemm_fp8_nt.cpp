@@ -10,7 +10,6 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "runtime/check.hpp"
-#include "runtime/cluster_capacity.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/tensor_map.hpp"
@@ -84,11 +83,12 @@ void validate_workspace_size(const GemmFp8Args& a, int sm_count) {
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int16_t with_workspace = 0;
-  std::int16_t d_fp32 = 0;
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
+  std::int32_t with_workspace = 0;
+  std::int32_t d_fp32 = 0;
   std::int64_t m_key = 0, n = 0, k = 0;
 };
-static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
+static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
 
 struct Plan {
   const LoadedKernel* kernel = nullptr;
@@ -126,14 +126,15 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
   return spec;
 }
 
-ClusterCapacity cluster_capacity_of(const DeviceContext& device) {
-  return {max_active_clusters(device, 3), max_active_clusters(device, 4), max_active_clusters(device, 8)};
+Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         const TargetDevice& target, bool with_workspace, bool d_fp32) {
+  return choose_sm90_gemm_config(sm90_gemm_m_key(m), n, k, target.sm_count, target.clusters, with_workspace,
+                                 d_fp32);
 }
 
 Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
                                          const DeviceContext& device, bool with_workspace, bool d_fp32) {
-  return choose_sm90_gemm_config(sm90_gemm_m_key(m), n, k, device.sm_count, cluster_capacity_of(device),
-                                 with_workspace, d_fp32);
+  return gemm_fp8_nt_chosen_config(m, n, k, gemm_target(device), with_workspace, d_fp32);
 }
 
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
@@ -260,6 +261,7 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   validate_workspace_size(args, device.sm_count);
   PlanKey key{};
   key.device = device.device;
+  key.sms = gemm_sm_count(device);
   key.with_workspace = args.workspace != nullptr ? 1 : 0;
   key.d_fp32 = args.d_dtype == DType::f32 ? 1 : 0;
   key.m_key = sm90_gemm_m_key(args.m);
@@ -268,8 +270,8 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config =
-        gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, device, key.with_workspace != 0, key.d_fp32 != 0);
+    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, gemm_target(device, key.sms),
+                                            key.with_workspace != 0, key.d_fp32 != 0);
     made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
                                                               device.arch));
     return made;

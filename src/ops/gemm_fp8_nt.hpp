@@ -6,6 +6,7 @@
 #include "heuristics/sm90_gemm.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
+#include "ops/gemm_target.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/kernel_spec.hpp"
 #include "runtime/launch.hpp"
@@ -20,14 +21,13 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
 // (the template's static_asserts reject the rest at compile time).
 void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& config, Stream stream);
 
-// The current device's cluster capacity for choose_sm90_gemm_config (runtime/cluster_capacity.hpp).
-ClusterCapacity cluster_capacity_of(const DeviceContext& device);
-
-// The configuration gemm_fp8_nt chooses on `device` (its current context) for these M, N, K: what
-// the dispatch plans with, for tools that report or time the pick.
+// The configuration gemm_fp8_nt chooses on `device` (its current context, under the SM limit) for
+// these M, N, K: what the dispatch plans with, for tools that report or time the pick.
 Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
                                          const DeviceContext& device, bool with_workspace = false,
                                          bool d_fp32 = false);
+Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         const TargetDevice& target, bool with_workspace, bool d_fp32);
 
 // Op family "gemm_fp8_nt": n, k, d_dtype and the m range of the manifest operation; one kernel
 // per distinct configuration over the M buckets of the range.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
+#include "ops/gemm_target.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
@@ -58,7 +59,7 @@ Strides validate(const GemmFp8WgradArgs& a) {
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int32_t reserved = 0;
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
   std::int64_t m_bucket = 0, n = 0, k = 0;
 };
 static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
@@ -155,7 +156,9 @@ std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arc
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
     KernelSpec spec =
-        gemm_fp8_wgrad_spec(op.n, op.k, choose_sm90_wgrad_config(m, op.n, op.k, target.sm_count), arch);
+        gemm_fp8_wgrad_spec(op.n, op.k,
+                            choose_sm90_wgrad_config(m, op.n, op.k, target.sm_count, true, target.clusters.alone),
+                            arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;
@@ -201,13 +204,15 @@ void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
+  key.sms = gemm_sm_count(device);
   key.m_bucket = sm90_wgrad_m_bucket(args.m);
   key.n = args.n;
   key.k = args.k;
   const Plan& plan = plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     Plan made;
-    made.config = choose_sm90_wgrad_config(key.m_bucket, args.n, args.k, device.sm_count);
+    made.config = choose_sm90_wgrad_config(key.m_bucket, args.n, args.k, key.sms, true,
+                                           gemm_target(device, key.sms).clusters.alone);
     made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, made.config,
                                                                  device.arch));
     return made;

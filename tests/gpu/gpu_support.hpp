@@ -1,5 +1,5 @@
-// Small helpers for GPU tests: checked CUDA runtime calls, an owning device buffer and a captured
-// CUDA graph.
+// Small helpers for GPU tests: checked CUDA runtime calls, an owning device buffer, a captured
+// CUDA graph and a scoped GEMM SM limit.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "jitfp8/runtime.hpp"
 
 namespace jitfp8::test {
 
@@ -73,6 +75,18 @@ class CapturedGraph {
  private:
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
+};
+
+// set_gemm_sm_limit(sms) for a scope; the limit before it is restored on exit, also on a throw.
+class ScopedGemmSmLimit {
+ public:
+  explicit ScopedGemmSmLimit(int sms) : before_(gemm_sm_limit()) { set_gemm_sm_limit(sms); }
+  ScopedGemmSmLimit(const ScopedGemmSmLimit&) = delete;
+  ScopedGemmSmLimit& operator=(const ScopedGemmSmLimit&) = delete;
+  ~ScopedGemmSmLimit() { set_gemm_sm_limit(before_); }
+
+ private:
+  int before_;
 };
 
 }  // namespace jitfp8::test

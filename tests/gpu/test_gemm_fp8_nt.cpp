@@ -323,6 +323,33 @@ TEST_CASE("gemm_fp8_nt split-K through the workspace matches the reference, repr
   }
 }
 
+TEST_CASE("gemm_fp8_nt under an SM limit plans for those SMs and matches the reference",
+          "[gpu][gemm][sm-limit]") {
+  // Shapes of every kind of pick: one band of 64-row tiles and split-K clusters (of 3 with many
+  // SMs), one round of tiles, several rounds in B pairs, the workspace's splits over a long K.
+  const std::tuple<std::int64_t, std::int64_t, std::int64_t> shapes[] = {
+      {1, 576, 7168}, {128, 576, 7168}, {129, 2112, 528}, {300, 4096, 2048}, {200, 512, 32768}, {2047, 7168, 1024}};
+  const SplitWorkspace workspace;
+  const detail::DeviceContext& device = detail::current_device();
+  std::uint64_t seed = 5600;
+  for (int sms : {1, 2, 7, 66, 112}) {
+    const test::ScopedGemmSmLimit limit(sms);
+    for (auto [m, n, k] : shapes)
+      for (bool with_workspace : {false, true}) {
+        const detail::Sm90GemmConfig c = detail::gemm_fp8_nt_chosen_config(m, n, k, device, with_workspace);
+        INFO(sms << " SMs, m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+        // No pairs; split-K clusters in grids of at most 2/3 of the SMs (ClusterCapacity::alone).
+        CHECK(c.multicast == 1);
+        if (c.splits > 1 && !c.splits_via_workspace) CHECK(c.num_sms <= sms * 2 / 3);
+        CHECK(c.num_sms <= sms);
+        if (c.splits == 1) CHECK(c.num_sms == sms);  // the persistent grid takes every SM it may
+        check_problem(m, n, k, seed++, 0, nullptr, with_workspace ? &workspace : nullptr);
+      }
+  }
+  // The limit lifted: the device's plans again.
+  CHECK(detail::gemm_fp8_nt_chosen_config(2047, 7168, 1024, device).num_sms > 112);
+}
+
 TEST_CASE("gemm_fp8_nt split-K through the workspace replays in a CUDA graph and runs on two streams at once",
           "[gpu][gemm][splitk][workspace][capture]") {
   const auto check_against_reference = [](const Problem& p, std::uint64_t seed) {

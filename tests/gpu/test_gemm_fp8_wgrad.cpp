@@ -240,6 +240,28 @@ TEST_CASE("gemm_fp8_wgrad matches the reference on odd shapes and tails", "[gpu]
       check_problem(m, n, k, seed++);
 }
 
+TEST_CASE("gemm_fp8_wgrad under an SM limit plans for those SMs and matches the reference",
+          "[gpu][wgrad][sm-limit]") {
+  std::uint64_t seed = 700;
+  REQUIRE(devices().at(0).sm_count > 66);  // the limits below are limits
+  for (int sms : {1, 7, 66}) {
+    const test::ScopedGemmSmLimit limit(sms);
+    const std::uint64_t loads = runtime_stats().loads;
+    // One round of tiles, several rounds (pairs sharing A or B where they pay), short K.
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {129, 2112, 528}, {1000, 4096, 1024}, {2048, 1024, 4096}})
+      for (bool acc : {false, true}) {
+        INFO(sms << " SMs");
+        const detail::Sm90WgradConfig c =
+            detail::choose_sm90_wgrad_config(detail::sm90_wgrad_m_bucket(m), n, k, sms, true, true);
+        CHECK(c.num_sms == sms);
+        CHECK(c.multicast == 1);
+        check_problem(m, n, k, seed++, acc);
+      }
+    CHECK(runtime_stats().loads > loads);  // the dispatch planned kernels for this limit
+  }
+}
+
 TEST_CASE("gemm_fp8_wgrad accumulates into D in place", "[gpu][wgrad]") {
   std::uint64_t seed = 300;
   for (std::int64_t m : {1, 7, 129, 300, 1000})

@@ -12,6 +12,7 @@
 #include "heuristics/sm90_grouped.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/moe.hpp"
+#include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_reference.hpp"
 #include "support/fp8_reference.hpp"
@@ -320,6 +321,34 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
     for (auto counts : std::vector<std::vector<int>>{{0, 0, 1000, 0}, {777}, {128}, random_counts(256, 40, rng)}) {
       Contiguous p(256, 512, counts, 0, seed++);
       for (bool ids : {true, false}) run_contiguous(p, ids, nullptr, seed++);
+    }
+  }
+}
+
+TEST_CASE("grouped GEMMs under an SM limit plan for those SMs and match per-expert references",
+          "[gpu][moe][sm-limit]") {
+  std::uint64_t seed = 900;
+  REQUIRE(devices().at(0).sm_count > 66);  // the limits below are limits
+  for (int sms : {1, 7, 66}) {
+    const test::ScopedGemmSmLimit limit(sms);
+    INFO(sms << " SMs");
+    Contiguous p(576, 1040, {0, 1, 128, 300, 77, 0, 129, 255}, 37, seed++);
+    const std::uint64_t loads = runtime_stats().loads;
+    for (bool ids : {true, false}) {
+      const detail::Sm90Grouping g = ids ? detail::Sm90Grouping::contiguous_ids : detail::Sm90Grouping::contiguous_ends;
+      const detail::Sm90GemmConfig c = detail::choose_sm90_grouped_config(g, p.m, p.e, p.n, p.k, sms, true);
+      CHECK(c.num_sms == sms);
+      CHECK(c.multicast == 1);
+      run_contiguous(p, ids, nullptr, seed++);
+    }
+    CHECK(runtime_stats().loads > loads);  // the dispatch planned kernels for this limit
+    Masked q(6, 300, 320, 640, seed++);
+    for (std::int64_t expected : {16, 200}) {
+      const detail::Sm90GemmConfig c =
+          detail::choose_sm90_grouped_config(detail::Sm90Grouping::masked, expected, q.e, q.n, q.k, sms, true);
+      CHECK(c.num_sms == sms);
+      CHECK(c.multicast == 1);
+      run_masked(q, {0, 300, 1, 128, 77, 299}, expected, nullptr, seed++);
     }
   }
 }

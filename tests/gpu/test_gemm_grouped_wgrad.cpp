@@ -13,6 +13,7 @@
 #include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/moe.hpp"
+#include "ops/gemm_target.hpp"
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 #include "support/random_operands.hpp"
@@ -383,6 +384,40 @@ TEST_CASE("gemm_fp8_grouped_wgrad with a workspace balances the tail reproducibl
         const std::vector<float> again = p.d.download();
         CHECK(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)) == 0);
       }
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad under an SM limit plans for those SMs and matches the references",
+          "[gpu][moe_wgrad][sm-limit]") {
+  // With and without the balanced tail's workspace (sized for the whole device, as
+  // gemm_fp8_grouped_wgrad_workspace_bytes() says; the limited grid uses part of it).
+  test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
+  workspace.poison(0);
+  std::uint64_t seed = 1600;
+  for (int sms : {1, 7, 66}) {
+    const test::ScopedGemmSmLimit limit(sms);
+    const std::uint64_t loads = runtime_stats().loads;
+    for (bool with_workspace : {false, true})
+      for (bool acc : {false, true}) {
+        INFO(sms << " SMs, workspace " << with_workspace << " accumulate " << acc);
+        GroupedProblem p(1000, 760, {300, 0, 4300, 129, 2100, 1, 0, 897}, seed++, acc);
+        GroupedGemmWgradArgs args = p.args();
+        if (with_workspace) {
+          args.workspace = workspace.get();
+          args.workspace_bytes = static_cast<std::int64_t>(workspace.size());
+        }
+        const detail::Sm90WgradConfig c =
+            detail::grouped_wgrad_chosen_config(args, detail::gemm_target(detail::current_device()));
+        CHECK(c.num_sms == sms);
+        CHECK(c.multicast == 1);
+        gemm_fp8_grouped_wgrad(args, nullptr);
+        JITFP8_CUDA_CHECK(cudaGetLastError());
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        check(p, seed++, "under an SM limit");
+      }
+    CHECK(runtime_stats().loads > loads);  // the dispatch planned kernels for this limit
+    const std::vector<std::uint8_t> flags = workspace.download();
+    CHECK(std::all_of(flags.begin(), flags.end(), [](std::uint8_t b) { return b == 0; }));  // left zeroed
+  }
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad rejects a bad workspace before launching", "[gpu][moe_wgrad]") {

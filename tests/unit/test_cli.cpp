@@ -185,6 +185,30 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   CHECK(test::run_command(kCli + " cache defrag").exit_code == 2);
 }
 
+TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-limit]") {
+  test::TempDir dir;
+  // dump: the config of the kernel a process under set_gemm_sm_limit(66) would run.
+  auto dumped = test::run_command(kCli + " dump --arch sm_90a --gemm-sm-limit 66 --out " + dir.path() +
+                                  "/d gemm_fp8_nt m=4096 n=7168 k=7168");
+  INFO(dumped.output);
+  REQUIRE(dumped.exit_code == 0);
+  CHECK(dumped.output.find(",66,") != std::string::npos);  // num_sms in the kernel's template arguments
+  // prewarm: the limited kernels differ from the whole device's (the same manifest compiles anew).
+  test::write_text_file(dir / "g.json",
+                        R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": 4096, "n": 7168, "k": 7168}]})");
+  const std::string prewarm = kCli + " prewarm --quiet --arch sm_90a --cache-dir " + dir.path() + "/c ";
+  auto whole = test::run_command(prewarm + dir / "g.json");
+  auto limited = test::run_command(prewarm + "--gemm-sm-limit 66 " + dir / "g.json");
+  INFO(whole.output << limited.output);
+  REQUIRE(whole.exit_code == 0);
+  REQUIRE(limited.exit_code == 0);
+  CHECK(parse_summary(limited.output).compiled == parse_summary(limited.output).kernels);
+  CHECK(parse_summary(limited.output).compiled > 0);
+  auto bad = test::run_command(prewarm + "--gemm-sm-limit -2 " + dir / "g.json");
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.output.find("'sms' = -2: must be >= 0") != std::string::npos);
+}
+
 // Parses each shipped manifest and expands every op into the kernels an sm_90a prewarm compiles
 // (an H100's 132 SMs): an op the families cannot serve, or that yields no kernel, fails here
 // (their compiles are covered per family in test_nvrtc_families.cpp).

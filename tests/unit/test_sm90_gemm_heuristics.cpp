@@ -27,7 +27,7 @@ struct SweepShape {
 
 std::vector<SweepShape> sweep() {
   std::vector<SweepShape> shapes;
-  for (int sms : {132, 114, 78})
+  for (int sms : {132, 114, 78, 131, 67, 7, 2, 1})  // odd and small: set_gemm_sm_limit
     for (std::int64_t n : {8, 136, 576, 2112, 4096, 7168, 24576, 32768})
       for (std::int64_t k : {16, 144, 512, 2048, 7168, 16384})
         for (std::int64_t m : {1, 7, 64, 129, 1000, 4095, 16384})
@@ -396,7 +396,7 @@ namespace {
 // Small M over long K, where splits through the workspace are candidates, on three SM counts.
 std::vector<SweepShape> workspace_sweep() {
   std::vector<SweepShape> shapes;
-  for (int sms : {132, 114, 78})
+  for (int sms : {132, 114, 78, 131, 67, 7, 2, 1})  // odd and small: set_gemm_sm_limit
     for (std::int64_t n : {256, 512, 1536, 2048, 4096, 7168})
       for (std::int64_t k : {7168, 16384, 24576, 32768})
         for (std::int64_t m : {1, 96, 160, 200, 300, 448, 1000, 1400, 1800, 4096})

@@ -30,7 +30,7 @@ struct Shape {
 
 std::vector<Shape> sweep() {
   std::vector<Shape> shapes;
-  for (int sms : {132, 114})
+  for (int sms : {132, 114, 131, 67, 7, 2, 1})  // odd and small: set_gemm_sm_limit
     for (std::int64_t n : {8, 320, 4096, 6144, 7168})
       for (std::int64_t k : {16, 640, 2048, 7168})
         for (std::int64_t groups : {1, 8, 256}) {
@@ -83,6 +83,7 @@ TEST_CASE("grouped gemm heuristics choose valid configs for a sweep of shapes", 
     CHECK((c.multicast == 1 || c.multicast == 2));
     if (contiguous && c.multicast == 2) CHECK(c.multicast_on_a);
     CHECK(c.num_sms <= s.sms);
+    CHECK(c.num_sms > 0);
     CHECK(c.num_sms % c.multicast == 0);
     // The config depends on the rows only through their key (the launch's plan key).
     CHECK(choose_sm90_grouped_config(s.grouping, sm90_grouped_rows_key(s.grouping, s.rows), s.groups, s.n, s.k,

@@ -17,7 +17,7 @@ using namespace jitfp8;
 using namespace jitfp8::detail;
 
 TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgrad][heuristics]") {
-  for (int sms : {132, 114, 78})
+  for (int sms : {132, 114, 78, 131, 67, 7, 2, 1})  // odd and small: set_gemm_sm_limit
     for (std::int64_t groups : {1, 4, 8, 16, 64, 256})
       for (std::int64_t n : {4, 48, 576, 2048, 4096, 7168})
         for (std::int64_t m : {1, 64, 100, 2048, 4096, 7168})
@@ -29,6 +29,7 @@ TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgr
             CHECK(c.smem_bytes >= kSm90GroupedWgradMinSmem);
             CHECK(c.smem_bytes <= kSm90WgradMaxSmem);
             CHECK(c.num_sms <= sms);
+            CHECK(c.num_sms > 0);
             CHECK(c.num_sms % c.multicast == 0);
             // A pure function of (M bucket, N, token bucket, groups, SMs).
             const std::int64_t tokens = sm90_grouped_wgrad_tokens_bucket(cap, groups);

@@ -15,7 +15,7 @@ using namespace jitfp8;
 using namespace jitfp8::detail;
 
 TEST_CASE("wgrad heuristics choose valid configs for a sweep of shapes", "[wgrad][heuristics]") {
-  for (int sms : {132, 114, 78})
+  for (int sms : {132, 114, 78, 131, 67, 7, 2, 1})  // odd and small: set_gemm_sm_limit
     for (std::int64_t n : {4, 36, 576, 2112, 4096, 7168, 24576})
       for (std::int64_t k : {16, 144, 512, 2048, 7168, 16384})
         for (std::int64_t m : {1, 7, 64, 65, 129, 576, 2112, 4095, 7168, 32768}) {
@@ -26,6 +26,7 @@ TEST_CASE("wgrad heuristics choose valid configs for a sweep of shapes", "[wgrad
                                                       c.epi_bufs));
           CHECK(c.smem_bytes <= kSm90WgradMaxSmem);
           CHECK(c.num_sms <= sms);
+          CHECK(c.num_sms > 0);
           CHECK(c.num_sms % c.multicast == 0);
           CHECK(c.stages >= 2);
           // A pure function of (M bucket, N, K, SMs).

@@ -220,9 +220,10 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
 void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cudaStream_t stream) {
   const detail::DeviceContext& device = detail::current_device();
   const bool with_workspace = g.workspace != nullptr;
+  const int sm_count = detail::gemm_sm_count(device);  // under --sm-limit
   std::vector<detail::Sm90GemmConfig> configs =
-      g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, device.sm_count, 40, with_workspace)
-                                : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, device.sm_count);
+      g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, sm_count, 40, with_workspace)
+                                : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, sm_count);
   configs.insert(configs.begin(), detail::gemm_fp8_nt_chosen_config(g.m, g.n, g.k, device, with_workspace,
                                                                      g.d_dtype == DType::f32));
   std::vector<detail::KernelSpec> specs;
@@ -310,7 +311,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
   fmt::print("{:>6} {:>6} {:>6} | {:>8} {:>7} {:>6} | {:>8} {:>7} | {:>8} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} {:>8} | {}\n",
              "M", "N", "K", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
              "ratio", "DG", "cuBL*", "diff", "diff acc", "diff cuBL", "config");
-  const int sm_count = detail::current_device().sm_count;
+  const detail::TargetDevice target = detail::gemm_target(detail::current_device());  // under --sm-limit
+  const int sm_count = target.sm_count;
   for (const Shape& s : shapes) {
     double anchor_dg = NAN, anchor_cublas = NAN;
     for (const WgradAnchor& a : kWgradAnchors)
@@ -342,7 +344,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     if (sweep) {
       std::vector<detail::Sm90WgradConfig> configs =
           g_wgrad_configs.empty() ? sweep_configs(sm_count) : parse_wgrad_configs(g_wgrad_configs, sm_count);
-      configs.insert(configs.begin(), detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count));
+      configs.insert(configs.begin(),
+                     detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count, true, target.clusters.alone));
       const detail::DeviceContext& device = detail::current_device();
       std::vector<detail::KernelSpec> specs;
       for (const auto& c : configs) specs.push_back(detail::gemm_fp8_wgrad_spec(s.n, s.k, c, device.arch));
@@ -413,7 +416,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_acc = flops / ours_acc.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
-    const detail::Sm90WgradConfig chosen = detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count);
+    const detail::Sm90WgradConfig chosen =
+        detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count, true, target.clusters.alone);
     fmt::print("{:>6} {:>6} {:>6} | {:>8.1f} {:>7.0f} {:>5.1f}% | {:>8.1f} {:>7.0f} | {:>8.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>6.0f} | {:>8.1e} {:>8.1e} {:>8.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf_ours / tf_cublas,

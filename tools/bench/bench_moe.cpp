@@ -29,6 +29,7 @@
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
+#include "ops/gemm_target.hpp"
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 #include "runtime/launch.hpp"
@@ -293,8 +294,7 @@ const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true},   
 template <std::size_t kCount>
 std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping, const SweepShape (&shapes)[kCount],
                                                   long long groups, long long k) {
-  int sm_count = 0;
-  BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const int sm_count = detail::gemm_sm_count(detail::current_device());  // under --sm-limit
   std::vector<detail::Sm90GemmConfig> configs;
   for (const SweepShape& s : shapes) {
     detail::Sm90GemmConfig c;
@@ -315,9 +315,9 @@ std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping,
 std::vector<detail::Sm90GemmConfig> with_pick_stage_ladder(std::vector<detail::Sm90GemmConfig> configs,
                                                            detail::Sm90Grouping grouping, long long rows,
                                                            long long groups, long long n, long long k) {
-  int sm_count = 0;
-  BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-  const detail::Sm90GemmConfig pick = detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, sm_count);
+  const int sm_count = detail::gemm_sm_count(detail::current_device());  // under --sm-limit
+  const detail::Sm90GemmConfig pick = detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, sm_count,
+                                                                         sm_count < detail::current_device().sm_count);
   std::vector<detail::Sm90GemmConfig> ladder{pick};
   for (int stages = std::max(3, pick.stages - 2); stages < pick.stages; ++stages) {
     detail::Sm90GemmConfig c = pick;
@@ -494,8 +494,7 @@ void run_masked(Context& ctx) {
 // --sweep: K-grouped candidate configs (tile shape x staging) timed beside the heuristic's.
 void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradArgs& g,
                     const GroupedGemmWgradArgs& g_acc, double flops) {
-  int sm_count = 0;
-  BENCH_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const int sm_count = detail::gemm_sm_count(detail::current_device());  // under --sm-limit
   // mc 2: 2-CTA clusters sharing A.
   const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
       {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
@@ -608,7 +607,8 @@ void run_kgrouped(Context& ctx) {
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
                  tf_cublas = flops / theirs.median_us / 1e6;
-    const detail::Sm90WgradConfig pick = detail::grouped_wgrad_chosen_config(g, detail::current_device().sm_count);
+    const detail::Sm90WgradConfig pick =
+        detail::grouped_wgrad_chosen_config(g, detail::gemm_target(detail::current_device()));
     fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas,

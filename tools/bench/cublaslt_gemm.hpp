@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "jitfp8/gemm.hpp"
+#include "jitfp8/runtime.hpp"
 
 namespace jitfp8::bench {
 
@@ -16,6 +17,14 @@ inline void check_cublas(cublasStatus_t status, const char* what) {
     std::fprintf(stderr, "%s: cuBLAS status %d\n", what, static_cast<int>(status));
     std::exit(1);
   }
+}
+
+// Under `jitfp8 bench --sm-limit N` cuBLASLt gets the same budget as ours (its SM count target).
+inline void target_sm_limit(cublasLtMatmulDesc_t desc) {
+  const std::int32_t sms = jitfp8::gemm_sm_limit();
+  if (sms > 0)
+    check_cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof(sms)),
+                 "sm count target");
 }
 
 // cuBLASLt block-scaled FP8 GEMM on our buffers (D bf16, or f32 as g.d_dtype says). cuBLAS is
@@ -44,6 +53,7 @@ class CublasLtGemm {
     check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
     check_cublas(cublasLtMatrixLayoutCreate(&d_, g.d_dtype == DType::f32 ? CUDA_R_32F : CUDA_R_16BF, g.n, g.m, g.n),
                  "layout d");
+    target_sm_limit(desc_);
     cublasLtMatmulPreference_t preference;
     check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
     check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
@@ -108,6 +118,7 @@ class CublasLtWgrad {
     check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
     check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
     check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_32F, g.n, g.m, g.n), "layout d");
+    target_sm_limit(desc_);
     cublasLtMatmulPreference_t preference;
     check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
     check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,

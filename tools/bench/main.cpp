@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "bench_common.hpp"
+#include "jitfp8/runtime.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
@@ -36,7 +37,9 @@ int main(int argc, char** argv) {
         "--timer graph (any benchmark), where CUPTI is not available: CUDA graphs of --iters x\n"
         "(flush, body), event-timed, minus the flushes alone; also counts ~1-2 us of launch gap.\n"
         "--flush-mb N (any benchmark): the flush memset, default 64 MB; the anchors used 2048 MB,\n"
-        "which also lets power and clocks recover between runs.\n");
+        "which also lets power and clocks recover between runs.\n"
+        "--sm-limit N (any benchmark): ours under jitfp8::set_gemm_sm_limit(N), cuBLASLt with\n"
+        "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET N: the SMs left beside a kernel that holds the rest.\n");
     return argc < 2 ? 2 : 0;
   }
   // --flush-mb N and --timer apply to every benchmark: take them out before the benchmark parses
@@ -45,6 +48,15 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--flush-mb") == 0 && i + 1 < argc) {
       jitfp8::bench::set_flush_megabytes(std::strtoull(argv[++i], nullptr, 10));
+    } else if (std::strcmp(argv[i], "--sm-limit") == 0 && i + 1 < argc) {
+      const char* value = argv[++i];
+      char* end = nullptr;
+      const long sms = std::strtol(value, &end, 10);
+      if (*value == '\0' || *end != '\0' || sms < 0 || sms > 100000) {
+        std::fprintf(stderr, "jitfp8 bench: --sm-limit must be a count of SMs >= 0, not '%s'\n", value);
+        return 2;
+      }
+      jitfp8::set_gemm_sm_limit(static_cast<int>(sms));
     } else if (std::strcmp(argv[i], "--timer") == 0 && i + 1 < argc) {
       const char* name = argv[++i];
       if (std::strcmp(name, "profiler") == 0) {
@@ -65,6 +77,7 @@ int main(int argc, char** argv) {
                   ? "profiler (CUPTI kernel timestamps)"
                   : "graph replay minus flushes (includes launch gaps)",
               jitfp8::bench::flush_megabytes());
+  if (jitfp8::gemm_sm_limit() > 0) std::printf("GEMMs limited to %d SMs (--sm-limit)\n", jitfp8::gemm_sm_limit());
   if (std::strcmp(argv[1], "gemm") == 0) return jitfp8::bench::run_gemm(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "quant") == 0) return jitfp8::bench::run_quant(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "moe") == 0) return jitfp8::bench::run_moe(argc - 1, argv + 1);

@@ -1,10 +1,10 @@
-// jitfp8 dump [--out DIR] [--arch ARCH] OP [field=value ...]
+// jitfp8 dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] OP [field=value ...]
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
-#include "ops/gemm_fp8_nt.hpp"
+#include "ops/gemm_target.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/debug_dump.hpp"
 #include "runtime/kernel_builder.hpp"
@@ -29,6 +29,7 @@ nlohmann::json field_value(const std::string& text) {
 int run_dump(Args args) {
   std::string out = args.take("--out").value_or("jitfp8-dump");
   std::optional<std::string> arch_text = args.take("--arch");
+  if (auto limit = args.take("--gemm-sm-limit")) set_gemm_sm_limit(parse_int(*limit, "--gemm-sm-limit"));
   std::vector<std::string> rest = args.positional();
   if (rest.empty()) throw UsageError("needs an operation, e.g. quantize_1x128");
 
@@ -42,20 +43,21 @@ int run_dump(Args args) {
   ManifestOp parsed = parse_manifest(manifest.dump(), "command line").ops.at(0);
 
   Arch arch;
-  int sms = 0;
-  detail::ClusterCapacity clusters;  // unknown without a device
+  detail::TargetDevice target(0);
   if (arch_text) {
     arch = Arch::parse(*arch_text);
+    // No device: the arch's usual SM count under the GEMM SM limit, cluster capacity unknown.
+    const int sms = arch.major == 9 ? 132 : 108;
+    target = detail::limited_target(sms, detail::limited_sm_count(sms, gemm_sm_limit()),
+                                    [] { return detail::ClusterCapacity{}; });
   } else {
     if (devices().empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");
     const detail::DeviceContext& device = detail::current_device();  // what its dispatch would choose
     arch = device.arch;
-    sms = device.sm_count;
-    clusters = detail::cluster_capacity_of(device);
+    target = detail::gemm_target(device);
   }
-  if (sms == 0) sms = arch.major == 9 ? 132 : 108;
   const detail::OpFamily* family = detail::find_op_family(parsed.op);
-  for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, detail::TargetDevice(sms, clusters))) {
+  for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, target)) {
     detail::CompileResult compiled = detail::compile_kernel(spec, /*want_ptx=*/true);
     std::string folder = detail::write_dump(spec, detail::cache_key(spec), compiled, out);
     fmt::print("{} -> {} ({:.2f} s)\n", spec.display_name(), folder, compiled.seconds);

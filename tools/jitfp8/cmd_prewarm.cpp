@@ -1,4 +1,4 @@
-// jitfp8 prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--quiet] MANIFEST...
+// jitfp8 prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--gemm-sm-limit N] [--quiet] MANIFEST...
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +25,7 @@ int run_prewarm(Args args) {
   if (auto arch = args.take("--arch")) options.arch = Arch::parse(*arch);
   if (auto jobs = args.take("--jobs")) options.jobs = parse_int(*jobs, "--jobs");
   if (auto sms = args.take("--sms")) options.sm_count = parse_int(*sms, "--sms");
+  if (auto limit = args.take("--gemm-sm-limit")) set_gemm_sm_limit(parse_int(*limit, "--gemm-sm-limit"));
   if (auto dir = args.take("--cache-dir")) set_cache_roots({*dir});
   // The bar redraws one line: only for a terminal, not for logs.
   options.progress = !args.take_flag("--quiet") && ::isatty(STDERR_FILENO);

@@ -13,12 +13,13 @@ constexpr std::string_view kUsage = R"(usage: jitfp8 <command> [options]
 
 commands:
   info                                  library, NVRTC and driver versions, devices, cache roots
-  prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--quiet] MANIFEST...
+  prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--gemm-sm-limit N] [--quiet] MANIFEST...
                                         compile every kernel the manifests imply (no GPU needed
-                                        with --arch); exit status 1 if any kernel failed
+                                        with --arch); exit status 1 if any kernel failed;
+                                        --gemm-sm-limit: the GEMM kernels of set_gemm_sm_limit(N)
   cache ls|stats|verify|clear [--cache-dir DIR]
                                         list entries, summarize, remove bad entries, empty the cache
-  dump [--out DIR] [--arch ARCH] OP [field=value ...]
+  dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] OP [field=value ...]
                                         write source, options, NVRTC log, PTX, cubin and config of
                                         the kernels of one operation, e.g.
                                         jitfp8 dump --arch sm_90a quantize_1x128 x_dtype=bf16

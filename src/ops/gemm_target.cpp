@@ -1,0 +1,46 @@
+// set_gemm_sm_limit and the GEMM dispatches' view of the device under it.
+#include "ops/gemm_target.hpp"
+
+#include <atomic>
+
+#include "runtime/check.hpp"
+#include "runtime/cluster_capacity.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+// Read on every dispatch (one relaxed load); the plan caches key on the resulting SM count.
+std::atomic<int> g_gemm_sm_limit{0};
+
+}  // namespace
+
+ClusterCapacity cluster_capacity_of(const DeviceContext& device) {
+  return {max_active_clusters(device, 3), max_active_clusters(device, 4), max_active_clusters(device, 8)};
+}
+
+int limited_sm_count(int device_sms, int limit) {
+  return limit > 0 && limit < device_sms ? limit : device_sms;
+}
+
+int gemm_sm_count(const DeviceContext& device) {
+  return limited_sm_count(device.sm_count, g_gemm_sm_limit.load(std::memory_order_relaxed));
+}
+
+TargetDevice gemm_target(const DeviceContext& device, int sms) {
+  return limited_target(device.sm_count, sms, [&] { return cluster_capacity_of(device); });
+}
+
+TargetDevice gemm_target(const DeviceContext& device) { return gemm_target(device, gemm_sm_count(device)); }
+
+}  // namespace jitfp8::detail
+
+namespace jitfp8 {
+
+void set_gemm_sm_limit(int sms) {
+  detail::require(sms >= 0, "set_gemm_sm_limit", "sms", sms, "must be >= 0 (0: every SM of the device)");
+  detail::g_gemm_sm_limit.store(sms, std::memory_order_relaxed);
+}
+
+int gemm_sm_limit() { return detail::g_gemm_sm_limit.load(std::memory_order_relaxed); }
+
+}  // namespace jitfp8

@@ -1,0 +1,36 @@
+// The device as the GEMM heuristics see it: its SMs, or fewer under set_gemm_sm_limit
+// (jitfp8/runtime.hpp), and the thread-block clusters its CTAs may form.
+#pragma once
+
+#include "ops/op_family.hpp"
+#include "runtime/launch.hpp"
+
+namespace jitfp8::detail {
+
+// The device's own cluster capacity for choose_sm90_gemm_config (runtime/cluster_capacity.hpp).
+ClusterCapacity cluster_capacity_of(const DeviceContext& device);
+
+// The SM count under a limit: `device_sms` when `limit` is 0 or not below it.
+int limited_sm_count(int device_sms, int limit);
+
+// For `sms` of a device's `device_sms` SMs: all of them with the device's cluster capacity
+// (`capacity()`, asked only then), or fewer, where the CTAs stand alone (ClusterCapacity::alone:
+// which SMs the kernels beside them leave free is unknown).
+template <class Capacity>
+TargetDevice limited_target(int device_sms, int sms, Capacity&& capacity) {
+  if (sms < device_sms) {
+    ClusterCapacity alone;
+    alone.alone = true;
+    return TargetDevice(sms, alone);
+  }
+  return TargetDevice(device_sms, capacity());
+}
+
+// What the GEMM dispatches plan for on `device` (its context current) under the process's limit.
+TargetDevice gemm_target(const DeviceContext& device);
+// Its SM count alone (no driver call: the plan caches' keys), and the target for that count (so
+// that a plan is made for the count of its key, whatever another thread sets meanwhile).
+int gemm_sm_count(const DeviceContext& device);
+TargetDevice gemm_target(const DeviceContext& device, int sms);
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,241 @@
+// GEMMs beside a kernel that holds some SMs (as an MoE dispatch or combine kernel does on another
+// stream), with and without jitfp8::set_gemm_sm_limit. The busy kernel takes one SM per CTA (all
+// of an SM's shared memory) and spins for a fixed time; the GEMM is launched once it runs.
+// - A persistent grid sized for the whole device leaves the CTAs that find no SM waiting until
+//   others of its CTAs end; they then walk their tiles on a nearly idle device.
+// - A cooperative grid (the split-K workspace form) waits for the busy kernel to end.
+// - A grid within the limit runs beside it.
+// - The third column runs the pick the chooser makes for the limit's SMs with clusters allowed
+//   (the dispatch makes no pairs under a limit): pairs wait for SMs free in one GPC.
+// Event-timed from the GEMM's launch to its end on its stream, behind a 200 us gate kernel (so that
+// host time before the launch is not counted), median of runs, no L2 flush (relative figures
+// within one run).
+// Not built by CMake (it needs nvcc); on the GPU machine, from the repository root, with a built
+// libjitfp8 in LIB:
+//   nvcc -O3 -arch=sm_90a -std=c++20 -Iinclude -Isrc -I.deps/usr/include tools/bench/probes/beside_busy_sms.cu \
+//        -L$LIB -ljitfp8 -L.deps/usr/lib/x86_64-linux-gnu -lfmt \
+//        -o /tmp/beside_busy && LD_LIBRARY_PATH=$LIB /tmp/beside_busy [busy_sms [busy_us]]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/layouts.hpp"
+#include "jitfp8/moe.hpp"
+#include "jitfp8/runtime.hpp"
+#include "heuristics/sm90_gemm.hpp"
+#include "heuristics/sm90_grouped.hpp"
+#include "ops/gemm_target.hpp"
+#include "ops/gemm_fp8_grouped.hpp"
+#include "ops/gemm_fp8_nt.hpp"
+
+#define CHECK_CUDA(call)                                                                   \
+  do {                                                                                     \
+    cudaError_t status_ = (call);                                                          \
+    if (status_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(status_));                \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+namespace {
+
+constexpr int kBusySmem = 200 * 1024;  // one CTA per SM
+
+__device__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void busy_kernel(unsigned long long ns, int* started) {
+  extern __shared__ char smem[];
+  const unsigned long long start = global_ns();
+  if (threadIdx.x == 0) atomicAdd(started, 1);
+  while (global_ns() - start < ns) __nanosleep(500);
+  if (threadIdx.x == 0 && smem[0] == 42) started[1] = 1;  // keeps the shared memory
+}
+
+// Holds the GEMM's stream for a while, so that the host's work before the launch (the dispatch, or
+// the fixed-config path's spec and registry lookup, tens of us) is not timed as GPU time.
+__global__ void gate_kernel(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) __nanosleep(200);
+}
+
+// e4m3 codes that are never NaN (0x7f / 0xff), spread over the range; scales of 1.
+__global__ void fill_codes(unsigned char* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    unsigned char c = static_cast<unsigned char>((h >> 8) & 0xb7);  // |x| < 2^-? .. 2^6, no NaN
+    p[i] = c;
+  }
+}
+__global__ void fill_floats(float* p, size_t n, float v) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] = v;
+}
+__global__ void fill_ints(int* p, size_t n, int v) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] = v;
+}
+
+template <class T>
+T* device_array(size_t count) {
+  T* p = nullptr;
+  CHECK_CUDA(cudaMalloc(&p, std::max<size_t>(count, 1) * sizeof(T)));
+  return p;
+}
+unsigned char* random_codes(size_t n, unsigned seed) {
+  unsigned char* p = device_array<unsigned char>(n);
+  fill_codes<<<1024, 256>>>(p, n, seed);
+  return p;
+}
+float* ones(size_t n) {
+  float* p = device_array<float>(n);
+  fill_floats<<<1024, 256>>>(p, n, 1.0f);
+  return p;
+}
+
+// run(stream, clustered): the dispatch's pick, or (clustered) the pick the chooser makes for the
+// limit's SMs when clusters are allowed (its CTAs in pairs or split-K clusters); false where that
+// is the dispatch's pick anyway.
+struct Case {
+  const char* name;
+  double flops;
+  std::function<bool(cudaStream_t, bool)> run;
+};
+
+bool clustered_differs(const jitfp8::detail::Sm90GemmConfig& c) {
+  return c.multicast != 1 || (c.splits > 1 && !c.splits_via_workspace);
+}
+
+Case dense(long long m, long long n, long long k, bool with_workspace) {
+  jitfp8::GemmFp8Args g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = random_codes(size_t(m) * k, 1), g.b = random_codes(size_t(n) * k, 2);
+  const long long sa = jitfp8::Scales1x128Layout{m, k}.numel(), sb = jitfp8::Scales128x128Layout{n, k}.numel();
+  g.a_scales = ones(sa), g.a_scales_capacity = sa;
+  g.b_scales = ones(sb), g.b_scales_capacity = sb;
+  g.d = device_array<unsigned short>(size_t(m) * n);
+  if (with_workspace) {
+    g.workspace_bytes = jitfp8::gemm_fp8_nt_workspace_bytes();
+    g.workspace = device_array<unsigned char>(g.workspace_bytes);
+    CHECK_CUDA(cudaMemset(g.workspace, 0, g.workspace_bytes));
+  }
+  char* name = new char[96];
+  std::snprintf(name, 96, "dense %lld x %lld x %lld%s", m, n, k, with_workspace ? " (workspace)" : "");
+  return {name, 2.0 * m * n * k, [g](cudaStream_t s, bool clustered) {
+            if (!clustered) return jitfp8::gemm_fp8_nt(g, s), true;
+            const jitfp8::detail::DeviceContext& device = jitfp8::detail::current_device();
+            const jitfp8::detail::Sm90GemmConfig c = jitfp8::detail::choose_sm90_gemm_config(
+                g.m, g.n, g.k, jitfp8::detail::gemm_sm_count(device), jitfp8::detail::cluster_capacity_of(device),
+                g.workspace != nullptr);
+            if (!clustered_differs(c)) return false;
+            jitfp8::detail::gemm_fp8_nt_with_config(g, c, s);
+            return true;
+          }};
+}
+
+Case masked(long long e, long long max_m, int rows, long long n, long long k) {
+  jitfp8::GroupedGemmMaskedArgs g;
+  g.num_groups = e, g.max_m = max_m, g.n = n, g.k = k, g.expected_m = rows;
+  g.a = random_codes(size_t(e) * max_m * k, 3), g.b = random_codes(size_t(e) * n * k, 4);
+  const long long sa = e * jitfp8::Scales1x128Layout{max_m, k}.numel();
+  const long long sb = e * jitfp8::Scales128x128Layout{n, k}.numel();
+  g.a_scales = ones(sa), g.a_scales_capacity = sa;
+  g.b_scales = ones(sb), g.b_scales_capacity = sb;
+  g.d = device_array<unsigned short>(size_t(e) * max_m * n);
+  int* counts = device_array<int>(e);
+  fill_ints<<<1, 256>>>(counts, e, rows);
+  g.masked_m = counts;
+  char* name = new char[96];
+  std::snprintf(name, 96, "masked %lld x %d rows, %lld x %lld", e, rows, n, k);
+  return {name, 2.0 * e * rows * n * k, [g](cudaStream_t s, bool clustered) {
+            if (!clustered) return jitfp8::gemm_fp8_grouped_masked(g, s), true;
+            const jitfp8::detail::Sm90GemmConfig c = jitfp8::detail::choose_sm90_grouped_config(
+                jitfp8::detail::Sm90Grouping::masked, g.expected_m, g.num_groups, g.n, g.k,
+                jitfp8::detail::gemm_sm_count(jitfp8::detail::current_device()), /*alone=*/false);
+            if (!clustered_differs(c)) return false;
+            jitfp8::detail::gemm_fp8_grouped_masked_with_config(g, c, s);
+            return true;
+          }};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int busy_sms = argc > 1 ? std::atoi(argv[1]) : 20;
+  const double busy_us = argc > 2 ? std::atof(argv[2]) : 3000;
+  int device_sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&device_sms, cudaDevAttrMultiProcessorCount, 0));
+  CHECK_CUDA(cudaFuncSetAttribute(busy_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBusySmem));
+  int* started = device_array<int>(2);  // busy CTAs started, over all runs
+  CHECK_CUDA(cudaMemset(started, 0, 2 * sizeof(int)));
+  int expected_started = 0;
+  cudaStream_t gemm_stream, busy_stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&gemm_stream, cudaStreamNonBlocking));
+  CHECK_CUDA(cudaStreamCreateWithFlags(&busy_stream, cudaStreamNonBlocking));
+  cudaEvent_t begin, end;
+  CHECK_CUDA(cudaEventCreate(&begin));
+  CHECK_CUDA(cudaEventCreate(&end));
+
+  std::vector<Case> cases = {dense(4096, 7168, 7168, false), dense(4096, 2112, 7168, false),
+                             dense(128, 7168, 2048, false),  dense(128, 576, 7168, false),
+                             dense(128, 2112, 7168, false),  dense(128, 4096, 7168, false),
+                             dense(1, 576, 7168, false),     dense(64, 7168, 16384, false),
+                             dense(256, 1536, 7168, false),  dense(200, 512, 32768, true),
+                             masked(32, 256, 192, 4096, 7168), masked(6, 1024, 1024, 4096, 4096)};
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::printf("device %d SMs; busy kernel: %d CTAs (one per SM) for %.0f us; GEMM time from its launch, "
+              "median of 7 after 2 warm-up runs\n",
+              device_sms, busy_sms, busy_us);
+  std::printf("all: no limit; limit: set_gemm_sm_limit(the SMs the busy kernel leaves), CTAs alone; clustered: the\n"
+              "pick for the limit's SMs with clusters allowed (-1: the same as limit's)\n");
+  std::printf("%-40s | alone: %8s %8s %9s | beside: %8s %8s %9s\n", "case", "all", "limit", "clustered", "all",
+              "limit", "clustered");
+  const int limit = device_sms - busy_sms;
+  for (const Case& c : cases) {
+    double medians[6];
+    for (int mode = 0; mode < 6; ++mode) {
+      const bool beside = mode >= 3;
+      const bool clustered = mode % 3 == 2;
+      jitfp8::set_gemm_sm_limit(mode % 3 != 0 ? limit : 0);
+      medians[mode] = -1;
+      if (clustered && !c.run(nullptr, true)) continue;  // the same pick (the call also compiles the kernel)
+      CHECK_CUDA(cudaDeviceSynchronize());
+      std::vector<double> times;
+      for (int rep = 0; rep < 9; ++rep) {
+        CHECK_CUDA(cudaDeviceSynchronize());
+        if (beside) {
+          expected_started += busy_sms;
+          busy_kernel<<<busy_sms, 128, kBusySmem, busy_stream>>>(static_cast<unsigned long long>(busy_us * 1e3),
+                                                                 started);
+          int seen = 0;  // wait until every busy CTA of this run holds its SM
+          while (seen < expected_started) CHECK_CUDA(cudaMemcpy(&seen, started, sizeof(int), cudaMemcpyDeviceToHost));
+        }
+        gate_kernel<<<1, 32, 0, gemm_stream>>>(200000);  // 200 us
+        CHECK_CUDA(cudaEventRecord(begin, gemm_stream));
+        c.run(gemm_stream, clustered);
+        CHECK_CUDA(cudaEventRecord(end, gemm_stream));
+        CHECK_CUDA(cudaEventSynchronize(end));
+        float ms = 0;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, begin, end));
+        if (rep >= 2) times.push_back(ms * 1e3);
+      }
+      std::sort(times.begin(), times.end());
+      medians[mode] = times[times.size() / 2];
+    }
+    std::printf("%-40s | us     %8.1f %8.1f %9.1f | us      %8.1f %8.1f %9.1f\n", c.name, medians[0], medians[1],
+                medians[2], medians[3], medians[4], medians[5]);
+  }
+  jitfp8::set_gemm_sm_limit(0);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return 0;
+}
