@@ -34,8 +34,9 @@ std::vector<DeviceInfo> devices();
 // SMs free in one GPC (H200, 20 SMs held: a 4096 x 7168 x 7168 GEMM 323 us under
 // set_gemm_sm_limit(112), 494 us unlimited, 597 us in pairs on 112 SMs;
 // tools/bench/results/2026-11-30j-gemm-sm-limit-h200.md). Process-wide; each dispatch reads it (a
-// change takes effect at the next call; plans for each limit are kept). At or above the device's
-// count it means the whole device. Throws Error(invalid_argument) for sms < 0. Workspace sizes
+// change takes effect at the next call; plans for each limit are kept), so a captured CUDA graph
+// replays the grids of the limit it was captured under. At or above the device's count it means
+// the whole device. Throws Error(invalid_argument) for sms < 0. Workspace sizes
 // (*_workspace_bytes) stay those of the whole device.
 void set_gemm_sm_limit(int sms);
 int gemm_sm_limit();  // as last set; 0 when unlimited

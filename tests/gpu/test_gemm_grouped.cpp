@@ -460,7 +460,11 @@ TEST_CASE("moe_contiguous_layout matches a CPU layout bit for bit", "[gpu][moe]"
   }
 }
 
-TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu][moe][graph]") {
+TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu][moe][graph][sm-limit]") {
+  // Also captured under an SM limit (the decoding graphs of MoE run beside dispatch and combine).
+  const int limit = GENERATE(0, 66);
+  INFO("set_gemm_sm_limit(" << limit << ")");
+  const test::ScopedGemmSmLimit scoped_limit(limit);
   const std::int64_t e = 8, n = 512, k = 512, tokens = 900;
   const std::int64_t m = moe_contiguous_max_rows(tokens, e);
   // The contiguous form: layout + GEMM (m_indices) + GEMM (group_ends) captured together.
