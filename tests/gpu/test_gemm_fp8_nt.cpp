@@ -325,8 +325,8 @@ TEST_CASE("gemm_fp8_nt split-K through the workspace matches the reference, repr
 
 TEST_CASE("gemm_fp8_nt under an SM limit plans for those SMs and matches the reference",
           "[gpu][gemm][sm-limit]") {
-  // Shapes of every kind of pick: one band of 64-row tiles and split-K clusters (of 3 with many
-  // SMs), one round of tiles, several rounds in B pairs, the workspace's splits over a long K.
+  // Shapes of every kind of whole-device pick: one band of 64-row tiles split in clusters, one round
+  // of tiles, several rounds in pairs, the workspace's splits over a long K.
   const std::tuple<std::int64_t, std::int64_t, std::int64_t> shapes[] = {
       {1, 576, 7168}, {128, 576, 7168}, {129, 2112, 528}, {300, 4096, 2048}, {200, 512, 32768}, {2047, 7168, 1024}};
   const SplitWorkspace workspace;

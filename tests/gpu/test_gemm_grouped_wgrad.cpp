@@ -13,8 +13,8 @@
 #include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/moe.hpp"
-#include "ops/gemm_target.hpp"
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
+#include "ops/gemm_target.hpp"
 #include "ops/gemm_reference.hpp"
 #include "support/random_operands.hpp"
 
