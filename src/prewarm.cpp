@@ -19,13 +19,6 @@
 namespace jitfp8 {
 namespace {
 
-// SM count assumed for heuristics when prewarming without a device.
-int usual_sm_count(const Arch& arch) {
-  if (arch.major == 9) return 132;   // H100 / H200 SXM
-  if (arch.major == 10) return 148;  // B200
-  return 108;
-}
-
 std::vector<detail::KernelSpec> distinct_specs(const std::vector<Manifest>& manifests,
                                                const Arch& arch, const detail::TargetDevice& target) {
   std::vector<detail::KernelSpec> specs;
@@ -78,13 +71,9 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   // that the first dispatch after a prewarm with load, perhaps inside a CUDA graph capture, has
   // nothing left to do on the driver but launch.
   if (options.load) detail::cluster_capacity_of(detail::current_device());
-  if (target.sm_count == 0) {
-    // No device, or an SM count given: the process's GEMM SM limit applies to that count (the
-    // cluster capacity is unknown: the H100's caps).
-    const int sms = options.sm_count > 0 ? options.sm_count : usual_sm_count(arch);
-    target = detail::limited_target(sms, detail::limited_sm_count(sms, gemm_sm_limit()),
-                                    [] { return detail::ClusterCapacity{}; });
-  }
+  if (target.sm_count == 0)  // no device, or an SM count given
+    target = detail::gemm_target_without_device(options.sm_count > 0 ? options.sm_count
+                                                                     : detail::usual_sm_count(arch));
 
   std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, target);
   PrewarmReport report;

@@ -32,6 +32,17 @@ TargetDevice gemm_target(const DeviceContext& device, int sms) {
 
 TargetDevice gemm_target(const DeviceContext& device) { return gemm_target(device, gemm_sm_count(device)); }
 
+int usual_sm_count(const Arch& arch) {
+  if (arch.major == 9) return 132;   // H100 / H200 SXM
+  if (arch.major == 10) return 148;  // B200
+  return 108;
+}
+
+TargetDevice gemm_target_without_device(int device_sms) {
+  const int sms = limited_sm_count(device_sms, g_gemm_sm_limit.load(std::memory_order_relaxed));
+  return limited_target(device_sms, sms, [] { return ClusterCapacity{}; });
+}
+
 }  // namespace jitfp8::detail
 
 namespace jitfp8 {

@@ -26,6 +26,13 @@ TargetDevice limited_target(int device_sms, int sms, Capacity&& capacity) {
   return TargetDevice(device_sms, capacity());
 }
 
+// The SM count assumed for a device of `arch` that is not at hand (prewarm and dump on a build
+// machine).
+int usual_sm_count(const Arch& arch);
+// A device of `device_sms` SMs that is not at hand, under the process's limit (cluster capacity
+// unknown: the heuristics keep the H100's caps).
+TargetDevice gemm_target_without_device(int device_sms);
+
 // What the GEMM dispatches plan for on `device` (its context current) under the process's limit.
 TargetDevice gemm_target(const DeviceContext& device);
 // Its SM count alone (no driver call: the plan caches' keys), and the target for that count (so

@@ -29,8 +29,8 @@
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
-#include "ops/gemm_target.hpp"
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
+#include "ops/gemm_target.hpp"
 #include "ops/gemm_reference.hpp"
 #include "runtime/launch.hpp"
 
@@ -315,9 +315,9 @@ std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping,
 std::vector<detail::Sm90GemmConfig> with_pick_stage_ladder(std::vector<detail::Sm90GemmConfig> configs,
                                                            detail::Sm90Grouping grouping, long long rows,
                                                            long long groups, long long n, long long k) {
-  const int sm_count = detail::gemm_sm_count(detail::current_device());  // under --sm-limit
-  const detail::Sm90GemmConfig pick = detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, sm_count,
-                                                                         sm_count < detail::current_device().sm_count);
+  const detail::TargetDevice target = detail::gemm_target(detail::current_device());  // under --sm-limit
+  const detail::Sm90GemmConfig pick =
+      detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, target.sm_count, target.clusters.alone);
   std::vector<detail::Sm90GemmConfig> ladder{pick};
   for (int stages = std::max(3, pick.stages - 2); stages < pick.stages; ++stages) {
     detail::Sm90GemmConfig c = pick;

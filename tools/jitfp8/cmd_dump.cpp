@@ -46,10 +46,7 @@ int run_dump(Args args) {
   detail::TargetDevice target(0);
   if (arch_text) {
     arch = Arch::parse(*arch_text);
-    // No device: the arch's usual SM count under the GEMM SM limit, cluster capacity unknown.
-    const int sms = arch.major == 9 ? 132 : 108;
-    target = detail::limited_target(sms, detail::limited_sm_count(sms, gemm_sm_limit()),
-                                    [] { return detail::ClusterCapacity{}; });
+    target = detail::gemm_target_without_device(detail::usual_sm_count(arch));
   } else {
     if (devices().empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");
     const detail::DeviceContext& device = detail::current_device();  // what its dispatch would choose
