@@ -42,7 +42,7 @@ void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::in
 struct PlanKey {
   std::int32_t device = 0;
   std::int32_t grouping = 0;
-  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit or green context
   std::int32_t reserved = 0;
   std::int64_t num_groups = 0, rows_key = 0, n = 0, k = 0;
 };
@@ -59,12 +59,12 @@ DispatchCache<PlanKey, Plan>& plan_cache() {
 }
 
 const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, std::int64_t n,
-                     std::int64_t k, std::string_view function) {
+                     std::int64_t k, std::string_view function, Stream stream) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
   key.grouping = static_cast<std::int32_t>(grouping);
-  key.sms = gemm_sm_count(device);
+  key.sms = gemm_sm_count(device, stream);
   key.num_groups = e;
   key.rows_key = sm90_grouped_rows_key(grouping, rows);
   key.n = n;
@@ -321,7 +321,7 @@ void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream s
   validate_grouped_contiguous(args);
   if (args.m == 0) return;
   const Sm90Grouping g = contiguous_grouping(args);
-  const Plan& plan = plan_for(g, args.m, args.num_groups, args.n, args.k, kContiguous);
+  const Plan& plan = plan_for(g, args.m, args.num_groups, args.n, args.k, kContiguous, stream);
   launch_contiguous(*plan.kernel, plan.config, args, stream);
 }
 
@@ -330,7 +330,7 @@ void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream) {
   validate_grouped_masked(args);
   // expected_m is a hint only: a value below 1 means "no idea", taken as max_m.
   const std::int64_t expected = args.expected_m >= 1 ? std::min(args.expected_m, args.max_m) : args.max_m;
-  const Plan& plan = plan_for(Sm90Grouping::masked, expected, args.num_groups, args.n, args.k, kMasked);
+  const Plan& plan = plan_for(Sm90Grouping::masked, expected, args.num_groups, args.n, args.k, kMasked, stream);
   launch_masked(*plan.kernel, plan.config, args, stream);
 }
 

@@ -82,7 +82,7 @@ void validate(const GroupedGemmWgradArgs& a) {
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit or green context
   std::int64_t m_bucket = 0, n = 0, tokens_bucket = 0, groups = 0;
 };
 static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
@@ -276,7 +276,7 @@ void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
-  key.sms = gemm_sm_count(device);
+  key.sms = gemm_sm_count(device, stream);
   key.m_bucket = sm90_wgrad_m_bucket(args.m);
   key.n = args.n;
   key.tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);

@@ -83,7 +83,7 @@ void validate_workspace_size(const GemmFp8Args& a, int sm_count) {
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit or green context
   std::int32_t with_workspace = 0;
   std::int32_t d_fp32 = 0;
   std::int64_t m_key = 0, n = 0, k = 0;
@@ -261,7 +261,7 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   validate_workspace_size(args, device.sm_count);
   PlanKey key{};
   key.device = device.device;
-  key.sms = gemm_sm_count(device);
+  key.sms = gemm_sm_count(device, stream);
   key.with_workspace = args.workspace != nullptr ? 1 : 0;
   key.d_fp32 = args.d_dtype == DType::f32 ? 1 : 0;
   key.m_key = sm90_gemm_m_key(args.m);

@@ -59,7 +59,7 @@ Strides validate(const GemmFp8WgradArgs& a) {
 
 struct PlanKey {
   std::int32_t device = 0;
-  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit
+  std::int32_t sms = 0;  // gemm_sm_count: the plan differs under an SM limit or green context
   std::int64_t m_bucket = 0, n = 0, k = 0;
 };
 static_assert(sizeof(PlanKey) == 32, "PlanKey must have no padding");
@@ -204,7 +204,7 @@ void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream) {
   const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
-  key.sms = gemm_sm_count(device);
+  key.sms = gemm_sm_count(device, stream);
   key.m_bucket = sm90_wgrad_m_bucket(args.m);
   key.n = args.n;
   key.k = args.k;

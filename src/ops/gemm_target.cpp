@@ -5,6 +5,7 @@
 
 #include "runtime/check.hpp"
 #include "runtime/cluster_capacity.hpp"
+#include "runtime/stream_sms.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -24,6 +25,11 @@ int limited_sm_count(int device_sms, int limit) {
 
 int gemm_sm_count(const DeviceContext& device) {
   return limited_sm_count(device.sm_count, g_gemm_sm_limit.load(std::memory_order_relaxed));
+}
+
+int gemm_sm_count(const DeviceContext& device, Stream stream) {
+  return limited_sm_count(stream_sm_count(stream, device.sm_count),
+                          g_gemm_sm_limit.load(std::memory_order_relaxed));
 }
 
 TargetDevice gemm_target(const DeviceContext& device, int sms) {

@@ -1,5 +1,6 @@
 // The device as the GEMM heuristics see it: its SMs, or fewer under set_gemm_sm_limit
-// (jitfp8/runtime.hpp), and the thread-block clusters its CTAs may form.
+// (jitfp8/runtime.hpp) or on the stream of a green context, and the thread-block clusters its
+// CTAs may form.
 #pragma once
 
 #include "ops/op_family.hpp"
@@ -35,9 +36,13 @@ TargetDevice gemm_target_without_device(int device_sms);
 
 // What the GEMM dispatches plan for on `device` (its context current) under the process's limit.
 TargetDevice gemm_target(const DeviceContext& device);
-// Its SM count alone (no driver call: the plan caches' keys), and the target for that count (so
-// that a plan is made for the count of its key, whatever another thread sets meanwhile).
+// Its SM count alone, for no stream in particular (no driver call; prewarm and the tools).
 int gemm_sm_count(const DeviceContext& device);
+// The SM count for a launch on `stream`: the device's, or its green context's
+// (runtime/stream_sms.hpp), under the limit. What the dispatches key their plans on.
+int gemm_sm_count(const DeviceContext& device, Stream stream);
+// The target for a count (so that a plan is made for the count of its key, whatever another
+// thread sets meanwhile).
 TargetDevice gemm_target(const DeviceContext& device, int sms);
 
 }  // namespace jitfp8::detail

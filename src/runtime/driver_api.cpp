@@ -48,6 +48,19 @@ LoadResult load_driver() {
   }
   JITFP8_DRIVER_FUNCTIONS(JITFP8_LOAD)
 #undef JITFP8_LOAD
+  // The optional ones as of the driver's own version (their signatures have not changed since).
+  int driver_version = 0;
+  result.api.cuDriverGetVersion(&driver_version);
+#define JITFP8_LOAD_OPTIONAL(name)                                                           \
+  {                                                                                          \
+    void* fn = nullptr;                                                                      \
+    CUdriverProcAddressQueryResult status{};                                                 \
+    if (get_proc(#name, &fn, driver_version, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==        \
+        CUDA_SUCCESS)                                                                        \
+      result.api.name = reinterpret_cast<decltype(result.api.name)>(fn);                     \
+  }
+  JITFP8_OPTIONAL_DRIVER_FUNCTIONS(JITFP8_LOAD_OPTIONAL)
+#undef JITFP8_LOAD_OPTIONAL
   CUresult init = result.api.cuInit(0);
   if (init != CUDA_SUCCESS) {
     const char* name = nullptr;

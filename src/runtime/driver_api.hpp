@@ -13,8 +13,12 @@ struct DriverApi {
   X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData)     \
   X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
   X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters)
+// Newer than CUDA 12.0, used where the driver has them (null otherwise): green contexts (12.4+).
+#define JITFP8_OPTIONAL_DRIVER_FUNCTIONS(X) \
+  X(cuStreamGetGreenCtx) X(cuGreenCtxGetDevResource) X(cuGreenCtxGetId)
 #define JITFP8_DECLARE(name) decltype(&::name) name = nullptr;
   JITFP8_DRIVER_FUNCTIONS(JITFP8_DECLARE)
+  JITFP8_OPTIONAL_DRIVER_FUNCTIONS(JITFP8_DECLARE)
 #undef JITFP8_DECLARE
 };
 

@@ -29,20 +29,12 @@
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/moe.hpp"
 #include "jitfp8/runtime.hpp"
+#include "probe_inputs.cuh"
 #include "heuristics/sm90_gemm.hpp"
 #include "heuristics/sm90_grouped.hpp"
 #include "ops/gemm_target.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
-
-#define CHECK_CUDA(call)                                                                   \
-  do {                                                                                     \
-    cudaError_t status_ = (call);                                                          \
-    if (status_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(status_));                \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 
@@ -69,40 +61,6 @@ __global__ void gate_kernel(unsigned long long ns) {
   while (global_ns() - start < ns) __nanosleep(200);
 }
 
-// e4m3 codes that are never NaN (0x7f / 0xff), spread over the range; scales of 1.
-__global__ void fill_codes(unsigned char* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    unsigned char c = static_cast<unsigned char>((h >> 8) & 0xb7);  // |x| < 2^-? .. 2^6, no NaN
-    p[i] = c;
-  }
-}
-__global__ void fill_floats(float* p, size_t n, float v) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] = v;
-}
-__global__ void fill_ints(int* p, size_t n, int v) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] = v;
-}
-
-template <class T>
-T* device_array(size_t count) {
-  T* p = nullptr;
-  CHECK_CUDA(cudaMalloc(&p, std::max<size_t>(count, 1) * sizeof(T)));
-  return p;
-}
-unsigned char* random_codes(size_t n, unsigned seed) {
-  unsigned char* p = device_array<unsigned char>(n);
-  fill_codes<<<1024, 256>>>(p, n, seed);
-  return p;
-}
-float* ones(size_t n) {
-  float* p = device_array<float>(n);
-  fill_floats<<<1024, 256>>>(p, n, 1.0f);
-  return p;
-}
-
 // run(stream, clustered): the dispatch's pick, or (clustered) the pick the chooser makes for the
 // limit's SMs when clusters are allowed (its CTAs in pairs or split-K clusters); false where that
 // is the dispatch's pick anyway.
@@ -119,14 +77,14 @@ bool clustered_differs(const jitfp8::detail::Sm90GemmConfig& c) {
 Case dense(long long m, long long n, long long k, bool with_workspace) {
   jitfp8::GemmFp8Args g;
   g.m = m, g.n = n, g.k = k;
-  g.a = random_codes(size_t(m) * k, 1), g.b = random_codes(size_t(n) * k, 2);
+  g.a = probe::random_codes(size_t(m) * k, 1), g.b = probe::random_codes(size_t(n) * k, 2);
   const long long sa = jitfp8::Scales1x128Layout{m, k}.numel(), sb = jitfp8::Scales128x128Layout{n, k}.numel();
-  g.a_scales = ones(sa), g.a_scales_capacity = sa;
-  g.b_scales = ones(sb), g.b_scales_capacity = sb;
-  g.d = device_array<unsigned short>(size_t(m) * n);
+  g.a_scales = probe::ones(sa), g.a_scales_capacity = sa;
+  g.b_scales = probe::ones(sb), g.b_scales_capacity = sb;
+  g.d = probe::device_array<unsigned short>(size_t(m) * n);
   if (with_workspace) {
     g.workspace_bytes = jitfp8::gemm_fp8_nt_workspace_bytes();
-    g.workspace = device_array<unsigned char>(g.workspace_bytes);
+    g.workspace = probe::device_array<unsigned char>(g.workspace_bytes);
     CHECK_CUDA(cudaMemset(g.workspace, 0, g.workspace_bytes));
   }
   char* name = new char[96];
@@ -146,14 +104,13 @@ Case dense(long long m, long long n, long long k, bool with_workspace) {
 Case masked(long long e, long long max_m, int rows, long long n, long long k) {
   jitfp8::GroupedGemmMaskedArgs g;
   g.num_groups = e, g.max_m = max_m, g.n = n, g.k = k, g.expected_m = rows;
-  g.a = random_codes(size_t(e) * max_m * k, 3), g.b = random_codes(size_t(e) * n * k, 4);
+  g.a = probe::random_codes(size_t(e) * max_m * k, 3), g.b = probe::random_codes(size_t(e) * n * k, 4);
   const long long sa = e * jitfp8::Scales1x128Layout{max_m, k}.numel();
   const long long sb = e * jitfp8::Scales128x128Layout{n, k}.numel();
-  g.a_scales = ones(sa), g.a_scales_capacity = sa;
-  g.b_scales = ones(sb), g.b_scales_capacity = sb;
-  g.d = device_array<unsigned short>(size_t(e) * max_m * n);
-  int* counts = device_array<int>(e);
-  fill_ints<<<1, 256>>>(counts, e, rows);
+  g.a_scales = probe::ones(sa), g.a_scales_capacity = sa;
+  g.b_scales = probe::ones(sb), g.b_scales_capacity = sb;
+  g.d = probe::device_array<unsigned short>(size_t(e) * max_m * n);
+  int* counts = probe::filled_ints(e, rows);
   g.masked_m = counts;
   char* name = new char[96];
   std::snprintf(name, 96, "masked %lld x %d rows, %lld x %lld", e, rows, n, k);
@@ -176,7 +133,7 @@ int main(int argc, char** argv) {
   int device_sms = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&device_sms, cudaDevAttrMultiProcessorCount, 0));
   CHECK_CUDA(cudaFuncSetAttribute(busy_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBusySmem));
-  int* started = device_array<int>(2);  // busy CTAs started, over all runs
+  int* started = probe::device_array<int>(2);  // busy CTAs started, over all runs
   CHECK_CUDA(cudaMemset(started, 0, 2 * sizeof(int)));
   int expected_started = 0;
   cudaStream_t gemm_stream, busy_stream;

@@ -1,0 +1,362 @@
+// GEMMs on the stream of a green context (a context restricted to some of the device's SMs): the
+// dispatches plan for the context's SMs (runtime/stream_sms.hpp), as they do under
+// set_gemm_sm_limit. Before, they sized their grids for the whole device: the split-K workspace
+// form's cooperative launch then failed (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), and the
+// persistent grids ran 1.4-1.7x as long (tools/bench/results/2026-11-30k-green-contexts-h200.md).
+//
+// Each family runs on a plain stream under set_gemm_sm_limit(the context's SMs), whose picks the
+// [sm-limit] tests check against the references, and then on the green context's stream with
+// no limit, into a poisoned D: the same plan, so the same bits. The dense GEMM is also checked
+// against the double-precision reference here.
+#include <cuda.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "gpu_support.hpp"
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/layouts.hpp"
+#include "jitfp8/moe.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/gemm_fp8_nt.hpp"
+#include "ops/gemm_reference.hpp"
+#include "ops/gemm_target.hpp"
+#include "runtime/launch.hpp"
+#include "support/fp8_reference.hpp"
+#include "support/random_operands.hpp"
+
+using namespace jitfp8;
+
+namespace {
+
+// A driver entry point through the runtime: this binary does not link libcuda (it must start,
+// and skip, on machines without a driver). Null where the driver lacks it.
+// Asked as of the driver's own version (a symbol is found only at or after the version that
+// introduced it).
+template <class Function>
+Function driver_entry(const char* name) {
+  int version = 0;
+  if (cudaDriverGetVersion(&version) != cudaSuccess) return nullptr;
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &fn, static_cast<unsigned>(version), cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      found != cudaDriverEntryPointSuccess)
+    return nullptr;
+  return reinterpret_cast<Function>(fn);
+}
+
+// A green context of at least `wanted` SMs of device 0 (the driver rounds up to its partition
+// granularity, 8 SMs on Hopper), with a stream of its own. ok() is false where the driver has no
+// green contexts (before CUDA 12.4).
+class GreenContext {
+ public:
+  explicit GreenContext(unsigned wanted) {
+    const auto get_resource = driver_entry<decltype(&cuDeviceGetDevResource)>("cuDeviceGetDevResource");
+    const auto split = driver_entry<decltype(&cuDevSmResourceSplitByCount)>("cuDevSmResourceSplitByCount");
+    const auto describe = driver_entry<decltype(&cuDevResourceGenerateDesc)>("cuDevResourceGenerateDesc");
+    const auto create = driver_entry<decltype(&cuGreenCtxCreate)>("cuGreenCtxCreate");
+    const auto create_stream = driver_entry<decltype(&cuGreenCtxStreamCreate)>("cuGreenCtxStreamCreate");
+    const auto as_context = driver_entry<decltype(&cuCtxFromGreenCtx)>("cuCtxFromGreenCtx");
+    destroy_ = driver_entry<decltype(&cuGreenCtxDestroy)>("cuGreenCtxDestroy");
+    destroy_stream_ = driver_entry<decltype(&cuStreamDestroy)>("cuStreamDestroy");
+    if (!get_resource || !split || !describe || !create || !create_stream || !as_context || !destroy_ ||
+        !destroy_stream_)
+      return;
+    CUdevResource all{}, part{};
+    unsigned groups = 1;
+    CUdevResourceDesc desc = nullptr;
+    require(get_resource(0, &all, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
+    require(split(&part, &groups, &all, nullptr, 0, wanted), "cuDevSmResourceSplitByCount");
+    REQUIRE(groups == 1);
+    require(describe(&desc, &part, 1), "cuDevResourceGenerateDesc");
+    require(create(&green_, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
+    require(create_stream(&stream_, green_, CU_STREAM_NON_BLOCKING, 0), "cuGreenCtxStreamCreate");
+    require(as_context(&context_, green_), "cuCtxFromGreenCtx");
+    sms_ = static_cast<int>(part.sm.smCount);
+  }
+  GreenContext(const GreenContext&) = delete;
+  GreenContext& operator=(const GreenContext&) = delete;
+  ~GreenContext() {
+    if (stream_ != nullptr) destroy_stream_(stream_);
+    if (green_ != nullptr) destroy_(green_);
+  }
+
+  bool ok() const { return sms_ > 0; }
+  int sms() const { return sms_; }
+  cudaStream_t stream() const { return reinterpret_cast<cudaStream_t>(stream_); }
+  // The context as a CUcontext, to make current (detail::make_context_current).
+  void* context() const { return context_; }
+
+ private:
+  static void require(CUresult result, const char* step) {
+    INFO(step << " returned " << static_cast<int>(result));
+    REQUIRE(result == CUDA_SUCCESS);
+  }
+  decltype(&cuGreenCtxDestroy) destroy_ = nullptr;
+  decltype(&cuStreamDestroy) destroy_stream_ = nullptr;
+  CUgreenCtx green_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUcontext context_ = nullptr;
+  int sms_ = 0;
+};
+
+// The green context current to this thread for a scope (streams 0 then launch into it).
+class ScopedCurrent {
+ public:
+  explicit ScopedCurrent(void* context) : before_(detail::current_context()) {
+    detail::make_context_current(context);
+  }
+  ScopedCurrent(const ScopedCurrent&) = delete;
+  ScopedCurrent& operator=(const ScopedCurrent&) = delete;
+  ~ScopedCurrent() { detail::make_context_current(before_); }
+
+ private:
+  void* before_;
+};
+
+template <class T>
+void fill_random(test::DeviceBuffer<T>& buffer, std::mt19937_64& rng) {
+  if constexpr (sizeof(T) == 1)
+    buffer.upload(test::random_e4m3_codes(buffer.size(), rng));
+  else
+    buffer.upload(test::random_block_scales(buffer.size(), rng));
+}
+
+// One GEMM: `run(stream)` launches it, `d` is its output (poisoned with `poison` before each run).
+struct Gemm {
+  const char* name;
+  std::function<void(cudaStream_t)> run;
+  test::DeviceBuffer<std::uint8_t>* d;
+  unsigned char poison = 0xFF;
+};
+
+// D of `gemm` launched on `stream` after poisoning it.
+std::vector<std::uint8_t> output_of(const Gemm& gemm, cudaStream_t stream) {
+  gemm.d->poison(gemm.poison);
+  gemm.run(stream);
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  JITFP8_CUDA_CHECK(cudaGetLastError());
+  return gemm.d->download();
+}
+
+// D of `gemm` launched on stream 0 with `green` current to the thread (the runtime calls around
+// it run with the primary context current, as the runtime expects).
+std::vector<std::uint8_t> output_of(const Gemm& gemm, const GreenContext& green) {
+  static const auto synchronize = driver_entry<decltype(&cuStreamSynchronize)>("cuStreamSynchronize");
+  REQUIRE(synchronize != nullptr);
+  gemm.d->poison(gemm.poison);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  {
+    const ScopedCurrent current(green.context());
+    gemm.run(nullptr);
+    const CUresult result = synchronize(nullptr);
+    INFO("cuStreamSynchronize(0) returned " << static_cast<int>(result));
+    REQUIRE(result == CUDA_SUCCESS);
+  }
+  return gemm.d->download();
+}
+
+// The dense GEMM's D against the double-precision reference, every row (bf16 rounding plus the
+// fp32 accumulation, as in test_gemm_fp8_nt.cpp).
+void check_dense_against_reference(const GemmFp8Args& g, const std::vector<std::uint8_t>& d) {
+  std::vector<int> rows(static_cast<std::size_t>(g.m));
+  for (int r = 0; r < g.m; ++r) rows[static_cast<std::size_t>(r)] = r;
+  test::DeviceBuffer<int> rows_dev{rows};
+  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(g.n)), abs_dev(ref_dev.size());
+  detail::gemm_reference(g, false, rows_dev.get(), static_cast<int>(rows.size()), ref_dev.get(), abs_dev.get(),
+                         nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+  double worst = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, d.data() + 2 * i, 2);
+    const double got = test::bf16_to_float(bits);
+    const double tolerance = std::abs(ref[i]) / 128 + abs_ref[i] / 2048 + 1e-30;
+    const double score = std::isnan(got) ? INFINITY : std::abs(got - ref[i]) / tolerance;
+    worst = std::max(worst, score);
+  }
+  CHECK(worst < 1.0);
+}
+
+}  // namespace
+
+TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as under that SM limit",
+          "[gpu][green-ctx][sm-limit]") {
+  const detail::DeviceContext& device = detail::current_device();
+  std::mt19937_64 rng(5800);
+
+  // Dense forward: one band of 64-row tiles split in clusters, several rounds of tiles, splits
+  // through the workspace (a cooperative launch: it failed on a green context before).
+  const std::int64_t dense_shapes[][3] = {{128, 576, 7168}, {300, 4096, 2048}, {200, 512, 32768}};
+  std::vector<std::unique_ptr<test::DeviceBuffer<std::uint8_t>>> bytes;
+  std::vector<std::unique_ptr<test::DeviceBuffer<float>>> floats;
+  const auto codes = [&](std::int64_t count) {
+    bytes.push_back(std::make_unique<test::DeviceBuffer<std::uint8_t>>(static_cast<std::size_t>(count)));
+    fill_random(*bytes.back(), rng);
+    return bytes.back().get();
+  };
+  const auto scales = [&](std::int64_t count) {
+    floats.push_back(std::make_unique<test::DeviceBuffer<float>>(static_cast<std::size_t>(count)));
+    fill_random(*floats.back(), rng);
+    return floats.back().get();
+  };
+  const auto output = [&](std::int64_t bytes_count) {
+    bytes.push_back(std::make_unique<test::DeviceBuffer<std::uint8_t>>(static_cast<std::size_t>(bytes_count)));
+    return bytes.back().get();
+  };
+  test::DeviceBuffer<std::uint8_t> dense_workspace(static_cast<std::size_t>(gemm_fp8_nt_workspace_bytes()));
+  dense_workspace.poison(0);
+  test::DeviceBuffer<std::uint8_t> kgrouped_workspace(
+      static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
+  kgrouped_workspace.poison(0);
+
+  std::vector<Gemm> gemms;
+  std::vector<GemmFp8Args> dense_args;
+  for (const auto& s : dense_shapes) {
+    GemmFp8Args g;
+    g.m = s[0], g.n = s[1], g.k = s[2];
+    g.a = codes(g.m * g.k)->get(), g.b = codes(g.n * g.k)->get();
+    g.a_scales_capacity = Scales1x128Layout{g.m, g.k}.numel();
+    g.b_scales_capacity = Scales128x128Layout{g.n, g.k}.numel();
+    g.a_scales = scales(g.a_scales_capacity)->get(), g.b_scales = scales(g.b_scales_capacity)->get();
+    test::DeviceBuffer<std::uint8_t>* d = output(g.m * g.n * 2);
+    g.d = d->get();
+    if (g.k == 32768) {
+      g.workspace = dense_workspace.get();
+      g.workspace_bytes = static_cast<std::int64_t>(dense_workspace.size());
+    }
+    dense_args.push_back(g);
+    gemms.push_back({"gemm_fp8_nt", [g](cudaStream_t s) { gemm_fp8_nt(g, s); }, d});
+  }
+  {  // weight gradient, accumulating into finite values
+    GemmFp8WgradArgs g;
+    g.m = 512, g.n = 1024, g.k = 2048, g.accumulate = true;
+    g.a = codes(g.m * g.k)->get(), g.b = codes(g.n * g.k)->get();
+    g.a_scales_capacity = Scales1x128Layout{g.m, g.k}.numel();
+    g.b_scales_capacity = Scales1x128Layout{g.n, g.k}.numel();
+    g.a_scales = scales(g.a_scales_capacity)->get(), g.b_scales = scales(g.b_scales_capacity)->get();
+    test::DeviceBuffer<std::uint8_t>* d = output(g.m * g.n * 4);
+    g.d = reinterpret_cast<float*>(d->get());
+    gemms.push_back({"gemm_fp8_wgrad", [g](cudaStream_t s) { gemm_fp8_wgrad(g, s); }, d, 0x3F});  // ~0.75
+  }
+  const std::int64_t e = 4, n = 1024, k = 1024;
+  const auto* b = codes(e * n * k);
+  const auto* sb = scales(e * Scales128x128Layout{n, k}.numel());
+  {  // M-grouped contiguous: experts of 130, 0, 1 and 300 rows, each padded to 128
+    const std::vector<int> rows = {130, 0, 1, 300};
+    std::vector<std::int32_t> ids;
+    for (int expert = 0; expert < e; ++expert) {
+      const std::int64_t padded = (rows[expert] + kMoeMAlignment - 1) / kMoeMAlignment * kMoeMAlignment;
+      for (std::int64_t r = 0; r < padded; ++r) ids.push_back(r < rows[expert] ? expert : -1);
+    }
+    auto ids_buffer = std::make_shared<test::DeviceBuffer<std::int32_t>>(ids);
+    GroupedGemmContiguousArgs g;
+    g.num_groups = e, g.m = static_cast<std::int64_t>(ids.size()), g.n = n, g.k = k;
+    g.a = codes(g.m * k)->get();
+    g.a_scales_capacity = Scales1x128Layout{g.m, k}.numel();
+    g.a_scales = scales(g.a_scales_capacity)->get();
+    g.b = b->get(), g.b_scales = sb->get(), g.b_scales_capacity = static_cast<std::int64_t>(sb->size());
+    test::DeviceBuffer<std::uint8_t>* d = output(g.m * n * 2);
+    g.d = d->get();
+    g.m_indices = ids_buffer->get();
+    gemms.push_back({"gemm_fp8_grouped_contiguous", [g, ids_buffer](cudaStream_t s) {
+                       gemm_fp8_grouped_contiguous(g, s);
+                     }, d});
+  }
+  {  // masked: 0, 1, 130 and all 256 rows valid
+    const std::int64_t max_m = 256;
+    auto counts = std::make_shared<test::DeviceBuffer<std::int32_t>>(std::vector<std::int32_t>{0, 1, 130, 256});
+    GroupedGemmMaskedArgs g;
+    g.num_groups = e, g.max_m = max_m, g.n = n, g.k = k, g.expected_m = 96;
+    g.a = codes(e * max_m * k)->get();
+    g.a_scales_capacity = e * Scales1x128Layout{max_m, k}.numel();
+    g.a_scales = scales(g.a_scales_capacity)->get();
+    g.b = b->get(), g.b_scales = sb->get(), g.b_scales_capacity = static_cast<std::int64_t>(sb->size());
+    test::DeviceBuffer<std::uint8_t>* d = output(e * max_m * n * 2);
+    g.d = d->get();
+    g.masked_m = counts->get();
+    // Rows past the counts are not written: poison with zeros (a row the kernel should have
+    // written and did not still differs from the limited run's).
+    gemms.push_back({"gemm_fp8_grouped_masked", [g, counts](cudaStream_t s) { gemm_fp8_grouped_masked(g, s); }, d,
+                     0x00});
+  }
+  {  // K-grouped weight gradient over 0, 300 and 1024 tokens, with the balanced tail's workspace
+    const std::vector<std::int32_t> tokens = {0, 300, 1024};
+    auto tokens_dev = std::make_shared<test::DeviceBuffer<std::int32_t>>(tokens);
+    GroupedGemmWgradArgs g;
+    g.num_groups = 3, g.m = 256, g.n = 512;
+    g.k_capacity = KGroupedLayout::capacity_for(1324, 3);
+    g.a = codes(KGroupedLayout{g.m, g.k_capacity}.data_numel())->get();
+    g.b = codes(KGroupedLayout{g.n, g.k_capacity}.data_numel())->get();
+    g.a_scales_capacity = KGroupedLayout{g.m, g.k_capacity}.scales_numel();
+    g.b_scales_capacity = KGroupedLayout{g.n, g.k_capacity}.scales_numel();
+    g.a_scales = scales(g.a_scales_capacity)->get(), g.b_scales = scales(g.b_scales_capacity)->get();
+    test::DeviceBuffer<std::uint8_t>* d = output(3 * g.m * g.n * 4);
+    g.d = reinterpret_cast<float*>(d->get());
+    g.tokens = tokens_dev->get();
+    g.workspace = kgrouped_workspace.get();
+    g.workspace_bytes = static_cast<std::int64_t>(kgrouped_workspace.size());
+    gemms.push_back({"gemm_fp8_grouped_wgrad", [g, tokens_dev](cudaStream_t s) { gemm_fp8_grouped_wgrad(g, s); }, d,
+                     0x00});
+  }
+
+  cudaStream_t plain = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
+  bool tested = false;
+  for (unsigned wanted : {8u, 64u}) {
+    const GreenContext green(wanted);
+    if (!green.ok()) break;
+    tested = true;
+    const int sms = green.sms();
+    INFO("green context of " << sms << " SMs");
+    REQUIRE(sms < device.sm_count);
+
+    // What the dispatches key their plans on.
+    if (sms >= 64)  // the splits through the workspace, a cooperative launch, are among the picks
+      CHECK(detail::gemm_fp8_nt_chosen_config(200, 512, 32768, detail::gemm_target(device, sms), true, false)
+                .splits_via_workspace);
+    CHECK(detail::gemm_sm_count(device, green.stream()) == sms);
+    CHECK(detail::gemm_sm_count(device, plain) == device.sm_count);
+    CHECK(detail::gemm_sm_count(device, nullptr) == device.sm_count);
+    {
+      const test::ScopedGemmSmLimit lower(sms / 2);
+      CHECK(detail::gemm_sm_count(device, green.stream()) == sms / 2);
+    }
+    {
+      const test::ScopedGemmSmLimit higher(sms + 8);
+      CHECK(detail::gemm_sm_count(device, green.stream()) == sms);
+    }
+    {
+      const ScopedCurrent current(green.context());
+      CHECK(detail::gemm_sm_count(device, nullptr) == sms);  // stream 0 is the green context's
+    }
+
+    for (std::size_t i = 0; i < gemms.size(); ++i) {
+      const Gemm& gemm = gemms[i];
+      INFO(gemm.name << " #" << i);
+      std::vector<std::uint8_t> limited;
+      {
+        const test::ScopedGemmSmLimit limit(sms);
+        limited = output_of(gemm, plain);
+      }
+      CHECK(output_of(gemm, green.stream()) == limited);
+      CHECK(output_of(gemm, green) == limited);
+      if (i < dense_args.size()) check_dense_against_reference(dense_args[i], limited);
+    }
+  }
+  JITFP8_CUDA_CHECK(cudaStreamDestroy(plain));
+  if (!tested) {
+    int version = 0;
+    JITFP8_CUDA_CHECK(cudaDriverGetVersion(&version));
+    // Every driver of CUDA 12.8 (the toolkit this library needs) or newer has them.
+    if (version >= 12080) FAIL("driver " << version << " has green contexts, but the test could not create one");
+    WARN("driver " << version << " has no green contexts: nothing tested");
+  }
+}
