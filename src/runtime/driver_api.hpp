@@ -13,9 +13,11 @@ struct DriverApi {
   X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData)     \
   X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
   X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters)
-// Newer than CUDA 12.0, used where the driver has them (null otherwise): green contexts (12.4+).
-#define JITFP8_OPTIONAL_DRIVER_FUNCTIONS(X) \
-  X(cuStreamGetGreenCtx) X(cuGreenCtxGetDevResource) X(cuGreenCtxGetId)
+// Newer than CUDA 12.0, used where the driver has them (null otherwise): green contexts (12.4+),
+// a stream's device (12.8) for the error of a launch on another device's stream.
+#define JITFP8_OPTIONAL_DRIVER_FUNCTIONS(X)                                  \
+  X(cuStreamGetGreenCtx) X(cuGreenCtxGetDevResource) X(cuGreenCtxGetId) \
+  X(cuStreamGetDevice)
 #define JITFP8_DECLARE(name) decltype(&::name) name = nullptr;
   JITFP8_DRIVER_FUNCTIONS(JITFP8_DECLARE)
   JITFP8_OPTIONAL_DRIVER_FUNCTIONS(JITFP8_DECLARE)

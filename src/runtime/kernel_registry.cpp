@@ -47,6 +47,27 @@ LoadedLibrary load_library(const BuiltKernel& built, const KernelSpec& spec) {
   return loaded;
 }
 
+// A failed launch. The dispatches plan and load for the current context's device; a stream of
+// another device then fails to launch (the kernel's shared-memory size is set per device), and the
+// driver's bare error would not say why.
+[[noreturn]] void launch_failed(const LoadedKernel& kernel, CUstream stream, CUresult result) {
+  const DriverApi& api = driver();
+  CUdevice stream_device = 0, kernel_device = 0;
+  if (stream != nullptr && api.cuStreamGetDevice != nullptr &&
+      api.cuStreamGetDevice(stream, &stream_device) == CUDA_SUCCESS &&
+      api.cuDeviceGet(&kernel_device, kernel.device) == CUDA_SUCCESS && stream_device != kernel_device) {
+    const char* name = nullptr;
+    api.cuGetErrorName(result, &name);
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("argument 'stream' belongs to device {}, but the current context is on device {}: "
+                            "jitfp8 launches for the current context's device (make the stream's device "
+                            "current, as cudaSetDevice does); cuLaunchKernelEx failed: {}",
+                            static_cast<int>(stream_device), kernel.device, name != nullptr ? name : "?"));
+  }
+  check_cuda(result, "cuLaunchKernelEx");
+  throw Error(ErrorCode::cuda_error, "cuLaunchKernelEx failed");  // not reached: check_cuda throws
+}
+
 }  // namespace
 
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec) {
@@ -104,7 +125,7 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   // A CUkernel is accepted wherever a CUfunction is, and runs in the current context.
   CUresult result = driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(kernel.function),
                                               args, nullptr);
-  if (result != CUDA_SUCCESS) check_cuda(result, "cuLaunchKernelEx");
+  if (result != CUDA_SUCCESS) launch_failed(kernel, config.hStream, result);
 }
 
 }  // namespace jitfp8::detail
