@@ -24,25 +24,25 @@ struct DeviceInfo {
 // Empty when there is no driver or no device: only launching needs one.
 std::vector<DeviceInfo> devices();
 
-// SMs the GEMM kernels (dense, weight-gradient and grouped) may occupy: 0, the default, means
-// every SM of the device. Set it when other kernels run beside the GEMMs and hold SMs (a
-// communication kernel on another stream, as MoE dispatch and combine are). Under a limit below the device's count the persistent grids have at most `sms`
-// CTAs, without 2-CTA multicast pairs, and split K in clusters only in grids of at most 2/3 of
-// `sms`, so that the SMs left free run the whole grid at once: without a limit, the CTAs that
-// find no free SM wait for others of the grid to end, and a grid of CTA clusters needs its SMs
-// free in one GPC (H200, 20 SMs held: a 4096 x 7168 x 7168 GEMM 323 us under
-// set_gemm_sm_limit(112), 494 us unlimited, 597 us in pairs on 112 SMs;
+// SMs the GEMM kernels (dense, weight-gradient and grouped) may occupy: 0, the default, means every
+// SM of the device. Set it when other kernels run beside the GEMMs and hold SMs (a communication
+// kernel on another stream, as MoE dispatch and combine are). Under a limit below the device's
+// count the persistent grids have at most `sms` CTAs, without 2-CTA multicast pairs, and split K in
+// clusters only in grids of at most 2/3 of `sms`, so that the SMs left free run the whole grid at
+// once: without a limit, the CTAs that find no free SM wait for others of the grid to end, and a
+// grid of CTA clusters needs its SMs free in one GPC (H200, 20 SMs held: a 4096 x 7168 x 7168 GEMM
+// 323 us under set_gemm_sm_limit(112), 494 us unlimited, 597 us in pairs on 112 SMs;
 // tools/bench/results/2026-11-30j-gemm-sm-limit-h200.md). Process-wide; each dispatch reads it (a
 // change takes effect at the next call; plans for each limit are kept), so a captured CUDA graph
-// replays the grids of the limit it was captured under. At or above the device's count it means
-// the whole device. Throws Error(invalid_argument) for sms < 0. Workspace sizes
-// (*_workspace_bytes) stay those of the whole device.
-// A green context needs no limit: a GEMM launched on one of its streams (CUDA 12.4+ drivers), or
-// on stream 0 while it is current, plans for the context's SMs by itself, as under a limit of
-// that count (with a limit as well, the lower count). `jitfp8 prewarm --gemm-sm-limit N`
-// prewarms those plans (tools/bench/results/2026-11-30k-green-contexts-h200.md). Nor does an MPS
-// client with an active thread percentage: its device reports the SMs of its share (H200 at 50%:
-// 66), and the GEMMs plan for those.
+// replays the grids of the limit it was captured under. At or above the device's count it means the
+// whole device. Throws Error(invalid_argument) for sms < 0. Workspace sizes (*_workspace_bytes)
+// stay those of the whole device.
+// A green context needs no limit: a GEMM launched on one of its streams (CUDA 12.4+ drivers), or on
+// stream 0 while it is current, plans for the context's SMs by itself, as under a limit of that
+// count (with a limit as well, the lower count). `jitfp8 prewarm --gemm-sm-limit N` prewarms those
+// plans (tools/bench/results/2026-11-30k-green-contexts-h200.md). Nor does an MPS client with an
+// active thread percentage: its device reports the SMs of its share (H200 at 50%: 66), and the
+// GEMMs plan for those.
 void set_gemm_sm_limit(int sms);
 int gemm_sm_limit();  // as last set; 0 when unlimited
 

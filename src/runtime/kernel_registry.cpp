@@ -122,7 +122,8 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   }
   config.attrs = count > 0 ? attributes : nullptr;
   config.numAttrs = count;
-  // A CUkernel is accepted wherever a CUfunction is, and runs in the current context.
+  // A CUkernel is accepted wherever a CUfunction is; it runs in the stream's context (the current
+  // one for stream 0).
   CUresult result = driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(kernel.function),
                                               args, nullptr);
   if (result != CUDA_SUCCESS) launch_failed(kernel, config.hStream, result);
