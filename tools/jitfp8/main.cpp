@@ -17,6 +17,7 @@ commands:
                                         compile every kernel the manifests imply (no GPU needed
                                         with --arch); exit status 1 if any kernel failed;
                                         --gemm-sm-limit: the GEMM kernels of set_gemm_sm_limit(N)
+                                        or of a green context of N SMs
   cache ls|stats|verify|clear [--cache-dir DIR]
                                         list entries, summarize, remove bad entries, empty the cache
   dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] OP [field=value ...]
