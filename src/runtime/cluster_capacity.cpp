@@ -4,6 +4,7 @@
 
 #include <array>
 #include <mutex>
+#include <optional>
 
 #include "runtime/driver_api.hpp"
 #include "runtime/log.hpp"
@@ -12,7 +13,6 @@ namespace jitfp8::detail {
 namespace {
 
 constexpr int kMaxDevices = 64;
-constexpr int kMaxClusterSize = 8;  // the portable limit
 
 // PTX ISA 7.8 (CUDA 12.0) is the first with sm_90; the driver JIT-compiles it in milliseconds.
 constexpr char kProbePtx[] = R"(.version 7.8
@@ -24,12 +24,49 @@ constexpr char kProbePtx[] = R"(.version 7.8
 }
 )";
 
-using Capacities = std::array<int, kMaxClusterSize + 1>;  // by cluster size; 0: unknown
+// The occupancy query answers for the current context. A green context current to the thread
+// would give the clusters of its own SMs (H200: 28 clusters of 3 CTAs on a context of 112 SMs, 39
+// on the device), and the count is kept for the device.
+bool green_context_current(const DriverApi& api) {
+  CUgreenCtx green = nullptr;  // stream 0: the current context's
+  return api.cuStreamGetGreenCtx != nullptr && api.cuStreamGetGreenCtx(nullptr, &green) == CUDA_SUCCESS &&
+         green != nullptr;
+}
+
+// The device's primary context current for a scope, the thread's context before it restored
+// after. A green context keeps its device's primary context retained, so this creates nothing.
+// `ok()` is false where the driver refused a step.
+class PrimaryContextScope {
+ public:
+  PrimaryContextScope(const DriverApi& api, CUdevice device) : api_(api), device_(device) {
+    CUcontext primary = nullptr;
+    if (api_.cuCtxGetCurrent(&before_) != CUDA_SUCCESS) return;
+    if (api_.cuDevicePrimaryCtxRetain(&primary, device_) != CUDA_SUCCESS) return;
+    retained_ = true;
+    ok_ = api_.cuCtxSetCurrent(primary) == CUDA_SUCCESS;
+  }
+  PrimaryContextScope(const PrimaryContextScope&) = delete;
+  PrimaryContextScope& operator=(const PrimaryContextScope&) = delete;
+  ~PrimaryContextScope() {
+    if (!retained_) return;
+    api_.cuCtxSetCurrent(before_);
+    api_.cuDevicePrimaryCtxRelease(device_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  const DriverApi& api_;
+  CUdevice device_;
+  CUcontext before_ = nullptr;
+  bool retained_ = false, ok_ = false;
+};
+
+}  // namespace
 
 // Stops at the first failing step and leaves the rest unknown: a GEMM then runs on the
 // conservative caps, it does not fail.
-Capacities measure(const DeviceContext& device) {
-  Capacities clusters{};
+ClusterCounts measure_max_active_clusters(const DeviceContext& device) {
+  ClusterCounts clusters{};
   const DriverApi& api = driver();
   const auto ok = [&](CUresult result, const char* step) {
     if (result == CUDA_SUCCESS) return true;
@@ -40,11 +77,17 @@ Capacities measure(const DeviceContext& device) {
     return false;
   };
   CUdevice cu_device = 0;
+  if (!ok(api.cuDeviceGet(&cu_device, device.device), "cuDeviceGet")) return clusters;
+  std::optional<PrimaryContextScope> primary;
+  if (green_context_current(api) && !primary.emplace(api, cu_device).ok()) {
+    log(LogLevel::debug, "device {}: cluster capacity unknown (a green context is current, and the "
+        "primary context could not be made current)", device.device);
+    return clusters;
+  }
   CUlibrary library = nullptr;
   CUkernel kernel = nullptr;
   CUfunction function = nullptr;
-  if (!ok(api.cuDeviceGet(&cu_device, device.device), "cuDeviceGet") ||
-      !ok(api.cuLibraryLoadData(&library, kProbePtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+  if (!ok(api.cuLibraryLoadData(&library, kProbePtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
           "cuLibraryLoadData") ||
       !ok(api.cuLibraryGetKernel(&kernel, library, "jitfp8_cluster_probe"), "cuLibraryGetKernel") ||
       !ok(api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -77,13 +120,12 @@ Capacities measure(const DeviceContext& device) {
   return clusters;
 }
 
-}  // namespace
-
 int max_active_clusters(const DeviceContext& device, int size) {
   static std::array<std::once_flag, kMaxDevices> once;
-  static std::array<Capacities, kMaxDevices> capacities;
+  static std::array<ClusterCounts, kMaxDevices> capacities;
   if (device.device < 0 || device.device >= kMaxDevices || size < 2 || size > kMaxClusterSize) return 0;
-  std::call_once(once[device.device], [&] { capacities[device.device] = measure(device); });
+  std::call_once(once[device.device],
+                 [&] { capacities[device.device] = measure_max_active_clusters(device); });
   return capacities[device.device][size];
 }
 

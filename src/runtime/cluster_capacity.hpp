@@ -3,14 +3,23 @@
 // differs between dies of the same product, so this is asked of the device itself.
 #pragma once
 
+#include <array>
+
 #include "runtime/launch.hpp"
 
 namespace jitfp8::detail {
 
 // Clusters of `size` CTAs (2 to 8) that `device` holds at once, each CTA alone on its SM; 0 where
 // the driver could not tell (the callers then keep their conservative rules). Measured once per
-// device, through a trivial kernel the driver compiles from PTX (no NVRTC). The device's context
-// must be current (as after current_device()).
+// device, through a trivial kernel the driver compiles from PTX (no NVRTC). A context of the
+// device must be current (as after current_device()); where it is a green context, the device's
+// primary context is made current for the measurement, so that the count is the whole device's.
 int max_active_clusters(const DeviceContext& device, int size);
+
+// The counts by cluster size (index 2 to 8; 0 where unknown), measured now (tests; the call
+// above measures once per device).
+constexpr int kMaxClusterSize = 8;  // the portable limit
+using ClusterCounts = std::array<int, kMaxClusterSize + 1>;
+ClusterCounts measure_max_active_clusters(const DeviceContext& device);
 
 }  // namespace jitfp8::detail

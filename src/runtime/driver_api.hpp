@@ -10,7 +10,8 @@ struct DriverApi {
 #define JITFP8_DRIVER_FUNCTIONS(X)                                                          \
   X(cuGetErrorString) X(cuGetErrorName) X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) \
   X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuCtxGetCurrent)              \
-  X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData)     \
+  X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) \
+  X(cuLibraryLoadData)                                                                        \
   X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
   X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters)
 // Newer than CUDA 12.0, used where the driver has them (null otherwise): green contexts (12.4+),

@@ -2,12 +2,14 @@
 // dispatches plan for the context's SMs (runtime/stream_sms.hpp), as they do under
 // set_gemm_sm_limit. Before, they sized their grids for the whole device: the split-K workspace
 // form's cooperative launch then failed (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), and the
-// persistent grids ran 1.4-1.7x as long (tools/bench/results/2026-11-30k-green-contexts-h200.md).
+// persistent grids ran 1.06-1.55x as long, small-M split GEMMs 1.9-5.9x
+// (tools/bench/results/2026-11-30k-green-contexts-h200.md).
 //
 // Each family runs on a plain stream under set_gemm_sm_limit(the context's SMs), whose picks the
 // [sm-limit] tests check against the references, and then on the green context's stream with
 // no limit, into a poisoned D: the same plan, so the same bits. The dense GEMM is also checked
-// against the double-precision reference here.
+// against the double-precision reference here. The device's cluster capacity, measured with a
+// green context current, must stay the whole device's.
 #include <cuda.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
 #include "ops/gemm_target.hpp"
+#include "runtime/cluster_capacity.hpp"
 #include "runtime/launch.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
@@ -346,6 +349,21 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
     {
       const ScopedCurrent current(green.context());
       CHECK(detail::gemm_sm_count(device, nullptr) == sms);  // stream 0 is the green context's
+    }
+
+    // The cluster capacity is the whole device's even when a green context is current as it is
+    // measured (the driver's occupancy query answers for the current context).
+    detail::ClusterCounts whole{};
+    for (int size = 2; size <= detail::kMaxClusterSize; ++size)
+      whole[size] = detail::max_active_clusters(device, size);
+    REQUIRE(whole[3] * 3 > sms);  // more than the context's SMs could hold: the check tells them apart
+    {
+      const ScopedCurrent current(green.context());
+      const detail::ClusterCounts measured = detail::measure_max_active_clusters(device);
+      for (int size = 2; size <= detail::kMaxClusterSize; ++size) {
+        INFO("clusters of " << size);
+        CHECK(measured[size] == whole[size]);
+      }
     }
 
     for (std::size_t i = 0; i < gemms.size(); ++i) {
