@@ -8,6 +8,7 @@
 
 #include "runtime/driver_api.hpp"
 #include "runtime/log.hpp"
+#include "runtime/stream_sms.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -23,15 +24,6 @@ constexpr char kProbePtx[] = R"(.version 7.8
   ret;
 }
 )";
-
-// The occupancy query answers for the current context. A green context current to the thread
-// would give the clusters of its own SMs (H200: 28 clusters of 3 CTAs on a context of 112 SMs, 39
-// on the device), and the count is kept for the device.
-bool green_context_current(const DriverApi& api) {
-  CUgreenCtx green = nullptr;  // stream 0: the current context's
-  return api.cuStreamGetGreenCtx != nullptr && api.cuStreamGetGreenCtx(nullptr, &green) == CUDA_SUCCESS &&
-         green != nullptr;
-}
 
 // The device's primary context current for a scope, the thread's context before it restored
 // after. A green context keeps its device's primary context retained, so this creates nothing.
@@ -78,8 +70,11 @@ ClusterCounts measure_max_active_clusters(const DeviceContext& device) {
   };
   CUdevice cu_device = 0;
   if (!ok(api.cuDeviceGet(&cu_device, device.device), "cuDeviceGet")) return clusters;
+  // The occupancy query answers for the current context. A green context current to the thread
+  // would give the clusters of its own SMs (H200: 28 clusters of 3 CTAs on a context of 112 SMs,
+  // 39 on the device), and the count is kept for the device.
   std::optional<PrimaryContextScope> primary;
-  if (green_context_current(api) && !primary.emplace(api, cu_device).ok()) {
+  if (on_green_context(nullptr) && !primary.emplace(api, cu_device).ok()) {
     log(LogLevel::debug, "device {}: cluster capacity unknown (a green context is current, and the "
         "primary context could not be made current)", device.device);
     return clusters;

@@ -26,6 +26,15 @@ int sms_of(const DriverApi& api, CUgreenCtx green) {
   return static_cast<int>(resource.sm.smCount);
 }
 
+// The green context of `stream`, or null (none, no driver support, or a failed query).
+CUgreenCtx green_context_of(const DriverApi& api, Stream stream) {
+  CUgreenCtx green = nullptr;
+  if (api.cuStreamGetGreenCtx == nullptr ||
+      api.cuStreamGetGreenCtx(static_cast<CUstream>(stream), &green) != CUDA_SUCCESS)
+    return nullptr;
+  return green;
+}
+
 // A count the grids can use: between 1 and the device's; anything else means "unknown".
 int usable(int sms, int device_sms) { return sms > 0 && sms < device_sms ? sms : device_sms; }
 
@@ -33,10 +42,9 @@ int usable(int sms, int device_sms) { return sms > 0 && sms < device_sms ? sms :
 
 int stream_sm_count(Stream stream, int device_sms) {
   const DriverApi& api = driver();
-  if (api.cuStreamGetGreenCtx == nullptr || api.cuGreenCtxGetDevResource == nullptr) return device_sms;
-  CUgreenCtx green = nullptr;
-  if (api.cuStreamGetGreenCtx(static_cast<CUstream>(stream), &green) != CUDA_SUCCESS || green == nullptr)
-    return device_sms;
+  if (api.cuGreenCtxGetDevResource == nullptr) return device_sms;
+  const CUgreenCtx green = green_context_of(api, stream);
+  if (green == nullptr) return device_sms;
   unsigned long long id = 0;
   if (api.cuGreenCtxGetId == nullptr || api.cuGreenCtxGetId(green, &id) != CUDA_SUCCESS)
     return usable(sms_of(api, green), device_sms);  // no id to remember it by: ask every time
@@ -49,5 +57,7 @@ int stream_sm_count(Stream stream, int device_sms) {
   }
   return usable(sms, device_sms);
 }
+
+bool on_green_context(Stream stream) { return green_context_of(driver(), stream) != nullptr; }
 
 }  // namespace jitfp8::detail

@@ -15,4 +15,8 @@ namespace jitfp8::detail {
 // The device's context must be current (as after current_device()).
 int stream_sm_count(Stream stream, int device_sms);
 
+// Whether `stream` belongs to a green context (for stream 0: whether one is current to the
+// thread); false on drivers without green contexts.
+bool on_green_context(Stream stream);
+
 }  // namespace jitfp8::detail

@@ -75,18 +75,7 @@ bool clustered_differs(const jitfp8::detail::Sm90GemmConfig& c) {
 }
 
 Case dense(long long m, long long n, long long k, bool with_workspace) {
-  jitfp8::GemmFp8Args g;
-  g.m = m, g.n = n, g.k = k;
-  g.a = probe::random_codes(size_t(m) * k, 1), g.b = probe::random_codes(size_t(n) * k, 2);
-  const long long sa = jitfp8::Scales1x128Layout{m, k}.numel(), sb = jitfp8::Scales128x128Layout{n, k}.numel();
-  g.a_scales = probe::ones(sa), g.a_scales_capacity = sa;
-  g.b_scales = probe::ones(sb), g.b_scales_capacity = sb;
-  g.d = probe::device_array<unsigned short>(size_t(m) * n);
-  if (with_workspace) {
-    g.workspace_bytes = jitfp8::gemm_fp8_nt_workspace_bytes();
-    g.workspace = probe::device_array<unsigned char>(g.workspace_bytes);
-    CHECK_CUDA(cudaMemset(g.workspace, 0, g.workspace_bytes));
-  }
+  const jitfp8::GemmFp8Args g = probe::dense_problem(m, n, k, with_workspace);
   char* name = new char[96];
   std::snprintf(name, 96, "dense %lld x %lld x %lld%s", m, n, k, with_workspace ? " (workspace)" : "");
   return {name, 2.0 * m * n * k, [g](cudaStream_t s, bool clustered) {
@@ -102,16 +91,7 @@ Case dense(long long m, long long n, long long k, bool with_workspace) {
 }
 
 Case masked(long long e, long long max_m, int rows, long long n, long long k) {
-  jitfp8::GroupedGemmMaskedArgs g;
-  g.num_groups = e, g.max_m = max_m, g.n = n, g.k = k, g.expected_m = rows;
-  g.a = probe::random_codes(size_t(e) * max_m * k, 3), g.b = probe::random_codes(size_t(e) * n * k, 4);
-  const long long sa = e * jitfp8::Scales1x128Layout{max_m, k}.numel();
-  const long long sb = e * jitfp8::Scales128x128Layout{n, k}.numel();
-  g.a_scales = probe::ones(sa), g.a_scales_capacity = sa;
-  g.b_scales = probe::ones(sb), g.b_scales_capacity = sb;
-  g.d = probe::device_array<unsigned short>(size_t(e) * max_m * n);
-  int* counts = probe::filled_ints(e, rows);
-  g.masked_m = counts;
+  const jitfp8::GroupedGemmMaskedArgs g = probe::masked_problem(e, max_m, rows, n, k);
   char* name = new char[96];
   std::snprintf(name, 96, "masked %lld x %d rows, %lld x %lld", e, rows, n, k);
   return {name, 2.0 * e * rows * n * k, [g](cudaStream_t s, bool clustered) {

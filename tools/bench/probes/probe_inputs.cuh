@@ -1,5 +1,6 @@
-// Shared by the nvcc-built probes in this folder: a checked runtime call and device inputs (e4m3
-// codes that are never NaN, scales of 1, filled integers). Leaked on purpose: a probe runs once.
+// Shared by the nvcc-built probes in this folder: a checked runtime call, device inputs (e4m3
+// codes that are never NaN, scales of 1, filled integers) and the GEMM problems built from them.
+// Leaked on purpose: a probe runs once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -7,6 +8,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/layouts.hpp"
+#include "jitfp8/moe.hpp"
 
 #define CHECK_CUDA(call)                                                                   \
   do {                                                                                     \
@@ -55,6 +60,39 @@ inline int* filled_ints(size_t n, int v) {
   int* p = device_array<int>(n);
   fill_ints<<<1, 256>>>(p, n, v);
   return p;
+}
+
+// A dense forward problem with a bf16 D, and (with_workspace) a zeroed split-K workspace.
+inline jitfp8::GemmFp8Args dense_problem(long long m, long long n, long long k, bool with_workspace) {
+  jitfp8::GemmFp8Args g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = random_codes(size_t(m) * k, 1), g.b = random_codes(size_t(n) * k, 2);
+  const long long sa = jitfp8::Scales1x128Layout{m, k}.numel(), sb = jitfp8::Scales128x128Layout{n, k}.numel();
+  g.a_scales = ones(sa), g.a_scales_capacity = sa;
+  g.b_scales = ones(sb), g.b_scales_capacity = sb;
+  g.d = device_array<unsigned short>(size_t(m) * n);
+  if (with_workspace) {
+    g.workspace_bytes = jitfp8::gemm_fp8_nt_workspace_bytes();
+    g.workspace = device_array<unsigned char>(g.workspace_bytes);
+    CHECK_CUDA(cudaMemset(g.workspace, 0, g.workspace_bytes));
+  }
+  return g;
+}
+
+// A masked problem of `e` experts with `rows` valid rows each; D zeroed (rows past the counts
+// are never written).
+inline jitfp8::GroupedGemmMaskedArgs masked_problem(long long e, long long max_m, int rows, long long n, long long k) {
+  jitfp8::GroupedGemmMaskedArgs g;
+  g.num_groups = e, g.max_m = max_m, g.n = n, g.k = k, g.expected_m = rows;
+  g.a = random_codes(size_t(e) * max_m * k, 3), g.b = random_codes(size_t(e) * n * k, 4);
+  const long long sa = e * jitfp8::Scales1x128Layout{max_m, k}.numel();
+  const long long sb = e * jitfp8::Scales128x128Layout{n, k}.numel();
+  g.a_scales = ones(sa), g.a_scales_capacity = sa;
+  g.b_scales = ones(sb), g.b_scales_capacity = sb;
+  g.d = device_array<unsigned short>(size_t(e) * max_m * n);
+  CHECK_CUDA(cudaMemset(g.d, 0, size_t(e) * max_m * n * 2));
+  g.masked_m = filled_ints(e, rows);
+  return g;
 }
 
 }  // namespace probe
