@@ -236,6 +236,25 @@ std::vector<float> sampled_scales(std::int64_t rows, std::int64_t k, const std::
   return s;
 }
 
+// A (M, K) zero except the sampled rows (random codes), and its 1x128 scales (sampled_scales): the
+// operand of the dense, weight-gradient and contiguous cases.
+struct SampledA {
+  DeviceBuffer<u8> dev;
+  std::map<std::int64_t, std::vector<u8>> rows;
+  std::vector<float> scales_host;
+  DeviceBuffer<float> scales;
+  std::int64_t scale_stride;  // between K blocks
+  SampledA(std::int64_t m, std::int64_t k, const std::set<std::int64_t>& sampled, std::mt19937_64& rng)
+      : dev(static_cast<std::size_t>(m * k)),
+        rows([&] {
+          dev.poison(0);
+          return upload_rows(dev.get(), sampled, k, rng);
+        }()),
+        scales_host(sampled_scales(m, k, sampled, rng)), scales(scales_host),
+        scale_stride(Scales1x128Layout{m, k}.row_stride()) {}
+  float scale(std::int64_t r, std::int64_t kb) const { return scales_host[kb * scale_stride + r]; }
+};
+
 // ---- gemm_fp8_nt ---------------------------------------------------------------------------
 void run_dense(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed, const char* what) {
   INFO(what << ": M=" << m << " N=" << n << " K=" << k);
@@ -245,13 +264,9 @@ void run_dense(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t see
   add_boundary_rows(rows, m, 0, 2 * n);
   add_random_rows(rows, 0, m, 4, rng);
 
-  DeviceBuffer<u8> a(static_cast<std::size_t>(m * k));
-  a.poison(0);
-  const auto a_rows = upload_rows(a.get(), rows, k, rng);
+  const SampledA a(m, k, rows, rng);
   const auto b_host = test::random_e4m3_codes(static_cast<std::size_t>(n * k), rng);
   DeviceBuffer<u8> b(b_host);
-  const auto sa_host = sampled_scales(m, k, rows, rng);
-  DeviceBuffer<float> sa(sa_host);
   const auto sb_host = test::random_block_scales(static_cast<std::size_t>(Scales128x128Layout{n, k}.numel()), rng);
   DeviceBuffer<float> sb(sb_host);
   DeviceBuffer<std::uint16_t> d(static_cast<std::size_t>(m * n));
@@ -259,18 +274,18 @@ void run_dense(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t see
 
   GemmFp8Args g;
   g.m = m, g.n = n, g.k = k;
-  g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+  g.a = a.dev.get(), g.a_scales = a.scales.get(), g.a_scales_capacity = static_cast<std::int64_t>(a.scales.size());
   g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
   g.d = d.get();
   gemm_fp8_nt(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
 
-  const std::int64_t k_blocks = ceil_div(k, 128), sa_stride = Scales1x128Layout{m, k}.row_stride();
+  const std::int64_t k_blocks = ceil_div(k, 128);
   const auto by_row = references(
       std::vector<std::int64_t>(rows.begin(), rows.end()),
       [&](std::int64_t r) {
         return reference_row(
-            a_rows.at(r).data(), k, [&](std::int64_t kb) { return sa_host[kb * sa_stride + r]; },
+            a.rows.at(r).data(), k, [&](std::int64_t kb) { return a.scale(r, kb); },
             [&](std::int64_t j) { return b_host.data() + j * k; },
             [&](std::int64_t j, std::int64_t kb) { return sb_host[(j / 128) * k_blocks + kb]; }, n);
       },
@@ -306,13 +321,9 @@ void run_wgrad(bool accumulate) {
   add_boundary_rows(rows, m, 0, 4 * n);
   add_random_rows(rows, 0, m, 4, rng);
 
-  DeviceBuffer<u8> a(static_cast<std::size_t>(m * k));
-  a.poison(0);
-  const auto a_rows = upload_rows(a.get(), rows, k, rng);
+  const SampledA a(m, k, rows, rng);
   const auto b_host = test::random_e4m3_codes(static_cast<std::size_t>(n * k), rng);
   DeviceBuffer<u8> b(b_host);
-  const auto sa_host = sampled_scales(m, k, rows, rng);
-  DeviceBuffer<float> sa(sa_host);
   const auto sb_host = test::random_block_scales(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel()), rng);
   DeviceBuffer<float> sb(sb_host);
   DeviceBuffer<float> d(static_cast<std::size_t>(m * n));
@@ -333,18 +344,18 @@ void run_wgrad(bool accumulate) {
 
   GemmFp8WgradArgs g;
   g.m = m, g.n = n, g.k = k;
-  g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+  g.a = a.dev.get(), g.a_scales = a.scales.get(), g.a_scales_capacity = static_cast<std::int64_t>(a.scales.size());
   g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
   g.d = d.get(), g.accumulate = accumulate;
   gemm_fp8_wgrad(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
 
-  const std::int64_t sa_stride = Scales1x128Layout{m, k}.row_stride(), sb_stride = Scales1x128Layout{n, k}.row_stride();
+  const std::int64_t sb_stride = Scales1x128Layout{n, k}.row_stride();
   const auto by_row = references(
       std::vector<std::int64_t>(rows.begin(), rows.end()),
       [&](std::int64_t r) {
         return reference_row(
-            a_rows.at(r).data(), k, [&](std::int64_t kb) { return sa_host[kb * sa_stride + r]; },
+            a.rows.at(r).data(), k, [&](std::int64_t kb) { return a.scale(r, kb); },
             [&](std::int64_t j) { return b_host.data() + j * k; },
             [&](std::int64_t j, std::int64_t kb) { return sb_host[kb * sb_stride + j]; }, n);
       },
@@ -415,20 +426,15 @@ TEST_CASE("grouped contiguous GEMM with A and D past 4 GiB", "[gpu][large-tensor
     add_random_rows(rows, starts[g], starts[g] + counts[g], 2, rng);
   }
 
-  DeviceBuffer<u8> a(static_cast<std::size_t>(m * k));
-  a.poison(0);
-  const auto a_rows = upload_rows(a.get(), rows, k, rng);
-  const auto sa_host = sampled_scales(m, k, rows, rng);
-  DeviceBuffer<float> sa(sa_host);
+  const SampledA a(m, k, rows, rng);
   const ExpertWeights b(static_cast<std::int64_t>(counts.size()), n, k, rng);
   DeviceBuffer<std::uint16_t> d(static_cast<std::size_t>(m * n));
   DeviceBuffer<int> ids_dev(ids), ends_dev(ends);
 
-  const std::int64_t sa_stride = Scales1x128Layout{m, k}.row_stride();
   const auto by_row = references(
       std::vector<std::int64_t>(rows.begin(), rows.end()),
       [&](std::int64_t r) {
-        return b.product(a_rows.at(r).data(), [&](std::int64_t kb) { return sa_host[kb * sa_stride + r]; }, ids[r]);
+        return b.product(a.rows.at(r).data(), [&](std::int64_t kb) { return a.scale(r, kb); }, ids[r]);
       },
       same_row);
 
@@ -437,7 +443,7 @@ TEST_CASE("grouped contiguous GEMM with A and D past 4 GiB", "[gpu][large-tensor
     d.poison(0xFF);
     GroupedGemmContiguousArgs g;
     g.num_groups = static_cast<std::int64_t>(counts.size()), g.m = m, g.n = n, g.k = k;
-    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.a = a.dev.get(), g.a_scales = a.scales.get(), g.a_scales_capacity = static_cast<std::int64_t>(a.scales.size());
     g.b = b.dev.get(), g.b_scales = b.scales.get(), g.b_scales_capacity = static_cast<std::int64_t>(b.scales.size());
     g.d = d.get();
     (use_ids ? g.m_indices : g.group_ends) = use_ids ? ids_dev.get() : ends_dev.get();
