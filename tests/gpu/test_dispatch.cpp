@@ -1,18 +1,23 @@
-// Dispatch on a cache hit: host time per call beyond the driver's own launch, launches under
-// CUDA graph capture, and the time to load a kernel from the disk cache in a fresh process.
+// Dispatch: host time per call beyond the driver's own launch on a cache hit, launches and first
+// calls under CUDA graph capture, and the time to load a kernel from the disk cache in a fresh process.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "jitfp8/gemm.hpp"
 #include "jitfp8/quant.hpp"
 #include "jitfp8/runtime.hpp"
 #include "ops/quantize_1x128.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
+#include "support/random_operands.hpp"
 
 using namespace jitfp8;
 using Clock = std::chrono::steady_clock;
@@ -151,9 +156,57 @@ TEST_CASE("a fresh process loads a cached kernel from disk without compiling", "
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
+TEST_CASE("a first call inside a CUDA graph capture compiles, loads and is captured", "[dispatch][graph]") {
+  // Compiling is host work and loading (cuLibraryLoadData, cuKernelGetFunction) is capture-safe,
+  // so a kernel's first call may fall inside a capture, global mode included; the capturing
+  // thread waits for the compile. Measured in every capture mode, compiled and read from disk,
+  // the process's first GEMM included (H200, driver of CUDA 13.0: results 2026-12-01 section 7).
+  // This guards the miss path against anything that would break a capture (a synchronizing
+  // call, an allocation). A fresh cache root forces the compile; the shape is one no other test
+  // uses, so the kernel is not loaded yet.
+  char dir_template[] = "/tmp/jitfp8-capture-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  set_cache_roots({dir});
+  constexpr std::int64_t kM = 200, kN = 1064, kK = 528;
+  std::mt19937_64 rng(11);
+  test::DeviceBuffer<std::uint8_t> a(test::random_e4m3_codes(kM * kK, rng)), b(test::random_e4m3_codes(kN * kK, rng));
+  test::DeviceBuffer<float> sa(test::random_block_scales(Scales1x128Layout{kM, kK}.numel(), rng));
+  test::DeviceBuffer<float> sb(test::random_block_scales(Scales128x128Layout{kN, kK}.numel(), rng));
+  test::DeviceBuffer<std::uint16_t> d(kM * kN), d_plain(kM * kN);
+  d.poison(0xFF), d_plain.poison(0xFF);
+  GemmFp8Args g;
+  g.m = kM, g.n = kN, g.k = kK;
+  g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+  g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+  g.d = d.get();
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const RuntimeStats before = runtime_stats();
+  {
+    const test::CapturedGraph graph(stream, [&] { gemm_fp8_nt(g, stream); });  // global mode
+    const RuntimeStats after = runtime_stats();
+    CHECK(after.compiles == before.compiles + 1);
+    CHECK(after.loads == before.loads + 1);
+    graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  g.d = d_plain.get();
+  gemm_fp8_nt(g, stream);  // the same call outside any capture
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<std::uint16_t> replayed = d.download(), plain = d_plain.download();
+  std::size_t unwritten = 0;
+  for (std::uint16_t bits : replayed) unwritten += bits == 0xFFFF;
+  CHECK(unwritten == 0);
+  CHECK(replayed == plain);
+  cudaStreamDestroy(stream);
+  set_cache_roots({});
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 TEST_CASE("prewarm with load makes the first call capturable", "[dispatch]") {
-  // After prewarm(load) the first dispatch of this variant may fall inside a capture: nothing
-  // left to compile or load (a compile would break the capture with a sync or fail it).
+  // After prewarm(load) the first dispatch of this variant may fall inside a capture with nothing
+  // left to compile or load, so the capturing thread does not wait for a compile.
   Manifest manifest = parse_manifest(
       R"({"model": "t", "ops": [{"op": "quantize_1x128", "k": 256, "x_dtype": "f32", "pow2_scales": true}]})");
   PrewarmOptions options;
