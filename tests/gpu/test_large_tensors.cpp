@@ -605,7 +605,8 @@ TEST_CASE("K-grouped weight gradient with A past 8 GiB", "[gpu][large-tensors]")
   const auto by_row = references(
       keys,
       [&](const Key& key) {
-        const auto [ge, r] = key;
+        // Plain variables: clang rejects structured bindings captured by the lambdas below.
+        const std::int64_t ge = key.first, r = key.second;
         return reference_row(
             a_rows.at(key).data(), counts[ge],
             [&](std::int64_t kb) { return sa_host[a_layout.scales_offset(offset[ge]) + kb * sa_stride + r]; },

@@ -178,8 +178,10 @@ int run_quant(int argc, char** argv) {
     results.push_back({{"kernel", name}, {"m", m}, {"k", k}, {"us", t.median_us}, {"gbs", gbs},
                        {"bytes", bytes}});
   };
-  for (auto [m_in, k] : shapes) {
+  for (const auto& shape : shapes) {
     if (!dense) break;
+    // Plain variables: clang rejects structured bindings captured by the lambdas below.
+    const long long m_in = shape.first, k = shape.second;
     // Random bf16/f32 inputs (normal-ish magnitudes; never zeros).
     auto make_x = [&](long long m, bool f32) {
       const std::size_t elem = f32 ? 4 : 2;
