@@ -311,6 +311,19 @@ TEST_CASE("gemm_fp8_nt on an LM head whose logits pass 4 GiB", "[gpu][large-tens
 
 namespace {
 
+// Accumulating cases: D starts at exact small values (multiples of 1/4 in [-64, 64)).
+double initial_d(std::int64_t i) {
+  return static_cast<double>((static_cast<std::uint64_t>(i) * 2654435761u >> 7) % 512) * 0.25 - 64;
+}
+void upload_initial_d(DeviceBuffer<float>& d) {
+  std::vector<float> d0(d.size());
+  parallel_for(64, [&](std::size_t part) {
+    const std::size_t begin = d0.size() * part / 64, end = d0.size() * (part + 1) / 64;
+    for (std::size_t i = begin; i < end; ++i) d0[i] = static_cast<float>(initial_d(static_cast<std::int64_t>(i)));
+  });
+  d.upload(d0);
+}
+
 // ---- gemm_fp8_wgrad: D (M, N) fp32 past 4 GiB -------------------------------------------------
 void run_wgrad(bool accumulate) {
   const std::int64_t m = 150016, n = 7168, k = 1024;  // D 4.30 GB
@@ -327,17 +340,9 @@ void run_wgrad(bool accumulate) {
   const auto sb_host = test::random_block_scales(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel()), rng);
   DeviceBuffer<float> sb(sb_host);
   DeviceBuffer<float> d(static_cast<std::size_t>(m * n));
-  // Accumulating: D starts at a pattern of exact small values (multiples of 1/4 in [-64, 64)).
-  auto init = [&](std::int64_t i) -> double {
-    return accumulate ? static_cast<double>((static_cast<std::uint64_t>(i) * 2654435761u >> 7) % 512) * 0.25 - 64 : 0.0;
-  };
+  auto init = [&](std::int64_t i) { return accumulate ? initial_d(i) : 0.0; };
   if (accumulate) {
-    std::vector<float> d0(d.size());
-    parallel_for(64, [&](std::size_t part) {
-      const std::size_t begin = d0.size() * part / 64, end = d0.size() * (part + 1) / 64;
-      for (std::size_t i = begin; i < end; ++i) d0[i] = static_cast<float>(init(static_cast<std::int64_t>(i)));
-    });
-    d.upload(d0);
+    upload_initial_d(d);
   } else {
     d.poison(0xFF);
   }
@@ -457,9 +462,9 @@ TEST_CASE("grouped contiguous GEMM with A and D past 4 GiB", "[gpu][large-tensor
   }
 }
 
-TEST_CASE("grouped masked GEMM with A past 4 GiB", "[gpu][large-tensors]") {
-  if (!device_has_free_gb(5.7)) return;
-  const std::int64_t e = 4, max_m = 150000, n = 1024, k = 7168;  // A 4.30 GB
+TEST_CASE("grouped masked GEMM with A and D past 4 GiB", "[gpu][large-tensors]") {
+  if (!device_has_free_gb(9.5)) return;
+  const std::int64_t e = 4, max_m = 150000, n = 4096, k = 7168;  // A 4.30 GB, D 4.92 GB
   const std::vector<int> counts{1, 0, 150000, 149999};
   std::mt19937_64 rng(6);
   std::set<std::int64_t> near, rows;  // rows of the (E * max_m) stack
@@ -537,20 +542,30 @@ std::vector<u8> sparse_row(std::int64_t len, std::int64_t start, std::mt19937_64
 
 }  // namespace
 
-TEST_CASE("K-grouped weight gradient with A past 8 GiB", "[gpu][large-tensors]") {
-  if (!device_has_free_gb(9.2)) return;
-  // A holds each expert's (M, padded tokens) block: 7168 x 1.2M tokens = 8.6 GB; expert 3's
-  // block lies wholly past 2^32 bytes and expert 0's last rows straddle it.
-  const std::int64_t m = 7168, n = 256;
-  const std::vector<std::int32_t> counts{600000, 0, 1, 599872};
+namespace {
+
+// K-grouped weight gradient: D_e (M, N) fp32 for the experts of `counts`; A zero but for sparse
+// sampled rows (sparse_row), NaN codes in every padding column of A and B (the kernel must not
+// read them). Sampled: the rows of A's blocks and of D at every 2^31-byte mark, and a few more.
+void run_kgrouped(std::int64_t m, std::int64_t n, const std::vector<std::int32_t>& counts, bool accumulate,
+                  std::uint64_t seed, const char* what) {
+  INFO(what);
   const std::int64_t e = static_cast<std::int64_t>(counts.size());
   std::vector<std::int64_t> offset, padded;  // per expert: first padded token, padded tokens
   std::int64_t k_cap = 0;
   for (std::int32_t c : counts) offset.push_back(k_cap), padded.push_back(align_up(c, 128)), k_cap += padded.back();
   const KGroupedLayout a_layout{m, k_cap}, b_layout{n, k_cap};
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(seed);
 
-  // A: zero, NaN codes in every padding column (the kernel must not read them), random sampled rows.
+  std::vector<std::set<std::int64_t>> rows(static_cast<std::size_t>(e));  // sampled rows per expert
+  std::set<std::int64_t> d_marks;
+  add_boundary_rows(d_marks, e * m, 0, 4 * n);
+  for (std::int64_t row : d_marks) rows[row / m].insert(row % m);
+  for (std::int64_t g = 0; g < e; ++g) {
+    add_boundary_rows(rows[g], m, a_layout.data_offset(offset[g]), padded[g]);
+    add_random_rows(rows[g], 0, m, 2, rng);
+  }
+
   DeviceBuffer<u8> a(static_cast<std::size_t>(a_layout.data_numel()));
   a.poison(0);
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<u8>> a_rows;  // (expert, row)
@@ -559,17 +574,12 @@ TEST_CASE("K-grouped weight gradient with A past 8 GiB", "[gpu][large-tensors]")
     u8* block = a.get() + a_layout.data_offset(offset[g]);
     JITFP8_CUDA_CHECK(cudaMemset2D(block + counts[g], static_cast<std::size_t>(padded[g]), 0xFF,
                                    static_cast<std::size_t>(padded[g] - counts[g]), static_cast<std::size_t>(m)));
-    std::set<std::int64_t> rows;
-    add_boundary_rows(rows, m, a_layout.data_offset(offset[g]), padded[g]);
-    add_random_rows(rows, 0, m, 2, rng);
-    for (std::int64_t r : rows) {
-      const std::int64_t start = a_layout.data_offset(offset[g]) + r * padded[g];
-      auto codes = sparse_row(counts[g], start, rng);
+    for (std::int64_t r : rows[g]) {
+      auto codes = sparse_row(counts[g], a_layout.data_offset(offset[g]) + r * padded[g], rng);
       JITFP8_CUDA_CHECK(cudaMemcpy(block + r * padded[g], codes.data(), codes.size(), cudaMemcpyHostToDevice));
       a_rows.emplace(std::make_pair(g, r), std::move(codes));
     }
   }
-  // B: random tokens, NaN padding columns.
   std::vector<u8> b_host = test::random_e4m3_codes(static_cast<std::size_t>(b_layout.data_numel()), rng);
   for (std::int64_t g = 0; g < e; ++g)
     for (std::int64_t j = 0; j < n; ++j)
@@ -578,8 +588,8 @@ TEST_CASE("K-grouped weight gradient with A past 8 GiB", "[gpu][large-tensors]")
   // A scales: a constant except the sampled rows' (random); B scales random.
   const std::int64_t sa_stride = align_up(m, 4), sb_stride = align_up(n, 4);
   std::vector<float> sa_host(static_cast<std::size_t>(a_layout.scales_numel()), 1.0f / 128);
-  for (const auto& [key, codes] : a_rows) {
-    const auto [g, r] = key;
+  for (const auto& entry : a_rows) {
+    const std::int64_t g = entry.first.first, r = entry.first.second;
     const auto random = test::random_block_scales(static_cast<std::size_t>(padded[g] / 128), rng);
     for (std::int64_t kb = 0; kb < padded[g] / 128; ++kb)
       sa_host[a_layout.scales_offset(offset[g]) + kb * sa_stride + r] = random[kb];
@@ -588,24 +598,27 @@ TEST_CASE("K-grouped weight gradient with A past 8 GiB", "[gpu][large-tensors]")
   const auto sb_host = test::random_block_scales(static_cast<std::size_t>(b_layout.scales_numel()), rng);
   DeviceBuffer<float> sb(sb_host);
   DeviceBuffer<float> d(static_cast<std::size_t>(e * m * n));
-  d.poison(0xFF);
+  if (accumulate) {
+    upload_initial_d(d);
+  } else {
+    d.poison(0xFF);
+  }
   DeviceBuffer<std::int32_t> tokens(counts);
 
   GroupedGemmWgradArgs g;
   g.num_groups = e, g.m = m, g.n = n, g.k_capacity = k_cap;
   g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
   g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
-  g.d = d.get(), g.tokens = tokens.get();
+  g.d = d.get(), g.tokens = tokens.get(), g.accumulate = accumulate;
   gemm_fp8_grouped_wgrad(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
 
   using Key = std::pair<std::int64_t, std::int64_t>;  // (expert, row)
   std::vector<Key> keys;
-  for (const auto& [key, codes] : a_rows) keys.push_back(key);
+  for (const auto& entry : a_rows) keys.push_back(entry.first);
   const auto by_row = references(
       keys,
       [&](const Key& key) {
-        // Plain variables: clang rejects structured bindings captured by the lambdas below.
         const std::int64_t ge = key.first, r = key.second;
         return reference_row(
             a_rows.at(key).data(), counts[ge],
@@ -616,8 +629,30 @@ TEST_CASE("K-grouped weight gradient with A past 8 GiB", "[gpu][large-tensors]")
       },
       [&](const Key& key) { return key.first * m + key.second; });  // D is (E * M, N)
   const auto got = d.download();
-  report("K-grouped", check_output(got, e * m, n, by_row, f32_value, [](std::int64_t) { return Rest::zero; }, no_init,
-                                   kRoundingF32, kAccumulationF32));
+  // Empty experts: zero, or unchanged when accumulating, as A's zero rows.
+  report(what, check_output(got, e * m, n, by_row, f32_value, [](std::int64_t) { return Rest::zero; },
+                            [&](std::int64_t i) { return accumulate ? initial_d(i) : 0.0; }, kRoundingF32,
+                            kAccumulationF32));
+}
+
+}  // namespace
+
+TEST_CASE("K-grouped weight gradient with A past 8 GiB", "[gpu][large-tensors]") {
+  if (!device_has_free_gb(9.2)) return;
+  // A holds each expert's (M, padded tokens) block: 7168 x 1.2M tokens = 8.6 GB; expert 3's
+  // block lies wholly past 2^32 bytes and expert 0's last rows straddle it.
+  run_kgrouped(7168, 256, {600000, 0, 1, 599872}, false, 7, "K-grouped, A past 8 GiB");
+}
+
+TEST_CASE("K-grouped weight gradient accumulating into D past 4 GiB", "[gpu][large-tensors]") {
+  if (!device_has_free_gb(4.6)) return;
+  // 128 local experts of about DeepSeek-V3's expert shape: D (128, 2048, 4224) fp32 = 4.43 GB,
+  // expert 124 straddling 2^32 bytes and 125-127 wholly past; 100-300 tokens each, one expert empty.
+  std::vector<std::int32_t> counts(128);
+  std::mt19937_64 rng(10);
+  for (auto& c : counts) c = static_cast<std::int32_t>(100 + rng() % 201);
+  counts[120] = 0;
+  run_kgrouped(2048, 4224, counts, true, 12, "K-grouped, D += past 4 GiB");
 }
 
 namespace {
