@@ -540,10 +540,6 @@ std::vector<u8> sparse_row(std::int64_t len, std::int64_t start, std::mt19937_64
   return row;
 }
 
-}  // namespace
-
-namespace {
-
 // K-grouped weight gradient: D_e (M, N) fp32 for the experts of `counts`; A zero but for sparse
 // sampled rows (sparse_row), NaN codes in every padding column of A and B (the kernel must not
 // read them). Sampled: the rows of A's blocks and of D at every 2^31-byte mark, and a few more.
