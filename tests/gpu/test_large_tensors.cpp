@@ -155,6 +155,8 @@ template <class T, class ToDouble, class Rest_, class Init>
 OutputCheck check_output(const std::vector<T>& d, std::int64_t rows, std::int64_t n, const std::map<std::int64_t, RefRow>& refs,
                          ToDouble to_double, Rest_ rest, Init init, double rounding, double accumulation) {
   OutputCheck c;
+  T poison;
+  std::memset(&poison, 0xFF, sizeof poison);
   auto bad = [&](std::int64_t row, std::int64_t col, const std::string& what) {
     if (c.first_bad.empty()) c.first_bad = "row " + std::to_string(row) + " col " + std::to_string(col) + ": " + what;
   };
@@ -181,8 +183,6 @@ OutputCheck check_output(const std::vector<T>& d, std::int64_t rows, std::int64_
     }
     const Rest kind = rest(row);
     for (std::int64_t col = 0; col < n; ++col) {
-      T poison;
-      std::memset(&poison, 0xFF, sizeof poison);
       if (kind == Rest::untouched) {
         if (std::memcmp(&got[col], &poison, sizeof(T)) != 0) ++c.wrong, bad(row, col, "written past the valid rows");
         continue;
@@ -243,16 +243,42 @@ struct SampledA {
   std::map<std::int64_t, std::vector<u8>> rows;
   std::vector<float> scales_host;
   DeviceBuffer<float> scales;
-  std::int64_t scale_stride;  // between K blocks
-  SampledA(std::int64_t m, std::int64_t k, const std::set<std::int64_t>& sampled, std::mt19937_64& rng)
-      : dev(static_cast<std::size_t>(m * k)),
+  std::int64_t k, scale_stride;  // scale_stride: between K blocks
+  SampledA(std::int64_t m, std::int64_t k_, const std::set<std::int64_t>& sampled, std::mt19937_64& rng)
+      : dev(static_cast<std::size_t>(m * k_)),
         rows([&] {
           dev.poison(0);
-          return upload_rows(dev.get(), sampled, k, rng);
+          return upload_rows(dev.get(), sampled, k_, rng);
         }()),
-        scales_host(sampled_scales(m, k, sampled, rng)), scales(scales_host),
-        scale_stride(Scales1x128Layout{m, k}.row_stride()) {}
+        scales_host(sampled_scales(m, k_, sampled, rng)), scales(scales_host), k(k_),
+        scale_stride(Scales1x128Layout{m, k_}.row_stride()) {}
   float scale(std::int64_t r, std::int64_t kb) const { return scales_host[kb * scale_stride + r]; }
+  // The references of the sampled rows against B (N, K) row-major codes with scales sb(j, kb).
+  template <class SB>
+  std::map<std::int64_t, RefRow> references_against(const u8* b, std::int64_t n, SB sb) const {
+    std::vector<std::int64_t> sampled;
+    for (const auto& entry : rows) sampled.push_back(entry.first);
+    return references(
+        sampled,
+        [&](std::int64_t r) {
+          return reference_row(
+              rows.at(r).data(), k, [&](std::int64_t kb) { return scale(r, kb); },
+              [&](std::int64_t j) { return b + j * k; }, sb, n);
+        },
+        same_row);
+  }
+};
+
+// A random operand (B), kept on the host for the references: e4m3 codes and their scales.
+struct RandomOperand {
+  std::vector<u8> codes_host;
+  std::vector<float> scales_host;
+  DeviceBuffer<u8> codes;
+  DeviceBuffer<float> scales;
+  RandomOperand(std::int64_t num_codes, std::int64_t num_scales, std::mt19937_64& rng)
+      : codes_host(test::random_e4m3_codes(static_cast<std::size_t>(num_codes), rng)),
+        scales_host(test::random_block_scales(static_cast<std::size_t>(num_scales), rng)), codes(codes_host),
+        scales(scales_host) {}
 };
 
 // ---- gemm_fp8_nt ---------------------------------------------------------------------------
@@ -265,31 +291,22 @@ void run_dense(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t see
   add_random_rows(rows, 0, m, 4, rng);
 
   const SampledA a(m, k, rows, rng);
-  const auto b_host = test::random_e4m3_codes(static_cast<std::size_t>(n * k), rng);
-  DeviceBuffer<u8> b(b_host);
-  const auto sb_host = test::random_block_scales(static_cast<std::size_t>(Scales128x128Layout{n, k}.numel()), rng);
-  DeviceBuffer<float> sb(sb_host);
+  const RandomOperand b(n * k, Scales128x128Layout{n, k}.numel(), rng);
   DeviceBuffer<std::uint16_t> d(static_cast<std::size_t>(m * n));
   d.poison(0xFF);
 
   GemmFp8Args g;
   g.m = m, g.n = n, g.k = k;
   g.a = a.dev.get(), g.a_scales = a.scales.get(), g.a_scales_capacity = static_cast<std::int64_t>(a.scales.size());
-  g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+  g.b = b.codes.get(), g.b_scales = b.scales.get(), g.b_scales_capacity = static_cast<std::int64_t>(b.scales.size());
   g.d = d.get();
   gemm_fp8_nt(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
 
   const std::int64_t k_blocks = ceil_div(k, 128);
-  const auto by_row = references(
-      std::vector<std::int64_t>(rows.begin(), rows.end()),
-      [&](std::int64_t r) {
-        return reference_row(
-            a.rows.at(r).data(), k, [&](std::int64_t kb) { return a.scale(r, kb); },
-            [&](std::int64_t j) { return b_host.data() + j * k; },
-            [&](std::int64_t j, std::int64_t kb) { return sb_host[(j / 128) * k_blocks + kb]; }, n);
-      },
-      same_row);
+  const auto by_row = a.references_against(b.codes_host.data(), n, [&](std::int64_t j, std::int64_t kb) {
+    return b.scales_host[(j / 128) * k_blocks + kb];
+  });
   const auto got = d.download();
   report(what, check_output(got, m, n, by_row, bf16_value, [](std::int64_t) { return Rest::zero; }, no_init,
                             kRoundingBf16, kAccumulationBf16));
@@ -335,10 +352,7 @@ void run_wgrad(bool accumulate) {
   add_random_rows(rows, 0, m, 4, rng);
 
   const SampledA a(m, k, rows, rng);
-  const auto b_host = test::random_e4m3_codes(static_cast<std::size_t>(n * k), rng);
-  DeviceBuffer<u8> b(b_host);
-  const auto sb_host = test::random_block_scales(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel()), rng);
-  DeviceBuffer<float> sb(sb_host);
+  const RandomOperand b(n * k, Scales1x128Layout{n, k}.numel(), rng);
   DeviceBuffer<float> d(static_cast<std::size_t>(m * n));
   auto init = [&](std::int64_t i) { return accumulate ? initial_d(i) : 0.0; };
   if (accumulate) {
@@ -350,21 +364,15 @@ void run_wgrad(bool accumulate) {
   GemmFp8WgradArgs g;
   g.m = m, g.n = n, g.k = k;
   g.a = a.dev.get(), g.a_scales = a.scales.get(), g.a_scales_capacity = static_cast<std::int64_t>(a.scales.size());
-  g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+  g.b = b.codes.get(), g.b_scales = b.scales.get(), g.b_scales_capacity = static_cast<std::int64_t>(b.scales.size());
   g.d = d.get(), g.accumulate = accumulate;
   gemm_fp8_wgrad(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
 
   const std::int64_t sb_stride = Scales1x128Layout{n, k}.row_stride();
-  const auto by_row = references(
-      std::vector<std::int64_t>(rows.begin(), rows.end()),
-      [&](std::int64_t r) {
-        return reference_row(
-            a.rows.at(r).data(), k, [&](std::int64_t kb) { return a.scale(r, kb); },
-            [&](std::int64_t j) { return b_host.data() + j * k; },
-            [&](std::int64_t j, std::int64_t kb) { return sb_host[kb * sb_stride + j]; }, n);
-      },
-      same_row);
+  const auto by_row = a.references_against(b.codes_host.data(), n, [&](std::int64_t j, std::int64_t kb) {
+    return b.scales_host[kb * sb_stride + j];
+  });
   const auto got = d.download();
   report(what, check_output(got, m, n, by_row, f32_value, [](std::int64_t) { return Rest::zero; }, init, kRoundingF32,
                             kAccumulationF32));
@@ -381,21 +389,15 @@ TEST_CASE("gemm_fp8_wgrad with D past 4 GiB, overwriting and accumulating", "[gp
 namespace {
 
 // Per-expert B (E, N, K) with 128x128 scales, random, kept on the host for the references.
-struct ExpertWeights {
+struct ExpertWeights : RandomOperand {
   std::int64_t e, n, k;
-  std::vector<u8> host;
-  std::vector<float> scales_host;
-  DeviceBuffer<u8> dev;
-  DeviceBuffer<float> scales;
   ExpertWeights(std::int64_t e_, std::int64_t n_, std::int64_t k_, std::mt19937_64& rng)
-      : e(e_), n(n_), k(k_), host(test::random_e4m3_codes(static_cast<std::size_t>(e * n * k), rng)),
-        scales_host(test::random_block_scales(static_cast<std::size_t>(e * Scales128x128Layout{n, k}.numel()), rng)),
-        dev(host), scales(scales_host) {}
+      : RandomOperand(e_ * n_ * k_, e_ * Scales128x128Layout{n_, k_}.numel(), rng), e(e_), n(n_), k(k_) {}
   // Reference of one row of A against expert g.
   RefRow product(const u8* a_row, std::function<float(std::int64_t)> sa, std::int64_t g) const {
     const std::int64_t k_blocks = ceil_div(k, 128), per_expert = Scales128x128Layout{n, k}.numel();
     return reference_row(
-        a_row, k, sa, [&](std::int64_t j) { return host.data() + (g * n + j) * k; },
+        a_row, k, sa, [&](std::int64_t j) { return codes_host.data() + (g * n + j) * k; },
         [&](std::int64_t j, std::int64_t kb) { return scales_host[g * per_expert + (j / 128) * k_blocks + kb]; }, n);
   }
 };
@@ -449,7 +451,7 @@ TEST_CASE("grouped contiguous GEMM with A and D past 4 GiB", "[gpu][large-tensor
     GroupedGemmContiguousArgs g;
     g.num_groups = static_cast<std::int64_t>(counts.size()), g.m = m, g.n = n, g.k = k;
     g.a = a.dev.get(), g.a_scales = a.scales.get(), g.a_scales_capacity = static_cast<std::int64_t>(a.scales.size());
-    g.b = b.dev.get(), g.b_scales = b.scales.get(), g.b_scales_capacity = static_cast<std::int64_t>(b.scales.size());
+    g.b = b.codes.get(), g.b_scales = b.scales.get(), g.b_scales_capacity = static_cast<std::int64_t>(b.scales.size());
     g.d = d.get();
     (use_ids ? g.m_indices : g.group_ends) = use_ids ? ids_dev.get() : ends_dev.get();
     gemm_fp8_grouped_contiguous(g, nullptr);
@@ -497,7 +499,7 @@ TEST_CASE("grouped masked GEMM with A and D past 4 GiB", "[gpu][large-tensors]")
   GroupedGemmMaskedArgs g;
   g.num_groups = e, g.max_m = max_m, g.n = n, g.k = k;
   g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
-  g.b = b.dev.get(), g.b_scales = b.scales.get(), g.b_scales_capacity = static_cast<std::int64_t>(b.scales.size());
+  g.b = b.codes.get(), g.b_scales = b.scales.get(), g.b_scales_capacity = static_cast<std::int64_t>(b.scales.size());
   g.d = d.get(), g.masked_m = counts_dev.get(), g.expected_m = 75000;
   gemm_fp8_grouped_masked(g, nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
