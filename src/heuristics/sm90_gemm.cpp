@@ -33,7 +33,10 @@
 // exchanging partials through it, are candidates too, for 128 x 128 tiles over a long K
 // (split_ws_pays, split_ws_reduce_cycles): they are not bound by the clusters' room.
 // The candidate with the least modelled time wins; ties go to bigger tiles (less operand
-// traffic: larger area, then fewer operand rows loaded in all), then fewer splits, then more stages.
+// traffic: larger area, then fewer operand rows loaded in all), then fewer splits, then to the
+// first found (the shorter tile), and among tiles of one shape to more stages: 128 x 64 on a stage
+// more than 64 x 128 (the receive buffer on its ring) ran 4-15% slower in split-K (768 x 512 x 32768,
+// 128 x 512 x 32768; tools/bench/results/2026-12-01b-splitk-ring-overlay-h200.md).
 // On the 14 anchor shapes this lands on (or next to) the configurations that measured fastest
 // on an H100 (see templates/sm90/gemm_fp8_1d2d.cuh).
 #include "heuristics/sm90_gemm.hpp"
@@ -63,6 +66,17 @@ int pow2_floor(int x) { return x < 2 ? x : 2 * pow2_floor(x / 2); }
 int num_col_parts(int block_m, int splits) {
   const int frags = num_math_warpgroups(block_m) * num_waves(block_m);
   return pow2_floor(splits) > frags ? pow2_floor(splits) / frags : 1;
+}
+
+// Mirrors sm90_1d2d::owned_chunks and splitk_recv_bytes: the split-K chunks an owning CTA
+// reduces, and its receive buffer's bytes ((splits - 1) fp32 partials of each).
+std::int64_t splitk_owned_chunks(int block_m, int splits) {
+  const std::int64_t chunks = num_math_warpgroups(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
+  return (chunks + splits - 1) / splits;
+}
+std::int64_t splitk_recv_bytes(int block_m, int block_n, int splits) {
+  const std::int64_t chunks = num_math_warpgroups(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
+  return std::int64_t{splits - 1} * splitk_owned_chunks(block_m, splits) * (block_m * block_n * 4 / chunks);
 }
 
 int num_sfb_per_tile(int block_n) {
@@ -398,15 +412,19 @@ std::int64_t sm90_gemm_split_workspace_bytes(int sm_count) {
 
 int sm90_gemm_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
 
+bool sm90_gemm_splitk_recv_on_ring(int block_m, int block_n) {
+  return num_math_warpgroups(block_m) == 2 && std::gcd(block_n, 128) >= 32;
+}
+
 // Mirrors sm90_1d2d::smem_size; the template static_asserts that the two agree.
 int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   const std::int64_t wgs = num_math_warpgroups(block_m);
   const std::int64_t stage = block_m * 128 + block_n * 128 + block_m * 4;
-  const std::int64_t chunks = wgs * num_waves(block_m) * num_col_parts(block_m, splits);
-  const std::int64_t owned = (chunks + splits - 1) / splits;  // chunks an owning CTA reduces
-  const std::int64_t recv = std::int64_t{splits - 1} * owned * (block_m * block_n * 4 / chunks);
-  const std::int64_t splitk_barriers = splits > 1 ? owned + wgs : 0;
+  // The receive buffer on the ring or apart (sm90_1d2d::splitk_recv_on_ring), and its barriers.
+  const bool on_ring = sm90_gemm_splitk_recv_on_ring(block_m, block_n);
+  const std::int64_t recv = on_ring ? 0 : splitk_recv_bytes(block_m, block_n, splits);
+  const std::int64_t splitk_barriers = splits > 1 ? splitk_owned_chunks(block_m, splits) + (on_ring ? 2 : wgs) : 0;
   const std::int64_t bytes = wgs * 64 * block_n * d_bytes + stages * stage + recv +
                              wgs * 2 * num_sfb_per_tile(block_n) * k_blocks * 4 + stages * 2 * 8 +
                              splitk_barriers * 8;
@@ -527,6 +545,19 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
           stages = split_ws_half_wave_pays(mb, (k_blocks + splits - 1) / splits) ? depths.deepest : depths.whole;
           if (stages < 3) continue;
         } else {
+          // No 256-row tiles in split-K clusters: with the receive buffer on the ring they fit 3
+          // stages, but they ran slower than the 128-row picks even on 4 (256 x 128 in 2 splits
+          // through the workspace, H200: 256 x 7168 x 16384 56.3 against 53.4 us, 256 x 8192 x 28672
+          // 107.3 against 103.1; tools/bench/results/2026-12-01b-splitk-ring-overlay-h200.md).
+          if (bm == 256 && splits > 1) continue;
+          // Nor exchanges too large for a 3-stage ring beside them: the receive buffer on the
+          // ring made room for them, but 128 x 192 in 8 splits (84 KB of partials) ran slower than
+          // the 128 x 96 in 4 it displaced (384 x 512 x 32768 29.0 against 28.2 us, 128 x 1536 x
+          // 32768 27.5 against 27.3; same results file).
+          if (splits > 1 && sm90_gemm_splitk_recv_on_ring(bm, bn) &&
+              sm90_gemm_dense_smem_bytes(bm, bn, k, 3, splits, d_bytes) + splitk_recv_bytes(bm, bn, splits) >
+                  kSm90MaxSmem)
+            continue;
           if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;
           if (splits > 1 && tiles * splits > split_k_grid_cap(splits, sm_count, clusters)) continue;  // one wave only
           const RingDepths depths = ring_depths(bm, bn, k, splits, k_blocks, d_bytes);
@@ -543,8 +574,10 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
                (traffic < best_traffic ||
                 (traffic == best_traffic &&
                  (splits < best.splits ||
-                  (splits == best.splits && (best.splits_via_workspace > cand.via_ws ||
-                                             (best.splits_via_workspace == cand.via_ws && stages > best.stages)))))))));
+                  (splits == best.splits &&
+                   (best.splits_via_workspace > cand.via_ws ||
+                    (best.splits_via_workspace == cand.via_ws &&
+                     bm == best.block_m && stages > best.stages)))))))));
         if (better) {
           found = true;
           best_cycles = cycles;

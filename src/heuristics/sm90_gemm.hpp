@@ -33,6 +33,9 @@ struct Sm90GemmConfig {
 // Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh). The layout's
 // take D's element bytes last (d_bytes: 2 for bf16, the grouped kernels' only output, 4 for fp32).
 int sm90_gemm_threads(int block_m);
+// Whether a split-K cluster's receive buffer overlays the TMA ring (sm90_1d2d::splitk_recv_on_ring):
+// 128-row tiles with compile-time B-scale bounds.
+bool sm90_gemm_splitk_recv_on_ring(int block_m, int block_n);
 // The base layout (one D staging buffer per math warpgroup, no store-warp barriers).
 int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits = 1, int d_bytes = 2);
 // The dense kernel's: plus the store warps' and the B-scale loader's barriers and `bufs` D staging

@@ -222,9 +222,11 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // Each tile's B scales are loaded by the producer warpgroup's warp 1 into one of two smem tiles
   // (the first two of the B-scale region), a tile ahead of the math warpgroups.
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
-  const auto [smem_d, smem_a, smem_b, smem_recv, smem_sfa, smem_sfb, full, empty, recv_full, all_consumed, d_staged,
-              d_stored, sfb_loaded, sfb_consumed] =
+  const Smem1D2D layout =
       carve_smem_1d2d<BLOCK_M, BLOCK_N, kNumStages, kNumKBlocks, kNumSplits, kDBufs, kDStageRows, 2>(smem);
+  const auto [smem_d, smem_a, smem_b, smem_recv, smem_sfa, smem_sfb, full, empty, recv_full, peers_drained,
+              recv_consumed, all_consumed, d_staged, d_stored, sfb_loaded, sfb_consumed] = layout;
+  constexpr bool kRecvOnRing = kNumSplits > 1 && splitk_recv_on_ring(BLOCK_M, BLOCK_N);
   // Grouping tables (M-grouped forms only), after every mbarrier.
   u32* group_smem = reinterpret_cast<u32*>(sfb_consumed + 2);
   GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(
@@ -253,9 +255,14 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     if constexpr (kNumSplits > 1) {
       // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
       for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&recv_full[c], 1);
-      // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
-      // receive buffers may take the next tile's partials.
-      for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
+      if constexpr (kRecvOnRing) {  // the dense kernel's handshake (sm90_1d2d::splitk_exchange)
+        mbar_init(peers_drained, (kNumSplits - 1) * (kNumMathThreads / 32));
+        mbar_init(recv_consumed, kNumMathThreads / 32);
+      } else {
+        // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
+        // receive buffers may take the next tile's partials.
+        for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
+      }
     }
     for (u32 i = 0; i < kNumMathWGs * kDBufs; ++i) {
       mbar_init(&d_staged[i], DPipe::kStagedArrivals);
@@ -286,10 +293,13 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     if (warp == kNumMathThreads / 32 && lane == 0) {
       Scheduler sched(M, grouping, group_smem);
       GroupedTile t;
-      u32 stage = 0, phase = 0;
+      u32 stage = 0, phase = 0, tile_count = 0;
       // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
       const u32 kb_stop = kRingAligned ? align_up(kNumKBlocks, kNumStages) : kb_end;
       while (sched.next_computed(t)) {  // padding tiles: no loads
+        // Split-K with the receive buffer on the ring: the previous tile's partials are read first.
+        if (kRecvOnRing && tile_count > 0) mbar_wait(recv_consumed, (tile_count - 1) & 1);
+        ++tile_count;
         const i32 m0 = (i32)t.row0, n0 = (i32)(t.n_block * BLOCK_N);
         const i32 b0 = (i32)(t.expert * N) + n0;  // B (E * N, K): this expert's rows
         // A scales: masked A is (E, max_m) with per-expert scale blocks, 2D as (E * k blocks) rows.
@@ -436,8 +446,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
 
       // -- split-K: send the chunks other CTAs own, then add the partials of the ones we own.
       if constexpr (kNumSplits > 1)
-        splitk_exchange<kParts, kNumSplits>(final_accum, smem_recv, recv_full, all_consumed, wg, wg_thread, split,
-                                            tile_count);
+        splitk_exchange<kParts, kNumSplits, kRecvOnRing>(final_accum, layout, wg, wg_thread, split, tile_count);
 
       // -- epilogue, per 64-row wave with an owned chunk: bf16 -> swizzled smem (stmatrix) -> the
       //    store warp.
@@ -462,7 +471,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
           pipe.hand_over();
         }
       }
-      if constexpr (kNumSplits > 1) {
+      if constexpr (kNumSplits > 1 && !kRecvOnRing) {
         // Our partial reads of the receive buffer are done (named barrier), tell every CTA.
         named_barrier_sync(2 + wg, 128);
         if (wg_thread < kNumSplits) mbar_arrive_cluster(&all_consumed[wg], wg_thread);

@@ -25,8 +25,9 @@
 //   kNumSplits    1, or 2..8 for split-K inside a cluster of kNumSplits CTAs (kNumMulticast must
 //                 be 1; kNumSplits <= ceil(K/128)): every CTA of the cluster takes the same tile and
 //                 a contiguous slice of its K blocks, then the fp32 partial tiles are reduced
-//                 through distributed shared memory, no global workspace: the tile's fragments
-//                 are cut into num_chunks() chunks (math warpgroup x wave x column part); each
+//                 through distributed shared memory (into receive buffers that overlay the TMA
+//                 ring for 128-row tiles, splitk_recv_on_ring), no global workspace: the tile's
+//                 fragments are cut into num_chunks() chunks (math warpgroup x wave x column part); each
 //                 CTA st.async's the chunks it does not own into their owner's receive buffer
 //                 (completing bytes on the owner's mbarrier), and chunk c's owner, CTA
 //                 c % kNumSplits, adds the partials and stores that chunk of D (a reduce-scatter:
@@ -172,21 +173,40 @@ __host__ __device__ constexpr u32 stage_bytes(u32 block_m, u32 block_n) {
 __host__ __device__ constexpr u32 splitk_recv_bytes(u32 block_m, u32 block_n, u32 splits) {
   return (splits - 1) * owned_chunks(block_m, splits) * (block_m * block_n * 4 / num_chunks(block_m, splits));
 }
-// Split-K mbarriers: one "partials received" per owned chunk, one "all consumed" per warpgroup.
-__host__ __device__ constexpr u32 splitk_barriers(u32 block_m, u32 splits) {
-  return splits > 1 ? owned_chunks(block_m, splits) + num_math_wgs(block_m) : 0;
+// Whether that buffer overlays the TMA ring (from the first A stage), which is idle between a
+// tile's main loop and the next tile's loads, instead of taking bytes of its own: then the ring
+// keeps a stage or two more, for a handshake per tile (splitk_exchange). For 128-row tiles with
+// compile-time B-scale bounds (gcd(BLOCK_N, 128) >= 32), whose rings the buffer cut to 3-4
+// stages: 128 x 128 in 2 splits 4 -> 5 stages 1.4-7% faster, 128 x 160 3 -> 5 7-9%, 128 x 192 3 -> 4
+// 4-7%. Not for 64-row tiles (their deep rings gained nothing, and the handshake cost the
+// latency-bound M = 128 anchors 2-4%: 128 x 576 x 7168 5.84 -> 5.97 us), nor 128 x 144 (4 -> 5
+// stages 1.4-1.7% slower). H200, tools/bench/results/2026-12-01b-splitk-ring-overlay-h200.md.
+__host__ __device__ constexpr bool splitk_recv_on_ring(u32 block_m, u32 block_n) {
+  return num_math_wgs(block_m) == 2 && gcd_u32(block_n, 128) >= 32;
+}
+// The receive buffer's own bytes (0 where it overlays the ring).
+__host__ __device__ constexpr u32 splitk_recv_bytes_apart(u32 block_m, u32 block_n, u32 splits) {
+  return splitk_recv_on_ring(block_m, block_n) ? 0 : splitk_recv_bytes(block_m, block_n, splits);
+}
+// Split-K mbarriers: one "partials received" per owned chunk, then the receive buffer's reuse:
+// on the ring "peers drained" and "receive buffer consumed", else "all consumed" per warpgroup
+// (splitk_exchange).
+__host__ __device__ constexpr u32 splitk_barriers(u32 block_m, u32 block_n, u32 splits) {
+  return splits > 1 ? owned_chunks(block_m, splits) +
+                          (splitk_recv_on_ring(block_m, block_n) ? 2 : num_math_wgs(block_m))
+                    : 0;
 }
 // Base dynamic shared memory (dense_smem_size_with below adds to it):
 //   [D staging: 64 x BLOCK_N elements of d_bytes (bf16: 2, fp32: 4) per math warpgroup |
-//    A stages | B stages | split-K receive buffer | A-scale stages |
+//    A stages | B stages | split-K receive buffer (unless on the ring) | A-scale stages |
 //    B scales: 2 tiles per math warpgroup | full + empty mbarriers | split-K mbarriers]
 // Every function of the layout below takes d_bytes last (2 where left out: the grouped kernel).
 __host__ __device__ constexpr u32 smem_size(u32 block_m, u32 block_n, u32 k, u32 stages, u32 splits = 1,
                                             u32 d_bytes = 2) {
   return num_math_wgs(block_m) * 64 * block_n * d_bytes + stages * stage_bytes(block_m, block_n) +
-         splitk_recv_bytes(block_m, block_n, splits) +
+         splitk_recv_bytes_apart(block_m, block_n, splits) +
          num_math_wgs(block_m) * 2 * num_sfb_per_tile(block_n) * ((k + 127) / 128) * 4 + stages * 2 * 8 +
-         splitk_barriers(block_m, splits) * 8;
+         splitk_barriers(block_m, block_n, splits) * 8;
 }
 // The layout the kernels use: `bufs` 64-row D staging buffers per math warpgroup (all at the
 // front), each with a "staged" and a "stored" mbarrier after the split-K ones (store warps issue
@@ -245,14 +265,17 @@ __host__ __device__ constexpr u32 dense_smem_size(u32 block_m, u32 block_n, u32 
 // The carve-up of that layout (staged_layout_size) in the dense and the M-grouped kernel: D
 // staging (kDBufs buffers of kDStageRows rows per math warpgroup, kDBytes-byte elements), then
 // every TMA stage (1024-byte aligned for the 128B swizzle, as the smem base is), the split-K
-// receive buffer (16-byte aligned), the scales, the mbarriers. The grouped kernel puts its
-// grouping tables after sfb_consumed's two.
+// receive buffer (16-byte aligned; or over the stages, splitk_recv_on_ring), the scales, the
+// mbarriers. The grouped kernel puts its grouping tables after sfb_consumed's two.
 struct Smem1D2D {
   u8 *d, *a, *b, *recv;
   float *sfa, *sfb;
   MBarrier *full, *empty;    // per ring stage
   MBarrier *recv_full;       // split-K: per owned chunk
-  MBarrier *all_consumed;    // split-K: per math warpgroup
+  // split-K, the receive buffer's reuse (splitk_exchange): on the ring, peers_drained (every
+  // peer's math warps are past their main loop) and recv_consumed (this CTA's math warps have
+  // read the buffer); else all_consumed, per math warpgroup (every CTA has read its partials).
+  MBarrier *peers_drained, *recv_consumed, *all_consumed;
   MBarrier *d_staged, *d_stored;        // per (math warpgroup, D buffer)
   MBarrier *sfb_loaded, *sfb_consumed;  // per B-scale tile buffer (2)
 };
@@ -264,14 +287,19 @@ __device__ __forceinline__ Smem1D2D carve_smem_1d2d(u8* smem) {
   s.d = smem;
   s.a = s.d + kWGs * kDBufs * kDStageRows * BLOCK_N * kDBytes;
   s.b = s.a + kNumStages * BLOCK_M * 128;
-  s.recv = s.b + kNumStages * BLOCK_N * 128;
-  s.sfa = reinterpret_cast<float*>(s.recv + splitk_recv_bytes(BLOCK_M, BLOCK_N, kDsmemSplits));
+  constexpr bool kOnRing = splitk_recv_on_ring(BLOCK_M, BLOCK_N);
+  static_assert(!kOnRing || splitk_recv_bytes(BLOCK_M, BLOCK_N, kDsmemSplits) <= kNumStages * (BLOCK_M + BLOCK_N) * 128,
+                "the split-K receive buffer fits in the ring");
+  s.recv = kOnRing ? s.a : s.b + kNumStages * BLOCK_N * 128;
+  s.sfa = reinterpret_cast<float*>(s.b + kNumStages * BLOCK_N * 128 +
+                                   splitk_recv_bytes_apart(BLOCK_M, BLOCK_N, kDsmemSplits));
   s.sfb = s.sfa + kNumStages * BLOCK_M;
   s.full = reinterpret_cast<MBarrier*>(s.sfb + kWGs * 2 * num_sfb_per_tile(BLOCK_N) * kNumKBlocks);
   s.empty = s.full + kNumStages;
   s.recv_full = s.empty + kNumStages;
-  s.all_consumed = s.recv_full + owned_chunks(BLOCK_M, kDsmemSplits);
-  s.d_staged = s.recv_full + splitk_barriers(BLOCK_M, kDsmemSplits);
+  s.all_consumed = s.peers_drained = s.recv_full + owned_chunks(BLOCK_M, kDsmemSplits);
+  s.recv_consumed = s.peers_drained + 1;
+  s.d_staged = s.recv_full + splitk_barriers(BLOCK_M, BLOCK_N, kDsmemSplits);
   s.d_stored = s.d_staged + kWGs * kDBufs;
   s.sfb_loaded = s.d_stored + kWGs * kDBufs;
   s.sfb_consumed = s.sfb_loaded + 2;
@@ -292,22 +320,40 @@ struct SplitKSlice {
   }
 };
 
-// Split-K in a cluster, after a tile's main loop, for one math warpgroup: sends the chunks of its
-// results that other CTAs own (st.async into their receive buffers, completing on their
+// Split-K in a cluster, after a tile's main loop, for one math warp(group): sends the chunks of
+// its results that other CTAs own (st.async into their receive buffers, completing on their
 // recv_full barriers), then adds the partials of the chunks this CTA owns into final_accum.
 // Chunk c = (wg * kWaves + v) * kParts + part belongs to CTA c % kNumSplits and sits in its
 // receive buffer at slot ((c / kNumSplits) * (kNumSplits - 1) + j), j = the sender's distance - 1
 // from the owner; inside a slot float4 i of thread t at (i * 128 + t) * 16 bytes (conflict-free
-// v4 accesses). The receive buffers are reused once every CTA has arrived on all_consumed[wg]
-// for the previous tile (tile_count: this CTA's tiles so far).
-template <u32 kParts, u32 kNumSplits, u32 kWaves, u32 kNumAccum>
-__device__ __forceinline__ void splitk_exchange(float (&final_accum)[kWaves][kNumAccum], u8* smem_recv,
-                                                MBarrier* recv_full, MBarrier* all_consumed, u32 wg, u32 wg_thread,
-                                                u32 split, u32 tile_count) {
+// v4 accesses). tile_count: this CTA's tiles so far (the barriers' phase).
+// The receive buffers' reuse (s: the Smem1D2D of the carve-up):
+// - apart from the ring, they take tile t + 1's partials once every CTA has arrived on
+//   all_consumed[wg] for tile t (the caller arrives after its epilogue);
+// - on the ring (kOnRing), a CTA sends only once every math warp of every peer is past its main
+//   loop (its last wgmma waited: nothing reads that ring or loads into it for this tile), each
+//   warp arriving on every peer's peers_drained; and a CTA's producer loads its next tile only
+//   once its math warps have read their partials (recv_consumed). Tile t + 1's partials cannot
+//   overtake tile t's: a peer sends them only after this CTA's main loop of tile t + 1, which
+//   waited for those loads.
+template <u32 kParts, u32 kNumSplits, bool kOnRing, u32 kWaves, u32 kNumAccum>
+__device__ __forceinline__ void splitk_exchange(float (&final_accum)[kWaves][kNumAccum], const Smem1D2D& s, u32 wg,
+                                                u32 wg_thread, u32 split, u32 tile_count) {
   static_assert(kNumSplits > 1, "split-K only");
   constexpr u32 kChunkFloats = kNumAccum / kParts;  // per thread
   constexpr u32 kChunkBytes = 128 * kChunkFloats * 4;
-  if (tile_count > 0) mbar_wait(&all_consumed[wg], (tile_count - 1) & 1);  // buffers free
+  u8* const smem_recv = s.recv;
+  MBarrier* const recv_full = s.recv_full;
+  if constexpr (kOnRing) {
+    if (elect_one_sync()) {
+#pragma unroll
+      for (u32 r = 0; r < kNumSplits; ++r)
+        if (r != split) mbar_arrive_cluster(s.peers_drained, r);
+    }
+    mbar_wait(s.peers_drained, tile_count & 1);
+  } else {
+    if (tile_count > 0) mbar_wait(&s.all_consumed[wg], (tile_count - 1) & 1);  // buffers free
+  }
   for_each_chunk<false, kParts, kNumSplits>(final_accum, wg, split, [&](u32 c, const float* f) {
     const u32 owner = c % kNumSplits;
     const u32 j = (split + kNumSplits - owner - 1) % kNumSplits;
@@ -333,6 +379,12 @@ __device__ __forceinline__ void splitk_exchange(float (&final_accum)[kWaves][kNu
       }
     }
   });
+  if constexpr (kOnRing) {
+    // The warp's reads of the ring (generic proxy) are done before the next tile's TMA writes.
+    fence_proxy_async_smem();
+    __syncwarp();
+    if (elect_one_sync()) mbar_arrive(s.recv_consumed);
+  }
 }
 
 // One tile's B scales (kNumSfb 128-row blocks from sfb_row0, all K blocks) into smem, by
@@ -463,9 +515,11 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 
   // ---- shared memory carve-up (every TMA tile 1024-byte aligned for the 128B swizzle) ----
   extern __shared__ __attribute__((aligned(1024))) u8 smem[];
-  const auto [smem_d, smem_a, smem_b, smem_recv, smem_sfa, smem_sfb, full, empty, recv_full, all_consumed, d_staged,
-              d_stored, sfb_loaded, sfb_consumed] =
+  const Smem1D2D layout =
       carve_smem_1d2d<BLOCK_M, BLOCK_N, kNumStages, kNumKBlocks, kDsmemSplits, kDBufs, kBoxM, kDBytes>(smem);
+  const auto [smem_d, smem_a, smem_b, smem_recv, smem_sfa, smem_sfb, full, empty, recv_full, peers_drained,
+              recv_consumed, all_consumed, d_staged, d_stored, sfb_loaded, sfb_consumed] = layout;
+  constexpr bool kRecvOnRing = kDsmemSplits > 1 && splitk_recv_on_ring(BLOCK_M, BLOCK_N);
 
   // This CTA's K blocks: all, or its contiguous split-K slice (sizes differ by at most one).
   const u32 split = kNumSplits == 1 ? 0 : kSplitsViaWorkspace ? blockIdx.y : cluster_cta_rank();
@@ -494,9 +548,16 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     if constexpr (kDsmemSplits > 1) {
       // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
       for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&recv_full[c], 1);
-      // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
-      // receive buffers may take the next tile's partials.
-      for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
+      if constexpr (kRecvOnRing) {
+        // On the ring (splitk_exchange): every math warp of every peer arrives once past its
+        // main loop; every math warp here once it has read its partials.
+        mbar_init(peers_drained, (kNumSplits - 1) * (kNumMathThreads / 32));
+        mbar_init(recv_consumed, kNumMathThreads / 32);
+      } else {
+        // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
+        // receive buffers may take the next tile's partials.
+        for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
+      }
     }
     for (u32 i = 0; i < kNumMathWGs * kDBufs; ++i) {
       mbar_init(&d_staged[i], DPipe::kStagedArrivals);
@@ -518,10 +579,14 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     setmaxnreg_dec<kProducerRegs>();
     if (warp == kNumMathThreads / 32 && lane == 0) {
       Scheduler sched(M);
-      u32 m_block, n_block, stage = 0, phase = 0;
+      u32 m_block, n_block, stage = 0, phase = 0, tile_count = 0;
       // Ring-aligned tiles (no split-K: kb_begin is 0) pad their last turn with empty stages.
       const u32 kb_stop = kRingAligned ? align_up(kNumKBlocks, kNumStages) : kb_end;
       while (sched.next(m_block, n_block)) {
+        // The previous tile's partials, in a receive buffer on the ring, are read before this
+        // tile's loads overwrite them (splitk_exchange).
+        if (kRecvOnRing && tile_count > 0) mbar_wait(recv_consumed, (tile_count - 1) & 1);
+        ++tile_count;
         const i32 m0 = (i32)(m_block * BLOCK_M), n0 = (i32)(n_block * BLOCK_N);
         // The block M ends inside: only A's rows below M (block_rows, common/tile_scheduler.cuh).
         const u32 rows = block_rows(m_block, BLOCK_M, M);
@@ -657,8 +722,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         splitk_exchange_workspace<kParts, kNumSplits, kWaves, kNumAccum, kNumMathWGs>(
             final_accum, workspace, blockIdx.x, wg, wg_thread, split);
       } else if constexpr (kNumSplits > 1)
-        splitk_exchange<kParts, kNumSplits>(final_accum, smem_recv, recv_full, all_consumed, wg, wg_thread, split,
-                                            tile_count);
+        splitk_exchange<kParts, kNumSplits, kRecvOnRing>(final_accum, layout, wg, wg_thread, split, tile_count);
 
       // -- epilogue, per 64-row wave with an owned chunk: bf16 (stmatrix) or fp32 -> swizzled smem
       //    -> the store warp, which issues the TMA stores (or the warpgroup's thread 0, see
@@ -701,7 +765,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           }
         }
       }
-      if constexpr (kDsmemSplits > 1) {
+      if constexpr (kDsmemSplits > 1 && !kRecvOnRing) {
         // Our partial reads of the receive buffer are done (named barrier), tell every CTA; not
         // after the cluster's last tile, so that no CTA arrives on a peer that may have exited.
         named_barrier_sync(2 + wg, 128);
@@ -718,8 +782,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // No closing cluster barrier: a CTA may leave (and free its shared memory) once no peer will
   // touch that memory again. Multicast: the peer's consumers arrive on our empty barriers, and
   // the producer waited for every one of those arrivals (wait_ring_released). Split-K: the
-  // peers' partials into our receive buffer all completed before we read them, and the last
-  // tile sends no all_consumed arrivals.
+  // peers' partials into our receive buffer all completed before we read them; the last tile
+  // sends no all_consumed arrivals, and every peer's peers_drained arrival here completed before
+  // we waited past it.
 }
 
 }  // namespace jitfp8

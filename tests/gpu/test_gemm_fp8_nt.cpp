@@ -255,9 +255,10 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
   // (block_m, block_n, splits): every chunking of the reduction (column parts of 16, 32, 64
   // columns; 1 or 2 chunks per CTA; BLOCK_M 256's two waves), split counts that are not powers of
   // two (only the first pow2_floor(splits) CTAs own chunks, the others only send; 256 x 128 in 3
-  // gives CTA 0 two chunks), K slices of unequal length (K tails included), M and N tails, and
-  // grids with fewer clusters than tiles (each cluster walks several tiles: the receive buffers'
-  // reuse handshake).
+  // gives CTA 0 two chunks), receive buffers apart from the ring (64-row tiles, 128 x 112) and on
+  // it (the other 128- and 256-row tiles), K slices of unequal length (K tails included), M and N
+  // tails, and grids with fewer clusters than tiles (each cluster walks several tiles: the receive
+  // buffers' reuse handshakes, on the ring the producer's wait before the next tile's loads).
   struct Case {
     int bm, bn, splits;
   };
@@ -272,7 +273,7 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
       for (int clusters : {2, 1000}) {
         const std::int64_t tiles = (m + c.bm - 1) / c.bm * ((n + c.bn - 1) / c.bn);
         const int grid = static_cast<int>(std::min<std::int64_t>(clusters, tiles)) * c.splits;
-        int stages = 4;  // or fewer where 4 do not fit beside the receive buffer (256 x 128)
+        int stages = 4;  // or fewer where 4 do not fit (256 x 128)
         while (detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, stages, c.splits) > detail::kSm90MaxSmem) --stages;
         const detail::Sm90GemmConfig config = make_config(c.bm, c.bn, stages, c.splits, grid, k);
         check_problem(m, n, k, seed++, 0, &config);

@@ -237,6 +237,39 @@ TEST_CASE("gemm heuristics take split-K clusters of 3 only where they were measu
   }
 }
 
+TEST_CASE("gemm heuristics deepen the rings of 128-row split-K tiles whose receive buffer lies on the ring",
+          "[gemm][heuristics]") {
+  // H200, 2026-12-01 (tools/bench/results/2026-12-01b-splitk-ring-overlay-h200.md): the same
+  // tiles as before on a stage or two more, 2-9% faster; 64-row tiles and 128 x 144 keep their
+  // receive buffer apart and their rings; no 256-row tiles in split-K clusters, no exchange that
+  // did not fit beside 3 stages, and ties between 64 x 128 and 128 x 64 keep the 64-row tile.
+  struct Pick {
+    std::int64_t m, n, k;
+    int block_m, block_n, splits, stages;
+  };
+  const Pick picks[] = {{256, 4096, 7168, 128, 128, 2, 5},  {256, 4096, 14336, 128, 128, 2, 5},
+                        {384, 4096, 14336, 128, 192, 2, 4}, {640, 2048, 7168, 128, 160, 2, 5},
+                        {576, 512, 32768, 128, 128, 4, 5},  {384, 512, 32768, 128, 96, 4, 6},
+                        {1728, 576, 7168, 128, 144, 2, 4},  {128, 2112, 7168, 64, 64, 2, 12},
+                        {128, 576, 7168, 64, 32, 3, 16},    {768, 512, 32768, 64, 128, 2, 7},
+                        {128, 512, 32768, 64, 128, 8, 7},   {128, 1536, 32768, 128, 96, 4, 6}};
+  for (const Pick& p : picks) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(p.m, p.n, p.k, 132);
+    INFO("m " << p.m << " n " << p.n << " k " << p.k << ": " << c.to_json().dump());
+    CHECK(c.block_m == p.block_m);
+    CHECK(c.block_n == p.block_n);
+    CHECK(c.splits == p.splits);
+    CHECK(c.stages == p.stages);
+    CHECK(!c.splits_via_workspace);
+    CHECK(sm90_gemm_splitk_recv_on_ring(c.block_m, c.block_n) == (c.block_m == 128 && c.block_n != 144));
+  }
+  // On the ring the split layout adds only its 3 barriers (a chunk received, peers drained,
+  // buffer consumed); apart, the buffer too (one 128 x 144 fp32 half, 36864 bytes).
+  CHECK(sm90_gemm_dense_smem_bytes(128, 128, 7168, 5, 2) - sm90_gemm_dense_smem_bytes(128, 128, 7168, 5, 1) == 3 * 8);
+  CHECK(sm90_gemm_dense_smem_bytes(128, 144, 7168, 4, 2) - sm90_gemm_dense_smem_bytes(128, 144, 7168, 4, 1) ==
+        36864 + 3 * 8);
+}
+
 TEST_CASE("gemm heuristics keep split-K grids within the device's cluster capacity", "[gemm][heuristics]") {
   // An H200's room (2026-11-30c) is above the H100 caps: the picks stay those of an unknown
   // capacity (a larger grid there was measured and not taken). A die holding fewer clusters
