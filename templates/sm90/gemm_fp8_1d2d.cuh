@@ -175,10 +175,11 @@ __host__ __device__ constexpr u32 splitk_recv_bytes(u32 block_m, u32 block_n, u3
 }
 // Whether that buffer overlays the TMA ring (from the first A stage), which is idle between a
 // tile's main loop and the next tile's loads, instead of taking bytes of its own: then the ring
-// keeps a stage or two more, for a handshake per tile (splitk_exchange). For 128-row tiles with
-// compile-time B-scale bounds (gcd(BLOCK_N, 128) >= 32), whose rings the buffer cut to 3-4
-// stages: 128 x 128 in 2 splits 4 -> 5 stages 1.4-7% faster, 128 x 160 3 -> 5 7-9%, 128 x 192 3 -> 4
-// 4-7%. Not for 64-row tiles (their deep rings gained nothing, and the handshake cost the
+// keeps a stage or two more, for a handshake per tile (splitk_exchange). For tiles of two math
+// warpgroups (the chooser splits only 128-row ones) with compile-time B-scale bounds
+// (gcd(BLOCK_N, 128) >= 32), whose rings the buffer cut to 3-4 stages: 128 x 128 in 2 splits
+// 4 -> 5 stages 1.4-7% faster, 128 x 160 3 -> 5 7-9%, 128 x 192 3 -> 4 4-7%. Not for 64-row tiles
+// (a stage more on their deep rings measured -5% to +4%, and the handshake cost the
 // latency-bound M = 128 anchors 2-4%: 128 x 576 x 7168 5.84 -> 5.97 us), nor 128 x 144 (4 -> 5
 // stages 1.4-1.7% slower). H200, tools/bench/results/2026-12-01b-splitk-ring-overlay-h200.md.
 __host__ __device__ constexpr bool splitk_recv_on_ring(u32 block_m, u32 block_n) {
