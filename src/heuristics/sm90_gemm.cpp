@@ -68,15 +68,17 @@ int num_col_parts(int block_m, int splits) {
   return pow2_floor(splits) > frags ? pow2_floor(splits) / frags : 1;
 }
 
-// Mirrors sm90_1d2d::owned_chunks and splitk_recv_bytes: the split-K chunks an owning CTA
-// reduces, and its receive buffer's bytes ((splits - 1) fp32 partials of each).
+// Mirror sm90_1d2d::num_chunks, owned_chunks and splitk_recv_bytes: a tile's split-K chunks, the
+// ones an owning CTA reduces, and its receive buffer's bytes ((splits - 1) fp32 partials of each).
+std::int64_t splitk_num_chunks(int block_m, int splits) {
+  return num_math_warpgroups(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
+}
 std::int64_t splitk_owned_chunks(int block_m, int splits) {
-  const std::int64_t chunks = num_math_warpgroups(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
-  return (chunks + splits - 1) / splits;
+  return (splitk_num_chunks(block_m, splits) + splits - 1) / splits;
 }
 std::int64_t splitk_recv_bytes(int block_m, int block_n, int splits) {
-  const std::int64_t chunks = num_math_warpgroups(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
-  return std::int64_t{splits - 1} * splitk_owned_chunks(block_m, splits) * (block_m * block_n * 4 / chunks);
+  return std::int64_t{splits - 1} * splitk_owned_chunks(block_m, splits) *
+         (block_m * block_n * 4 / splitk_num_chunks(block_m, splits));
 }
 
 int num_sfb_per_tile(int block_n) {

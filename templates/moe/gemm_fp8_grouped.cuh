@@ -252,18 +252,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
       // CTAs consumed it, since the peer's producer may multicast into it.
       mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
     }
-    if constexpr (kNumSplits > 1) {
-      // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
-      for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&recv_full[c], 1);
-      if constexpr (kRecvOnRing) {  // the dense kernel's handshake (sm90_1d2d::splitk_exchange)
-        mbar_init(peers_drained, (kNumSplits - 1) * (kNumMathThreads / 32));
-        mbar_init(recv_consumed, kNumMathThreads / 32);
-      } else {
-        // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
-        // receive buffers may take the next tile's partials.
-        for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
-      }
-    }
+    if constexpr (kNumSplits > 1) init_splitk_barriers<BLOCK_M, BLOCK_N, kNumSplits>(layout);
     for (u32 i = 0; i < kNumMathWGs * kDBufs; ++i) {
       mbar_init(&d_staged[i], DPipe::kStagedArrivals);
       mbar_init(&d_stored[i], DPipe::kStoredArrivals);

@@ -321,6 +321,25 @@ struct SplitKSlice {
   }
 };
 
+// The split-K barriers' initialisation (splits > 1, one thread, before the cluster's first sync),
+// for the handshakes of splitk_exchange below.
+template <u32 BLOCK_M, u32 BLOCK_N, u32 kNumSplits>
+__device__ __forceinline__ void init_splitk_barriers(const Smem1D2D& s) {
+  constexpr u32 kMathWarps = num_math_wgs(BLOCK_M) * 4;
+  // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
+  for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&s.recv_full[c], 1);
+  if constexpr (splitk_recv_on_ring(BLOCK_M, BLOCK_N)) {
+    // Every math warp of every peer arrives once past its main loop; every math warp here once
+    // it has read its partials.
+    mbar_init(s.peers_drained, (kNumSplits - 1) * kMathWarps);
+    mbar_init(s.recv_consumed, kMathWarps);
+  } else {
+    // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
+    // receive buffers may take the next tile's partials.
+    for (u32 w = 0; w < num_math_wgs(BLOCK_M); ++w) mbar_init(&s.all_consumed[w], kNumSplits);
+  }
+}
+
 // Split-K in a cluster, after a tile's main loop, for one math warp(group): sends the chunks of
 // its results that other CTAs own (st.async into their receive buffers, completing on their
 // recv_full barriers), then adds the partials of the chunks this CTA owns into final_accum.
@@ -546,20 +565,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
       // CTAs consumed it, since the peer's producer may multicast into it.
       mbar_init(&empty[s], kNumMathThreads / 32 * kNumMulticast);
     }
-    if constexpr (kDsmemSplits > 1) {
-      // Partials received: the owner's arrive_expect_tx; the peers' st.async complete the bytes.
-      for (u32 c = 0; c < owned_chunks(BLOCK_M, kNumSplits); ++c) mbar_init(&recv_full[c], 1);
-      if constexpr (kRecvOnRing) {
-        // On the ring (splitk_exchange): every math warp of every peer arrives once past its
-        // main loop; every math warp here once it has read its partials.
-        mbar_init(peers_drained, (kNumSplits - 1) * (kNumMathThreads / 32));
-        mbar_init(recv_consumed, kNumMathThreads / 32);
-      } else {
-        // Every CTA's warpgroup wg arrives once it has consumed its chunks of the tile: then the
-        // receive buffers may take the next tile's partials.
-        for (u32 w = 0; w < kNumMathWGs; ++w) mbar_init(&all_consumed[w], kNumSplits);
-      }
-    }
+    if constexpr (kDsmemSplits > 1) init_splitk_barriers<BLOCK_M, BLOCK_N, kNumSplits>(layout);
     for (u32 i = 0; i < kNumMathWGs * kDBufs; ++i) {
       mbar_init(&d_staged[i], DPipe::kStagedArrivals);
       mbar_init(&d_stored[i], DPipe::kStoredArrivals);
