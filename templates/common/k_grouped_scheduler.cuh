@@ -108,6 +108,11 @@ struct KGroupedTileScheduler {
   // 2026-11-28d.)
   u32 strided_end;
   u32 step;  // kStride, then 1 in the tail
+  // Whether enter_tail() ran, for a grid of one cluster (kStride 1), whose rounds step by 1 too:
+  // told by `step == 1` there, every unit was taken for a tail piece and cut by a plan never
+  // written (unit 0 came out empty on one SM). Read only there (tail_piece()), so that the other
+  // grids compile as before (with the flag alone, two 256 x 128 kernels spilled).
+  bool in_tail;
 
   // split: whether the walk ends with the balanced tail (the caller gave the flags).
   JITFP8_DEVICE KGroupedTileScheduler(u32 m, u32 groups, u32 cap_blocks, const i32* counts, bool split)
@@ -117,6 +122,7 @@ struct KGroupedTileScheduler {
     units_per_group = num_units_m * kNumUnitsN;
     unit = blockIdx.x / kNumMulticast;
     step = kStride;
+    in_tail = false;
     rank = kNumMulticast > 1 ? cluster_cta_rank() : 0;
     strided_end = split ? tail_begin(groups * units_per_group) : groups * units_per_group;
   }
@@ -153,7 +159,7 @@ struct KGroupedTileScheduler {
     if (v >= strided_end) return false;
     fill(t, v);
     t.kb_first = 0;
-    if (step == 1) {  // a tail piece: blocks [lo, .) of unit us, [., ho) of unit ue
+    if (tail_piece()) {  // blocks [lo, .) of unit us, [., ho) of unit ue
       const KGroupedTailRange r = load_tail_range(plan);
       t.kb_first = v == r.us ? r.lo : 0u;
       t.num_kb = (v == r.ue ? r.ho : t.num_kb) - t.kb_first;
@@ -161,6 +167,8 @@ struct KGroupedTileScheduler {
     unit = v + step;
     return true;
   }
+  // Whether the walk is in the balanced tail (next() returns its pieces).
+  JITFP8_DEVICE bool tail_piece() const { return kStride > 1 ? step == 1 : in_tail; }
 
   // Switches the walk to this cluster's range of the balanced tail, once plan_tail published it.
   JITFP8_DEVICE void enter_tail(u32 plan) {
@@ -171,6 +179,7 @@ struct KGroupedTileScheduler {
     // range is empty (its two ends in the same place).
     strided_end = r.us == r.ue && r.lo == r.ho ? r.us : r.ho > 0 ? r.ue + 1 : r.ue;
     step = 1;
+    in_tail = true;
   }
 
   // The flag protocol of the tail piece next() returned last (recomputed from the walk's

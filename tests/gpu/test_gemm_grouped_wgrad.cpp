@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "shared_memory_fill.hpp"
 #include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/moe.hpp"
@@ -133,6 +134,7 @@ struct Comparison {
   std::int64_t bad_empty = 0;   // empty experts: not zero (overwrite) / changed (accumulate)
   std::int64_t unwritten = 0;   // NaN in a computed expert
   std::string first_bad;
+  std::string bad_summary;      // per expert: elements out of tolerance and where (rows, columns)
 };
 
 Comparison compare(const GroupedProblem& p, std::uint64_t seed) {
@@ -176,6 +178,7 @@ Comparison compare(const GroupedProblem& p, std::uint64_t seed) {
                            abs_dev.get(), nullptr);
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+    std::int64_t bad = 0, row_lo = p.m, row_hi = -1, col_lo = p.n, col_hi = -1;
     for (std::size_t ri = 0; ri < rows.size(); ++ri)
       for (std::int64_t col = 0; col < p.n; ++col) {
         const std::size_t at = base + static_cast<std::size_t>(rows[ri] * p.n + col);
@@ -192,6 +195,11 @@ Comparison compare(const GroupedProblem& p, std::uint64_t seed) {
         const double score = std::abs(got - want) /
                              (kRelativeTolerance * std::abs(want) + kAccumulationTolerance * abs_ref[at_ref] +
                               kD0Tolerance * std::abs(d0) + 1e-30);
+        if (score >= 1.0) {
+          ++bad;
+          row_lo = std::min<std::int64_t>(row_lo, rows[ri]), row_hi = std::max<std::int64_t>(row_hi, rows[ri]);
+          col_lo = std::min(col_lo, col), col_hi = std::max(col_hi, col);
+        }
         if (score > c.worst) {
           c.worst = score;
           c.first_bad = "expert " + std::to_string(g) + " row " + std::to_string(rows[ri]) + " col " +
@@ -199,6 +207,11 @@ Comparison compare(const GroupedProblem& p, std::uint64_t seed) {
                         std::to_string(want);
         }
       }
+    if (bad > 0)
+      c.bad_summary += "expert " + std::to_string(g) + ": " + std::to_string(bad) + " of " +
+                       std::to_string(rows.size() * static_cast<std::size_t>(p.n)) +
+                       " checked out of tolerance, rows " + std::to_string(row_lo) + "-" + std::to_string(row_hi) +
+                       " cols " + std::to_string(col_lo) + "-" + std::to_string(col_hi) + "; ";
   }
   return c;
 }
@@ -209,6 +222,7 @@ void check(const GroupedProblem& p, std::uint64_t seed, const char* what) {
               static_cast<long long>(p.e), static_cast<long long>(p.m), static_cast<long long>(p.n),
               static_cast<long long>(p.k_cap), p.accumulate ? " (+=)" : "", c.worst);
   INFO(what << ": " << c.first_bad);
+  INFO(c.bad_summary);
   CHECK(c.unwritten == 0);
   CHECK(c.bad_empty == 0);
   CHECK(c.worst < 1.0);
@@ -409,6 +423,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad under an SM limit plans for those SMs and matc
             detail::grouped_wgrad_chosen_config(args, detail::gemm_target(detail::current_device()));
         CHECK(c.num_sms == sms);
         CHECK(c.multicast == 1);
+        test::fill_shared_memory(0);  // a read of shared memory never written shows the same way on every run
         gemm_fp8_grouped_wgrad(args, nullptr);
         JITFP8_CUDA_CHECK(cudaGetLastError());
         JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
@@ -418,6 +433,40 @@ TEST_CASE("gemm_fp8_grouped_wgrad under an SM limit plans for those SMs and matc
     const std::vector<std::uint8_t> flags = workspace.download();
     CHECK(std::all_of(flags.begin(), flags.end(), [](std::uint8_t b) { return b == 0; }));  // left zeroed
   }
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad on a grid of one cluster walks every unit", "[gpu][moe_wgrad]") {
+  // One CTA, or one pair, strides through the units by 1, as the balanced tail does: the walk must
+  // still tell its rounds from the tail (it once took every unit for a tail piece and read a plan
+  // never written, so that unit 0 came out empty when shared memory held zeros). With and without
+  // the tail's workspace, overwriting and accumulating; shared memory filled with zeros first.
+  test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
+  workspace.poison(0);
+  const struct { int bm, bn, mc, sms, batch, bufs; } configs[] = {
+      {128, 192, 1, 1, 1, 2}, {128, 128, 1, 1, 0, 1}, {128, 128, 2, 2, 2, 2}, {256, 128, 2, 2, 2, 2}};
+  std::uint64_t seed = 1700;
+  for (const auto& cfg : configs)
+    for (bool with_workspace : {false, true})
+      for (bool acc : {false, true}) {
+        INFO(cfg.bm << " x " << cfg.bn << " on " << cfg.sms << " SMs, multicast " << cfg.mc << ", workspace "
+                    << with_workspace << ", accumulate " << acc);
+        detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(cfg.bm, cfg.bn, 0, cfg.mc, /*multicast_on_a=*/true,
+                                                                   cfg.sms, cfg.batch, cfg.bufs);
+        c.pingpong = false;
+        GroupedProblem p(1000, 760, {300, 0, 1100, 129, 1, 0, 897}, seed++, acc);
+        GroupedGemmWgradArgs args = p.args();
+        if (with_workspace) {
+          args.workspace = workspace.get();
+          args.workspace_bytes = static_cast<std::int64_t>(workspace.size());
+        }
+        test::fill_shared_memory(0);
+        detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
+        JITFP8_CUDA_CHECK(cudaGetLastError());
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        check(p, seed++, "one cluster");
+      }
+  const std::vector<std::uint8_t> flags = workspace.download();
+  CHECK(std::all_of(flags.begin(), flags.end(), [](std::uint8_t b) { return b == 0; }));  // left zeroed
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad rejects a bad workspace before launching", "[gpu][moe_wgrad]") {
