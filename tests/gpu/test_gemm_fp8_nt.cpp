@@ -265,20 +265,29 @@ TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the refere
   const Case cases[] = {{64, 128, 8}, {128, 64, 8}, {128, 96, 4}, {128, 112, 2}, {128, 32, 4},
                         {64, 32, 2},  {256, 64, 2}, {128, 128, 4}, {64, 64, 4},  {64, 64, 5},
                         {64, 64, 6},  {64, 64, 3},  {256, 128, 3}, {128, 128, 6}, {64, 128, 7}};
+  // One section per case, named "BMxBN in S" (e.g. -c "128x64 in 8"): compute-sanitizer's tools
+  // take minutes per case, so they run the cases in parallel processes.
   std::uint64_t seed = 3000;
-  for (const Case& c : cases)
-    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-             {128, 576, 7168}, {7, 1000, 1040}, {129, 2112, 528}, {300, 520, 2048}}) {
-      if ((k + 127) / 128 < c.splits) continue;
-      for (int clusters : {2, 1000}) {
-        const std::int64_t tiles = (m + c.bm - 1) / c.bm * ((n + c.bn - 1) / c.bn);
-        const int grid = static_cast<int>(std::min<std::int64_t>(clusters, tiles)) * c.splits;
-        int stages = 4;  // or fewer where 4 do not fit (256 x 128)
-        while (detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, stages, c.splits) > detail::kSm90MaxSmem) --stages;
-        const detail::Sm90GemmConfig config = make_config(c.bm, c.bn, stages, c.splits, grid, k);
-        check_problem(m, n, k, seed++, 0, &config);
+  for (const Case& c : cases) {
+    const std::uint64_t case_seed = seed;
+    seed += 8;
+    DYNAMIC_SECTION(c.bm << "x" << c.bn << " in " << c.splits) {
+      std::uint64_t problem_seed = case_seed;
+      for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+               {128, 576, 7168}, {7, 1000, 1040}, {129, 2112, 528}, {300, 520, 2048}}) {
+        if ((k + 127) / 128 < c.splits) continue;
+        for (int clusters : {2, 1000}) {
+          const std::int64_t tiles = (m + c.bm - 1) / c.bm * ((n + c.bn - 1) / c.bn);
+          const int grid = static_cast<int>(std::min<std::int64_t>(clusters, tiles)) * c.splits;
+          int stages = 4;  // or fewer where 4 do not fit (256 x 128)
+          while (detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, stages, c.splits) > detail::kSm90MaxSmem)
+            --stages;
+          const detail::Sm90GemmConfig config = make_config(c.bm, c.bn, stages, c.splits, grid, k);
+          check_problem(m, n, k, problem_seed++, 0, &config);
+        }
       }
     }
+  }
 }
 
 TEST_CASE("gemm_fp8_nt split-K through the workspace matches the reference, reproducibly",
