@@ -39,19 +39,18 @@ DONE:
 
 void fill_shared_memory(std::uint32_t value, cudaStream_t stream) {
   static std::once_flag once;
-  static cudaKernel_t kernel = nullptr;
-  static int bytes = 0, sms = 0;
+  static cudaKernel_t kernel = nullptr;  // loaded once; its attributes are per device (below)
   std::call_once(once, [] {
     cudaLibrary_t library = nullptr;
     JITFP8_CUDA_CHECK(cudaLibraryLoadData(&library, kFillPtx, nullptr, nullptr, 0, nullptr, nullptr, 0));
     JITFP8_CUDA_CHECK(cudaLibraryGetKernel(&kernel, library, "jitfp8_fill_shared"));
-    int device = 0;
-    JITFP8_CUDA_CHECK(cudaGetDevice(&device));
-    JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    JITFP8_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   });
+  int device = 0, bytes = 0, sms = 0;
+  JITFP8_CUDA_CHECK(cudaGetDevice(&device));
+  JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  JITFP8_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   std::uint32_t words = static_cast<std::uint32_t>(bytes) / 4;
   void* args[] = {&words, &value};
   // More than half an SM's shared memory per CTA: one CTA on each SM.
