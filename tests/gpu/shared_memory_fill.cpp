@@ -1,6 +1,9 @@
 #include "shared_memory_fill.hpp"
 
+#include <cstdlib>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 
 #include "gpu_support.hpp"
 
@@ -56,6 +59,24 @@ void fill_shared_memory(std::uint32_t value, cudaStream_t stream) {
   // More than half an SM's shared memory per CTA: one CTA on each SM.
   JITFP8_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(sms)),
                                      dim3(1024), args, static_cast<std::size_t>(bytes), stream));
+}
+
+std::uint32_t shared_memory_test_pattern() {
+  static const std::uint32_t pattern = [] {
+    const char* text = std::getenv("JITFP8_TEST_SMEM_FILL");
+    if (!text || !*text) return std::uint32_t{0};
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 0);
+    if (*end != '\0' || value > 0xffffffffull)
+      throw std::invalid_argument(std::string("JITFP8_TEST_SMEM_FILL: not a 32-bit number: ") + text);
+    return static_cast<std::uint32_t>(value);
+  }();
+  return pattern;
+}
+
+void prefill_shared_memory(cudaStream_t stream, bool complement) {
+  const std::uint32_t pattern = shared_memory_test_pattern();
+  fill_shared_memory(complement ? ~pattern : pattern, stream);
 }
 
 }  // namespace jitfp8::test

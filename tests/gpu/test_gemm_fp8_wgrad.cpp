@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/quant.hpp"
@@ -180,6 +181,7 @@ void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
                    bool accumulate = false, std::int64_t ldd = 0) {
   INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd << " accumulate=" << accumulate);
   Problem p(m, n, k, seed, accumulate, ldd);
+  test::prefill_shared_memory();
   gemm_fp8_wgrad(p.args(), nullptr);
   JITFP8_CUDA_CHECK(cudaGetLastError());
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
@@ -194,6 +196,7 @@ void check_forced(const detail::Sm90WgradConfig& config, const Shapes& shapes, b
   for (auto [m, n, k] : shapes) {
     INFO("M=" << m << " N=" << n << " K=" << k << " accumulate=" << accumulate);
     Problem p(m, n, k, seed++, accumulate);
+    test::prefill_shared_memory();
     detail::gemm_fp8_wgrad_with_config(p.args(), config, nullptr);
     JITFP8_CUDA_CHECK(cudaGetLastError());
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());

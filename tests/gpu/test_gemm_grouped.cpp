@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "shared_memory_fill.hpp"
 #include "heuristics/sm90_grouped.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/moe.hpp"
@@ -163,6 +164,7 @@ void run_contiguous(Contiguous& p, bool use_ids, const detail::Sm90GemmConfig* c
   INFO("E=" << p.e << " M=" << p.m << " N=" << p.n << " K=" << p.k << (use_ids ? " m_indices" : " group_ends"));
   INFO("config " << (config ? config->to_json().dump() : std::string("heuristic")));
   p.d.poison(0xFF);
+  test::prefill_shared_memory();
   if (config)
     detail::gemm_fp8_grouped_contiguous_with_config(p.args(use_ids), *config, nullptr);
   else
@@ -238,6 +240,7 @@ void run_masked(Masked& p, const std::vector<int>& counts, std::int64_t expected
   INFO("config " << (config ? config->to_json().dump() : std::string("heuristic")));
   p.counts_dev.upload(counts);
   p.d.poison(0xFF);
+  test::prefill_shared_memory();
   if (config)
     detail::gemm_fp8_grouped_masked_with_config(p.args(expected), *config, nullptr);
   else

@@ -235,6 +235,7 @@ void run_case(std::int64_t m, std::int64_t n, const std::vector<std::int32_t>& c
   INFO("M=" << m << " N=" << n << " counts " << list << "accumulate=" << accumulate
             << " k_cap=" << k_cap);
   GroupedProblem p(m, n, counts, seed, accumulate, k_cap);
+  test::prefill_shared_memory();
   gemm_fp8_grouped_wgrad(p.args(), nullptr);
   JITFP8_CUDA_CHECK(cudaGetLastError());
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
@@ -290,6 +291,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad with 128 x 128 and 256 x 128 tiles over ring t
           detail::make_sm90_wgrad_config(cfg.bm, 128, 0, cfg.mc, /*multicast_on_a=*/true, 132, cfg.batch, cfg.bufs);
       c.pingpong = false;
       GroupedProblem p(1000, 760, counts, seed++, acc);
+      test::prefill_shared_memory();
       detail::gemm_fp8_grouped_wgrad_with_config(p.args(), c, nullptr);
       JITFP8_CUDA_CHECK(cudaGetLastError());
       JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
@@ -386,13 +388,15 @@ TEST_CASE("gemm_fp8_grouped_wgrad with a workspace balances the tail reproducibl
         GroupedGemmWgradArgs args = p.args();
         args.workspace = workspace.get();
         args.workspace_bytes = kFlags * 4;
+        test::prefill_shared_memory();
         detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
         JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<float> first = p.d.download();
         CHECK(workspace.download() == std::vector<std::uint32_t>(kFlags, 0u));  // left zeroed
         check(p, seed++, "balanced tail");
-        // The same launch again from the same D: the same bits.
+        // The same launch again from the same D, over other shared-memory contents: the same bits.
         p.d.upload(p.d0);
+        test::prefill_shared_memory(nullptr, /*complement=*/true);
         detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
         JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<float> again = p.d.download();
@@ -423,7 +427,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad under an SM limit plans for those SMs and matc
             detail::grouped_wgrad_chosen_config(args, detail::gemm_target(detail::current_device()));
         CHECK(c.num_sms == sms);
         CHECK(c.multicast == 1);
-        test::fill_shared_memory(0);  // a read of shared memory never written shows the same way on every run
+        test::prefill_shared_memory();  // a read of shared memory never written shows the same way on every run
         gemm_fp8_grouped_wgrad(args, nullptr);
         JITFP8_CUDA_CHECK(cudaGetLastError());
         JITFP8_CUDA_CHECK(cudaDeviceSynchronize());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
+#include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/quant.hpp"
 #include "support/fp8_reference.hpp"
@@ -145,6 +146,7 @@ Mismatch run_case(Kind kind, const HostInput& in, const Options& o) {
     JITFP8_CUDA_CHECK(cudaGetLastError());
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   };
+  jitfp8::test::prefill_shared_memory();  // before the one quantizer launched below
   switch (kind) {
     case Kind::q1x128: {
       const jitfp8::Scales1x128Layout l{m, k};

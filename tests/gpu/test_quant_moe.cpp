@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
+#include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/quant.hpp"
@@ -142,6 +143,7 @@ Mismatch run_kgrouped(const HostMatrix& x, const std::vector<std::int32_t>& coun
   a.k_capacity = k_capacity, a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr());
   a.scales_capacity = layout.scales_numel();
   a.pow2_scales = pow2, a.eps = eps, a.q_dtype = q_dtype;
+  jitfp8::test::prefill_shared_memory();
   jitfp8::quantize_kgrouped(a, nullptr);
   sync_device();
   const auto want = ref::ref_kgrouped(x.values, tokens, r, counts, k_capacity, q_dtype, pow2, eps,
@@ -176,6 +178,7 @@ Mismatch run_colwise(const HostMatrix& x, const std::vector<std::int32_t>& ends,
   a.num_groups = groups, a.group_ends = ed.get();
   a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = groups * d;
   a.pow2_scales = pow2, a.eps = eps, a.q_dtype = q_dtype;
+  jitfp8::test::prefill_shared_memory();
   jitfp8::quantize_grouped_colwise(a, nullptr);
   sync_device();
   const auto want = ref::ref_grouped_colwise(x.values, tokens, d, ends, q_dtype, pow2, eps, kPoison);
@@ -208,6 +211,7 @@ Mismatch run_experts_128(const HostMatrix& x, std::int64_t e, std::int64_t n, st
   if (with_t)
     a.qt = qt.ptr(), a.qt_scales = static_cast<float*>(st.ptr()), a.qt_scales_capacity = e * lt.numel();
   a.pow2_scales = pow2, a.q_dtype = q_dtype;
+  jitfp8::test::prefill_shared_memory();
   jitfp8::quantize_experts_128x128(a, nullptr);
   sync_device();
   std::vector<std::uint8_t> wq, wqt;
@@ -247,6 +251,7 @@ Mismatch run_experts_mx(const HostMatrix& x, std::int64_t e, std::int64_t n, std
     a.qt = qt.ptr(), a.qt_scales = static_cast<std::uint8_t*>(st.ptr()), a.qt_scales_capacity = e * lt.numel();
   a.scale_mode = rceil ? jitfp8::MxScaleMode::rceil : jitfp8::MxScaleMode::floor;
   a.q_dtype = q_dtype;
+  jitfp8::test::prefill_shared_memory();
   jitfp8::quantize_experts_mxfp8(a, nullptr);
   sync_device();
   std::vector<std::uint8_t> wq, ws, wqt, wst;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
+#include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/quant.hpp"
 #include "ops/quantize_1x128.hpp"
@@ -113,6 +114,7 @@ Mismatch run_and_compare(const HostInput& in, const DeviceBuffer<unsigned char>&
   args.scales_capacity = static_cast<std::int64_t>(scales.size());
   args.pow2_scales = pow2;
   args.eps = eps;
+  jitfp8::test::prefill_shared_memory(stream);
   jitfp8::quantize_1x128(args, static_cast<jitfp8::Stream>(stream));
   JITFP8_CUDA_CHECK(cudaGetLastError());
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
