@@ -16,8 +16,8 @@ void fill_shared_memory(std::uint32_t value, cudaStream_t stream = nullptr);
 
 // The value the tests leave in shared memory before each kernel under test: $JITFP8_TEST_SMEM_FILL
 // (decimal, or hex with 0x), else 0. Running the suite again with other values (0xffffffff: NaN as
-// fp32, -1 as a count; 0x3c003c00: 1.0 as bf16) shows reads of unwritten shared memory whatever
-// their type.
+// fp32, -1 as a count; 0x3f800000: 1.0 as fp32) shows reads of unwritten shared memory of other
+// types; 0 is the one that showed the K-grouped walk's stale tail plan (2026-12-01c/d results).
 std::uint32_t shared_memory_test_pattern();
 
 // Before a kernel under test on `stream`: fill_shared_memory(shared_memory_test_pattern()), or its
