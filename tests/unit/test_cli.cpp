@@ -2,7 +2,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -209,14 +213,21 @@ TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-li
   CHECK(bad.output.find("'sms' = -2: must be >= 0") != std::string::npos);
 }
 
-// Parses each shipped manifest and expands every op into the kernels an sm_90a prewarm compiles
-// (an H100's 132 SMs): an op the families cannot serve, or that yields no kernel, fails here
-// (their compiles are covered per family in test_nvrtc_families.cpp).
+// Parses every shipped manifest (each *.json of kernels_cache/) and expands every op into the
+// kernels an sm_90a prewarm compiles (an H100's 132 SMs): an op the families cannot serve, or that
+// yields no kernel, fails here (their compiles are covered per family in test_nvrtc_families.cpp).
 TEST_CASE("the shipped manifests parse and expand to sm_90a kernels", "[manifest][cli]") {
   const Arch arch = Arch::parse("sm_90a");
-  for (const char* name : {"deepseek-v3.json", "qwen3-30b-a3b.json", "qwen3-235b-a22b.json", "llama-3.1-70b.json"}) {
+  std::vector<std::string> names;
+  const std::filesystem::path folder = std::filesystem::path(JITFP8_SOURCE_DIR) / "kernels_cache";
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().filename().string());
+  for (const char* shipped : {"deepseek-v3.json", "qwen3-30b-a3b.json", "qwen3-235b-a22b.json", "llama-3.1-70b.json",
+                              "kimi-k2.json"})
+    CHECK(std::find(names.begin(), names.end(), shipped) != names.end());
+  for (const std::string& name : names) {
     INFO(name);
-    const Manifest manifest = load_manifest(std::string(JITFP8_SOURCE_DIR) + "/kernels_cache/" + name);
+    const Manifest manifest = load_manifest((folder / name).string());
     CHECK(!manifest.ops.empty());
     for (const ManifestOp& op : manifest.ops) {
       INFO(op.op);
