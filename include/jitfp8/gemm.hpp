@@ -53,7 +53,10 @@ struct GemmFp8Args {
   std::int64_t workspace_bytes = 0;
 };
 
-// Stream-ordered on `stream`; no synchronization; no allocation on a cache hit.
+// Stream-ordered on `stream`; no synchronization; no allocation on a cache hit. The config (tile,
+// stages, clusters, split-K) is planned once per (device, SMs, M rounded up to 64, N, K, workspace
+// or not, D type): the heuristics' pick, or the config `jitfp8 tune` recorded for this device kind
+// in the cache root where it beat that pick (kernels_cache/README.md; JITFP8_TUNED=0 ignores them).
 void gemm_fp8_nt(const GemmFp8Args& args, Stream stream);
 // The workspace size above for the current device.
 std::int64_t gemm_fp8_nt_workspace_bytes();

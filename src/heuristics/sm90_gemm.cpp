@@ -44,9 +44,11 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "jitfp8/error.hpp"
 
@@ -404,6 +406,93 @@ nlohmann::json Sm90GemmConfig::to_json() const {
           {"pad_turns", pad_turns},
           {"split_exchange", splits == 1 ? "none" : splits_via_workspace ? "workspace" : "cluster"},
           {"d_dtype", d_fp32 ? "f32" : "bf16"}};
+}
+
+Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& j) {
+  auto fail = [&](std::string_view field, std::string_view rule) {
+    return Error(ErrorCode::invalid_argument, fmt::format("gemm_fp8_nt config {}: \"{}\" {}", j.dump(), field, rule));
+  };
+  if (!j.is_object()) throw Error(ErrorCode::invalid_argument, fmt::format("gemm_fp8_nt config {}: not an object", j.dump()));
+  auto integer = [&](const char* field) {
+    if (!j.contains(field) || !j[field].is_number_integer()) throw fail(field, "must be an integer");
+    const std::int64_t value = j[field].get<std::int64_t>();
+    if (value < 0 || value > (1 << 24)) throw fail(field, "is out of range");
+    return static_cast<int>(value);
+  };
+  auto word = [&](const char* field, std::initializer_list<std::string_view> allowed) {
+    if (!j.contains(field) || !j[field].is_string()) throw fail(field, "must be a string");
+    const std::string value = j[field].get<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+      throw fail(field, fmt::format("must be one of {}", fmt::join(allowed, ", ")));
+    return value;
+  };
+  if (!j.contains("pad_turns") || !j["pad_turns"].is_boolean()) throw fail("pad_turns", "must be a boolean");
+  if (integer("block_k") != kBlockK) throw fail("block_k", fmt::format("must be {}", kBlockK));
+  Sm90GemmConfig c;
+  c.block_m = integer("block_m");
+  c.block_n = integer("block_n");
+  c.stages = integer("stages");
+  c.multicast = integer("multicast");
+  const std::string on = word("multicast_on", {"a", "b", "none"});
+  if ((on == "none") != (c.multicast == 1)) throw fail("multicast_on", "must be \"none\" exactly when multicast is 1");
+  c.multicast_on_a = on != "b";
+  c.splits = integer("splits");
+  const std::string exchange = word("split_exchange", {"none", "cluster", "workspace"});
+  if ((exchange == "none") != (c.splits == 1)) throw fail("split_exchange", "must be \"none\" exactly when splits is 1");
+  c.splits_via_workspace = exchange == "workspace";
+  c.num_sms = integer("num_sms");
+  c.group_n = integer("group_n");
+  c.smem_bytes = integer("smem_bytes");
+  c.threads = integer("threads");
+  c.b_evict_first = word("b_l2_policy", {"evict_first", "normal"}) == "evict_first";
+  c.pad_turns = j["pad_turns"].get<bool>();
+  c.d_fp32 = word("d_dtype", {"bf16", "f32"}) == "f32";
+  return c;
+}
+
+std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std::int64_t m_key, std::int64_t n,
+                                                    std::int64_t k, int sm_count, const ClusterCapacity& clusters,
+                                                    bool with_workspace, bool d_fp32) {
+  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
+  if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256) return "block_m must be 64, 128 or 256";
+  if (c.block_n < 16 || c.block_n > 192 || c.block_n % 16 != 0 || !block_n_allowed(c.block_m, c.block_n))
+    return "block_n must be a multiple of 16 that the tile's registers and B-scale blocks allow";
+  if (c.threads != sm90_gemm_threads(c.block_m)) return fmt::format("threads must be {}", sm90_gemm_threads(c.block_m));
+  if (c.d_fp32 != d_fp32) return fmt::format("d_dtype must be {}", d_fp32 ? "f32" : "bf16");
+  if (c.group_n < 1 || c.group_n > 1024) return "group_n must be in [1, 1024]";
+  if (c.multicast != 1 && c.multicast != 2) return "multicast must be 1 or 2";
+  if (c.multicast == 2 && (c.splits > 1 || clusters.alone || sm_count % 2 != 0))
+    return "pairs need no split-K, an even SM count and no SM limit";
+  if (c.splits < 1 || c.splits > (c.splits_via_workspace ? 16 : 8) || c.splits > k_blocks)
+    return "splits must be in [1, 8] (in [2, 16] through the workspace) and at most the K blocks";
+  if (c.splits_via_workspace && (!with_workspace || c.block_m * c.block_n > kSm90SplitWsMaxTileArea))
+    return "splits through the workspace need a workspace and tiles of at most 128 x 128";
+  if (sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits) % 16 != 0) return "split-K column parts must be multiples of 16";
+  const int dsmem_splits = sm90_gemm_dsmem_splits(c);
+  if (c.stages < 3 || c.stages > kMaxStages) return fmt::format("stages must be in [3, {}]", kMaxStages);
+  if (c.smem_bytes != sm90_gemm_dense_smem_bytes(c.block_m, c.block_n, k, c.stages, dsmem_splits, c.d_bytes()) ||
+      c.smem_bytes > kSm90MaxSmem)
+    return "smem_bytes must be the layout's, at most the SM's";
+  if (dsmem_splits > 1 && sm90_gemm_splitk_recv_on_ring(c.block_m, c.block_n) &&
+      splitk_recv_bytes(c.block_m, c.block_n, dsmem_splits) > std::int64_t{c.stages} * (c.block_m + c.block_n) * 128)
+    return "the split-K receive buffer must fit on the ring";
+  if (c.pad_turns && (c.block_m != 128 || 128 % c.block_n != 0 || c.splits != 1))
+    return "pad_turns needs block_m 128, block_n dividing 128 and no split-K";
+  if (c.splits == 1) {
+    if (c.num_sms < 1 || c.num_sms > sm_count || c.num_sms % c.multicast != 0)
+      return "num_sms must be in [1, the SMs], a multiple of the cluster";
+    return std::nullopt;
+  }
+  // Split-K: one split group per tile of the key's rows, all resident at once.
+  const std::int64_t tiles = (m_key + c.block_m - 1) / c.block_m * ((n + c.block_n - 1) / c.block_n);
+  int room = sm_count;
+  if (!c.splits_via_workspace) {
+    const int held = c.splits == 3 ? clusters.of3 : c.splits == 4 ? clusters.of4 : c.splits == 8 ? clusters.of8 : 0;
+    room = clusters.alone ? sm_count * 2 / 3 : held > 0 ? std::min(sm_count, held * c.splits) : split_k_grid_cap(c.splits, sm_count, clusters);
+  }
+  if (c.num_sms % c.splits != 0 || c.num_sms < tiles * c.splits || c.num_sms > room)
+    return fmt::format("num_sms must be a multiple of splits in [tiles x splits = {}, {}]", tiles * c.splits, room);
+  return std::nullopt;
 }
 
 int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c) { return c.splits_via_workspace ? 1 : c.splits; }

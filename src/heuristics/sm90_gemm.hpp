@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -109,6 +111,17 @@ int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c);
 std::int64_t sm90_gemm_split_workspace_bytes(int sm_count);
 inline constexpr std::int64_t kSm90SplitWsCounterBytes = 16384;
 inline constexpr int kSm90SplitWsMaxTileArea = 128 * 128;
+
+// A config as to_json writes it; throws Error(invalid_argument) naming the field it cannot read.
+Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& json);
+
+// Why `c` cannot serve M of key m_key (sm90_gemm_m_key) on an N x K problem of sm_count SMs with
+// `clusters` (a workspace or not, an f32 D or not), or nullopt: the template's rules, and the
+// grid the dispatch assumes (persistent, or one split group per tile resident at once within the
+// device's cluster room). What a tuned config (runtime/tuned_table.hpp) must pass before use.
+std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std::int64_t m_key, std::int64_t n,
+                                                    std::int64_t k, int sm_count, const ClusterCapacity& clusters,
+                                                    bool with_workspace, bool d_fp32);
 
 // Throws Error(unsupported) when no configuration fits (K too large for shared memory).
 // with_workspace: the caller gives a split-K workspace, so splits through it are candidates.

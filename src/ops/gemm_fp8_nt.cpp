@@ -12,6 +12,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/log.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -252,13 +253,13 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
 
 }  // namespace detail
 
-void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
-  using namespace detail;
-  const Strides strides = validate(args);
-  if (args.m == 0) return;
+namespace detail {
+namespace {
 
-  const DeviceContext& device = current_device();
-  validate_workspace_size(args, device.sm_count);
+// The plan for validated `args` (m > 0) on `stream`: made at the first call of its key, then
+// read from the plan cache. A tuned config that applies (gemm_fp8_nt_tuned_config) replaces the
+// heuristics' pick; one whose kernel fails to build is reported and the pick taken.
+const Plan& plan_for(const GemmFp8Args& args, const DeviceContext& device, Stream stream) {
   PlanKey key{};
   key.device = device.device;
   key.sms = gemm_sm_count(device, stream);
@@ -267,15 +268,53 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   key.m_key = sm90_gemm_m_key(args.m);
   key.n = args.n;
   key.k = args.k;
-  const Plan& plan = plan_cache().get_or_make(key, [&] {
+  return plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
+    const TargetDevice target = gemm_target(device, key.sms);
+    const bool with_workspace = key.with_workspace != 0, d_fp32 = key.d_fp32 != 0;
     Plan made;
-    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, gemm_target(device, key.sms),
-                                            key.with_workspace != 0, key.d_fp32 != 0);
-    made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config,
-                                                              device.arch));
+    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, target, with_workspace, d_fp32);
+    std::string why;
+    if (auto tuned = gemm_fp8_nt_tuned_config(*tuned_table_of(device), made.config, target, key.m_key, args.n,
+                                              args.k, with_workspace, d_fp32, &why)) {
+      try {
+        made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, *tuned, device.arch));
+        made.config = *tuned;
+        log(LogLevel::debug, "{} m_key {} n {} k {}: tuned config {}", kFunction, key.m_key, args.n, args.k,
+            made.config.to_json().dump());
+      } catch (const Error& e) {
+        why = fmt::format("its kernel failed to build: {}", e.what());
+      }
+    }
+    if (!why.empty())
+      log(LogLevel::warn, "{} m_key {} n {} k {}: tuned config not used: {}", kFunction, key.m_key, args.n, args.k,
+          why);
+    if (made.kernel == nullptr)
+      made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config, device.arch));
     return made;
   });
+}
+
+}  // namespace
+
+Sm90GemmConfig gemm_fp8_nt_planned_config(const GemmFp8Args& args, Stream stream) {
+  validate(args);
+  const DeviceContext& device = current_device();
+  validate_workspace_size(args, device.sm_count);
+  GemmFp8Args one = args;
+  one.m = std::max<std::int64_t>(args.m, 1);
+  return plan_for(one, device, stream).config;
+}
+
+}  // namespace detail
+
+void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
+  using namespace detail;
+  const Strides strides = validate(args);
+  if (args.m == 0) return;
+  const DeviceContext& device = current_device();
+  validate_workspace_size(args, device.sm_count);
+  const Plan& plan = plan_for(args, device, stream);
   launch_gemm_fp8_nt(*plan.kernel, plan.config, args, strides, stream);
 }
 

@@ -29,6 +29,9 @@ DeviceContext query(int ordinal) {
   facts.arch.minor = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   // From Hopper on, the arch-specific target ("a") is what unlocks wgmma, setmaxnreg, ...
   facts.arch.arch_specific = facts.arch.major >= 9;
+  char name[256] = {};
+  check_cuda(driver().cuDeviceGetName(name, sizeof(name), device), "cuDeviceGetName");
+  facts.name = name;
   facts.sm_count = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   facts.max_smem_per_block =
       attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
@@ -87,11 +90,7 @@ std::vector<DeviceInfo> devices() {
   if (api.cuDeviceGetCount(&count) != CUDA_SUCCESS) return list;
   for (int i = 0; i < count && i < detail::kMaxDevices; ++i) {
     const detail::DeviceContext& facts = detail::facts_of(i);
-    CUdevice device = 0;
-    char name[256] = {};
-    api.cuDeviceGet(&device, i);
-    api.cuDeviceGetName(name, sizeof(name), device);
-    list.push_back(DeviceInfo{i, name, facts.arch, facts.sm_count, facts.max_smem_per_block});
+    list.push_back(DeviceInfo{i, facts.name, facts.arch, facts.sm_count, facts.max_smem_per_block});
   }
   return list;
 }

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,20 +21,12 @@
 
 #include "runtime/log.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/trusted_file.hpp"
 
 namespace jitfp8::detail {
 namespace {
 
 std::string errno_text() { return std::strerror(errno); }
-
-// Trusted: owned by us or by root, and writable by nobody else.
-std::optional<std::string> untrusted(const struct stat& st) {
-  if (st.st_uid != geteuid() && st.st_uid != 0)
-    return fmt::format("owned by uid {}, neither this user ({}) nor root", st.st_uid, geteuid());
-  if (st.st_mode & (S_IWGRP | S_IWOTH))
-    return fmt::format("writable by group or others (mode {:o})", st.st_mode & 07777);
-  return std::nullopt;
-}
 
 std::string dir_of_entry(const std::string& root, const Key128& key) {
   return fmt::format("{}/v1/{}", root, key.hex().substr(0, 2));
@@ -83,55 +74,6 @@ bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* 
   return check_entry_dirs(root, key, why) == DirState::ok;
 }
 
-// Reads a whole trusted regular file; nullopt with `why` set otherwise. `missing` on ENOENT.
-std::optional<std::string> read_trusted_file(const std::string& path, bool* missing,
-                                             std::string* why) {
-  *missing = false;
-  // O_NONBLOCK: opening a FIFO planted at an entry's path must not wait for a writer (it is then
-  // refused as not a regular file); it changes nothing for regular files.
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) *missing = true;
-    *why = errno == ELOOP ? "the entry is a symlink" : errno_text();
-    return std::nullopt;
-  }
-  struct stat st {};
-  std::optional<std::string> bytes;
-  if (::fstat(fd, &st) != 0) {
-    *why = errno_text();
-  } else if (!S_ISREG(st.st_mode)) {
-    *why = "not a regular file";
-  } else if (auto reason = untrusted(st)) {
-    *why = *reason;
-  } else if (st.st_size > (std::int64_t{1} << 30)) {
-    *why = "larger than 1 GiB";
-  } else {
-    std::string data(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t done = 0;
-    while (done < data.size()) {
-      ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    if (done == data.size()) bytes = std::move(data);
-    else *why = "short read";
-  }
-  ::close(fd);
-  return bytes;
-}
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // Removes temporary files of `key` left by dead processes (killed mid-publish).
 void remove_stale_temporaries(const std::string& dir, const Key128& key) {
   DIR* handle = ::opendir(dir.c_str());
@@ -151,13 +93,6 @@ std::string temporary_name(const std::string& dir, const Key128& key) {
   static std::atomic<unsigned> counter{0};
   thread_local std::mt19937_64 random{std::random_device{}()};
   return fmt::format("{}/.tmp-{}-{}-{}-{:x}", dir, key.hex(), ::getpid(), counter++, random());
-}
-
-// A write larger than RLIMIT_FSIZE would raise SIGXFSZ and kill the process: refuse first.
-bool exceeds_file_size_limit(std::size_t size) {
-  struct rlimit limit {};
-  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-         size > limit.rlim_cur;
 }
 
 }  // namespace
@@ -220,39 +155,12 @@ bool cache_publish(const CacheEntry& entry) {
     return false;
   }
   std::vector<char> bytes = encode_entry(entry);
-  if (exceeds_file_size_limit(bytes.size())) {
-    log(LogLevel::warn, "kernel {} kept in memory only: {} bytes exceed RLIMIT_FSIZE",
-        entry.key.hex(), bytes.size());
-    return false;
-  }
   std::string dir = dir_of_entry(root, entry.key);
   remove_stale_temporaries(dir, entry.key);
-  std::string temporary = temporary_name(dir, entry.key);
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    log(LogLevel::warn, "kernel {} kept in memory only: cannot create {}: {}", entry.key.hex(),
-        temporary, errno_text());
+  if (!write_file_atomically(temporary_name(dir, entry.key), entry_path(root, entry.key), bytes.data(),
+                             bytes.size(), &why)) {
+    log(LogLevel::warn, "kernel {} kept in memory only: {}", entry.key.hex(), why);
     return false;
-  }
-  bool ok = write_all(fd, bytes.data(), bytes.size()) && ::fsync(fd) == 0;
-  std::string failure = ok ? "" : errno_text();
-  ok = (::close(fd) == 0) && ok;
-  std::string final_path = entry_path(root, entry.key);
-  if (ok && ::rename(temporary.c_str(), final_path.c_str()) != 0) {
-    ok = false;
-    failure = errno_text();
-  }
-  if (!ok) {
-    ::unlink(temporary.c_str());
-    log(LogLevel::warn, "kernel {} kept in memory only: writing {} failed: {}", entry.key.hex(),
-        final_path, failure.empty() ? "close failed" : failure);
-    return false;
-  }
-  // Make the rename itself durable.
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
   }
   ++runtime_counters().publishes;
   return true;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "jitfp8/types.hpp"
 #include "runtime/kernel_spec.hpp"
@@ -22,6 +23,7 @@ struct LoadedKernel {
 struct DeviceContext {
   int device = 0;
   Arch arch;
+  std::string name;  // the driver's (cuDeviceGetName)
   int sm_count = 0;
   std::int64_t max_smem_per_block = 0;
 };

@@ -18,8 +18,11 @@
 #include "heuristics/sm90_gemm.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
+#include "runtime/template_source.hpp"
+#include "runtime/tuned_table.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
+#include "support/test_env.hpp"
 
 using namespace jitfp8;
 
@@ -855,4 +858,45 @@ TEST_CASE("gemm_fp8_nt rejects bad arguments before launching", "[gpu][gemm]") {
   });
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::uint8_t byte : p.d.download()) REQUIRE(byte == 0xFF);  // nothing was written
+}
+
+TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the current pick",
+          "[gpu][gemm][tuned]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir.path()});
+  detail::reload_tuned_tables();
+  const detail::DeviceContext& device = detail::current_device();
+  const int sms = detail::gemm_sm_count(device);
+  const std::int64_t n = 1032, k = 2080;  // a shape no other test plans
+  const detail::Sm90GemmConfig pick256 = detail::gemm_fp8_nt_chosen_config(256, n, k, device);
+  const detail::Sm90GemmConfig pick128 = detail::gemm_fp8_nt_chosen_config(128, n, k, device);
+  detail::Sm90GemmConfig tuned = make_config(64, 64, 4, 1, sms, k);
+  tuned.b_evict_first = detail::sm90_gemm_b_evict_first(256);
+  REQUIRE(tuned.to_json() != pick256.to_json());
+  REQUIRE(tuned.to_json() != pick128.to_json());
+  const auto target = detail::gemm_target(device, sms);
+  REQUIRE_FALSE(detail::sm90_gemm_config_problem(tuned, 256, n, k, sms, target.clusters, false, false));
+  auto entry = [&](std::int64_t m_key, const detail::Sm90GemmConfig& replaces) {
+    detail::TunedEntry e;
+    e.op = "gemm_fp8_nt";
+    e.key = detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false);
+    e.config = tuned.to_json();
+    e.replaces = replaces.to_json();
+    e.us = 1, e.replaced_us = 2;
+    e.templates = detail::templates_digest();
+    return e;
+  };
+  // M key 256: over its pick. M key 128: over a pick the heuristics do not make (stale).
+  std::string why;
+  REQUIRE(detail::publish_tuned_entries({dir.path()}, detail::TunedDevice::of(device),
+                                        {entry(256, pick256), entry(128, tuned)}, &why));
+  detail::reload_tuned_tables();
+  Problem probe(200, n, k, 1);
+  CHECK(detail::gemm_fp8_nt_planned_config(probe.args(), nullptr).to_json() == tuned.to_json());
+  Problem stale(100, n, k, 2);
+  CHECK(detail::gemm_fp8_nt_planned_config(stale.args(), nullptr).to_json() == pick128.to_json());
+  // And the launches on those plans give the product.
+  check_problem(200, n, k, 31);
+  check_problem(100, n, k, 32);
+  detail::reload_tuned_tables();
 }

@@ -1,6 +1,7 @@
 #include "bench_common.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "activity_clock.hpp"
 
@@ -138,6 +139,24 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
   std::vector<Timing> timings;
   for (const auto& body : bodies) timings.push_back(graph_timed(body, stream, iters));
   return timings;
+}
+
+std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
+                                 long long n, bool f32) {
+  std::vector<std::uint16_t> all = d.download();
+  std::vector<double> out;
+  for (int r : rows)
+    for (long long c = 0; c < n; ++c) {
+      float value;
+      if (f32) {
+        std::memcpy(&value, &all[(r * n + c) * 2], 4);
+      } else {
+        std::uint32_t bits = static_cast<std::uint32_t>(all[r * n + c]) << 16;
+        std::memcpy(&value, &bits, 4);
+      }
+      out.push_back(value);
+    }
+  return out;
 }
 
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y) {

@@ -82,7 +82,13 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
 // The accuracy yardstick of the anchors: 1 - 2 sum(xy) / sum(x^2 + y^2).
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y);
 
+// Rows of a bf16 D, or of an f32 D (f32: the buffer's 16-bit units hold two per element).
+std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
+                                 long long n, bool f32 = false);
+
 int run_gemm(int argc, char** argv);
+// jitfp8 tune MANIFEST... (tune_gemm.cpp)
+int run_tune(int argc, char** argv);
 int run_quant(int argc, char** argv);
 int run_moe(int argc, char** argv);
 

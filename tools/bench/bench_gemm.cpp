@@ -19,6 +19,7 @@
 #include "bench_inputs.hpp"
 #include "compile_all.hpp"
 #include "config_words.hpp"
+#include "forward_candidates.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
@@ -55,25 +56,6 @@ const std::vector<WgradAnchor> kWgradAnchors = {
     {{7168, 4096, 16384}, 1057, 1066}, {{4096, 4096, 7168}, 936, 1019},
     {{7168, 4096, 2048}, 683, 876}};
 
-// Rows of a bf16 D, or of an f32 D (f32: the buffer's 16-bit units hold two per element).
-std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
-                                 long long n, bool f32 = false) {
-  std::vector<std::uint16_t> all = d.download();
-  std::vector<double> out;
-  for (int r : rows)
-    for (long long c = 0; c < n; ++c) {
-      float value;
-      if (f32) {
-        std::memcpy(&value, &all[(r * n + c) * 2], 4);
-      } else {
-        std::uint32_t bits = static_cast<std::uint32_t>(all[r * n + c]) << 16;
-        std::memcpy(&value, &bits, 4);
-      }
-      out.push_back(value);
-    }
-  return out;
-}
-
 // The non-empty items of a ';'-separated list (--configs, --wgrad-configs).
 std::vector<std::string> config_items(const std::string& text) {
   std::vector<std::string> items;
@@ -109,83 +91,8 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
   return out;
 }
 
-// A forward config for the sweeps with everything the template derives filled in: the deepest
-// pipeline up to `stages` that fits, a persistent grid (split-K: one cluster per tile), the L2
-// policy of M's bucket. None where no pipeline fits, a split-K grid exceeds the SMs, or the split's
-// column parts break the template's 16-column rule (they would not compile).
-// via_ws: the splits meet through the workspace (no cluster, tiles of at most 128 x 128; the
-// deepest ring, with half-wave D staging where that fits one more stage).
 // --d-f32: our forward GEMMs (and cuBLASLt's) write an f32 D instead of bf16.
 bool g_d_f32 = false;
-
-std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits, int multicast, bool on_a,
-                                                     int stages, long long m, long long n, long long k,
-                                                     int sm_count, bool via_ws = false) {
-  detail::Sm90GemmConfig c;
-  c.block_m = bm, c.block_n = bn, c.splits = splits;
-  c.splits_via_workspace = via_ws && splits > 1;
-  c.multicast = multicast;
-  c.multicast_on_a = on_a;
-  c.stages = stages;
-  c.d_fp32 = g_d_f32;
-  const int d_bytes = c.d_bytes();
-  const int dsmem_splits = detail::sm90_gemm_dsmem_splits(c);
-  while (c.stages >= 3 &&
-         detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits, d_bytes) > detail::kSm90MaxSmem)
-    --c.stages;
-  const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
-  if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) return std::nullopt;
-  if (detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) return std::nullopt;  // the template's chunk rule
-  if (c.splits_via_workspace && (multicast > 1 || bm * bn > detail::kSm90SplitWsMaxTileArea)) return std::nullopt;
-  if (!c.splits_via_workspace && splits > 8) return std::nullopt;  // clusters of at most 8
-  c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
-  c.group_n = 8;
-  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits, d_bytes);
-  c.threads = detail::sm90_gemm_threads(bm);
-  c.b_evict_first = detail::sm90_gemm_b_evict_first(detail::sm90_gemm_m_bucket(m));
-  return c;
-}
-
-// Candidate configurations tried by --sweep for gemm_fp8_nt on one shape: every tile shape,
-// split count and cluster the template takes, the deepest pipeline that fits, ranked by the
-// heuristic's cost model; the `limit` best of them (the heuristic's own choice is added first by
-// the caller). Split-K grids here may exceed the heuristic's 2/3-of-the-SMs cap for clusters of
-// 4 and 8: the sweep is where that cap gets checked.
-std::vector<detail::Sm90GemmConfig> forward_sweep_configs(long long m, long long n, long long k, int sm_count,
-                                                          std::size_t limit, bool with_workspace) {
-  std::vector<std::pair<double, detail::Sm90GemmConfig>> ranked;
-  const long long mk = detail::sm90_gemm_m_key(m);
-  const long long k_blocks = (k + 127) / 128;
-  for (int bm : {64, 128, 256}) {
-    if (bm > 64 && mk <= 64) continue;
-    const int waves = bm == 256 ? 2 : 1;
-    for (int bn = 16; bn <= 192; bn += 16) {
-      if ((waves + 1) * bn / 2 > 192) continue;
-      const long long tiles = (mk + bm - 1) / bm * ((n + bn - 1) / bn);
-      for (int splits = 1; splits <= 16; ++splits) {
-        if (splits > k_blocks) continue;  // forward_config checks the template's column rule
-        for (int mc : {0, 1, 2, 3}) {  // none, pair sharing A, pair sharing B, splits via the workspace
-          const bool via_ws = mc == 3;
-          // Pairs without split-K; clusters of 2, 3, 4 or 8 splits; 2-16 through a workspace.
-          const bool cluster_splits = splits <= 4 || splits == 8;
-          if (via_ws ? splits == 1 || !with_workspace : (mc > 0 && splits > 1) || !cluster_splits) continue;
-          const auto c = forward_config(bm, bn, splits, mc == 1 || mc == 2 ? 2 : 1, mc == 1, 16, m, n, k, sm_count,
-                                        via_ws);
-          if (!c) continue;
-          const long long waves_of_tiles = splits > 1 ? 1 : (tiles + sm_count - 1) / sm_count;
-          const double cycles = static_cast<double>(waves_of_tiles) *
-                                detail::sm90_gemm_tile_cycles(bm, bn, k, splits, mc == 2, via_ws);
-          ranked.push_back({cycles, *c});
-        }
-      }
-    }
-  }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<detail::Sm90GemmConfig> out;
-  for (std::size_t i = 0; i < ranked.size() && i < limit; ++i) out.push_back(ranked[i].second);
-  return out;
-}
 
 // --configs "BMxBN:splits[w]:mc[:stages[p]];..." (mc 1, 2a or 2b; w: the splits meet through
 // the workspace): these forward configs instead of the model's 40 best, with the deepest pipeline
@@ -206,7 +113,7 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
     const bool via_ws = *end == 'w' && end[1] == '\0';
     if (end == split_word || (*end != '\0' && !via_ws)) throw std::runtime_error("--configs: cannot parse '" + item + "'");
     auto c = forward_config(bm, bn, splits, std::string(mc) == "1" ? 1 : 2, std::string(mc) != "2b",
-                            stages, m, n, k, sm_count, via_ws);
+                            stages, m, n, k, sm_count, via_ws, g_d_f32);
     if (c) {
       c->pad_turns = pad[0] == 'p';
       configs.push_back(*c);
@@ -222,7 +129,7 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
   const bool with_workspace = g.workspace != nullptr;
   const int sm_count = detail::gemm_sm_count(device);  // under --sm-limit
   std::vector<detail::Sm90GemmConfig> configs =
-      g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, sm_count, 40, with_workspace)
+      g_forward_configs.empty() ? forward_sweep_configs(g.m, g.n, g.k, sm_count, 40, with_workspace, g_d_f32)
                                 : parse_forward_configs(g_forward_configs, g.m, g.n, g.k, sm_count);
   configs.insert(configs.begin(), detail::gemm_fp8_nt_chosen_config(g.m, g.n, g.k, device, with_workspace,
                                                                      g.d_dtype == DType::f32));
@@ -531,14 +438,18 @@ int run_gemm(int argc, char** argv) {
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
-    const detail::Sm90GemmConfig chosen =
-        detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device(), ours_workspace, g_d_f32);
-    fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}\n",
+    // What the dispatch ran: a tuned config (jitfp8 tune) where one applies, marked "(tuned)".
+    const detail::Sm90GemmConfig chosen = detail::gemm_fp8_nt_planned_config(g, stream);
+    const bool tuned = chosen.to_json() != detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device(),
+                                                                             ours_workspace, g_d_f32).to_json();
+    fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}{}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
-               theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen));
+               theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen),
+               tuned ? " (tuned)" : "");
     print_kernels(ours, theirs);
     std::fflush(stdout);
-    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"ours_us", ours.median_us},
+    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"tuned", tuned},
+                       {"ours_us", ours.median_us},
                        {"ours_tflops", tf_ours}, {"cublaslt_us", theirs.median_us},
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
                        {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas},

@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
         "        gives every expert exactly the expected rows or tokens, a diagnostic; --no-split-tail\n"
         "        runs the K-grouped GEMMs without their balanced-tail workspace; --group-ends gives the\n"
         "        contiguous GEMMs per-expert segment ends instead of per-row expert ids)\n"
+        "       jitfp8 tune [--m M,...] [--top N] [--iters N] [--min-gain PCT] [--with-workspace-only |\n"
+        "                   --without-workspace-only] [--dry-run] [--json FILE] MANIFEST...\n"
+        "       (gemm_fp8_nt's pick against the model's --top next best configs for the manifests'\n"
+        "        GEMMs; those that beat it by --min-gain go into the cache's tuned-config table)\n"
         "Kernel time (the anchors' protocol): each run is an L2 flush, then the body launched on its\n"
         "own; its time is CUPTI's GPU timestamps of the body's kernels, memcpys and memsets, median\n"
         "of 5 x --iters (default 20) runs; the same random inputs for every contender. gemm's forward\n"
@@ -81,6 +85,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "gemm") == 0) return jitfp8::bench::run_gemm(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "quant") == 0) return jitfp8::bench::run_quant(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "moe") == 0) return jitfp8::bench::run_moe(argc - 1, argv + 1);
-  std::fprintf(stderr, "jitfp8 bench: unknown benchmark '%s' (gemm, quant, moe)\n", argv[1]);
+  if (std::strcmp(argv[1], "tune") == 0) return jitfp8::bench::run_tune(argc - 1, argv + 1);
+  std::fprintf(stderr, "jitfp8 bench: unknown benchmark '%s' (gemm, quant, moe, tune)\n", argv[1]);
   return 2;
 }

@@ -35,5 +35,6 @@ int run_prewarm(Args args);
 int run_cache(Args args);
 int run_dump(Args args);
 int run_bench(Args args);
+int run_tune(Args args);
 
 }  // namespace jitfp8::cli

@@ -26,6 +26,13 @@ commands:
                                         jitfp8 dump --arch sm_90a quantize_1x128 x_dtype=bf16
   bench gemm|quant|moe [--shapes ...] [--iters N] [--json FILE]
                                         time the kernels beside cuBLASLt (needs a GPU)
+  tune [--m M,M,...] [--top N] [--iters N] [--min-gain PCT] [--with-workspace-only |
+       --without-workspace-only] [--dry-run] [--json FILE] MANIFEST...
+                                        time gemm_fp8_nt's pick against the model's next best
+                                        configs on this GPU for the manifests' shapes (M: the
+                                        powers of two in each range, or --m) and record those
+                                        that beat it by --min-gain (default 2%) in the cache's
+                                        tuned-config table, where the dispatch takes them
 )";
 
 }  // namespace
@@ -43,6 +50,7 @@ int main(int argc, char** argv) {
     if (command == "cache") return jitfp8::cli::run_cache(args);
     if (command == "dump") return jitfp8::cli::run_dump(args);
     if (command == "bench") return jitfp8::cli::run_bench(args);
+    if (command == "tune") return jitfp8::cli::run_tune(args);
     std::fprintf(stderr, "jitfp8: unknown command '%s'\n\n%s", command.c_str(), kUsage.data());
     return 2;
   } catch (const jitfp8::cli::UsageError& e) {

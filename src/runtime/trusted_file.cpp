@@ -1,0 +1,121 @@
+#include "runtime/trusted_file.hpp"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace jitfp8::detail {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A write larger than RLIMIT_FSIZE would raise SIGXFSZ and kill the process: refuse first.
+bool exceeds_file_size_limit(std::size_t size) {
+  struct rlimit limit {};
+  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+         size > limit.rlim_cur;
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+// Trusted: owned by us or by root, and writable by nobody else.
+std::optional<std::string> untrusted(const struct stat& st) {
+  if (st.st_uid != geteuid() && st.st_uid != 0)
+    return fmt::format("owned by uid {}, neither this user ({}) nor root", st.st_uid, geteuid());
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return fmt::format("writable by group or others (mode {:o})", st.st_mode & 07777);
+  return std::nullopt;
+}
+
+std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why) {
+  *missing = false;
+  // O_NONBLOCK: opening a FIFO planted at an entry's path must not wait for a writer (it is then
+  // refused as not a regular file); it changes nothing for regular files.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) *missing = true;
+    *why = errno == ELOOP ? "the entry is a symlink" : errno_text();
+    return std::nullopt;
+  }
+  struct stat st {};
+  std::optional<std::string> bytes;
+  if (::fstat(fd, &st) != 0) {
+    *why = errno_text();
+  } else if (!S_ISREG(st.st_mode)) {
+    *why = "not a regular file";
+  } else if (auto reason = untrusted(st)) {
+    *why = *reason;
+  } else if (st.st_size > (std::int64_t{1} << 30)) {
+    *why = "larger than 1 GiB";
+  } else {
+    std::string data(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == data.size()) bytes = std::move(data);
+    else *why = "short read";
+  }
+  ::close(fd);
+  return bytes;
+}
+
+bool write_file_atomically(const std::string& temporary, const std::string& final_path, const char* data,
+                           std::size_t size, std::string* why) {
+  if (exceeds_file_size_limit(size)) {
+    *why = fmt::format("{} bytes exceed RLIMIT_FSIZE", size);
+    return false;
+  }
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    *why = fmt::format("cannot create {}: {}", temporary, errno_text());
+    return false;
+  }
+  bool ok = write_all(fd, data, size) && ::fsync(fd) == 0;
+  std::string failure = ok ? "" : errno_text();
+  ok = (::close(fd) == 0) && ok;
+  if (ok && ::rename(temporary.c_str(), final_path.c_str()) != 0) {
+    ok = false;
+    failure = errno_text();
+  }
+  if (!ok) {
+    ::unlink(temporary.c_str());
+    *why = fmt::format("writing {} failed: {}", final_path, failure.empty() ? "close failed" : failure);
+    return false;
+  }
+  // Make the rename itself durable.
+  int dir_fd = ::open(directory_of(final_path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return true;
+}
+
+}  // namespace jitfp8::detail

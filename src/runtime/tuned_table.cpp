@@ -1,0 +1,293 @@
+#include "runtime/tuned_table.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "runtime/disk_cache.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/log.hpp"
+#include "runtime/trusted_file.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+constexpr std::string_view kFormat = "jitfp8-tuned-configs";
+constexpr int kVersion = 1;
+
+std::string errno_text() { return std::strerror(errno); }
+
+// A key holds only scalars, so that its dump is canonical (nlohmann's objects are sorted).
+bool scalar_object(const nlohmann::json& value) {
+  if (!value.is_object() || value.empty()) return false;
+  for (const auto& item : value.items())
+    if (!(item.value().is_number_integer() || item.value().is_boolean() || item.value().is_string())) return false;
+  return true;
+}
+
+// Why `item` is no entry, or nullopt with `entry` filled.
+std::optional<std::string> entry_from_json(const nlohmann::json& item, TunedEntry* entry) {
+  if (!item.is_object()) return "not an object";
+  for (const char* field : {"op", "templates"})
+    if (!item.contains(field) || !item[field].is_string()) return fmt::format("\"{}\" is not a string", field);
+  for (const char* field : {"config", "replaces"})
+    if (!item.contains(field) || !item[field].is_object()) return fmt::format("\"{}\" is not an object", field);
+  if (!item.contains("key") || !scalar_object(item["key"]))
+    return "\"key\" is not an object of integers, booleans and strings";
+  for (const char* field : {"us", "replaced_us"})
+    if (!item.contains(field) || !item[field].is_number() || !(item[field].get<double>() > 0))
+      return fmt::format("\"{}\" is not a positive number", field);
+  entry->op = item["op"].get<std::string>();
+  entry->templates = item["templates"].get<std::string>();
+  entry->key = item["key"];
+  entry->config = item["config"];
+  entry->replaces = item["replaces"];
+  entry->us = item["us"].get<double>();
+  entry->replaced_us = item["replaced_us"].get<double>();
+  return std::nullopt;
+}
+
+std::string tuned_dir(const std::string& root) { return root + "/tuned"; }
+
+// root and root/tuned: directories, trusted, and (below the root) no symlink. `create`: makes
+// a missing tuned/ (mode 0700) first.
+std::optional<std::string> tuned_dir_problem(const std::string& root, bool create, bool* missing) {
+  *missing = false;
+  if (create && ::mkdir(tuned_dir(root).c_str(), 0700) != 0 && errno != EEXIST)
+    return fmt::format("cannot create {}: {}", tuned_dir(root), errno_text());
+  const std::string paths[2] = {root, tuned_dir(root)};
+  for (int i = 0; i < 2; ++i) {
+    struct stat st {};
+    if ((i == 0 ? ::stat(paths[i].c_str(), &st) : ::lstat(paths[i].c_str(), &st)) != 0) {
+      if (errno == ENOENT) {
+        *missing = true;
+        return fmt::format("{} does not exist", paths[i]);
+      }
+      return fmt::format("{}: {}", paths[i], errno_text());
+    }
+    if (!S_ISDIR(st.st_mode))
+      return fmt::format("{} is {}", paths[i], S_ISLNK(st.st_mode) ? "a symlink" : "not a directory");
+    if (auto reason = untrusted(st)) return fmt::format("directory {} is {}", paths[i], *reason);
+  }
+  return std::nullopt;
+}
+
+void warn_once(const std::string& what, const std::string& why) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard lock(mutex);
+  if (warned.insert(what + why).second) log(LogLevel::warn, "tuned configs {}: {}", what, why);
+}
+
+// Reads the table at `path` into `table` (its entries after those already there). Returns
+// false when the file is missing or unusable (logged).
+bool read_table_file(const std::string& path, const TunedDevice& device, TunedTable* table) {
+  bool missing = false;
+  std::string why;
+  std::optional<std::string> text = read_trusted_file(path, &missing, &why);
+  if (!text) {
+    if (!missing) warn_once(path, "not read: " + why);
+    return false;
+  }
+  std::vector<std::string> skipped;
+  if (auto problem = table->parse(*text, device, &skipped)) {
+    warn_once(path, "not used: " + *problem);
+    return false;
+  }
+  for (const std::string& reason : skipped) warn_once(path, "entry skipped: " + reason);
+  return true;
+}
+
+std::string temporary_path(const std::string& final_path) {
+  static std::atomic<unsigned> counter{0};
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  return fmt::format("{}.tmp-{}-{}-{:x}", final_path, ::getpid(), counter++, random());
+}
+
+// An advisory lock on the table file, held while it is read, merged and replaced.
+class TableLock {
+ public:
+  explicit TableLock(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {}
+  ~TableLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+  }
+  TableLock(const TableLock&) = delete;
+  TableLock& operator=(const TableLock&) = delete;
+
+  bool acquire(std::chrono::milliseconds timeout, std::string* why) {
+    if (fd_ < 0) {
+      *why = fmt::format("cannot open the table's lock: {}", errno_text());
+      return false;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto pause = std::chrono::milliseconds(2);
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) return true;  // locks unsupported here: go on
+      if (std::chrono::steady_clock::now() >= deadline) {
+        *why = "another process held the table's lock past the lock timeout";
+        return false;
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+TunedDevice TunedDevice::of(const DeviceContext& device) {
+  return TunedDevice{device.arch.name(), device.name, device.sm_count};
+}
+
+std::string TunedTable::map_key(std::string_view op, const nlohmann::json& key, std::string_view templates) {
+  return fmt::format("{}\n{}\n{}", op, templates, key.dump());
+}
+
+const TunedEntry* TunedTable::find(std::string_view op, const nlohmann::json& key,
+                                   std::string_view templates) const {
+  auto it = entries_.find(map_key(op, key, templates));
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void TunedTable::insert(TunedEntry entry, bool replace) {
+  std::string k = map_key(entry.op, entry.key, entry.templates);
+  if (replace) entries_.insert_or_assign(std::move(k), std::move(entry));
+  else entries_.emplace(std::move(k), std::move(entry));
+}
+
+std::vector<const TunedEntry*> TunedTable::entries() const {
+  std::vector<const TunedEntry*> list;
+  for (const auto& [k, entry] : entries_) list.push_back(&entry);
+  return list;
+}
+
+nlohmann::json TunedTable::to_json(const TunedDevice& device) const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [k, e] : entries_)
+    list.push_back({{"op", e.op}, {"key", e.key}, {"config", e.config}, {"replaces", e.replaces},
+                    {"us", e.us}, {"replaced_us", e.replaced_us}, {"templates", e.templates}});
+  return {{"format", kFormat},         {"version", kVersion},          {"arch", device.arch},
+          {"device_name", device.name}, {"sm_count", device.sm_count}, {"entries", list}};
+}
+
+std::optional<std::string> TunedTable::parse(std::string_view text, const TunedDevice& device,
+                                             std::vector<std::string>* skipped) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return "not a JSON object";
+  if (doc.value("format", "") != kFormat) return fmt::format("\"format\" is not \"{}\"", kFormat);
+  if (!doc.contains("version") || doc["version"] != kVersion) return fmt::format("\"version\" is not {}", kVersion);
+  if (doc.value("arch", "") != device.arch || doc.value("device_name", "") != device.name ||
+      !doc.contains("sm_count") || doc["sm_count"] != device.sm_count)
+    return fmt::format("tuned for another device (arch, device_name, sm_count must be {}, {}, {})", device.arch,
+                       device.name, device.sm_count);
+  if (!doc.contains("entries") || !doc["entries"].is_array()) return "\"entries\" is not an array";
+  std::size_t index = 0;
+  for (const nlohmann::json& item : doc["entries"]) {
+    TunedEntry entry;
+    if (auto problem = entry_from_json(item, &entry)) skipped->push_back(fmt::format("entry {}: {}", index, *problem));
+    else insert(std::move(entry), false);
+    ++index;
+  }
+  return std::nullopt;
+}
+
+std::string tuned_table_path(const std::string& root, const TunedDevice& device) {
+  std::string name = device.name;
+  for (char& c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) c = '_';
+  return fmt::format("{}/{}-{}sms-{}.json", tuned_dir(root), device.arch, device.sm_count, name);
+}
+
+TunedTable load_tuned_table(const std::vector<std::string>& roots, const TunedDevice& device) {
+  TunedTable table;
+  for (const std::string& root : roots) {
+    bool missing = false;
+    if (auto problem = tuned_dir_problem(root, false, &missing)) {
+      if (!missing) warn_once(tuned_dir(root), "not read: " + *problem);
+      continue;
+    }
+    read_table_file(tuned_table_path(root, device), device, &table);
+  }
+  return table;
+}
+
+bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDevice& device,
+                           const std::vector<TunedEntry>& entries, std::string* why) {
+  if (roots.empty()) {
+    *why = "no cache root (set JITFP8_CACHE_DIR)";
+    return false;
+  }
+  const std::string& root = roots.front();
+  bool missing = false;
+  if (::mkdir(root.c_str(), 0700) != 0 && errno != EEXIST) {
+    *why = fmt::format("cannot create {}: {}", root, errno_text());
+    return false;
+  }
+  if (auto problem = tuned_dir_problem(root, true, &missing)) {
+    *why = *problem;
+    return false;
+  }
+  const std::string path = tuned_table_path(root, device);
+  TableLock lock(path + ".lock");
+  if (!lock.acquire(lock_timeout(), why)) return false;
+  // What is there now, as written by other tuners: kept unless replaced. A file that is there but
+  // not usable (foreign, corrupt) is replaced whole.
+  TunedTable table;
+  read_table_file(path, device, &table);
+  for (const TunedEntry& entry : entries) table.insert(entry);
+  const std::string text = table.to_json(device).dump(1) + "\n";
+  if (!write_file_atomically(temporary_path(path), path, text.data(), text.size(), why)) return false;
+  return true;
+}
+
+namespace {
+
+std::mutex tables_mutex;
+std::map<int, std::shared_ptr<const TunedTable>> tables;  // by device ordinal
+
+bool tuned_disabled() {
+  const char* value = std::getenv("JITFP8_TUNED");
+  return value != nullptr && std::string_view(value) == "0";
+}
+
+}  // namespace
+
+std::shared_ptr<const TunedTable> tuned_table_of(const DeviceContext& device) {
+  std::lock_guard lock(tables_mutex);
+  auto& table = tables[device.device];
+  if (!table) {
+    table = std::make_shared<const TunedTable>(tuned_disabled() ? TunedTable{}
+                                                                : load_tuned_table(effective_cache_roots(),
+                                                                                   TunedDevice::of(device)));
+    if (table->size() > 0)
+      log(LogLevel::debug, "tuned configs: {} entries for device {} ({})", table->size(), device.device,
+          tuned_table_path("<root>", TunedDevice::of(device)));
+  }
+  return table;
+}
+
+void reload_tuned_tables() {
+  std::lock_guard lock(tables_mutex);
+  tables.clear();
+}
+
+}  // namespace jitfp8::detail

@@ -1,0 +1,374 @@
+// Tuned configs (runtime/tuned_table.hpp, ops/gemm_fp8_nt_tuned.cpp): the table on disk (round
+// trip, merge, concurrent tuners, foreign, corrupt and untrusted files) and the checks a tuned
+// gemm_fp8_nt config passes before a plan takes it.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "heuristics/sm90_gemm.hpp"
+#include "jitfp8/error.hpp"
+#include "ops/gemm_fp8_nt.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/template_source.hpp"
+#include "runtime/tuned_table.hpp"
+#include "support/test_env.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+namespace fs = std::filesystem;
+
+namespace {
+
+const TunedDevice kH100{"sm_90a", "NVIDIA H100 80GB HBM3", 132};
+
+TunedEntry entry_for(std::int64_t m_key, int stages, double us = 10.0) {
+  TunedEntry e;
+  e.op = "gemm_fp8_nt";
+  e.key = gemm_fp8_nt_tuning_key(132, m_key, 2048, 16384, true, false);
+  e.config = {{"stages", stages}};
+  e.replaces = {{"stages", 4}};
+  e.us = us;
+  e.replaced_us = us * 1.1;
+  e.templates = "t1";
+  return e;
+}
+
+const TunedEntry* find(const TunedTable& table, std::int64_t m_key) {
+  return table.find("gemm_fp8_nt", gemm_fp8_nt_tuning_key(132, m_key, 2048, 16384, true, false), "t1");
+}
+
+bool publish(const std::string& root, const std::vector<TunedEntry>& entries) {
+  std::string why;
+  const bool ok = publish_tuned_entries({root}, kH100, entries, &why);
+  INFO(why);
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("tuned tables round-trip through the cache root and merge by key", "[tuned]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  REQUIRE(publish(root, {entry_for(128, 5), entry_for(256, 6)}));
+  CHECK(fs::exists(tuned_table_path(root, kH100)));
+  CHECK(tuned_table_path(root, kH100) == root + "/tuned/sm_90a-132sms-NVIDIA_H100_80GB_HBM3.json");
+  struct stat st {};
+  REQUIRE(::stat((root + "/tuned").c_str(), &st) == 0);
+  CHECK((st.st_mode & 077) == 0);  // tables are trusted only when nobody else can write them
+
+  TunedTable table = load_tuned_table({root}, kH100);
+  REQUIRE(table.size() == 2);
+  REQUIRE(find(table, 128) != nullptr);
+  CHECK(find(table, 128)->config == nlohmann::json{{"stages", 5}});
+  CHECK(find(table, 128)->replaced_us == Approx(11.0));
+  CHECK(find(table, 192) == nullptr);
+  // Other templates' entries do not apply.
+  CHECK(table.find("gemm_fp8_nt", gemm_fp8_nt_tuning_key(132, 128, 2048, 16384, true, false), "t2") == nullptr);
+  CHECK(table.find("gemm_fp8_wgrad", gemm_fp8_nt_tuning_key(132, 128, 2048, 16384, true, false), "t1") == nullptr);
+
+  // A later tune replaces its keys and keeps the others.
+  REQUIRE(publish(root, {entry_for(128, 7), entry_for(512, 3)}));
+  table = load_tuned_table({root}, kH100);
+  CHECK(table.size() == 3);
+  CHECK(find(table, 128)->config == nlohmann::json{{"stages", 7}});
+  CHECK(find(table, 256)->config == nlohmann::json{{"stages", 6}});
+
+  // Earlier roots win entry by entry; later roots add what they alone hold.
+  const std::string first = dir / "first";
+  REQUIRE(publish(first, {entry_for(128, 9)}));
+  table = load_tuned_table({first, root}, kH100);
+  CHECK(table.size() == 3);
+  CHECK(find(table, 128)->config == nlohmann::json{{"stages", 9}});
+  CHECK(find(table, 512)->config == nlohmann::json{{"stages", 3}});
+}
+
+TEST_CASE("tuned tables of another device kind, corrupt or untrusted, are not used", "[tuned]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  REQUIRE(publish(root, {entry_for(128, 5)}));
+  const std::string path = tuned_table_path(root, kH100);
+
+  SECTION("another device name, SM count or arch reads another file, and a copied file is refused") {
+    TunedDevice h200 = kH100;
+    h200.name = "NVIDIA H200";
+    CHECK(load_tuned_table({root}, h200).size() == 0);
+    fs::copy_file(path, tuned_table_path(root, h200));
+    CHECK(load_tuned_table({root}, h200).size() == 0);
+    TunedDevice fewer = kH100;
+    fewer.sm_count = 114;
+    fs::copy_file(path, tuned_table_path(root, fewer));
+    CHECK(load_tuned_table({root}, fewer).size() == 0);
+  }
+  SECTION("a corrupt file is ignored, and the next tune replaces it") {
+    for (const std::string text : {"", "{", "[]", "{\"format\": \"jitfp8-tuned-configs\", \"version\": 2}",
+                                   "\x01\x02garbage"}) {
+      ::unlink(path.c_str());
+      test::write_text_file(path, text);
+      ::chmod(path.c_str(), 0600);
+      CHECK(load_tuned_table({root}, kH100).size() == 0);
+    }
+    REQUIRE(publish(root, {entry_for(256, 6)}));
+    const TunedTable table = load_tuned_table({root}, kH100);
+    CHECK(table.size() == 1);
+    CHECK(find(table, 256) != nullptr);
+  }
+  SECTION("malformed entries are skipped one by one") {
+    nlohmann::json doc = nlohmann::json::parse(test::read_text_file(path));
+    nlohmann::json good = doc["entries"][0];
+    auto bad = [&](auto&& mutate) {
+      nlohmann::json e = good;
+      mutate(e);
+      return e;
+    };
+    doc["entries"] = {
+        good,
+        bad([](auto& e) { e["key"]["m_key"] = 64, e["us"] = -1.0; }),
+        bad([](auto& e) { e["key"]["m_key"] = 192, e["key"]["nested"] = nlohmann::json::object(); }),
+        bad([](auto& e) { e["key"]["m_key"] = 320, e.erase("replaces"); }),
+        bad([](auto& e) { e["key"]["m_key"] = 384, e["templates"] = 5; }),
+        bad([](auto& e) { e["key"]["m_key"] = 448, e["config"] = "fast"; }),
+        17,
+    };
+    ::unlink(path.c_str());
+    test::write_text_file(path, doc.dump());
+    ::chmod(path.c_str(), 0600);
+    const TunedTable table = load_tuned_table({root}, kH100);
+    CHECK(table.size() == 1);
+    CHECK(find(table, 128) != nullptr);
+  }
+  SECTION("a file others may write, or a symlinked tuned/ directory, is not trusted") {
+    ::chmod(path.c_str(), 0666);
+    CHECK(load_tuned_table({root}, kH100).size() == 0);
+    ::chmod(path.c_str(), 0600);
+    CHECK(load_tuned_table({root}, kH100).size() == 1);
+    const std::string other = dir / "other";
+    fs::rename(root, other);
+    fs::create_directory(root);
+    fs::create_directory_symlink(other + "/tuned", root + "/tuned");
+    CHECK(load_tuned_table({root}, kH100).size() == 0);
+    std::string why;
+    CHECK_FALSE(publish_tuned_entries({root}, kH100, {entry_for(128, 5)}, &why));
+    CHECK_THAT(why, Catch::Contains("symlink"));
+  }
+  SECTION("a root that cannot be written is reported, not thrown") {
+    const std::string file = dir / "a-file";
+    test::write_text_file(file, "x");
+    std::string why;
+    CHECK_FALSE(publish_tuned_entries({file}, kH100, {entry_for(128, 5)}, &why));
+    CHECK_FALSE(why.empty());
+    CHECK_FALSE(publish_tuned_entries({}, kH100, {entry_for(128, 5)}, &why));
+  }
+}
+
+TEST_CASE("tuners publishing at once lose no entry", "[tuned][concurrency]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  constexpr int kTuners = 8, kEach = 6;
+  std::vector<std::thread> tuners;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kTuners; ++t)
+    tuners.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        std::string why;
+        // Separate open()s: flock excludes them from each other as it does other processes.
+        if (!publish_tuned_entries({root}, kH100, {entry_for(64 * (t * kEach + i + 1), 3 + t)}, &why)) ++failures;
+      }
+    });
+  for (auto& t : tuners) t.join();
+  CHECK(failures == 0);
+  const TunedTable table = load_tuned_table({root}, kH100);
+  CHECK(table.size() == kTuners * kEach);
+  for (const auto& item : fs::directory_iterator(root + "/tuned"))
+    CHECK(item.path().filename().string().find(".tmp-") == std::string::npos);  // no temporary left
+}
+
+namespace {
+
+struct Plan {
+  std::int64_t m, n, k;
+  int sms;
+  ClusterCapacity clusters;
+  bool with_workspace, d_fp32;
+};
+
+std::vector<Plan> plans() {
+  std::vector<Plan> list;
+  ClusterCapacity h200{39, 30, 15, false}, alone{0, 0, 0, true};
+  for (const auto& [sms, clusters] : {std::pair{132, ClusterCapacity{}}, std::pair{132, h200}, std::pair{100, alone},
+                                      std::pair{67, alone}})
+    for (std::int64_t n : {8, 576, 2112, 7168, 24576})
+      for (std::int64_t k : {16, 512, 2048, 7168, 16384, 32768})
+        for (std::int64_t m : {1, 64, 129, 384, 1000, 4095})
+          for (bool ws : {false, true})
+            for (bool f32 : {false, true}) list.push_back({m, n, k, sms, clusters, ws, f32});
+  return list;
+}
+
+}  // namespace
+
+TEST_CASE("every gemm_fp8_nt pick passes the tuned-config checks and survives its JSON", "[tuned][gemm]") {
+  for (const Plan& p : plans()) {
+    const std::int64_t m_key = sm90_gemm_m_key(p.m);
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m_key, p.n, p.k, p.sms, p.clusters, p.with_workspace, p.d_fp32);
+    INFO(fmt::format("{} x {} x {} sms {} ws {} f32 {}: {}", p.m, p.n, p.k, p.sms, p.with_workspace, p.d_fp32,
+                     c.to_json().dump()));
+    const auto problem =
+        sm90_gemm_config_problem(c, m_key, p.n, p.k, p.sms, p.clusters, p.with_workspace, p.d_fp32);
+    CHECK(problem.value_or("") == "");
+    CHECK(sm90_gemm_config_from_json(c.to_json()).to_json() == c.to_json());
+  }
+}
+
+TEST_CASE("tuned gemm_fp8_nt configs the kernel or the dispatch cannot take are refused", "[tuned][gemm]") {
+  const std::int64_t m = 256, n = 2048, k = 16384;
+  const ClusterCapacity h200{39, 30, 15, false};
+  const Sm90GemmConfig pick = choose_sm90_gemm_config(m, n, k, 132, h200, true, false);
+  REQUIRE(pick.splits > 1);  // a split-K pick: its grid rules are checked too
+  auto problem = [&](auto&& mutate, int sms = 132, ClusterCapacity clusters = {39, 30, 15, false},
+                     bool with_workspace = true, bool d_fp32 = false) {
+    Sm90GemmConfig c = pick;
+    mutate(c);
+    return sm90_gemm_config_problem(c, m, n, k, sms, clusters, with_workspace, d_fp32);
+  };
+  CHECK_FALSE(problem([](auto&) {}));
+  CHECK(problem([](auto& c) { c.threads += 128; }));
+  CHECK(problem([](auto& c) { c.smem_bytes += 16; }));
+  CHECK(problem([](auto& c) { c.block_n = 200; }));
+  CHECK(problem([](auto& c) { c.block_m = 96; }));
+  CHECK(problem([](auto& c) { c.stages = 2; }));
+  CHECK(problem([](auto& c) { c.group_n = 0; }));
+  CHECK(problem([](auto& c) { c.multicast = 2; }));  // pairs do not split K
+  CHECK(problem([](auto& c) { c.multicast = 3; }));
+  CHECK(problem([](auto& c) { c.pad_turns = true; }));
+  CHECK(problem([](auto& c) { c.num_sms = 133; }));
+  CHECK(problem([](auto& c) { c.num_sms -= c.splits; }));  // a tile without its split group
+  CHECK(problem([](auto&) {}, 132, {39, 30, 15, false}, true, true));  // D's dtype
+  CHECK(problem([](auto& c) { c.splits = 9; }));
+  // Splits through the workspace need one, and tiles of at most 128 x 128.
+  Sm90GemmConfig ws = pick;
+  ws.block_m = 128, ws.block_n = 128, ws.splits = 4, ws.splits_via_workspace = true, ws.multicast = 1;
+  ws.stages = 5, ws.threads = sm90_gemm_threads(128);
+  ws.smem_bytes = sm90_gemm_dense_smem_bytes(128, 128, k, 5, 1);
+  ws.num_sms = 2 * 16 * 4;
+  CHECK_FALSE(sm90_gemm_config_problem(ws, m, n, k, 132, h200, true, false));
+  CHECK(sm90_gemm_config_problem(ws, m, n, k, 132, h200, false, false));
+  // Clusters beyond the device's room, or beyond 2/3 of the SMs under a limit.
+  Sm90GemmConfig wide = pick;
+  wide.block_m = 64, wide.block_n = 64, wide.splits = 4, wide.splits_via_workspace = false, wide.multicast = 1;
+  wide.threads = sm90_gemm_threads(64), wide.stages = 4;
+  wide.smem_bytes = sm90_gemm_dense_smem_bytes(64, 64, k, 4, 4);
+  const std::int64_t tiles = 4 * 32;
+  wide.num_sms = static_cast<int>(tiles * 4);  // 512 CTAs: more than the SMs
+  CHECK(sm90_gemm_config_problem(wide, m, n, k, 132, h200, false, false));
+  wide.block_m = 128, wide.block_n = 128, wide.threads = sm90_gemm_threads(128);
+  wide.smem_bytes = sm90_gemm_dense_smem_bytes(128, 128, k, 4, 4);
+  wide.num_sms = 2 * 16 * 4;  // 128 CTAs in clusters of 4
+  CHECK(sm90_gemm_config_problem(wide, 256, n, k, 132, {10, 10, 5, false}, false, false));  // 10 fit at once
+  CHECK(sm90_gemm_config_problem(wide, 256, n, k, 132, h200, false, false));  // 30 fit at once
+  wide.block_n = 192, wide.smem_bytes = sm90_gemm_dense_smem_bytes(128, 192, k, 4, 4), wide.num_sms = 2 * 11 * 4;
+  CHECK_FALSE(sm90_gemm_config_problem(wide, 256, n, k, 132, h200, false, false));  // 22 clusters
+  CHECK(sm90_gemm_config_problem(wide, 256, n, k, 100, {0, 0, 0, true}, false, false));  // 88 > 2/3 of 100
+}
+
+TEST_CASE("config JSON that is not a gemm_fp8_nt config is refused, naming the field", "[tuned][gemm]") {
+  const nlohmann::json good = choose_sm90_gemm_config(128, 576, 7168, 132).to_json();
+  auto refused = [&](const char* field, auto&& mutate) {
+    nlohmann::json j = good;
+    mutate(j);
+    try {
+      sm90_gemm_config_from_json(j);
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      return std::string(e.what()).find(fmt::format("\"{}\"", field)) != std::string::npos;
+    }
+    return false;
+  };
+  CHECK(refused("block_m", [](auto& j) { j.erase("block_m"); }));
+  CHECK(refused("stages", [](auto& j) { j["stages"] = "4"; }));
+  CHECK(refused("stages", [](auto& j) { j["stages"] = 4.5; }));
+  CHECK(refused("num_sms", [](auto& j) { j["num_sms"] = -1; }));
+  CHECK(refused("block_k", [](auto& j) { j["block_k"] = 64; }));
+  CHECK(refused("multicast_on", [](auto& j) { j["multicast_on"] = "b"; }));  // multicast 1
+  CHECK(refused("split_exchange", [](auto& j) { j["split_exchange"] = "dsmem"; }));
+  CHECK(refused("d_dtype", [](auto& j) { j["d_dtype"] = "f16"; }));
+  CHECK(refused("pad_turns", [](auto& j) { j["pad_turns"] = 1; }));
+  CHECK_THROWS_AS(sm90_gemm_config_from_json(nlohmann::json::array()), Error);
+}
+
+TEST_CASE("a tuned gemm_fp8_nt entry applies only over the pick it beat, with these templates", "[tuned][gemm]") {
+  const std::int64_t m_key = 256, n = 2048, k = 16384;
+  const TargetDevice target(132, ClusterCapacity{39, 30, 15, false});
+  const Sm90GemmConfig pick = choose_sm90_gemm_config(m_key, n, k, 132, target.clusters, true, false);
+  Sm90GemmConfig faster = pick;
+  faster.group_n = 16;  // any valid config other than the pick
+  TunedEntry e;
+  e.op = "gemm_fp8_nt";
+  e.key = gemm_fp8_nt_tuning_key(132, m_key, n, k, true, false);
+  e.config = faster.to_json();
+  e.replaces = pick.to_json();
+  e.us = 9, e.replaced_us = 10;
+  e.templates = templates_digest();
+  std::string why;
+  auto tuned = [&](const TunedEntry& entry, std::int64_t key_m = 256) {
+    TunedTable table;
+    table.insert(entry);
+    return gemm_fp8_nt_tuned_config(table, pick, target, key_m, n, k, true, false, &why);
+  };
+  REQUIRE(tuned(e));
+  CHECK(tuned(e)->to_json() == faster.to_json());
+  CHECK(why.empty());
+  CHECK_FALSE(tuned(e, 320));  // another M key: no entry
+  CHECK(why.empty());
+
+  TunedEntry stale = e;
+  stale.replaces["group_n"] = 4;
+  CHECK_FALSE(tuned(stale));
+  CHECK_THAT(why, Catch::Contains("stale"));
+
+  TunedEntry other_templates = e;
+  other_templates.templates = "0123";
+  CHECK_FALSE(tuned(other_templates));
+  CHECK(why.empty());
+
+  TunedEntry broken = e;
+  broken.config["stages"] = 2;
+  CHECK_FALSE(tuned(broken));
+  CHECK_THAT(why, Catch::Contains("stages"));
+
+  TunedEntry unreadable = e;
+  unreadable.config.erase("threads");
+  CHECK_FALSE(tuned(unreadable));
+  CHECK_THAT(why, Catch::Contains("threads"));
+}
+
+TEST_CASE("the process reads a device's tuned table once, and none under JITFP8_TUNED=0", "[tuned]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir.path()});
+  DeviceContext device;  // a device as the dispatch sees it; reading its table needs no driver
+  device.device = 63;
+  device.arch = Arch::parse("sm_90a");
+  device.name = kH100.name;
+  device.sm_count = 132;
+  REQUIRE(publish(dir.path(), {entry_for(128, 5)}));
+  ::setenv("JITFP8_TUNED", "0", 1);
+  reload_tuned_tables();
+  CHECK(tuned_table_of(device)->size() == 0);
+  ::unsetenv("JITFP8_TUNED");
+  CHECK(tuned_table_of(device)->size() == 0);  // read once: plans stay as they were made
+  reload_tuned_tables();
+  const auto table = tuned_table_of(device);
+  CHECK(table->size() == 1);
+  REQUIRE(publish(dir.path(), {entry_for(256, 5)}));
+  CHECK(tuned_table_of(device) == table);
+  reload_tuned_tables();
+  CHECK(tuned_table_of(device)->size() == 2);
+  CHECK(table->size() == 1);  // a reader's table outlives the reload
+  reload_tuned_tables();
+}
