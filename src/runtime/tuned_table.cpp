@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <random>
 #include <set>
@@ -228,6 +230,45 @@ TunedTable load_tuned_table(const std::vector<std::string>& roots, const TunedDe
     read_table_file(tuned_table_path(root, device), device, &table);
   }
   return table;
+}
+
+std::vector<TunedTableFile> list_tuned_tables(const std::vector<std::string>& roots) {
+  std::vector<TunedTableFile> files;
+  for (const std::string& root : roots) {
+    bool missing = false;
+    if (auto problem = tuned_dir_problem(root, false, &missing)) {
+      if (!missing) files.push_back({tuned_dir(root), {}, {}, *problem, {}});
+      continue;
+    }
+    std::error_code ec;
+    std::vector<std::string> paths;
+    for (const auto& item : std::filesystem::directory_iterator(tuned_dir(root), ec))
+      if (item.path().extension() == ".json") paths.push_back(item.path().string());
+    std::sort(paths.begin(), paths.end());
+    for (const std::string& path : paths) {
+      TunedTableFile file;
+      file.path = path;
+      std::string why;
+      std::optional<std::string> text = read_trusted_file(path, &missing, &why);
+      const nlohmann::json doc = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+      if (!text) {
+        file.problem = why;
+      } else if (!doc.is_object() || !doc.contains("arch") || !doc["arch"].is_string() ||
+                 !doc.contains("device_name") || !doc["device_name"].is_string() || !doc.contains("sm_count") ||
+                 !doc["sm_count"].is_number_integer()) {
+        file.problem = "not a table (no arch, device_name and sm_count)";
+      } else {
+        file.device = {doc["arch"].get<std::string>(), doc["device_name"].get<std::string>(),
+                       doc["sm_count"].get<int>()};
+        if (tuned_table_path(root, file.device) != path)
+          file.problem = fmt::format("its name is not its device kind's ({})", tuned_table_path(root, file.device));
+        else if (auto problem = file.table.parse(*text, file.device, &file.skipped))
+          file.problem = *problem;
+      }
+      files.push_back(std::move(file));
+    }
+  }
+  return files;
 }
 
 bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDevice& device,

@@ -74,6 +74,18 @@ TunedTable load_tuned_table(const std::vector<std::string>& roots, const TunedDe
 bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDevice& device,
                            const std::vector<TunedEntry>& entries, std::string* why);
 
+// A table file as `jitfp8 cache tuned` lists it: read for the device kind it names itself.
+struct TunedTableFile {
+  std::string path;
+  TunedDevice device;
+  TunedTable table;
+  std::string problem;                // why the whole file is not used; empty when it is
+  std::vector<std::string> skipped;   // why entries were skipped
+};
+// Every table file under the roots' tuned/ directories (a directory that is not trusted is listed
+// with its problem).
+std::vector<TunedTableFile> list_tuned_tables(const std::vector<std::string>& roots);
+
 // The process's table for `device` in the effective cache roots, read at first use; empty under
 // $JITFP8_TUNED=0. Plans made before a reload keep the configs they took.
 std::shared_ptr<const TunedTable> tuned_table_of(const DeviceContext& device);

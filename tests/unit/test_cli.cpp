@@ -1,4 +1,5 @@
 // The jitfp8 CLI and manifests: prewarm twice, many processes at once, cache admin, bad input.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +14,11 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "heuristics/sm90_gemm.hpp"
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/op_family.hpp"
+#include "runtime/template_source.hpp"
+#include "runtime/tuned_table.hpp"
 #include "support/test_env.hpp"
 
 using namespace jitfp8;
@@ -130,6 +135,39 @@ TEST_CASE("cache verify removes bad entries; clear empties the cache", "[cli]") 
   CHECK(clear.output.find(fmt::format("removed {} entries", kKernels - 1)) != std::string::npos);
   auto stats = test::run_command(kCli + " cache stats --cache-dir " + cache);
   CHECK(stats.output.find("entries: 0") != std::string::npos);
+}
+
+TEST_CASE("cache tuned lists the tuned-config tables, their entries and the files not used", "[cli][tuned]") {
+  test::TempDir dir;
+  const std::string cache = dir / "c";
+  const detail::TunedDevice h100{"sm_90a", "NVIDIA H100 80GB HBM3", 132};
+  const nlohmann::json pick = detail::choose_sm90_gemm_config(512, 512, 16384, 132, {}, true, false).to_json();
+  nlohmann::json faster = pick;
+  faster["group_n"] = 16;
+  detail::TunedEntry current{"gemm_fp8_nt", detail::gemm_fp8_nt_tuning_key(132, 512, 512, 16384, true, false),
+                             faster, pick, 13.8, 17.6, detail::templates_digest()};
+  detail::TunedEntry old = current;
+  old.key["m_key"] = 256;
+  old.templates = "0123";
+  std::string why;
+  REQUIRE(detail::publish_tuned_entries({cache}, h100, {current, old}, &why));
+  test::write_text_file(cache + "/tuned/sm_90a-114sms-NVIDIA_H100_80GB_HBM3.json", "{");
+  ::chmod((cache + "/tuned/sm_90a-114sms-NVIDIA_H100_80GB_HBM3.json").c_str(), 0600);
+
+  auto listed = test::run_command(kCli + " cache tuned --cache-dir " + cache);
+  INFO(listed.output);
+  CHECK(listed.exit_code == 1);  // a file not used
+  CHECK_THAT(listed.output, Catch::Contains("sm_90a-132sms-NVIDIA_H100_80GB_HBM3.json: NVIDIA H100 80GB HBM3, "
+                                            "sm_90a, 132 SMs: 2 entries, 1 for these templates"));
+  CHECK_THAT(listed.output, Catch::Contains("\"m_key\":512"));
+  CHECK_THAT(listed.output, Catch::Contains("13.8 us (pick"));
+  CHECK_THAT(listed.output, Catch::Contains("[other templates]"));
+  CHECK_THAT(listed.output, Catch::Contains("sm_90a-114sms-NVIDIA_H100_80GB_HBM3.json: not used"));
+  // clear removes kernels, not measurements.
+  REQUIRE(test::run_command(kCli + " cache clear --cache-dir " + cache).exit_code == 0);
+  CHECK(std::filesystem::exists(detail::tuned_table_path(cache, h100)));
+  ::unlink((cache + "/tuned/sm_90a-114sms-NVIDIA_H100_80GB_HBM3.json").c_str());
+  CHECK(test::run_command(kCli + " cache tuned --cache-dir " + cache).exit_code == 0);
 }
 
 TEST_CASE("malformed manifests give clear errors", "[manifest]") {

@@ -1,8 +1,10 @@
-// jitfp8 cache ls|stats|verify|clear [--cache-dir DIR]
+// jitfp8 cache ls|stats|verify|clear|tuned [--cache-dir DIR]
 #include <fmt/format.h>
 
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
+#include "runtime/template_source.hpp"
+#include "runtime/tuned_table.hpp"
 
 namespace jitfp8::cli {
 namespace {
@@ -14,12 +16,46 @@ int report_clean(const char* what, const CacheCleanReport& report) {
   return report.failures.empty() ? 0 : 1;
 }
 
+// A gemm_fp8_nt config in the bench's words: "64x128 st8 sk4w mc1"; other ops' configs as JSON.
+std::string config_words(const std::string& op, const nlohmann::json& c) {
+  if (op != "gemm_fp8_nt") return c.dump();
+  const std::string exchange = c.value("split_exchange", "");
+  const std::string on = c.value("multicast_on", "none");
+  return fmt::format("{}x{} st{}{} sk{}{} mc{}{}", c.value("block_m", 0), c.value("block_n", 0), c.value("stages", 0),
+                     c.value("pad_turns", false) ? "p" : "", c.value("splits", 0), exchange == "workspace" ? "w" : "",
+                     c.value("multicast", 0), on == "none" ? "" : on);
+}
+
+// The tuned-config tables of every root (jitfp8 tune): their device kind and entries, and which
+// entries these templates can use.
+int list_tuned() {
+  const std::string templates = detail::templates_digest();
+  int bad = 0;
+  for (const detail::TunedTableFile& file : detail::list_tuned_tables(cache_roots())) {
+    if (!file.problem.empty()) {
+      ++bad;
+      fmt::print("{}: not used: {}\n", file.path, file.problem);
+      continue;
+    }
+    int current = 0;
+    for (const detail::TunedEntry* e : file.table.entries()) current += e->templates == templates ? 1 : 0;
+    fmt::print("{}: {}, {}, {} SMs: {} entries, {} for these templates\n", file.path, file.device.name,
+               file.device.arch, file.device.sm_count, file.table.size(), current);
+    for (const std::string& why : file.skipped) fmt::print("  skipped: {}\n", why);
+    for (const detail::TunedEntry* e : file.table.entries())
+      fmt::print("  {} {}: {} {:.1f} us (pick {} {:.1f} us){}\n", e->op, e->key.dump(), config_words(e->op, e->config),
+                 e->us, config_words(e->op, e->replaces), e->replaced_us,
+                 e->templates == templates ? "" : " [other templates]");
+  }
+  return bad == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int run_cache(Args args) {
   if (auto dir = args.take("--cache-dir")) set_cache_roots({*dir});
   std::vector<std::string> rest = args.positional();
-  if (rest.size() != 1) throw UsageError("expects one of: ls, stats, verify, clear");
+  if (rest.size() != 1) throw UsageError("expects one of: ls, stats, verify, clear, tuned");
   const std::string& action = rest[0];
 
   if (action == "ls") {
@@ -52,7 +88,8 @@ int run_cache(Args args) {
     return status;
   }
   if (action == "clear") return report_clean("clear", cache_clear());
-  throw UsageError("unknown cache action '" + action + "' (ls, stats, verify, clear)");
+  if (action == "tuned") return list_tuned();
+  throw UsageError("unknown cache action '" + action + "' (ls, stats, verify, clear, tuned)");
 }
 
 }  // namespace jitfp8::cli

@@ -18,8 +18,9 @@ commands:
                                         with --arch); exit status 1 if any kernel failed;
                                         --gemm-sm-limit: the GEMM kernels of set_gemm_sm_limit(N)
                                         or of a green context of N SMs
-  cache ls|stats|verify|clear [--cache-dir DIR]
+  cache ls|stats|verify|clear|tuned [--cache-dir DIR]
                                         list entries, summarize, remove bad entries, empty the cache
+                                        (kernels; tuned configs stay), list the tuned-config tables
   dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] OP [field=value ...]
                                         write source, options, NVRTC log, PTX, cubin and config of
                                         the kernels of one operation, e.g.
