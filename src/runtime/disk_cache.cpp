@@ -3,8 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,7 +12,6 @@
 #include <mutex>
 #include <random>
 #include <set>
-#include <thread>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -26,52 +23,18 @@
 namespace jitfp8::detail {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
-
 std::string dir_of_entry(const std::string& root, const Key128& key) {
   return fmt::format("{}/v1/{}", root, key.hex().substr(0, 2));
 }
 
-enum class DirState { ok, missing, bad };
-
-// Checks root, root/v1 and root/v1/xx: directories, trusted, and (below the root, which may
-// itself be a symlink to wherever the user keeps caches) not symlinks.
+// root, root/v1 and root/v1/xx (check_trusted_dirs).
 DirState check_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
-  const std::string paths[3] = {root, root + "/v1", dir_of_entry(root, key)};
-  for (int i = 0; i < 3; ++i) {
-    struct stat st {};
-    int rc = i == 0 ? ::stat(paths[i].c_str(), &st) : ::lstat(paths[i].c_str(), &st);
-    if (rc != 0) {
-      if (errno == ENOENT) return DirState::missing;
-      *why = fmt::format("{}: {}", paths[i], errno_text());
-      return DirState::bad;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      *why = fmt::format("{} is {}", paths[i], S_ISLNK(st.st_mode) ? "a symlink" : "not a directory");
-      return DirState::bad;
-    }
-    if (auto reason = untrusted(st)) {
-      *why = fmt::format("directory {} is {}", paths[i], *reason);
-      return DirState::bad;
-    }
-  }
-  return DirState::ok;
+  return check_trusted_dirs({root, root + "/v1", dir_of_entry(root, key)}, why);
 }
 
 // Creates the missing directories of root/v1/xx with mode 0700, then checks them all.
 bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
-  std::string path;
-  std::string target = dir_of_entry(root, key);
-  for (std::size_t pos = 0; pos != std::string::npos;) {
-    pos = target.find('/', pos + 1);
-    path = target.substr(0, pos);
-    if (path.empty()) continue;
-    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-      *why = fmt::format("cannot create {}: {}", path, errno_text());
-      return false;
-    }
-  }
-  return check_entry_dirs(root, key, why) == DirState::ok;
+  return make_dirs(dir_of_entry(root, key), why) && check_entry_dirs(root, key, why) == DirState::ok;
 }
 
 // Removes temporary files of `key` left by dead processes (killed mid-publish).
@@ -175,17 +138,9 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
   std::string path = fmt::format("{}/{}.lock", dir_of_entry(roots.front(), key), key.hex());
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return nullptr;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto pause = std::chrono::milliseconds(2);
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) break;  // locks unsupported here: go on unlocked
-    if (waited) *waited = true;
-    if (appeared() || std::chrono::steady_clock::now() >= deadline) {
-      ::close(fd);
-      return nullptr;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  if (!flock_exclusive(fd, timeout, appeared, waited)) {
+    ::close(fd);
+    return nullptr;
   }
   return std::unique_ptr<KeyLock>(new KeyLock(fd));
 }

@@ -1,8 +1,12 @@
 #include "runtime/trusted_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <thread>
 
 #include <cerrno>
 #include <cstdint>
@@ -48,6 +52,55 @@ std::optional<std::string> untrusted(const struct stat& st) {
   if (st.st_mode & (S_IWGRP | S_IWOTH))
     return fmt::format("writable by group or others (mode {:o})", st.st_mode & 07777);
   return std::nullopt;
+}
+
+DirState check_trusted_dirs(const std::vector<std::string>& dirs, std::string* why) {
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    struct stat st {};
+    const int rc = i == 0 ? ::stat(dirs[i].c_str(), &st) : ::lstat(dirs[i].c_str(), &st);
+    if (rc != 0) {
+      if (errno == ENOENT) return DirState::missing;
+      *why = fmt::format("{}: {}", dirs[i], errno_text());
+      return DirState::bad;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      *why = fmt::format("{} is {}", dirs[i], S_ISLNK(st.st_mode) ? "a symlink" : "not a directory");
+      return DirState::bad;
+    }
+    if (auto reason = untrusted(st)) {
+      *why = fmt::format("directory {} is {}", dirs[i], *reason);
+      return DirState::bad;
+    }
+  }
+  return DirState::ok;
+}
+
+bool make_dirs(const std::string& path, std::string* why) {
+  for (std::size_t pos = 0; pos != std::string::npos;) {
+    pos = path.find('/', pos + 1);
+    const std::string prefix = path.substr(0, pos);
+    if (prefix.empty()) continue;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      *why = fmt::format("cannot create {}: {}", prefix, errno_text());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool flock_exclusive(int fd, std::chrono::milliseconds timeout, const std::function<bool()>& give_up,
+                     bool* waited) {
+  if (waited) *waited = false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::milliseconds(2);
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return true;  // locks unsupported here: go on unlocked
+    if (waited) *waited = true;
+    if (give_up() || std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  return true;
 }
 
 std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why) {

@@ -4,15 +4,34 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace jitfp8::detail {
 
 // Why `st` is not trusted (owned by another user than us or root, or writable by group or
 // others), or nullopt when it is.
 std::optional<std::string> untrusted(const struct stat& st);
+
+enum class DirState { ok, missing, bad };
+
+// Checks `dirs`, a cache root then directories below it, outermost first: each a directory,
+// trusted, and (below the root, which may itself be a symlink to wherever the user keeps caches)
+// not a symlink. `missing` when one does not exist; `bad` with `why` set otherwise.
+DirState check_trusted_dirs(const std::vector<std::string>& dirs, std::string* why);
+
+// Creates the missing directories of `path`, each with mode 0700. False with `why` set on failure.
+bool make_dirs(const std::string& path, std::string* why);
+
+// Takes an exclusive flock on `fd`, waiting with backoff until `timeout` passes or `give_up()`
+// returns true (asked between attempts). True once held, or where the file system has no locks
+// (the caller then goes on unlocked); false when it gave up. `waited`: another holder was seen.
+bool flock_exclusive(int fd, std::chrono::milliseconds timeout, const std::function<bool()>& give_up,
+                     bool* waited = nullptr);
 
 // Reads a whole trusted regular file (not a symlink, not a FIFO, at most 1 GiB); nullopt with
 // `why` set otherwise. `missing` on ENOENT.

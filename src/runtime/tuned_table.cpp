@@ -1,8 +1,6 @@
 #include "runtime/tuned_table.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +14,6 @@
 #include <mutex>
 #include <random>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -65,27 +62,14 @@ std::optional<std::string> entry_from_json(const nlohmann::json& item, TunedEntr
 
 std::string tuned_dir(const std::string& root) { return root + "/tuned"; }
 
-// root and root/tuned: directories, trusted, and (below the root) no symlink. `create`: makes
-// a missing tuned/ (mode 0700) first.
-std::optional<std::string> tuned_dir_problem(const std::string& root, bool create, bool* missing) {
-  *missing = false;
-  if (create && ::mkdir(tuned_dir(root).c_str(), 0700) != 0 && errno != EEXIST)
-    return fmt::format("cannot create {}: {}", tuned_dir(root), errno_text());
-  const std::string paths[2] = {root, tuned_dir(root)};
-  for (int i = 0; i < 2; ++i) {
-    struct stat st {};
-    if ((i == 0 ? ::stat(paths[i].c_str(), &st) : ::lstat(paths[i].c_str(), &st)) != 0) {
-      if (errno == ENOENT) {
-        *missing = true;
-        return fmt::format("{} does not exist", paths[i]);
-      }
-      return fmt::format("{}: {}", paths[i], errno_text());
-    }
-    if (!S_ISDIR(st.st_mode))
-      return fmt::format("{} is {}", paths[i], S_ISLNK(st.st_mode) ? "a symlink" : "not a directory");
-    if (auto reason = untrusted(st)) return fmt::format("directory {} is {}", paths[i], *reason);
-  }
-  return std::nullopt;
+// root and root/tuned (check_trusted_dirs): why they cannot hold tables, or nullopt. `missing`
+// when one does not exist.
+std::optional<std::string> tuned_dir_problem(const std::string& root, bool* missing) {
+  std::string why;
+  const DirState state = check_trusted_dirs({root, tuned_dir(root)}, &why);
+  *missing = state == DirState::missing;
+  if (state == DirState::ok) return std::nullopt;
+  return *missing ? fmt::format("{} does not exist", tuned_dir(root)) : why;
 }
 
 void warn_once(const std::string& what, const std::string& why) {
@@ -136,18 +120,9 @@ class TableLock {
       *why = fmt::format("cannot open the table's lock: {}", errno_text());
       return false;
     }
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    auto pause = std::chrono::milliseconds(2);
-    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      if (errno != EWOULDBLOCK && errno != EINTR) return true;  // locks unsupported here: go on
-      if (std::chrono::steady_clock::now() >= deadline) {
-        *why = "another process held the table's lock past the lock timeout";
-        return false;
-      }
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(50));
-    }
-    return true;
+    if (flock_exclusive(fd_, timeout, [] { return false; })) return true;
+    *why = "another process held the table's lock past the lock timeout";
+    return false;
   }
 
  private:
@@ -223,7 +198,7 @@ TunedTable load_tuned_table(const std::vector<std::string>& roots, const TunedDe
   TunedTable table;
   for (const std::string& root : roots) {
     bool missing = false;
-    if (auto problem = tuned_dir_problem(root, false, &missing)) {
+    if (auto problem = tuned_dir_problem(root, &missing)) {
       if (!missing) warn_once(tuned_dir(root), "not read: " + *problem);
       continue;
     }
@@ -236,7 +211,7 @@ std::vector<TunedTableFile> list_tuned_tables(const std::vector<std::string>& ro
   std::vector<TunedTableFile> files;
   for (const std::string& root : roots) {
     bool missing = false;
-    if (auto problem = tuned_dir_problem(root, false, &missing)) {
+    if (auto problem = tuned_dir_problem(root, &missing)) {
       if (!missing) files.push_back({tuned_dir(root), {}, {}, *problem, {}});
       continue;
     }
@@ -279,11 +254,8 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
   }
   const std::string& root = roots.front();
   bool missing = false;
-  if (::mkdir(root.c_str(), 0700) != 0 && errno != EEXIST) {
-    *why = fmt::format("cannot create {}: {}", root, errno_text());
-    return false;
-  }
-  if (auto problem = tuned_dir_problem(root, true, &missing)) {
+  if (!make_dirs(tuned_dir(root), why)) return false;
+  if (auto problem = tuned_dir_problem(root, &missing)) {
     *why = *problem;
     return false;
   }
