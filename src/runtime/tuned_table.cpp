@@ -268,8 +268,7 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
   read_table_file(path, device, &table);
   for (const TunedEntry& entry : entries) table.insert(entry);
   const std::string text = table.to_json(device).dump(1) + "\n";
-  if (!write_file_atomically(temporary_path(path), path, text.data(), text.size(), why)) return false;
-  return true;
+  return write_file_atomically(temporary_path(path), path, text.data(), text.size(), why);
 }
 
 namespace {
