@@ -2,6 +2,10 @@
 // (forward, input gradient) and the K-grouped weight gradient. Everything about the grouping
 // (expert ids, offsets, counts) lives on the device: no call reads it on the host, none
 // synchronizes, and all are capturable in a CUDA graph whose replays see new routing.
+// The M-grouped forms plan their config (tile, stages, pairs) once per (device, SMs, grouping form,
+// E, rows key, N, K): the heuristics' pick, or the config `jitfp8 tune` recorded for this device
+// kind where it beat that pick (kernels_cache/README.md; JITFP8_TUNED=0 ignores them). Rows key:
+// contiguous, M rounded up to 128; masked, expected_m's bucket.
 #pragma once
 
 #include <cstdint>

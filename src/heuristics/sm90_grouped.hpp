@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "heuristics/sm90_gemm.hpp"
 
@@ -42,5 +44,14 @@ std::int64_t sm90_grouped_rows_key(Sm90Grouping grouping, std::int64_t rows);
 Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t rows,
                                           std::int64_t num_groups, std::int64_t n, std::int64_t k,
                                           int sm_count, bool alone = false);
+
+// Why `c` cannot serve a plan of `grouping` with num_groups experts over K on sm_count SMs
+// (alone: under an SM limit, no pairs), or nullopt: the template's rules (tiles,
+// threads, the shared-memory layout with the grouping tables, pairs that share one expert) and
+// the persistent grid the chooser launches. What a tuned config (runtime/tuned_table.hpp) must
+// pass before a plan takes it.
+std::optional<std::string> sm90_grouped_config_problem(Sm90Grouping grouping, const Sm90GemmConfig& c,
+                                                       std::int64_t num_groups, std::int64_t k, int sm_count,
+                                                       bool alone);
 
 }  // namespace jitfp8::detail

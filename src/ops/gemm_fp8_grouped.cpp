@@ -13,6 +13,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/log.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -71,13 +72,34 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
   key.k = k;
   return plan_cache().get_or_make(key, [&] {
     require_sm90a(function, device.arch);
+    const TargetDevice target = gemm_target(device, key.sms);
     Plan made;
-    made.config = choose_sm90_grouped_config(grouping, key.rows_key, e, n, k, key.sms,
-                                             gemm_target(device, key.sms).clusters.alone);
-    made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, made.config,
-                                                                   device.arch));
+    made.config = choose_sm90_grouped_config(grouping, key.rows_key, e, n, k, key.sms, target.clusters.alone);
+    std::string why;
+    if (auto tuned = gemm_fp8_grouped_tuned_config(*tuned_table_of(device), made.config, target, grouping,
+                                                   key.rows_key, e, n, k, &why)) {
+      try {
+        made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, *tuned, device.arch));
+        made.config = *tuned;
+        log(LogLevel::debug, "{} rows_key {} groups {} n {} k {}: tuned config {}", function, key.rows_key, e, n, k,
+            made.config.to_json().dump());
+      } catch (const Error& error) {
+        why = fmt::format("its kernel failed to build: {}", error.what());
+      }
+    }
+    if (!why.empty())
+      log(LogLevel::warn, "{} rows_key {} groups {} n {} k {}: tuned config not used: {}", function, key.rows_key, e,
+          n, k, why);
+    if (made.kernel == nullptr)
+      made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, made.config, device.arch));
     return made;
   });
+}
+
+// The rows a masked launch plans for: expected_m is a hint only, a value below 1 means "no idea",
+// taken as max_m.
+std::int64_t masked_plan_rows(const GroupedGemmMaskedArgs& a) {
+  return a.expected_m >= 1 ? std::min(a.expected_m, a.max_m) : a.max_m;
 }
 
 // Tensor maps and launch. a_rows / d_rows: rows of the 2D A and D; sfa_inner / sfa_outer: the
@@ -233,9 +255,7 @@ KernelSpec gemm_fp8_grouped_spec(Sm90Grouping grouping, std::int64_t num_groups,
   spec.config["n"] = n;
   spec.config["k"] = k;
   spec.config["num_groups"] = num_groups;
-  spec.config["grouping"] = grouping == Sm90Grouping::contiguous_ids    ? "m_indices"
-                            : grouping == Sm90Grouping::contiguous_ends ? "group_ends"
-                                                                        : "masked";
+  spec.config["grouping"] = sm90_grouping_name(grouping);
   return spec;
 }
 
@@ -298,6 +318,19 @@ void gemm_fp8_grouped_contiguous_with_config(const GroupedGemmContiguousArgs& ar
   launch_contiguous(kernel, config, args, stream);
 }
 
+Sm90GemmConfig gemm_fp8_grouped_contiguous_planned_config(const GroupedGemmContiguousArgs& args, Stream stream) {
+  validate_grouped_contiguous(args);
+  return plan_for(contiguous_grouping(args), std::max<std::int64_t>(args.m, 1), args.num_groups, args.n, args.k,
+                  kContiguous, stream)
+      .config;
+}
+
+Sm90GemmConfig gemm_fp8_grouped_masked_planned_config(const GroupedGemmMaskedArgs& args, Stream stream) {
+  validate_grouped_masked(args);
+  return plan_for(Sm90Grouping::masked, masked_plan_rows(args), args.num_groups, args.n, args.k, kMasked, stream)
+      .config;
+}
+
 void gemm_fp8_grouped_masked_with_config(const GroupedGemmMaskedArgs& args,
                                          const Sm90GemmConfig& config, Stream stream) {
   validate_grouped_masked(args);
@@ -328,9 +361,8 @@ void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream s
 void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream) {
   using namespace detail;
   validate_grouped_masked(args);
-  // expected_m is a hint only: a value below 1 means "no idea", taken as max_m.
-  const std::int64_t expected = args.expected_m >= 1 ? std::min(args.expected_m, args.max_m) : args.max_m;
-  const Plan& plan = plan_for(Sm90Grouping::masked, expected, args.num_groups, args.n, args.k, kMasked, stream);
+  const Plan& plan =
+      plan_for(Sm90Grouping::masked, masked_plan_rows(args), args.num_groups, args.n, args.k, kMasked, stream);
   launch_masked(*plan.kernel, plan.config, args, stream);
 }
 

@@ -16,8 +16,12 @@
 #include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_reference.hpp"
+#include "ops/gemm_target.hpp"
+#include "runtime/template_source.hpp"
+#include "runtime/tuned_table.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
+#include "support/test_env.hpp"
 
 using namespace jitfp8;
 
@@ -541,4 +545,63 @@ TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu
     CHECK(mc.worst < 1.0);
   }
   cudaStreamDestroy(stream);
+}
+
+TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the current pick",
+          "[gpu][moe][tuned]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir.path()});
+  detail::reload_tuned_tables();
+  const detail::DeviceContext& device = detail::current_device();
+  const int sms = detail::gemm_sm_count(device);
+  const auto target = detail::gemm_target(device, sms);
+  std::uint64_t seed = 1300;
+  // Shapes no other test plans. Contiguous: M 768 (rows key 768, m_indices); masked: expected 100.
+  Contiguous p(528, 1168, {200, 0, 130, 250}, 0, seed++);
+  REQUIRE(p.m == 768);
+  Masked q(5, 160, 400, 912, seed++);
+  const detail::Sm90Grouping ids = detail::Sm90Grouping::contiguous_ids, masked = detail::Sm90Grouping::masked;
+  const detail::Sm90GemmConfig contiguous_pick = detail::choose_sm90_grouped_config(ids, p.m, p.e, p.n, p.k, sms,
+                                                                                   target.clusters.alone);
+  const detail::Sm90GemmConfig masked_pick = detail::choose_sm90_grouped_config(masked, 100, q.e, q.n, q.k, sms,
+                                                                               target.clusters.alone);
+  const detail::Sm90GemmConfig contiguous_tuned = make_config(ids, p.e, p.k, 64, 96, 5, 1, true, sms);
+  const detail::Sm90GemmConfig masked_tuned = make_config(masked, q.e, q.k, 128, 160, 4, 1, true, sms);
+  REQUIRE(contiguous_tuned.to_json() != contiguous_pick.to_json());
+  REQUIRE(masked_tuned.to_json() != masked_pick.to_json());
+  REQUIRE_FALSE(detail::sm90_grouped_config_problem(ids, contiguous_tuned, p.e, p.k, sms, target.clusters.alone));
+  REQUIRE_FALSE(detail::sm90_grouped_config_problem(masked, masked_tuned, q.e, q.k, sms, target.clusters.alone));
+  auto entry = [&](detail::Sm90Grouping g, std::int64_t e, std::int64_t rows_key, std::int64_t n, std::int64_t k,
+                   const detail::Sm90GemmConfig& config, const detail::Sm90GemmConfig& replaces) {
+    detail::TunedEntry t;
+    t.op = std::string(detail::gemm_fp8_grouped_op(g));
+    t.key = detail::gemm_fp8_grouped_tuning_key(g, sms, e, rows_key, n, k);
+    t.config = config.to_json();
+    t.replaces = replaces.to_json();
+    t.us = 1, t.replaced_us = 2;
+    t.templates = detail::templates_digest();
+    return t;
+  };
+  // Over their picks; the group_ends plan of the same problem gets one over a pick the heuristics
+  // do not make (stale).
+  const detail::Sm90Grouping ends = detail::Sm90Grouping::contiguous_ends;
+  const detail::Sm90GemmConfig ends_tuned = make_config(ends, p.e, p.k, 64, 96, 5, 1, true, sms);
+  std::string why;
+  REQUIRE(detail::publish_tuned_entries(
+      {dir.path()}, detail::TunedDevice::of(device),
+      {entry(ids, p.e, 768, p.n, p.k, contiguous_tuned, contiguous_pick),
+       entry(masked, q.e, 128, q.n, q.k, masked_tuned, masked_pick),
+       entry(ends, p.e, 768, p.n, p.k, ends_tuned, ends_tuned)},
+      &why));
+  detail::reload_tuned_tables();
+  CHECK(detail::gemm_fp8_grouped_contiguous_planned_config(p.args(true), nullptr).to_json() ==
+        contiguous_tuned.to_json());
+  CHECK(detail::gemm_fp8_grouped_masked_planned_config(q.args(100), nullptr).to_json() == masked_tuned.to_json());
+  CHECK(detail::gemm_fp8_grouped_contiguous_planned_config(p.args(false), nullptr).to_json() ==
+        detail::choose_sm90_grouped_config(ends, p.m, p.e, p.n, p.k, sms, target.clusters.alone).to_json());
+  // And the launches on those plans give the per-expert products.
+  run_contiguous(p, true, nullptr, seed++);
+  run_contiguous(p, false, nullptr, seed++);
+  run_masked(q, {0, 160, 99, 1, 128}, 100, nullptr, seed++);
+  detail::reload_tuned_tables();
 }

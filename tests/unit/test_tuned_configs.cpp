@@ -1,6 +1,6 @@
 // Tuned configs (runtime/tuned_table.hpp, ops/gemm_fp8_nt_tuned.cpp): the table on disk (round
 // trip, merge, concurrent tuners, foreign, corrupt and untrusted files) and the checks a tuned
-// gemm_fp8_nt config passes before a plan takes it.
+// gemm_fp8_nt or M-grouped config passes before a plan takes it.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "heuristics/sm90_gemm.hpp"
+#include "heuristics/sm90_grouped.hpp"
 #include "jitfp8/error.hpp"
+#include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/template_source.hpp"
@@ -346,6 +348,120 @@ TEST_CASE("a tuned gemm_fp8_nt entry applies only over the pick it beat, with th
   unreadable.config.erase("threads");
   CHECK_FALSE(tuned(unreadable));
   CHECK_THAT(why, Catch::Contains("threads"));
+}
+
+TEST_CASE("every M-grouped pick passes the tuned-config checks and survives its JSON", "[tuned][moe]") {
+  int checked = 0;
+  for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends, Sm90Grouping::masked})
+    for (std::int64_t groups : {1, 4, 8, 32, 256})
+      for (std::int64_t rows : {1, 32, 100, 192, 640, 4096, 32768})
+        for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 7168}, {2048, 768}, {7168, 2048}, {576, 512},
+                            {24, 128}})
+          for (auto [sms, alone] : {std::pair{132, false}, std::pair{66, true}, std::pair{131, false}}) {
+            const std::int64_t m = g == Sm90Grouping::masked ? rows : rows * groups;
+            const Sm90GemmConfig c = choose_sm90_grouped_config(g, m, groups, n, k, sms, alone);
+            INFO(fmt::format("{} E {} rows {} {} x {} sms {}: {}", sm90_grouping_name(g), groups, m, n, k, sms,
+                             c.to_json().dump()));
+            CHECK(sm90_grouped_config_problem(g, c, groups, k, sms, alone).value_or("") == "");
+            CHECK(sm90_gemm_config_from_json(c.to_json()).to_json() == c.to_json());
+            ++checked;
+          }
+  CHECK(checked == 3 * 5 * 7 * 5 * 3);
+}
+
+TEST_CASE("tuned M-grouped configs the kernel or the dispatch cannot take are refused", "[tuned][moe]") {
+  const std::int64_t groups = 8, k = 7168;
+  auto problem = [&](Sm90Grouping g, const Sm90GemmConfig& c, int sms = 132, bool alone = false) {
+    return sm90_grouped_config_problem(g, c, groups, k, sms, alone);
+  };
+  // A contiguous pick in A pairs and a masked pick of 256-row tiles: both pass as chosen.
+  const Sm90GemmConfig contiguous = choose_sm90_grouped_config(Sm90Grouping::contiguous_ids, 32768, groups, 4096, k, 132);
+  const Sm90GemmConfig masked = choose_sm90_grouped_config(Sm90Grouping::masked, 192, groups, 4096, k, 132);
+  REQUIRE(contiguous.multicast == 2);
+  REQUIRE(masked.block_m == 256);
+  CHECK_FALSE(problem(Sm90Grouping::contiguous_ids, contiguous));
+  CHECK_FALSE(problem(Sm90Grouping::masked, masked));
+  auto mutated = [&](Sm90Grouping g, const Sm90GemmConfig& base, auto&& mutate, int sms = 132, bool alone = false) {
+    Sm90GemmConfig c = base;
+    mutate(c);
+    return problem(g, c, sms, alone);
+  };
+  const Sm90Grouping ids = Sm90Grouping::contiguous_ids;
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.splits = 2; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.splits_via_workspace = true; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.b_evict_first = true; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.pad_turns = true; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.d_fp32 = true; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.threads += 128; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.smem_bytes += 16; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.block_n = 200; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.block_m = 96; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.stages = 2; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.group_n = 0; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.multicast = 3; }));
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.multicast_on_a = false; }));  // a pair of two experts' M blocks
+  CHECK(mutated(ids, contiguous, [](auto& c) { c.num_sms = 130; }));
+  CHECK(mutated(ids, contiguous, [](auto&) {}, 66, true));   // no pairs under an SM limit
+  CHECK(mutated(ids, contiguous, [](auto&) {}, 131, false));  // nor on an odd SM count
+  // The grouping form's tables are part of the layout: m_indices' config is not group_ends'.
+  CHECK(problem(Sm90Grouping::contiguous_ends, contiguous));
+  // Contiguous tiles hold one expert's rows: 256-row tiles are the masked form's only.
+  Sm90GemmConfig tall = masked;
+  tall.smem_bytes = sm90_grouped_smem_bytes(ids, groups, 256, 128, k, tall.stages);
+  CHECK(problem(ids, tall));
+  CHECK(mutated(Sm90Grouping::masked, masked, [](auto& c) { c.stages = 17; }));
+  Sm90GemmConfig b_pair = masked;  // masked pairs may share B (two M blocks of one expert)
+  b_pair.multicast = 2, b_pair.multicast_on_a = false, b_pair.num_sms = 132;
+  CHECK_FALSE(problem(Sm90Grouping::masked, b_pair));
+}
+
+TEST_CASE("a tuned M-grouped entry applies to its own plan only, over the pick it beat", "[tuned][moe]") {
+  const std::int64_t groups = 8, rows_key = 4096, n = 7168, k = 2048;
+  const TargetDevice target(132, ClusterCapacity{39, 30, 15, false});
+  const Sm90Grouping ids = Sm90Grouping::contiguous_ids;
+  const Sm90GemmConfig pick = choose_sm90_grouped_config(ids, rows_key, groups, n, k, 132);
+  Sm90GemmConfig faster = pick;
+  faster.group_n = 16;  // any valid config other than the pick
+  TunedEntry e;
+  e.op = "gemm_fp8_grouped_contiguous";
+  e.key = gemm_fp8_grouped_tuning_key(ids, 132, groups, rows_key, n, k);
+  e.config = faster.to_json();
+  e.replaces = pick.to_json();
+  e.us = 9, e.replaced_us = 10;
+  e.templates = templates_digest();
+  std::string why;
+  auto tuned = [&](const TunedEntry& entry, Sm90Grouping g = Sm90Grouping::contiguous_ids,
+                   std::int64_t key_rows = 4096) {
+    TunedTable table;
+    table.insert(entry);
+    return gemm_fp8_grouped_tuned_config(table, pick, target, g, key_rows, groups, n, k, &why);
+  };
+  REQUIRE(tuned(e));
+  CHECK(tuned(e)->to_json() == faster.to_json());
+  CHECK(why.empty());
+  CHECK_FALSE(tuned(e, ids, 4224));                        // another rows key
+  CHECK_FALSE(tuned(e, Sm90Grouping::contiguous_ends));  // another grouping form
+  CHECK_FALSE(tuned(e, Sm90Grouping::masked));
+  CHECK(why.empty());
+  TunedEntry masked = e;
+  masked.op = "gemm_fp8_grouped_masked";  // the key of a contiguous plan under the masked op
+  CHECK_FALSE(tuned(masked));
+  CHECK(why.empty());
+
+  TunedEntry stale = e;
+  stale.replaces["stages"] = pick.stages - 1;
+  CHECK_FALSE(tuned(stale));
+  CHECK_THAT(why, Catch::Contains("stale"));
+
+  TunedEntry other_templates = e;
+  other_templates.templates = "0123";
+  CHECK_FALSE(tuned(other_templates));
+  CHECK(why.empty());
+
+  TunedEntry broken = e;
+  broken.config["block_m"] = 256;  // contiguous tiles hold 128 rows at most
+  CHECK_FALSE(tuned(broken));
+  CHECK_THAT(why, Catch::Contains("block_m"));
 }
 
 TEST_CASE("the process reads a device's tuned table once, and none under JITFP8_TUNED=0", "[tuned]") {

@@ -141,20 +141,26 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
   return timings;
 }
 
+double bf16_value(std::uint16_t bits) {
+  const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, 4);
+  return value;
+}
+
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n, bool f32) {
   std::vector<std::uint16_t> all = d.download();
   std::vector<double> out;
   for (int r : rows)
     for (long long c = 0; c < n; ++c) {
-      float value;
       if (f32) {
+        float value;
         std::memcpy(&value, &all[(r * n + c) * 2], 4);
+        out.push_back(value);
       } else {
-        std::uint32_t bits = static_cast<std::uint32_t>(all[r * n + c]) << 16;
-        std::memcpy(&value, &bits, 4);
+        out.push_back(bf16_value(all[r * n + c]));
       }
-      out.push_back(value);
     }
   return out;
 }

@@ -79,6 +79,9 @@ Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int w
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup = 3, int iters = 20);
 
+// A bf16's value.
+double bf16_value(std::uint16_t bits);
+
 // The accuracy yardstick of the anchors: 1 - 2 sum(xy) / sum(x^2 + y^2).
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y);
 

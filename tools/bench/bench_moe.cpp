@@ -26,6 +26,7 @@
 #include "bench_inputs.hpp"
 #include "compile_all.hpp"
 #include "config_words.hpp"
+#include "grouped_candidates.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
@@ -114,12 +115,7 @@ void place_rows(const PackedOperand& e, std::uint8_t* q, float* scales, long lon
                            Scales1x128Layout{e.rows, e.k}.k_blocks(), cudaMemcpyDeviceToDevice));
 }
 
-double bf16_at(const std::vector<std::uint16_t>& d, std::size_t i) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(d[i]) << 16;
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
-}
+double bf16_at(const std::vector<std::uint16_t>& d, std::size_t i) { return bf16_value(d[i]); }
 
 // Accuracy against the fp64 reference of each expert on up to 8 sampled rows: returns the
 // yardstick diff of `got_row(e, r, c)` over all samples.
@@ -148,13 +144,30 @@ double sampled_diff(const std::vector<GemmFp8Args>& experts, bool b_scales_1x128
   return calc_diff(x, y);
 }
 
+// config: the words of the config ours ran (M-grouped rows; last, so that the columns before it
+// keep their positions for scripts).
 void print_row(const std::string& label, long long n, long long k, double ours_us, double flops,
-               double cublas_us, double anchor, double diff_ours, double diff_cublas) {
+               double cublas_us, double anchor, double diff_ours, double diff_cublas, const std::string& config = "") {
   const double tf = flops / ours_us / 1e6, tf_cublas = flops / cublas_us / 1e6;
-  fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e}\n",
+  fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e}{}\n",
              label, n, k, ours_us, tf, 100 * tf / kPeakTflops, cublas_us, tf_cublas, tf / tf_cublas,
-             vs_deepgemm(tf, anchor), diff_ours, diff_cublas);
+             vs_deepgemm(tf, anchor), diff_ours, diff_cublas, config.empty() ? "" : " | " + config);
   std::fflush(stdout);
+}
+
+// What an M-grouped row ran: the dispatch's plan, a tuned config (jitfp8 tune) where one applies
+// over the heuristics' pick, marked "(tuned)".
+struct Planned {
+  detail::Sm90GemmConfig config;
+  bool tuned = false;
+  std::string words() const { return config_words(config) + (tuned ? " (tuned)" : ""); }
+};
+Planned planned_of(const detail::Sm90GemmConfig& planned, detail::Sm90Grouping grouping, long long rows, long long groups,
+                   long long n, long long k) {
+  const detail::TargetDevice target = detail::gemm_target(detail::current_device());  // under --sm-limit
+  const detail::Sm90GemmConfig pick =
+      detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, target.sm_count, target.clusters.alone);
+  return {planned, planned.to_json() != pick.to_json()};
 }
 
 void print_header(const std::string& title) {
@@ -173,7 +186,7 @@ struct Context {
   cublasLtHandle_t handle;
   DeviceArray<char>* workspace;
   int iters;
-  bool sweep = false;  // also time candidate configs (sweep_configs, sweep_kgrouped)
+  bool sweep = false;  // also time candidate configs (grouped_sweep_configs, sweep_kgrouped)
   // Every expert gets exactly the expected rows (M-grouped) or tokens (K-grouped): a diagnostic
   // beside the anchors' 0.7-1.3x spread, the same work as E dense GEMMs (contiguous with
   // expected % 128 == 0: one dense GEMM of M = E x expected).
@@ -270,65 +283,6 @@ std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& o
   return {t[0], t[1]};
 }
 
-// --sweep (contiguous and masked): candidate tile shapes x pairing, each with the most stages
-// that fit (or at most max_stages), timed beside the heuristic's config on the same inputs.
-struct SweepShape {
-  int bm, bn, mc;
-  bool on_a;            // with mc = 2: the pair shares A (two N blocks), else B (two M blocks of an expert)
-  int max_stages = 16;  // 4: the ring depth that made the dense kernel's wide 128-row tiles faster
-};
-// Contiguous: A pairs only (a pair must share the expert).
-const SweepShape kContiguousSweep[] = {{128, 192, 2, true}, {128, 192, 1, true}, {128, 160, 2, true},
-                                       {128, 160, 2, true, 4}, {128, 160, 1, true}, {128, 144, 2, true},
-                                       {128, 144, 1, true},    {128, 128, 2, true},
-                                       {128, 128, 2, true, 4}, {128, 128, 1, true}, {128, 96, 1, true},
-                                       {64, 192, 1, true},     {64, 128, 2, true}};
-const SweepShape kMaskedSweep[] = {{128, 192, 2, false}, {128, 192, 2, true},    {128, 192, 1, true},
-                                   {128, 128, 2, false}, {128, 128, 2, false, 4}, {128, 128, 1, true},
-                                   {128, 128, 1, true, 4}, {256, 128, 1, true},  {256, 128, 2, true},
-                                   {256, 96, 1, true},   {256, 64, 2, true},   {64, 192, 1, true},
-                                   {64, 192, 2, false},  {64, 192, 2, true},   {128, 160, 1, true},
-                                   {128, 160, 2, true},  {128, 160, 2, false}, {128, 96, 1, true},
-                                   {64, 128, 1, true},   {64, 128, 2, false}};
-
-template <std::size_t kCount>
-std::vector<detail::Sm90GemmConfig> sweep_configs(detail::Sm90Grouping grouping, const SweepShape (&shapes)[kCount],
-                                                  long long groups, long long k) {
-  const int sm_count = detail::gemm_sm_count(detail::current_device());  // under --sm-limit
-  std::vector<detail::Sm90GemmConfig> configs;
-  for (const SweepShape& s : shapes) {
-    detail::Sm90GemmConfig c;
-    c.block_m = s.bm, c.block_n = s.bn, c.multicast = s.mc, c.multicast_on_a = s.on_a;
-    c.splits = 1, c.num_sms = sm_count - sm_count % s.mc, c.group_n = 8;
-    c.threads = detail::sm90_gemm_threads(s.bm);
-    c.stages = std::min(detail::sm90_grouped_max_stages(grouping, groups, s.bm, s.bn, k), s.max_stages);
-    c.smem_bytes = detail::sm90_grouped_smem_bytes(grouping, groups, s.bm, s.bn, k, c.stages);
-    if (c.stages >= 3) configs.push_back(c);
-  }
-  return configs;
-}
-
-// The heuristic's pick first, then the pick on shallower rings (down to 3 stages, at most two
-// steps), in the pick's own cluster: where the deepest ring that fits is not the fastest (the
-// dense chooser's ring_stages). The sweep times the pick like every candidate (time_kernel), so
-// its line compares with theirs.
-std::vector<detail::Sm90GemmConfig> with_pick_stage_ladder(std::vector<detail::Sm90GemmConfig> configs,
-                                                           detail::Sm90Grouping grouping, long long rows,
-                                                           long long groups, long long n, long long k) {
-  const detail::TargetDevice target = detail::gemm_target(detail::current_device());  // under --sm-limit
-  const detail::Sm90GemmConfig pick =
-      detail::choose_sm90_grouped_config(grouping, rows, groups, n, k, target.sm_count, target.clusters.alone);
-  std::vector<detail::Sm90GemmConfig> ladder{pick};
-  for (int stages = std::max(3, pick.stages - 2); stages < pick.stages; ++stages) {
-    detail::Sm90GemmConfig c = pick;
-    c.stages = stages;
-    c.smem_bytes = detail::sm90_grouped_smem_bytes(grouping, groups, c.block_m, c.block_n, k, stages);
-    ladder.push_back(c);
-  }
-  configs.insert(configs.begin(), ladder.begin(), ladder.end());
-  return configs;
-}
-
 // Compiles the configs' kernels in parallel, then times `run(config)` for each config (the
 // first, the heuristic's pick, marked '*'), prints a line and records `kind` results. rows: what
 // the chooser saw (contiguous: M, the experts' padded rows; masked: expected rows per expert).
@@ -394,8 +348,7 @@ void run_contiguous(Context& ctx) {
         ctx.group_ends ? detail::Sm90Grouping::contiguous_ends : detail::Sm90Grouping::contiguous_ids;
     if (ctx.sweep)
       time_sweep(ctx, "contiguous_sweep", contiguous_grouping, c, m, in.flops(),
-                 with_pick_stage_ladder(sweep_configs(contiguous_grouping, kContiguousSweep, c.groups, c.k),
-                                        contiguous_grouping, m, c.groups, c.n, c.k),
+                 grouped_sweep_configs(contiguous_grouping, m, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
                    detail::gemm_fp8_grouped_contiguous_with_config(g, cfg, ctx.stream);
                  });
@@ -412,9 +365,11 @@ void run_contiguous(Context& ctx) {
     const double diff_cublas =
         cublaslt_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
+    const Planned planned = planned_of(detail::gemm_fp8_grouped_contiguous_planned_config(g, ctx.stream),
+                                       contiguous_grouping, m, c.groups, c.n, c.k);
     print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
-              diff_cublas);
-    ctx.results.push_back({{"kind", "contiguous"}, {"grouping", ctx.group_ends ? "group_ends" : "m_indices"},
+              diff_cublas, planned.words());
+    ctx.results.push_back({{"kind", "contiguous"}, {"config", planned.config.to_json()}, {"tuned", planned.tuned}, {"grouping", ctx.group_ends ? "group_ends" : "m_indices"},
                            {"groups", c.groups}, {"expected_m", c.expected},
                            {"m", m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
                            {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
@@ -461,8 +416,7 @@ void run_masked(Context& ctx) {
         time_beside_cublas_loop([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, in, d_cublas, rows0, ctx);
     if (ctx.sweep)
       time_sweep(ctx, "masked_sweep", detail::Sm90Grouping::masked, c, c.expected, in.flops(),
-                 with_pick_stage_ladder(sweep_configs(detail::Sm90Grouping::masked, kMaskedSweep, c.groups, c.k),
-                                        detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k),
+                 grouped_sweep_configs(detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k),
                  [&](const detail::Sm90GemmConfig& cfg) {
                    detail::gemm_fp8_grouped_masked_with_config(g, cfg, ctx.stream);
                  });
@@ -479,9 +433,11 @@ void run_masked(Context& ctx) {
     const double diff_cublas =
         cublaslt_takes_k(c.k) ? sampled_diff(experts, false, at(d_cublas_host), ctx.stream) : NAN;
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
+    const Planned planned = planned_of(detail::gemm_fp8_grouped_masked_planned_config(g, ctx.stream),
+                                       detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k);
     print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
-              diff_cublas);
-    ctx.results.push_back({{"kind", "masked"}, {"groups", c.groups}, {"expected_m", c.expected},
+              diff_cublas, planned.words());
+    ctx.results.push_back({{"kind", "masked"}, {"config", planned.config.to_json()}, {"tuned", planned.tuned}, {"groups", c.groups}, {"expected_m", c.expected},
                            {"max_m", max_m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
                            {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
                            {"cublaslt_loop_us", theirs.median_us},
@@ -629,6 +585,7 @@ int run_moe(int argc, char** argv) {
   std::string json_path, only, shapes;
   int iters = 20;
   bool sweep = false, uniform_tokens = false, split_tail = true, group_ends = false;
+  std::uint64_t seed = 0;  // --seed: other routings and inputs (0: the anchors' tables as always)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
@@ -639,6 +596,7 @@ int run_moe(int argc, char** argv) {
     else if (arg == "--no-split-tail") split_tail = false;
     else if (arg == "--group-ends") group_ends = true;
     else if (arg == "--shapes" && i + 1 < argc) shapes = argv[++i];
+    else if (arg == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else {
       std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -695,7 +653,7 @@ int run_moe(int argc, char** argv) {
                   {"kgrouped", 2028, run_kgrouped}};
   for (const auto& section : sections) {
     if (!wanted(section.kind)) continue;
-    ctx.rng.seed(section.seed);
+    ctx.rng.seed(section.seed + 1000 * seed);
     section.run(ctx);
   }
   if (!json_path.empty()) std::ofstream(json_path) << ctx.results.dump(2) << "\n";

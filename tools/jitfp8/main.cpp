@@ -27,13 +27,16 @@ commands:
                                         jitfp8 dump --arch sm_90a quantize_1x128 x_dtype=bf16
   bench gemm|quant|moe [--shapes ...] [--iters N] [--json FILE]
                                         time the kernels beside cuBLASLt (needs a GPU)
-  tune [--m M,M,...] [--top N] [--iters N] [--min-gain PCT] [--with-workspace-only |
-       --without-workspace-only] [--dry-run] [--json FILE] MANIFEST...
-                                        time gemm_fp8_nt's pick against the model's next best
-                                        configs on this GPU for the manifests' shapes (M: the
-                                        powers of two in each range, or --m) and record those
-                                        that beat it by --min-gain (default 2%) in the cache's
-                                        tuned-config table, where the dispatch takes them
+  tune [--only OP,...] [--m M,M,...] [--top N] [--iters N] [--min-gain PCT]
+       [--with-workspace-only | --without-workspace-only] [--m-indices-only | --group-ends-only]
+       [--draws N] [--dry-run | --list] [--json FILE] MANIFEST...
+                                        time the heuristics' picks of the manifests' GEMMs
+                                        (gemm_fp8_nt, gemm_fp8_grouped_contiguous and _masked)
+                                        against other configs on this GPU (M: the powers of two
+                                        in each range, or --m) and record those that beat the
+                                        pick by --min-gain (default 2%) in the cache's
+                                        tuned-config table, where the dispatches take them
+                                        (--list: name the plans only, no GPU needed)
 )";
 
 }  // namespace

@@ -1,0 +1,133 @@
+// jitfp8 tune MANIFEST...: times the heuristics' picks of the manifests' GEMMs (gemm_fp8_nt, the
+// M-grouped contiguous and masked forms) against other configs on this GPU, and records the
+// configs that beat the pick in the tuned-config table of the cache (runtime/tuned_table.hpp),
+// where the dispatches take them. The plan kinds: tune_gemm.cpp, tune_grouped.cpp.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "bench_common.hpp"
+#include "ops/gemm_target.hpp"
+#include "tune_common.hpp"
+
+namespace jitfp8::bench {
+namespace {
+
+constexpr const char* kOps[] = {"gemm_fp8_nt", "gemm_fp8_grouped_contiguous", "gemm_fp8_grouped_masked"};
+
+std::vector<long long> parse_list(const std::string& text) {
+  std::vector<long long> values;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    char* stop = nullptr;
+    const long long value = std::strtoll(item.c_str(), &stop, 10);
+    if (item.empty() || *stop != '\0' || value < 1 || value > (1ll << 31) - 1)
+      throw std::runtime_error("--m: '" + item + "' is not an M in [1, 2^31)");
+    values.push_back(value);
+    start = end + 1;
+  }
+  return values;
+}
+
+std::set<std::string> parse_ops(const std::string& text) {
+  std::set<std::string> ops;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string op = text.substr(start, end - start);
+    bool known = false;
+    for (const char* k : kOps) known = known || op == k;
+    if (!known)
+      throw std::runtime_error("--only: '" + op +
+                               "' is not gemm_fp8_nt, gemm_fp8_grouped_contiguous or gemm_fp8_grouped_masked");
+    ops.insert(op);
+    start = end + 1;
+  }
+  return ops;
+}
+
+// The command (run_tune reports what it throws).
+int tune(int argc, char** argv) {
+  TuneOptions o;
+  std::vector<std::string> manifest_paths;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--m") o.m_values = parse_list(value());
+    else if (arg == "--only") o.ops = parse_ops(value());
+    else if (arg == "--top") o.top = std::max(1, std::atoi(value().c_str()));
+    else if (arg == "--iters") o.iters = std::max(2, std::atoi(value().c_str()));
+    else if (arg == "--min-gain") o.min_gain = std::atof(value().c_str()) / 100.0;
+    else if (arg == "--without-workspace-only") o.with_workspace = false;
+    else if (arg == "--with-workspace-only") o.without_workspace = false;
+    else if (arg == "--m-indices-only") o.group_ends = false;
+    else if (arg == "--group-ends-only") o.m_indices = false;
+    else if (arg == "--draws") o.draws = std::max(1, std::atoi(value().c_str()));
+    else if (arg == "--dry-run") o.dry_run = true;
+    else if (arg == "--list") o.list = true;
+    else if (arg == "--json") o.json_path = value();
+    else if (arg.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "jitfp8 tune: unknown option '%s'\n", arg.c_str());
+      return 2;
+    } else manifest_paths.push_back(arg);
+  }
+  if (manifest_paths.empty()) {
+    std::fprintf(stderr, "jitfp8 tune: name at least one manifest (kernels_cache/*.json)\n");
+    return 2;
+  }
+  std::vector<Manifest> manifests;
+  for (const std::string& path : manifest_paths) manifests.push_back(load_manifest(path));
+  const std::vector<std::string> gemm_plans = gemm_tune_plans(manifests, o);
+  const std::vector<std::string> grouped_plans = grouped_tune_plans(manifests, o);
+  if (gemm_plans.size() + grouped_plans.size() == 0) {
+    std::fprintf(stderr, "jitfp8 tune: the manifests hold no GEMM that tune knows with those M (gemm_fp8_nt, "
+                         "gemm_fp8_grouped_contiguous, gemm_fp8_grouped_masked)\n");
+    return 2;
+  }
+  if (o.list) {
+    for (const auto* plans : {&gemm_plans, &grouped_plans})
+      for (const std::string& plan : *plans) fmt::print("{}\n", plan);
+    fmt::print("{} plans\n", gemm_plans.size() + grouped_plans.size());
+    return 0;
+  }
+
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::TunedDevice tuned_device = detail::TunedDevice::of(device);
+  const int sms = detail::gemm_sm_count(device);
+  const std::vector<std::string> roots = cache_roots();
+  fmt::print("tuning {} gemm_fp8_nt and {} M-grouped plans on {} ({} SMs{}); table: {}\n", gemm_plans.size(),
+             grouped_plans.size(),
+             device.name, device.sm_count, sms < device.sm_count ? fmt::format(", limited to {}", sms) : "",
+             roots.empty() ? "(no cache root)" : detail::tuned_table_path(roots.front(), tuned_device));
+  cudaStream_t stream;
+  BENCH_CHECK(cudaStreamCreate(&stream));
+  TuneRecorder recorder(o, roots, tuned_device, sms);
+  tune_gemm_plans(manifests, o, recorder, stream);
+  tune_grouped_plans(manifests, o, recorder, stream);
+  return recorder.finish(device.name);
+}
+
+}  // namespace
+
+int run_tune(int argc, char** argv) {
+  try {
+    return tune(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "jitfp8 tune: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace jitfp8::bench

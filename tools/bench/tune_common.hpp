@@ -1,0 +1,104 @@
+// What every plan kind of `jitfp8 tune` shares: the options, the timing rounds that pick the
+// fastest config against the heuristics' pick, the M values of a manifest op, and the recorder
+// that prints each plan's line and writes the entries that beat their pick into the tuned-config
+// table (runtime/tuned_table.hpp).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "heuristics/sm90_gemm.hpp"
+#include "jitfp8/runtime.hpp"
+#include "runtime/tuned_table.hpp"
+
+namespace jitfp8::bench {
+
+struct TuneOptions {
+  std::vector<long long> m_values;  // empty: the powers of two in each op's M range
+  int top = 16;                     // gemm_fp8_nt: the model's best configs timed beside the pick
+  int iters = 10;                   // the final round's runs: 5 x iters, in turns
+  double min_gain = 0.02;           // a config must beat the pick by this much to be recorded
+  bool with_workspace = true, without_workspace = true;  // gemm_fp8_nt's plans
+  bool m_indices = true, group_ends = true;              // the contiguous grouping forms tuned
+  int draws = 4;  // M-grouped: routings (rows per expert) each config is timed on, summed
+  std::set<std::string> ops;        // the ops tuned; empty: every op tune knows
+  bool dry_run = false;
+  bool list = false;  // only name the plans (no GPU)
+  std::string json_path;
+  bool wants(const std::string& op) const { return ops.empty() || ops.count(op) != 0; }
+};
+
+struct Outcome {
+  detail::Sm90GemmConfig pick, best;
+  double pick_us = 0, best_us = 0;  // the mean over the draws
+  int timed = 0;
+  std::vector<double> passes;  // round 2: the pick's and the fastest's time, forward then backward
+  std::vector<double> draw_gains;  // round 2: the fastest's gain over the pick on each draw
+  std::string note;            // why nothing was recorded, or ""
+  bool record = false;
+};
+
+// Launches a config once on one set of operands (a draw).
+using TuneRun = std::function<void(const detail::Sm90GemmConfig&)>;
+
+// A config's time is the sum over `draws` (operand sets, e.g. routings of the M-grouped GEMMs,
+// whose best config depends on them) of its median time on each. Round 1 times configs[0] (the
+// pick) and the others, each alone (5 x max(2, iters / 4) runs a draw); a config that fails to run
+// is skipped (the pick must run). Round 2 times the pick and the three fastest others in turns
+// (5 x iters rounds of every config on every draw), so that clock drift falls on all alike,
+// twice, the second time in reverse order (so that no config's place in the turns decides). The
+// fastest by the sum of its two passes is the outcome's best; `record` is set when it beats the
+// pick by min_gain in each pass and is slower on no draw (a config that wins on some routings and
+// loses on others would trade one for the other: masked 16 x 128 rows, 3072 x 4096, 8% faster
+// over three routings, ran 9% faster and 11% slower on two others). The caller checks its output
+// before recording it.
+Outcome time_candidates(const std::vector<detail::Sm90GemmConfig>& configs, const std::vector<TuneRun>& draws,
+                        const TuneOptions& o, cudaStream_t stream);
+
+// The M values of `op` to tune: --m's within its range, else the powers of two from `first` in
+// it (its m_min where none is).
+std::vector<long long> tune_m_values(const ManifestOp& op, const TuneOptions& o, long long first);
+
+// Prints a header, then a line per plan, and writes the recorded ones into the table of the first
+// cache root as found (a long tune that is stopped keeps what it measured), then checks that the
+// dispatch, reading the table back as any process would, plans with them.
+class TuneRecorder {
+ public:
+  TuneRecorder(const TuneOptions& o, const std::vector<std::string>& roots, const detail::TunedDevice& device,
+               int sms);
+  // One plan's outcome. plan: what was tuned (for --json); words: the same for the line.
+  // planned_now: the config the dispatch plans with after the table is reloaded. Throws when the
+  // table cannot be written.
+  void report(const std::string& op, const nlohmann::json& key, const nlohmann::json& plan, const std::string& words,
+              const Outcome& out, const std::function<detail::Sm90GemmConfig()>& planned_now);
+  // The summary; writes --json; the exit status (1 when the dispatch missed a recorded config).
+  int finish(const std::string& device_name) const;
+
+ private:
+  const TuneOptions& options_;
+  std::vector<std::string> roots_;
+  detail::TunedDevice device_;
+  int sms_;
+  nlohmann::json results_ = nlohmann::json::array();
+  int plans_ = 0, recorded_ = 0, taken_ = 0;
+  double log_gain_ = 0;
+};
+
+// The plan kinds: the plans the manifests hold for `o`, as the tuner's lines name them (no GPU
+// needed), and tuning them.
+// gemm_fp8_nt (tune_gemm.cpp): per M key (sm90_gemm_m_key), with and without a workspace.
+std::vector<std::string> gemm_tune_plans(const std::vector<Manifest>& manifests, const TuneOptions& o);
+void tune_gemm_plans(const std::vector<Manifest>& manifests, const TuneOptions& o, TuneRecorder& recorder,
+                     cudaStream_t stream);
+// The M-grouped GEMMs (tune_grouped.cpp): per grouping form and rows key (sm90_grouped_rows_key).
+std::vector<std::string> grouped_tune_plans(const std::vector<Manifest>& manifests, const TuneOptions& o);
+void tune_grouped_plans(const std::vector<Manifest>& manifests, const TuneOptions& o, TuneRecorder& recorder,
+                        cudaStream_t stream);
+
+}  // namespace jitfp8::bench
