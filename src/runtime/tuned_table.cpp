@@ -104,6 +104,17 @@ std::string temporary_path(const std::string& final_path) {
   return fmt::format("{}.tmp-{}-{}-{:x}", final_path, ::getpid(), counter++, random());
 }
 
+// Temporary files of the table at `final_path` (temporary_path's). Only a tuner that holds the
+// table's lock writes one, and renames or removes it before it lets go; so while we hold the lock,
+// any there is the leftover of a tuner that was killed meanwhile, and is removed.
+void remove_leftover_temporaries(const std::string& final_path) {
+  const std::filesystem::path table(final_path);
+  const std::string prefix = table.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (const auto& item : std::filesystem::directory_iterator(table.parent_path(), ec))
+    if (item.path().filename().string().rfind(prefix, 0) == 0) ::unlink(item.path().c_str());
+}
+
 // An advisory lock on the table file, held while it is read, merged and replaced.
 class TableLock {
  public:
@@ -262,6 +273,7 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
   const std::string path = tuned_table_path(root, device);
   TableLock lock(path + ".lock");
   if (!lock.acquire(lock_timeout(), why)) return false;
+  remove_leftover_temporaries(path);
   // What is there now, as written by other tuners: kept unless replaced. A file that is there but
   // not usable (foreign, corrupt) is replaced whole.
   TunedTable table;

@@ -69,7 +69,7 @@ TunedTable load_tuned_table(const std::vector<std::string>& roots, const TunedDe
 // Merges `entries` into the table of the first root (created with its directory, mode 0700):
 // under an advisory lock on the table (other tuners wait up to lock_timeout()), read, merged
 // (the new entries replace their keys'), written whole to a temporary file and renamed into
-// place. Returns false with `why` set when the root cannot be written, the lock not taken or the
+// place; temporary files that killed tuners left are removed. Returns false with `why` set when the root cannot be written, the lock not taken or the
 // write failed; the table on disk is then unchanged.
 bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDevice& device,
                            const std::vector<TunedEntry>& entries, std::string* why);

@@ -169,6 +169,26 @@ TEST_CASE("tuned tables of another device kind, corrupt or untrusted, are not us
   }
 }
 
+TEST_CASE("a tuner's leftover temporary file goes with the next publish of its table", "[tuned]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  REQUIRE(publish(root, {entry_for(128, 5)}));
+  const std::string table = tuned_table_path(root, kH100);
+  const TunedDevice other{"sm_90a", "NVIDIA H200", 132};
+  const std::string leftover = table + ".tmp-99999999-0-abc", others = tuned_table_path(root, other) + ".tmp-1-0-abc";
+  test::write_text_file(leftover, "{\"half\": ");  // a tuner killed while writing
+  test::write_text_file(others, "{");
+  CHECK(load_tuned_table({root}, kH100).size() == 1);  // never read
+  REQUIRE(publish(root, {entry_for(256, 6)}));
+  CHECK_FALSE(fs::exists(leftover));
+  CHECK(fs::exists(others));  // another table's: its own lock guards it
+  const TunedTable read = load_tuned_table({root}, kH100);
+  CHECK(read.size() == 2);
+  std::size_t files = 0;
+  for (const auto& item : fs::directory_iterator(root + "/tuned")) files += item.path().string().find(".tmp-") == std::string::npos;
+  CHECK(files == 2);  // the table and its lock
+}
+
 TEST_CASE("tuners publishing at once lose no entry", "[tuned][concurrency]") {
   test::TempDir dir;
   const std::string root = dir / "cache";
