@@ -15,6 +15,7 @@
 #include "ops/op_family.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/tuned_table.hpp"
 
 namespace jitfp8 {
 namespace {
@@ -57,7 +58,10 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
     const detail::DeviceContext& context = detail::current_device();  // throws no_driver
     arch = context.arch;
     device = context.device;
-    if (options.sm_count == 0) target = detail::gemm_target(context);  // what its dispatch will choose
+    if (options.sm_count == 0) {  // what its dispatch will choose, tuned configs included
+      target = detail::gemm_target(context);
+      target.tuned = detail::tuned_table_of(context);
+    }
   }
   if (options.load && device < 0) {
     const detail::DeviceContext& context = detail::current_device();

@@ -261,6 +261,20 @@ KernelSpec gemm_fp8_grouped_spec(Sm90Grouping grouping, std::int64_t num_groups,
 
 namespace {
 
+// The config a plan of these rows takes: the heuristics' pick, or a tuned config where one applies
+// (prewarm for the device at hand: target.tuned), as plan_for.
+Sm90GemmConfig planned_for_prewarm(Sm90Grouping g, std::int64_t rows_key, const ManifestOp& op,
+                                   const TargetDevice& target) {
+  const Sm90GemmConfig pick =
+      choose_sm90_grouped_config(g, rows_key, op.groups, op.n, op.k, target.sm_count, target.clusters.alone);
+  std::string why;
+  if (target.tuned)
+    if (auto tuned = gemm_fp8_grouped_tuned_config(*target.tuned, pick, target, g, rows_key, op.groups, op.n, op.k,
+                                                   &why))
+      return *tuned;
+  return pick;
+}
+
 // Every rows key (sm90_grouped_rows_key) of the manifest op's m range, in order.
 std::vector<std::int64_t> rows_keys(Sm90Grouping grouping, const ManifestOp& op) {
   std::vector<std::int64_t> keys{sm90_grouped_rows_key(grouping, op.m_min)};
@@ -278,8 +292,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& 
   std::set<std::string> seen;
   for (const std::int64_t m : rows_keys(Sm90Grouping::contiguous_ids, op)) {
     for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
-      const Sm90GemmConfig c =
-          choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count, target.clusters.alone);
+      const Sm90GemmConfig c = planned_for_prewarm(g, m, op, target);
       KernelSpec spec = gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, c, arch);
       if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
     }
@@ -295,8 +308,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, 
   std::set<std::string> seen;
   const Sm90Grouping g = Sm90Grouping::masked;
   for (const std::int64_t m : rows_keys(g, op)) {
-    const Sm90GemmConfig c =
-        choose_sm90_grouped_config(g, m, op.groups, op.n, op.k, target.sm_count, target.clusters.alone);
+    const Sm90GemmConfig c = planned_for_prewarm(g, m, op, target);
     KernelSpec spec = gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, c, arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }

@@ -149,12 +149,18 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const std::int64_t last = sm90_gemm_m_key(std::max(op.m_max, op.m_min));
-  // Callers with and without a split-K workspace: both kernels where they differ.
+  // Callers with and without a split-K workspace: both kernels where they differ. A tuned config
+  // where one applies, as the dispatch plans.
   for (std::int64_t m = sm90_gemm_m_key(op.m_min); m <= last; m += 64)
     for (bool with_workspace : {false, true}) {
-      KernelSpec spec = gemm_fp8_nt_spec(
-          op.n, op.k,
-          choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters, with_workspace, d_fp32), arch);
+      Sm90GemmConfig config =
+          choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters, with_workspace, d_fp32);
+      std::string why;
+      if (target.tuned)
+        if (auto tuned = gemm_fp8_nt_tuned_config(*target.tuned, config, target, m, op.n, op.k, with_workspace,
+                                                  d_fp32, &why))
+          config = *tuned;
+      KernelSpec spec = gemm_fp8_nt_spec(op.n, op.k, config, arch);
       if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
     }
   return specs;

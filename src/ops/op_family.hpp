@@ -2,6 +2,7 @@
 // operation into the kernels it needs (expanding M ranges into distinct configurations).
 #pragma once
 
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -11,12 +12,17 @@
 
 namespace jitfp8::detail {
 
+class TunedTable;
+
 // What the heuristics know of the device the kernels are for: its SMs and, where the device is at
-// hand (dispatch, prewarm for the current device), its cluster capacity.
+// hand (dispatch, prewarm for the current device), its cluster capacity. tuned: the device's
+// tuned-config table (runtime/tuned_table.hpp) where a prewarm for the device at hand expands
+// manifests, so that it compiles the configs the dispatch will take; null elsewhere.
 struct TargetDevice {
   TargetDevice(int sms, const ClusterCapacity& capacity = {}) : sm_count(sms), clusters(capacity) {}
   int sm_count = 0;
   ClusterCapacity clusters;
+  std::shared_ptr<const TunedTable> tuned;
 };
 
 struct OpFamily {

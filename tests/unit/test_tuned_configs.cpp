@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <set>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -482,6 +484,63 @@ TEST_CASE("a tuned M-grouped entry applies to its own plan only, over the pick i
   broken.config["block_m"] = 256;  // contiguous tiles hold 128 rows at most
   CHECK_FALSE(tuned(broken));
   CHECK_THAT(why, Catch::Contains("block_m"));
+}
+
+TEST_CASE("a prewarm for the device at hand compiles the tuned configs its dispatch will take", "[tuned][prewarm]") {
+  const Arch arch = Arch::parse("sm_90a");
+  TargetDevice target(132, ClusterCapacity{39, 30, 15, false});
+  auto table = std::make_shared<TunedTable>();
+  auto entry = [&](const char* op, nlohmann::json key, const Sm90GemmConfig& config, const Sm90GemmConfig& pick) {
+    TunedEntry e;
+    e.op = op, e.key = std::move(key), e.config = config.to_json(), e.replaces = pick.to_json();
+    e.us = 9, e.replaced_us = 10, e.templates = templates_digest();
+    table->insert(e);
+  };
+  auto names = [](const std::vector<KernelSpec>& specs) {
+    std::set<std::string> out;
+    for (const KernelSpec& spec : specs) out.insert(spec.name_expression());
+    return out;
+  };
+  // gemm_fp8_nt, M 256 without a workspace.
+  ManifestOp dense;
+  dense.op = "gemm_fp8_nt", dense.m_min = dense.m_max = 256, dense.n = 2048, dense.k = 16384;
+  const Sm90GemmConfig dense_pick = choose_sm90_gemm_config(256, 2048, 16384, 132, target.clusters, false, false);
+  Sm90GemmConfig dense_tuned = dense_pick;
+  dense_tuned.group_n = 16;
+  entry("gemm_fp8_nt", gemm_fp8_nt_tuning_key(132, 256, 2048, 16384, false, false), dense_tuned, dense_pick);
+  // Masked, 100 expected rows (rows key 128).
+  ManifestOp masked;
+  masked.op = "gemm_fp8_grouped_masked", masked.m_min = masked.m_max = 100, masked.n = 7168, masked.k = 2048;
+  masked.groups = 8;
+  const Sm90GemmConfig masked_pick = choose_sm90_grouped_config(Sm90Grouping::masked, 128, 8, 7168, 2048, 132);
+  Sm90GemmConfig masked_tuned = masked_pick;
+  masked_tuned.group_n = 16;
+  entry("gemm_fp8_grouped_masked", gemm_fp8_grouped_tuning_key(Sm90Grouping::masked, 132, 8, 128, 7168, 2048),
+        masked_tuned, masked_pick);
+
+  const std::string dense_pick_name = gemm_fp8_nt_spec(2048, 16384, dense_pick, arch).name_expression();
+  const std::string dense_tuned_name = gemm_fp8_nt_spec(2048, 16384, dense_tuned, arch).name_expression();
+  const std::string masked_pick_name =
+      gemm_fp8_grouped_spec(Sm90Grouping::masked, 8, 7168, 2048, masked_pick, arch).name_expression();
+  const std::string masked_tuned_name =
+      gemm_fp8_grouped_spec(Sm90Grouping::masked, 8, 7168, 2048, masked_tuned, arch).name_expression();
+  // Without the table (a build machine, or --sms): the picks.
+  CHECK(names(gemm_fp8_nt_specs_for(dense, arch, target)).count(dense_pick_name) == 1);
+  CHECK(names(gemm_fp8_nt_specs_for(dense, arch, target)).count(dense_tuned_name) == 0);
+  CHECK(names(gemm_fp8_grouped_masked_specs_for(masked, arch, target)) == std::set<std::string>{masked_pick_name});
+  // With it: the tuned configs for their plans (the workspace plan of the dense op keeps its pick).
+  target.tuned = table;
+  const auto dense_names = names(gemm_fp8_nt_specs_for(dense, arch, target));
+  CHECK(dense_names.count(dense_tuned_name) == 1);
+  const Sm90GemmConfig ws_pick = choose_sm90_gemm_config(256, 2048, 16384, 132, target.clusters, true, false);
+  CHECK(dense_names.count(dense_pick_name) == (ws_pick.to_json() == dense_pick.to_json() ? 1u : 0u));
+  CHECK(names(gemm_fp8_grouped_masked_specs_for(masked, arch, target)) == std::set<std::string>{masked_tuned_name});
+  // An entry for another SM count is not this target's.
+  TargetDevice limited(66, ClusterCapacity{0, 0, 0, true});
+  limited.tuned = table;
+  const Sm90GemmConfig limited_pick = choose_sm90_grouped_config(Sm90Grouping::masked, 128, 8, 7168, 2048, 66, true);
+  CHECK(names(gemm_fp8_grouped_masked_specs_for(masked, arch, limited)) ==
+        std::set<std::string>{gemm_fp8_grouped_spec(Sm90Grouping::masked, 8, 7168, 2048, limited_pick, arch).name_expression()});
 }
 
 TEST_CASE("the process reads a device's tuned table once, and none under JITFP8_TUNED=0", "[tuned]") {
