@@ -286,9 +286,8 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
   return choose_for_rows(grouping, sm90_grouped_rows_key(grouping, rows), num_groups, n, k, sm_count, alone);
 }
 
-std::optional<std::string> sm90_grouped_config_problem(Sm90Grouping grouping, const Sm90GemmConfig& c,
-                                                       std::int64_t num_groups, std::int64_t k, int sm_count,
-                                                       bool alone) {
+std::optional<std::string> sm90_grouped_template_problem(Sm90Grouping grouping, const Sm90GemmConfig& c,
+                                                         std::int64_t num_groups, std::int64_t k) {
   const bool contiguous = grouping != Sm90Grouping::masked;
   if (c.splits != 1 || c.splits_via_workspace) return "splits must be 1 (the grouped kernels do not split K)";
   if (c.b_evict_first || c.pad_turns || c.d_fp32) return "b_evict_first, pad_turns and d_fp32 are the dense kernel's";
@@ -297,16 +296,25 @@ std::optional<std::string> sm90_grouped_config_problem(Sm90Grouping grouping, co
                       : "block_m must be 64, 128 or 256";
   if (c.block_n < 16 || c.block_n > 192 || c.block_n % 16 != 0 || !block_n_allowed(c.block_m, c.block_n))
     return "block_n must be a multiple of 16 that the tile's registers and B-scale blocks allow";
-  if (c.threads != sm90_gemm_threads(c.block_m)) return fmt::format("threads must be {}", sm90_gemm_threads(c.block_m));
+  // Another block size would leave the kernel's barriers without their arrivals (a hang).
+  if (c.threads != sm90_gemm_threads(c.block_m))
+    return fmt::format("threads must be {} for block_m {}", sm90_gemm_threads(c.block_m), c.block_m);
   if (c.group_n < 1 || c.group_n > 1024) return "group_n must be in [1, 1024]";
   if (c.multicast != 1 && c.multicast != 2) return "multicast must be 1 or 2";
-  if (c.multicast == 2 && (alone || sm_count % 2 != 0)) return "pairs need an even SM count and no SM limit";
   if (c.multicast == 2 && contiguous && !c.multicast_on_a)
     return "contiguous pairs must share A (two N blocks of one expert's M block)";
   if (c.stages < 3 || c.stages > kMaxStages) return fmt::format("stages must be in [3, {}]", kMaxStages);
   if (c.smem_bytes != sm90_grouped_smem_bytes(grouping, num_groups, c.block_m, c.block_n, k, c.stages) ||
       c.smem_bytes > kSm90MaxSmem)
     return "smem_bytes must be the layout's with the grouping tables, at most the SM's";
+  return std::nullopt;
+}
+
+std::optional<std::string> sm90_grouped_config_problem(Sm90Grouping grouping, const Sm90GemmConfig& c,
+                                                       std::int64_t num_groups, std::int64_t k, int sm_count,
+                                                       bool alone) {
+  if (auto problem = sm90_grouped_template_problem(grouping, c, num_groups, k)) return problem;
+  if (c.multicast == 2 && (alone || sm_count % 2 != 0)) return "pairs need an even SM count and no SM limit";
   if (c.num_sms != sm_count - sm_count % c.multicast)
     return fmt::format("num_sms must be {} (every SM, in whole clusters)", sm_count - sm_count % c.multicast);
   return std::nullopt;

@@ -45,11 +45,16 @@ Sm90GemmConfig choose_sm90_grouped_config(Sm90Grouping grouping, std::int64_t ro
                                           std::int64_t num_groups, std::int64_t n, std::int64_t k,
                                           int sm_count, bool alone = false);
 
-// Why `c` cannot serve a plan of `grouping` with num_groups experts over K on sm_count SMs
-// (alone: under an SM limit, no pairs), or nullopt: the template's rules (tiles,
-// threads, the shared-memory layout with the grouping tables, pairs that share one expert) and
-// the persistent grid the chooser launches. What a tuned config (runtime/tuned_table.hpp) must
-// pass before a plan takes it.
+// Why `c` is not a config the grouped template takes for `grouping` with num_groups experts over K,
+// or nullopt: no splits and no dense-only flags, the tile (contiguous at most 128 rows), threads,
+// group order, cluster (contiguous pairs share A: one expert), ring depth, and the shared-memory
+// layout with the grouping tables. What gemm_fp8_grouped_*_with_config checks (sweeps may try
+// any grid).
+std::optional<std::string> sm90_grouped_template_problem(Sm90Grouping grouping, const Sm90GemmConfig& c,
+                                                         std::int64_t num_groups, std::int64_t k);
+// The template's rules and the grid the chooser launches on sm_count SMs (alone: under an SM
+// limit): pairs only on an even SM count without a limit, every SM in whole clusters. What a tuned
+// config (runtime/tuned_table.hpp) must pass before a plan takes it.
 std::optional<std::string> sm90_grouped_config_problem(Sm90Grouping grouping, const Sm90GemmConfig& c,
                                                        std::int64_t num_groups, std::int64_t k, int sm_count,
                                                        bool alone);

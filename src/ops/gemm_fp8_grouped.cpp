@@ -157,22 +157,6 @@ void launch_masked(const LoadedKernel& kernel, const Sm90GemmConfig& c, const Gr
                  stream);
 }
 
-std::string config_error(Sm90Grouping grouping, const Sm90GemmConfig& c, std::int64_t e,
-                         std::int64_t k) {
-  const bool contiguous = grouping != Sm90Grouping::masked;
-  if (c.splits != 1) return "splits must be 1";
-  if (c.b_evict_first) return "b_evict_first is for the dense kernel only";
-  if (c.pad_turns) return "pad_turns is for the dense kernel only";
-  if (contiguous && c.block_m > 128) return "block_m must be 64 or 128 (contiguous)";
-  if (contiguous && c.multicast == 2 && !c.multicast_on_a) return "contiguous pairs must share A";
-  // Another block size would leave the kernel's barriers without their arrivals (a hang).
-  if (c.threads != sm90_gemm_threads(c.block_m))
-    return fmt::format("threads must be {} for block_m {}", sm90_gemm_threads(c.block_m), c.block_m);
-  if (c.smem_bytes != sm90_grouped_smem_bytes(grouping, e, c.block_m, c.block_n, k, c.stages))
-    return "smem_bytes differs from the layout";
-  return {};
-}
-
 }  // namespace
 
 void validate_grouped_contiguous(const GroupedGemmContiguousArgs& a) {
@@ -319,10 +303,9 @@ void gemm_fp8_grouped_contiguous_with_config(const GroupedGemmContiguousArgs& ar
                                              const Sm90GemmConfig& config, Stream stream) {
   validate_grouped_contiguous(args);
   const Sm90Grouping g = contiguous_grouping(args);
-  const std::string error = config_error(g, config, args.num_groups, args.k);
-  if (!error.empty())
+  if (auto error = sm90_grouped_template_problem(g, config, args.num_groups, args.k))
     throw Error(ErrorCode::invalid_argument,
-                fmt::format("{} config {}: {}", kContiguous, config.to_json().dump(), error));
+                fmt::format("{} config {}: {}", kContiguous, config.to_json().dump(), *error));
   if (args.m == 0) return;
   const DeviceContext& device = current_device();
   const LoadedKernel& kernel =
@@ -346,10 +329,9 @@ Sm90GemmConfig gemm_fp8_grouped_masked_planned_config(const GroupedGemmMaskedArg
 void gemm_fp8_grouped_masked_with_config(const GroupedGemmMaskedArgs& args,
                                          const Sm90GemmConfig& config, Stream stream) {
   validate_grouped_masked(args);
-  const std::string error = config_error(Sm90Grouping::masked, config, args.num_groups, args.k);
-  if (!error.empty())
+  if (auto error = sm90_grouped_template_problem(Sm90Grouping::masked, config, args.num_groups, args.k))
     throw Error(ErrorCode::invalid_argument,
-                fmt::format("{} config {}: {}", kMasked, config.to_json().dump(), error));
+                fmt::format("{} config {}: {}", kMasked, config.to_json().dump(), *error));
   const DeviceContext& device = current_device();
   const LoadedKernel& kernel = get_kernel(
       device.device,

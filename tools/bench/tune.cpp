@@ -18,39 +18,38 @@
 namespace jitfp8::bench {
 namespace {
 
-constexpr const char* kOps[] = {"gemm_fp8_nt", "gemm_fp8_grouped_contiguous", "gemm_fp8_grouped_masked"};
+const std::string kOps[] = {"gemm_fp8_nt", "gemm_fp8_grouped_contiguous", "gemm_fp8_grouped_masked"};
+
+// The comma-separated items of an option's value (an empty item stays, for the parser to refuse).
+std::vector<std::string> items_of(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find(',', start);
+    items.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return items;
+    start = end + 1;
+  }
+}
 
 std::vector<long long> parse_list(const std::string& text) {
   std::vector<long long> values;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(start, end - start);
+  for (const std::string& item : items_of(text)) {
     char* stop = nullptr;
     const long long value = std::strtoll(item.c_str(), &stop, 10);
     if (item.empty() || *stop != '\0' || value < 1 || value > (1ll << 31) - 1)
       throw std::runtime_error("--m: '" + item + "' is not an M in [1, 2^31)");
     values.push_back(value);
-    start = end + 1;
   }
   return values;
 }
 
 std::set<std::string> parse_ops(const std::string& text) {
   std::set<std::string> ops;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string op = text.substr(start, end - start);
-    bool known = false;
-    for (const char* k : kOps) known = known || op == k;
-    if (!known)
+  for (const std::string& op : items_of(text)) {
+    if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps))
       throw std::runtime_error("--only: '" + op +
                                "' is not gemm_fp8_nt, gemm_fp8_grouped_contiguous or gemm_fp8_grouped_masked");
     ops.insert(op);
-    start = end + 1;
   }
   return ops;
 }
