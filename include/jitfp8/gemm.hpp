@@ -96,7 +96,10 @@ struct GemmFp8WgradArgs {
   bool accumulate = false;  // false: D = A.B^T; true: D += A.B^T
 };
 
-// Stream-ordered on `stream`; no synchronization; no allocation on a cache hit.
+// Stream-ordered on `stream`; no synchronization; no allocation on a cache hit. The config is
+// planned once per (device, SMs, M rounded up to 64, N, K), for both modes: the heuristics' pick,
+// or the config `jitfp8 tune` recorded for this device kind in the cache root where it beat that
+// pick (kernels_cache/README.md; JITFP8_TUNED=0 ignores them).
 void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream);
 
 }  // namespace jitfp8

@@ -50,6 +50,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "heuristics/config_json.hpp"
 #include "jitfp8/error.hpp"
 
 namespace jitfp8::detail {
@@ -409,44 +410,26 @@ nlohmann::json Sm90GemmConfig::to_json() const {
 }
 
 Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& j) {
-  auto fail = [&](std::string_view field, std::string_view rule) {
-    return Error(ErrorCode::invalid_argument, fmt::format("gemm_fp8_nt config {}: \"{}\" {}", j.dump(), field, rule));
-  };
-  if (!j.is_object()) throw Error(ErrorCode::invalid_argument, fmt::format("gemm_fp8_nt config {}: not an object", j.dump()));
-  auto integer = [&](const char* field) {
-    if (!j.contains(field) || !j[field].is_number_integer()) throw fail(field, "must be an integer");
-    const std::int64_t value = j[field].get<std::int64_t>();
-    if (value < 0 || value > (1 << 24)) throw fail(field, "is out of range");
-    return static_cast<int>(value);
-  };
-  auto word = [&](const char* field, std::initializer_list<std::string_view> allowed) {
-    if (!j.contains(field) || !j[field].is_string()) throw fail(field, "must be a string");
-    const std::string value = j[field].get<std::string>();
-    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
-      throw fail(field, fmt::format("must be one of {}", fmt::join(allowed, ", ")));
-    return value;
-  };
-  if (!j.contains("pad_turns") || !j["pad_turns"].is_boolean()) throw fail("pad_turns", "must be a boolean");
-  if (integer("block_k") != kBlockK) throw fail("block_k", fmt::format("must be {}", kBlockK));
+  const ConfigJsonReader r("gemm_fp8_nt", j);
+  if (r.integer("block_k") != kBlockK) throw r.fail("block_k", fmt::format("must be {}", kBlockK));
   Sm90GemmConfig c;
-  c.block_m = integer("block_m");
-  c.block_n = integer("block_n");
-  c.stages = integer("stages");
-  c.multicast = integer("multicast");
-  const std::string on = word("multicast_on", {"a", "b", "none"});
-  if ((on == "none") != (c.multicast == 1)) throw fail("multicast_on", "must be \"none\" exactly when multicast is 1");
-  c.multicast_on_a = on != "b";
-  c.splits = integer("splits");
-  const std::string exchange = word("split_exchange", {"none", "cluster", "workspace"});
-  if ((exchange == "none") != (c.splits == 1)) throw fail("split_exchange", "must be \"none\" exactly when splits is 1");
+  c.block_m = r.integer("block_m");
+  c.block_n = r.integer("block_n");
+  c.stages = r.integer("stages");
+  c.multicast = r.integer("multicast");
+  c.multicast_on_a = r.multicast_on_a(c.multicast);
+  c.splits = r.integer("splits");
+  const std::string exchange = r.word("split_exchange", {"none", "cluster", "workspace"});
+  if ((exchange == "none") != (c.splits == 1))
+    throw r.fail("split_exchange", "must be \"none\" exactly when splits is 1");
   c.splits_via_workspace = exchange == "workspace";
-  c.num_sms = integer("num_sms");
-  c.group_n = integer("group_n");
-  c.smem_bytes = integer("smem_bytes");
-  c.threads = integer("threads");
-  c.b_evict_first = word("b_l2_policy", {"evict_first", "normal"}) == "evict_first";
-  c.pad_turns = j["pad_turns"].get<bool>();
-  c.d_fp32 = word("d_dtype", {"bf16", "f32"}) == "f32";
+  c.num_sms = r.integer("num_sms");
+  c.group_n = r.integer("group_n");
+  c.smem_bytes = r.integer("smem_bytes");
+  c.threads = r.integer("threads");
+  c.b_evict_first = r.word("b_l2_policy", {"evict_first", "normal"}) == "evict_first";
+  c.pad_turns = r.boolean("pad_turns");
+  c.d_fp32 = r.word("d_dtype", {"bf16", "f32"}) == "f32";
   return c;
 }
 

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "heuristics/config_json.hpp"
 #include "jitfp8/error.hpp"
 
 namespace jitfp8::detail {
@@ -181,6 +182,39 @@ std::string sm90_wgrad_config_error(const Sm90WgradConfig& c) {
   if (sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs) > kSm90WgradMaxSmem)
     return fmt::format("needs more than {} bytes of shared memory", kSm90WgradMaxSmem);
   return {};
+}
+
+Sm90WgradConfig sm90_wgrad_config_from_json(const nlohmann::json& j) {
+  const ConfigJsonReader r("gemm_fp8_wgrad", j);
+  if (r.integer("block_k") != kBlockK) throw r.fail("block_k", fmt::format("must be {}", kBlockK));
+  Sm90WgradConfig c;
+  c.block_m = r.integer("block_m");
+  c.block_n = r.integer("block_n");
+  c.stages = r.integer("stages");
+  c.multicast = r.integer("multicast");
+  c.multicast_on_a = r.multicast_on_a(c.multicast);
+  c.num_sms = r.integer("num_sms");
+  c.group_n = r.integer("group_n");
+  c.epi_batch = r.integer("epi_batch");
+  c.epi_bufs = r.integer("epi_bufs");
+  c.pingpong = r.boolean("pingpong");
+  c.overlap = r.boolean("overlap");
+  c.smem_bytes = r.integer("smem_bytes");
+  c.threads = r.integer("threads");
+  return c;
+}
+
+std::optional<std::string> sm90_wgrad_config_problem(const Sm90WgradConfig& c, int sm_count, bool alone) {
+  if (std::string error = sm90_wgrad_config_error(c); !error.empty()) return error;
+  if (c.stages > kSm90WgradMaxStages) return fmt::format("stages must be at most {}", kSm90WgradMaxStages);
+  if (c.threads != sm90_wgrad_threads(c.block_m))
+    return fmt::format("threads must be {}", sm90_wgrad_threads(c.block_m));
+  if (c.smem_bytes != sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs))
+    return "smem_bytes must be the layout's";
+  if (c.group_n > 1024) return "group_n must be in [1, 1024]";
+  if (c.multicast == 2 && (alone || sm_count % 2 != 0)) return "pairs need an even SM count and no SM limit";
+  if (c.num_sms > sm_count) return fmt::format("num_sms must be at most the {} SMs", sm_count);
+  return std::nullopt;
 }
 
 Sm90WgradConfig make_sm90_wgrad_config(int block_m, int block_n, int stages, int multicast,

@@ -28,7 +28,7 @@ std::optional<Sm90GemmConfig> gemm_fp8_grouped_tuned_config(const TunedTable& ta
   return tuned_sm90_config(
       table, gemm_fp8_grouped_op(grouping),
       gemm_fp8_grouped_tuning_key(grouping, target.sm_count, num_groups, rows_key, n, k), chosen,
-      [&](const Sm90GemmConfig& c) {
+      sm90_gemm_config_from_json, [&](const Sm90GemmConfig& c) {
         return sm90_grouped_config_problem(grouping, c, num_groups, k, target.sm_count, target.clusters.alone);
       },
       why);

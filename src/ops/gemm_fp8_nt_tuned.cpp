@@ -17,7 +17,7 @@ std::optional<Sm90GemmConfig> gemm_fp8_nt_tuned_config(const TunedTable& table, 
                                                        std::string* why) {
   return tuned_sm90_config(
       table, "gemm_fp8_nt", gemm_fp8_nt_tuning_key(target.sm_count, m_key, n, k, with_workspace, d_fp32), chosen,
-      [&](const Sm90GemmConfig& c) {
+      sm90_gemm_config_from_json, [&](const Sm90GemmConfig& c) {
         return sm90_gemm_config_problem(c, m_key, n, k, target.sm_count, target.clusters, with_workspace, d_fp32);
       },
       why);

@@ -1,6 +1,7 @@
 // jitfp8::gemm_fp8_wgrad: validation, config and kernel choice (memoized), tensor maps, launch.
 #include "ops/gemm_fp8_wgrad.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/log.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -147,6 +149,11 @@ KernelSpec gemm_fp8_wgrad_spec(std::int64_t n, std::int64_t k, const Sm90WgradCo
   return spec;
 }
 
+Sm90WgradConfig gemm_fp8_wgrad_chosen_config(std::int64_t m_bucket, std::int64_t n, std::int64_t k,
+                                             const TargetDevice& target) {
+  return choose_sm90_wgrad_config(m_bucket, n, k, target.sm_count, true, target.clusters.alone);
+}
+
 std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
                                                  const TargetDevice& target) {
   if (op.n <= 0 || op.k <= 0)
@@ -155,10 +162,12 @@ std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arc
   std::set<std::string> seen;
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
-    KernelSpec spec =
-        gemm_fp8_wgrad_spec(op.n, op.k,
-                            choose_sm90_wgrad_config(m, op.n, op.k, target.sm_count, true, target.clusters.alone),
-                            arch);
+    Sm90WgradConfig config = gemm_fp8_wgrad_chosen_config(m, op.n, op.k, target);
+    std::string why;
+    if (target.tuned)  // as the dispatch plans
+      if (auto tuned = gemm_fp8_wgrad_tuned_config(*target.tuned, config, target, m, op.n, op.k, &why))
+        config = *tuned;
+    KernelSpec spec = gemm_fp8_wgrad_spec(op.n, op.k, config, arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
   return specs;
@@ -192,6 +201,54 @@ void gemm_fp8_wgrad_with_config(const GemmFp8WgradArgs& args, const Sm90WgradCon
   launch_plan(plan, args, strides, stream);
 }
 
+namespace {
+
+// The plan for validated `args` (m > 0) on `stream`: made at the first call of its key, then
+// read from the plan cache. A tuned config that applies (gemm_fp8_wgrad_tuned_config) replaces the
+// heuristics' pick; one whose kernel fails to build is reported and the pick taken.
+const Plan& plan_for(const GemmFp8WgradArgs& args, const DeviceContext& device, Stream stream) {
+  PlanKey key{};
+  key.device = device.device;
+  key.sms = gemm_sm_count(device, stream);
+  key.m_bucket = sm90_wgrad_m_bucket(args.m);
+  key.n = args.n;
+  key.k = args.k;
+  return plan_cache().get_or_make(key, [&] {
+    require_sm90a(kFunction, device.arch);
+    const TargetDevice target = gemm_target(device, key.sms);
+    Plan made;
+    made.config = gemm_fp8_wgrad_chosen_config(key.m_bucket, args.n, args.k, target);
+    std::string why;
+    if (auto tuned =
+            gemm_fp8_wgrad_tuned_config(*tuned_table_of(device), made.config, target, key.m_bucket, args.n, args.k,
+                                        &why)) {
+      try {
+        made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, *tuned, device.arch));
+        made.config = *tuned;
+        log(LogLevel::debug, "{} m_bucket {} n {} k {}: tuned config {}", kFunction, key.m_bucket, args.n, args.k,
+            made.config.to_json().dump());
+      } catch (const Error& e) {
+        why = fmt::format("its kernel failed to build: {}", e.what());
+      }
+    }
+    if (!why.empty())
+      log(LogLevel::warn, "{} m_bucket {} n {} k {}: tuned config not used: {}", kFunction, key.m_bucket, args.n,
+          args.k, why);
+    if (made.kernel == nullptr)
+      made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, made.config, device.arch));
+    return made;
+  });
+}
+
+}  // namespace
+
+Sm90WgradConfig gemm_fp8_wgrad_planned_config(const GemmFp8WgradArgs& args, Stream stream) {
+  validate(args);
+  GemmFp8WgradArgs one = args;
+  one.m = std::max<std::int64_t>(args.m, 1);  // M 0 launches nothing; its bucket is M 1's
+  return plan_for(one, current_device(), stream).config;
+}
+
 }  // namespace jitfp8::detail
 
 namespace jitfp8 {
@@ -200,24 +257,7 @@ void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream) {
   using namespace detail;
   const Strides strides = validate(args);
   if (args.m == 0) return;
-
-  const DeviceContext& device = current_device();
-  PlanKey key{};
-  key.device = device.device;
-  key.sms = gemm_sm_count(device, stream);
-  key.m_bucket = sm90_wgrad_m_bucket(args.m);
-  key.n = args.n;
-  key.k = args.k;
-  const Plan& plan = plan_cache().get_or_make(key, [&] {
-    require_sm90a(kFunction, device.arch);
-    Plan made;
-    made.config = choose_sm90_wgrad_config(key.m_bucket, args.n, args.k, key.sms, true,
-                                           gemm_target(device, key.sms).clusters.alone);
-    made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, made.config,
-                                                                 device.arch));
-    return made;
-  });
-  launch_plan(plan, args, strides, stream);
+  launch_plan(plan_for(args, current_device(), stream), args, strides, stream);
 }
 
 }  // namespace jitfp8

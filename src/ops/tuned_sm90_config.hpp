@@ -7,21 +7,42 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "heuristics/sm90_gemm.hpp"
+#include "jitfp8/error.hpp"
 #include "runtime/tuned_table.hpp"
 
 namespace jitfp8::detail {
 
-// Why a config cannot serve the plan, or nullopt (the op's *_config_problem).
-using Sm90ConfigProblem = std::function<std::optional<std::string>(const Sm90GemmConfig&)>;
+// `op`'s entry for `key` when it was timed with these templates over the heuristics' pick
+// (`chosen`, as JSON): an entry that beat another pick proves nothing under heuristics that now
+// pick otherwise (stale). nullptr otherwise, with `why` set when an entry was there but not used.
+const TunedEntry* fresh_tuned_entry(const TunedTable& table, std::string_view op, const nlohmann::json& key,
+                                    const nlohmann::json& chosen, std::string* why);
 
-// The config of `op`'s entry for `key`, when it applies: timed with these templates, over the
-// heuristics' `chosen` pick (an entry that beat another pick is stale), readable, and without a
-// `problem`. nullopt otherwise, with `why` set when an entry was there but not used.
-std::optional<Sm90GemmConfig> tuned_sm90_config(const TunedTable& table, std::string_view op, const nlohmann::json& key,
-                                                const Sm90GemmConfig& chosen, const Sm90ConfigProblem& problem,
-                                                std::string* why);
+// The config of `op`'s entry for `key`, when it applies: fresh (fresh_tuned_entry), readable by
+// `from_json` (which throws Error naming the field), and without a `problem` (the op's
+// *_config_problem: why a config cannot serve the plan, or nullopt). nullopt otherwise, with `why`
+// set when an entry was there but not used. Config: Sm90GemmConfig, Sm90WgradConfig.
+template <class Config, class FromJson, class Problem>
+std::optional<Config> tuned_sm90_config(const TunedTable& table, std::string_view op, const nlohmann::json& key,
+                                        const Config& chosen, const FromJson& from_json, const Problem& problem,
+                                        std::string* why) {
+  const TunedEntry* entry = fresh_tuned_entry(table, op, key, chosen.to_json(), why);
+  if (entry == nullptr) return std::nullopt;
+  Config config;
+  try {
+    config = from_json(entry->config);
+  } catch (const Error& e) {
+    *why = e.what();
+    return std::nullopt;
+  }
+  if (std::optional<std::string> reason = problem(config)) {
+    *why = fmt::format("config {} cannot serve it: {}", entry->config.dump(), *reason);
+    return std::nullopt;
+  }
+  return config;
+}
 
 }  // namespace jitfp8::detail

@@ -15,8 +15,12 @@
 #include "jitfp8/quant.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
+#include "ops/gemm_target.hpp"
+#include "runtime/template_source.hpp"
+#include "runtime/tuned_table.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
+#include "support/test_env.hpp"
 
 using namespace jitfp8;
 
@@ -264,6 +268,49 @@ TEST_CASE("gemm_fp8_wgrad under an SM limit plans for those SMs and matches the 
       }
     CHECK(runtime_stats().loads > loads);  // the dispatch planned kernels for this limit
   }
+}
+
+TEST_CASE("gemm_fp8_wgrad plans with a tuned config where one applies over the current pick",
+          "[gpu][wgrad][tuned]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir.path()});
+  detail::reload_tuned_tables();
+  const detail::DeviceContext& device = detail::current_device();
+  const int sms = detail::gemm_sm_count(device);
+  const detail::TargetDevice target = detail::gemm_target(device, sms);
+  const std::int64_t n = 1048, k = 2096;  // a shape no other test plans
+  const detail::Sm90WgradConfig pick320 = detail::gemm_fp8_wgrad_chosen_config(320, n, k, target);
+  const detail::Sm90WgradConfig pick128 = detail::gemm_fp8_wgrad_chosen_config(128, n, k, target);
+  // A tile the chooser does not take here, on a shallow ring, staged a box at a time in 3 buffers.
+  detail::Sm90WgradConfig tuned = detail::make_sm90_wgrad_config(64, 96, 3, 1, true, sms, 1, 3, 4);
+  tuned.pingpong = false;
+  REQUIRE(tuned.to_json() != pick320.to_json());
+  REQUIRE(tuned.to_json() != pick128.to_json());
+  REQUIRE_FALSE(detail::sm90_wgrad_config_problem(tuned, sms, target.clusters.alone));
+  auto entry = [&](std::int64_t m_bucket, const detail::Sm90WgradConfig& replaces) {
+    detail::TunedEntry e;
+    e.op = "gemm_fp8_wgrad";
+    e.key = detail::gemm_fp8_wgrad_tuning_key(sms, m_bucket, n, k);
+    e.config = tuned.to_json();
+    e.replaces = replaces.to_json();
+    e.us = 1, e.replaced_us = 2;
+    e.templates = detail::templates_digest();
+    return e;
+  };
+  // M bucket 320: over its pick. M bucket 128: over a pick the heuristics do not make (stale).
+  std::string why;
+  REQUIRE(detail::publish_tuned_entries({dir.path()}, detail::TunedDevice::of(device),
+                                        {entry(320, pick320), entry(128, tuned)}, &why));
+  detail::reload_tuned_tables();
+  Problem probe(300, n, k, 1);
+  CHECK(detail::gemm_fp8_wgrad_planned_config(probe.args(), nullptr).to_json() == tuned.to_json());
+  Problem stale(100, n, k, 2);
+  CHECK(detail::gemm_fp8_wgrad_planned_config(stale.args(), nullptr).to_json() == pick128.to_json());
+  // And the launches on those plans give the product, in both modes.
+  check_problem(300, n, k, 41);
+  check_problem(300, n, k, 42, /*accumulate=*/true);
+  check_problem(100, n, k, 43);
+  detail::reload_tuned_tables();
 }
 
 TEST_CASE("gemm_fp8_wgrad accumulates into D in place", "[gpu][wgrad]") {

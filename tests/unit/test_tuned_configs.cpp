@@ -1,6 +1,6 @@
-// Tuned configs (runtime/tuned_table.hpp, ops/gemm_fp8_nt_tuned.cpp): the table on disk (round
-// trip, merge, concurrent tuners, foreign, corrupt and untrusted files) and the checks a tuned
-// gemm_fp8_nt or M-grouped config passes before a plan takes it.
+// Tuned configs (runtime/tuned_table.hpp, ops/*_tuned.cpp): the table on disk (round trip, merge,
+// concurrent tuners, foreign, corrupt and untrusted files) and the checks a tuned gemm_fp8_nt,
+// gemm_fp8_wgrad or M-grouped config passes before a plan takes it.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,9 +16,11 @@
 
 #include "heuristics/sm90_gemm.hpp"
 #include "heuristics/sm90_grouped.hpp"
+#include "heuristics/sm90_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
+#include "ops/gemm_fp8_wgrad.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/template_source.hpp"
 #include "runtime/tuned_table.hpp"
@@ -541,6 +543,171 @@ TEST_CASE("a prewarm for the device at hand compiles the tuned configs its dispa
   const Sm90GemmConfig limited_pick = choose_sm90_grouped_config(Sm90Grouping::masked, 128, 8, 7168, 2048, 66, true);
   CHECK(names(gemm_fp8_grouped_masked_specs_for(masked, arch, limited)) ==
         std::set<std::string>{gemm_fp8_grouped_spec(Sm90Grouping::masked, 8, 7168, 2048, limited_pick, arch).name_expression()});
+}
+
+TEST_CASE("every gemm_fp8_wgrad pick passes the tuned-config checks and survives its JSON", "[tuned][wgrad]") {
+  int checked = 0;
+  for (std::int64_t m : {1, 64, 100, 576, 1536, 2112, 4096, 7168, 24576, 32768})
+    for (std::int64_t n : {512, 1536, 4096, 7168})
+      for (std::int64_t k : {512, 1536, 2048, 7168, 16384})
+        for (auto [sms, alone] : {std::pair{132, false}, std::pair{66, true}, std::pair{131, false}}) {
+          const TargetDevice target(sms, ClusterCapacity{0, 0, 0, alone});
+          const Sm90WgradConfig c = gemm_fp8_wgrad_chosen_config(sm90_wgrad_m_bucket(m), n, k, target);
+          INFO(fmt::format("{} x {} x {} sms {}: {}", m, n, k, sms, c.to_json().dump()));
+          CHECK(sm90_wgrad_config_problem(c, sms, alone).value_or("") == "");
+          CHECK(sm90_wgrad_config_from_json(c.to_json()).to_json() == c.to_json());
+          ++checked;
+        }
+  CHECK(checked == 10 * 4 * 5 * 3);
+}
+
+TEST_CASE("tuned gemm_fp8_wgrad configs the kernel or the dispatch cannot take are refused", "[tuned][wgrad]") {
+  // A pick in pairs sharing A, staged in halves (7168 x 4096 x 16384: 256 x 128).
+  const Sm90WgradConfig pick = choose_sm90_wgrad_config(7168, 4096, 16384, 132);
+  REQUIRE(pick.multicast == 2);
+  REQUIRE(pick.epi_bufs == 2);
+  auto problem = [&](auto&& mutate, int sms = 132, bool alone = false) {
+    Sm90WgradConfig c = pick;
+    mutate(c);
+    return sm90_wgrad_config_problem(c, sms, alone);
+  };
+  CHECK_FALSE(problem([](auto&) {}));
+  CHECK(problem([](auto& c) { c.threads += 128; }));
+  CHECK(problem([](auto& c) { c.smem_bytes += 16; }));
+  CHECK(problem([](auto& c) { c.block_n = 200; }));
+  CHECK(problem([](auto& c) { c.block_m = 96; }));
+  CHECK(problem([](auto& c) { c.stages = 1; }));
+  CHECK(problem([](auto& c) { c.stages = kSm90WgradMaxStages + 1; }));
+  CHECK(problem([](auto& c) { c.group_n = 0; }));
+  CHECK(problem([](auto& c) { c.group_n = 2048; }));
+  CHECK(problem([](auto& c) { c.multicast = 3; }));
+  CHECK(problem([](auto& c) { c.num_sms = 134; }));  // more than the SMs
+  CHECK(problem([](auto& c) { c.num_sms = 131; }));  // not whole pairs
+  CHECK(problem([](auto& c) { c.epi_batch = 3; }));
+  CHECK(problem([](auto& c) { c.epi_bufs = 3; }));
+  CHECK(problem([](auto& c) { c.overlap = true; }));  // 256 x 128: too many registers for two accumulators
+  CHECK(problem([](auto& c) { c.block_n = 256; }));    // the register file
+  CHECK(problem([](auto&) {}, 100, false));  // a grid wider than the device
+  // Pairs of a grid that fits: not under an SM limit, nor on an odd SM count; the tile alone passes.
+  const Sm90WgradConfig pairs_66 = make_sm90_wgrad_config(256, 128, 0, 2, true, 66, 2, 2);
+  CHECK_FALSE(sm90_wgrad_config_problem(pairs_66, 66, false));
+  CHECK(sm90_wgrad_config_problem(pairs_66, 66, true));
+  CHECK(sm90_wgrad_config_problem(pairs_66, 67, false));
+  CHECK_FALSE(sm90_wgrad_config_problem(make_sm90_wgrad_config(256, 128, 0, 1, true, 66, 2, 2), 66, true));
+}
+
+TEST_CASE("config JSON that is not a gemm_fp8_wgrad config is refused, naming the field", "[tuned][wgrad]") {
+  const nlohmann::json good = choose_sm90_wgrad_config(576, 4096, 7168, 132).to_json();
+  CHECK(sm90_wgrad_config_from_json(good).to_json() == good);
+  auto refused = [&](const char* field, auto&& mutate) {
+    nlohmann::json j = good;
+    mutate(j);
+    try {
+      sm90_wgrad_config_from_json(j);
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      return std::string(e.what()).find(fmt::format("\"{}\"", field)) != std::string::npos;
+    }
+    return false;
+  };
+  CHECK(refused("block_m", [](auto& j) { j.erase("block_m"); }));
+  CHECK(refused("stages", [](auto& j) { j["stages"] = "4"; }));
+  CHECK(refused("stages", [](auto& j) { j["stages"] = 4.5; }));
+  CHECK(refused("num_sms", [](auto& j) { j["num_sms"] = -1; }));
+  CHECK(refused("block_k", [](auto& j) { j["block_k"] = 64; }));
+  CHECK(refused("multicast_on", [](auto& j) { j["multicast_on"] = "b"; }));  // multicast 1
+  CHECK(refused("multicast_on", [](auto& j) { j["multicast_on"] = "c"; }));
+  CHECK(refused("epi_batch", [](auto& j) { j.erase("epi_batch"); }));
+  CHECK(refused("pingpong", [](auto& j) { j["pingpong"] = 1; }));
+  CHECK(refused("overlap", [](auto& j) { j.erase("overlap"); }));
+  CHECK_THROWS_AS(sm90_wgrad_config_from_json(nlohmann::json::array()), Error);
+  // A gemm_fp8_nt config is not one.
+  CHECK_THROWS_AS(sm90_wgrad_config_from_json(choose_sm90_gemm_config(576, 4096, 7168, 132).to_json()), Error);
+}
+
+TEST_CASE("a tuned gemm_fp8_wgrad entry applies to its own plan only, over the pick it beat", "[tuned][wgrad]") {
+  const std::int64_t m_bucket = 576, n = 7168, k = 8192;
+  const TargetDevice target(132, ClusterCapacity{39, 30, 15, false});
+  const Sm90WgradConfig pick = gemm_fp8_wgrad_chosen_config(m_bucket, n, k, target);
+  Sm90WgradConfig faster = pick;
+  faster.group_n = 16;  // any valid config other than the pick
+  TunedEntry e;
+  e.op = "gemm_fp8_wgrad";
+  e.key = gemm_fp8_wgrad_tuning_key(132, m_bucket, n, k);
+  e.config = faster.to_json();
+  e.replaces = pick.to_json();
+  e.us = 9, e.replaced_us = 10;
+  e.templates = templates_digest();
+  std::string why;
+  auto tuned = [&](const TunedEntry& entry, std::int64_t bucket = 576, const TargetDevice& on = {132}) {
+    TunedTable table;
+    table.insert(entry);
+    return gemm_fp8_wgrad_tuned_config(table, pick, on, bucket, n, k, &why);
+  };
+  REQUIRE(tuned(e));
+  CHECK(tuned(e)->to_json() == faster.to_json());
+  CHECK(why.empty());
+  CHECK_FALSE(tuned(e, 640));  // another M bucket
+  CHECK_FALSE(tuned(e, 576, TargetDevice(66, ClusterCapacity{0, 0, 0, true})));  // another SM count
+  CHECK(why.empty());
+  TunedEntry dense = e;
+  dense.op = "gemm_fp8_nt";  // the key under another op
+  CHECK_FALSE(tuned(dense));
+  CHECK(why.empty());
+
+  TunedEntry stale = e;
+  stale.replaces["stages"] = pick.stages - 1;
+  CHECK_FALSE(tuned(stale));
+  CHECK_THAT(why, Catch::Contains("stale"));
+
+  TunedEntry other_templates = e;
+  other_templates.templates = "0123";
+  CHECK_FALSE(tuned(other_templates));
+  CHECK(why.empty());
+
+  TunedEntry broken = e;
+  broken.config["block_m"] = 96;
+  CHECK_FALSE(tuned(broken));
+  CHECK_THAT(why, Catch::Contains("block_m"));
+
+  TunedEntry unreadable = e;
+  unreadable.config.erase("epi_bufs");
+  CHECK_FALSE(tuned(unreadable));
+  CHECK_THAT(why, Catch::Contains("epi_bufs"));
+}
+
+TEST_CASE("a prewarm for the device at hand compiles the tuned gemm_fp8_wgrad configs", "[tuned][prewarm][wgrad]") {
+  const Arch arch = Arch::parse("sm_90a");
+  TargetDevice target(132, ClusterCapacity{39, 30, 15, false});
+  ManifestOp op;
+  op.op = "gemm_fp8_wgrad", op.m_min = 500, op.m_max = 640, op.n = 7168, op.k = 8192;  // buckets 512, 576, 640
+  auto names = [&] {
+    std::set<std::string> out;
+    for (const KernelSpec& spec : gemm_fp8_wgrad_specs_for(op, arch, target)) out.insert(spec.name_expression());
+    return out;
+  };
+  std::set<std::string> picks;
+  for (std::int64_t bucket : {512, 576, 640})
+    picks.insert(gemm_fp8_wgrad_spec(7168, 8192, gemm_fp8_wgrad_chosen_config(bucket, 7168, 8192, target), arch)
+                     .name_expression());
+  CHECK(names() == picks);
+  // An entry for bucket 576 replaces its pick there only.
+  const Sm90WgradConfig pick = gemm_fp8_wgrad_chosen_config(576, 7168, 8192, target);
+  Sm90WgradConfig faster = pick;
+  faster.group_n = 16;
+  TunedEntry e;
+  e.op = "gemm_fp8_wgrad", e.key = gemm_fp8_wgrad_tuning_key(132, 576, 7168, 8192);
+  e.config = faster.to_json(), e.replaces = pick.to_json();
+  e.us = 9, e.replaced_us = 10, e.templates = templates_digest();
+  auto table = std::make_shared<TunedTable>();
+  table->insert(e);
+  target.tuned = table;
+  const std::set<std::string> tuned = names();
+  CHECK(tuned.count(gemm_fp8_wgrad_spec(7168, 8192, faster, arch).name_expression()) == 1);
+  for (std::int64_t bucket : {512, 640})
+    CHECK(tuned.count(
+              gemm_fp8_wgrad_spec(7168, 8192, gemm_fp8_wgrad_chosen_config(bucket, 7168, 8192, target), arch)
+                  .name_expression()) == 1);
 }
 
 TEST_CASE("the process reads a device's tuned table once, and none under JITFP8_TUNED=0", "[tuned]") {

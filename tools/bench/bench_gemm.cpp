@@ -28,6 +28,7 @@
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 #include "runtime/launch.hpp"
+#include "wgrad_candidates.hpp"
 
 namespace jitfp8::bench {
 namespace {
@@ -153,31 +154,6 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
   }
 }
 
-// Candidate configurations tried by --wgrad-sweep (besides the heuristic's): every tile the
-// chooser may take (64-row tiles, 128-row tiles of 48-192 columns, 192- and 256-row tiles), in
-// whole-wave and two-box staging, alone and in pairs sharing A; no ping-pong (the chooser never
-// takes it: no gain on the anchors, see src/heuristics/sm90_wgrad.cpp). Tiles a shape cannot use
-// well still run: the sweep is where the model's costs get checked.
-std::vector<detail::Sm90WgradConfig> sweep_configs(int sm_count) {
-  std::vector<detail::Sm90WgradConfig> configs;
-  const std::pair<int, int> tiles[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},  {64, 192},  {128, 48},
-                                       {128, 64},  {128, 80},  {128, 96},  {128, 112}, {128, 128}, {128, 144},
-                                       {128, 160}, {128, 176}, {128, 192}, {192, 48},  {192, 64},  {192, 96},
-                                       {192, 112}, {192, 128}, {256, 96},  {256, 112}, {256, 128}};
-  for (auto [bm, bn] : tiles)
-    for (int staging = 0; staging < 2; ++staging)
-      for (int mc = 1; mc <= 2; ++mc) {
-        try {
-          detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(bm, bn, 0, mc, true, sm_count,
-                                                                     staging == 0 ? 0 : 1, staging == 0 ? 1 : 2);
-          c.pingpong = false;
-          configs.push_back(c);
-        } catch (const Error&) {  // e.g. two boxes that do not divide the wave's store boxes
-        }
-      }
-  return configs;
-}
-
 // --wgrad-configs "BMxBN:stages:mc:epi_batch:epi_bufs:pp[:overlap[:group_n]];...": time these
 // configs (mc 1, 2a or 2b; stages / epi_batch 0: the most that fit / whole waves; group_n 8 if not
 // given)
@@ -250,7 +226,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
 
     if (sweep) {
       std::vector<detail::Sm90WgradConfig> configs =
-          g_wgrad_configs.empty() ? sweep_configs(sm_count) : parse_wgrad_configs(g_wgrad_configs, sm_count);
+          g_wgrad_configs.empty() ? wgrad_sweep_configs(sm_count) : parse_wgrad_configs(g_wgrad_configs, sm_count);
       configs.insert(configs.begin(),
                      detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count, true, target.clusters.alone));
       const detail::DeviceContext& device = detail::current_device();
@@ -323,16 +299,20 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_acc = flops / ours_acc.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
-    const detail::Sm90WgradConfig chosen =
-        detail::choose_sm90_wgrad_config(s.m, s.n, s.k, sm_count, true, target.clusters.alone);
+    // What the dispatch ran: a tuned config (jitfp8 tune) where one applies, marked "(tuned)".
+    const detail::Sm90WgradConfig chosen = detail::gemm_fp8_wgrad_planned_config(g, stream);
+    const bool tuned =
+        chosen.to_json() !=
+        detail::gemm_fp8_wgrad_chosen_config(detail::sm90_wgrad_m_bucket(s.m), s.n, s.k, target).to_json();
     fmt::print("{:>6} {:>6} {:>6} | {:>8.1f} {:>7.0f} {:>5.1f}% | {:>8.1f} {:>7.0f} | {:>8.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>6.0f} | {:>8.1e} {:>8.1e} {:>8.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf_ours / tf_cublas,
-               anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas, config_words(chosen));
+               anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas,
+               config_words(chosen) + (tuned ? " (tuned)" : ""));
     print_kernels(ours, theirs);
     std::fflush(stdout);
     results.push_back({{"kind", "wgrad"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
-                       {"config", chosen.to_json()},
+                       {"config", chosen.to_json()}, {"tuned", tuned},
                        {"ours_us", ours.median_us}, {"ours_tflops", tf_ours},
                        {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
                        {"cublaslt_us", theirs.median_us}, {"cublaslt_tflops", tf_cublas},

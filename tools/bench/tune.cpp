@@ -1,7 +1,8 @@
-// jitfp8 tune MANIFEST...: times the heuristics' picks of the manifests' GEMMs (gemm_fp8_nt, the
-// M-grouped contiguous and masked forms) against other configs on this GPU, and records the
-// configs that beat the pick in the tuned-config table of the cache (runtime/tuned_table.hpp),
-// where the dispatches take them. The plan kinds: tune_gemm.cpp, tune_grouped.cpp.
+// jitfp8 tune MANIFEST...: times the heuristics' picks of the manifests' GEMMs (gemm_fp8_nt,
+// gemm_fp8_wgrad, the M-grouped contiguous and masked forms) against other configs on this GPU, and
+// records the configs that beat the pick in the tuned-config table of the cache
+// (runtime/tuned_table.hpp), where the dispatches take them. The plan kinds: tune_gemm.cpp,
+// tune_wgrad.cpp, tune_grouped.cpp.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +19,7 @@
 namespace jitfp8::bench {
 namespace {
 
-const std::string kOps[] = {"gemm_fp8_nt", "gemm_fp8_grouped_contiguous", "gemm_fp8_grouped_masked"};
+const std::string kOps[] = {"gemm_fp8_nt", "gemm_fp8_wgrad", "gemm_fp8_grouped_contiguous", "gemm_fp8_grouped_masked"};
 
 // The comma-separated items of an option's value (an empty item stays, for the parser to refuse).
 std::vector<std::string> items_of(const std::string& text) {
@@ -48,7 +49,8 @@ std::set<std::string> parse_ops(const std::string& text) {
   for (const std::string& op : items_of(text)) {
     if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps))
       throw std::runtime_error("--only: '" + op +
-                               "' is not gemm_fp8_nt, gemm_fp8_grouped_contiguous or gemm_fp8_grouped_masked");
+                               "' is not gemm_fp8_nt, gemm_fp8_wgrad, gemm_fp8_grouped_contiguous or "
+                               "gemm_fp8_grouped_masked");
     ops.insert(op);
   }
   return ops;
@@ -89,16 +91,18 @@ int tune(int argc, char** argv) {
   std::vector<Manifest> manifests;
   for (const std::string& path : manifest_paths) manifests.push_back(load_manifest(path));
   const std::vector<std::string> gemm_plans = gemm_tune_plans(manifests, o);
+  const std::vector<std::string> wgrad_plans = wgrad_tune_plans(manifests, o);
   const std::vector<std::string> grouped_plans = grouped_tune_plans(manifests, o);
-  if (gemm_plans.size() + grouped_plans.size() == 0) {
+  const std::size_t plans = gemm_plans.size() + wgrad_plans.size() + grouped_plans.size();
+  if (plans == 0) {
     std::fprintf(stderr, "jitfp8 tune: the manifests hold no GEMM that tune knows with those M (gemm_fp8_nt, "
-                         "gemm_fp8_grouped_contiguous, gemm_fp8_grouped_masked)\n");
+                         "gemm_fp8_wgrad, gemm_fp8_grouped_contiguous, gemm_fp8_grouped_masked)\n");
     return 2;
   }
   if (o.list) {
-    for (const auto* plans : {&gemm_plans, &grouped_plans})
-      for (const std::string& plan : *plans) fmt::print("{}\n", plan);
-    fmt::print("{} plans\n", gemm_plans.size() + grouped_plans.size());
+    for (const auto* kind : {&gemm_plans, &wgrad_plans, &grouped_plans})
+      for (const std::string& plan : *kind) fmt::print("{}\n", plan);
+    fmt::print("{} plans\n", plans);
     return 0;
   }
 
@@ -106,14 +110,15 @@ int tune(int argc, char** argv) {
   const detail::TunedDevice tuned_device = detail::TunedDevice::of(device);
   const int sms = detail::gemm_sm_count(device);
   const std::vector<std::string> roots = cache_roots();
-  fmt::print("tuning {} gemm_fp8_nt and {} M-grouped plans on {} ({} SMs{}); table: {}\n", gemm_plans.size(),
-             grouped_plans.size(),
+  fmt::print("tuning {} gemm_fp8_nt, {} gemm_fp8_wgrad and {} M-grouped plans on {} ({} SMs{}); table: {}\n",
+             gemm_plans.size(), wgrad_plans.size(), grouped_plans.size(),
              device.name, device.sm_count, sms < device.sm_count ? fmt::format(", limited to {}", sms) : "",
              roots.empty() ? "(no cache root)" : detail::tuned_table_path(roots.front(), tuned_device));
   cudaStream_t stream;
   BENCH_CHECK(cudaStreamCreate(&stream));
   TuneRecorder recorder(o, roots, tuned_device, sms);
   tune_gemm_plans(manifests, o, recorder, stream);
+  tune_wgrad_plans(manifests, o, recorder, stream);
   tune_grouped_plans(manifests, o, recorder, stream);
   return recorder.finish(device.name);
 }

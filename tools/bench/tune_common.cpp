@@ -14,20 +14,19 @@
 
 namespace jitfp8::bench {
 
-Outcome time_candidates(const std::vector<detail::Sm90GemmConfig>& configs, const std::vector<TuneRun>& draws,
-                        const TuneOptions& o, cudaStream_t stream) {
-  Outcome out;
-  out.pick = out.best = configs.at(0);
+Rounds time_rounds(std::size_t candidates, const std::vector<std::function<void(std::size_t)>>& draws,
+                   const std::function<std::string(std::size_t)>& describe, const TuneOptions& o,
+                   cudaStream_t stream) {
+  Rounds out;
   std::vector<std::pair<double, std::size_t>> round1;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
+  for (std::size_t i = 0; i < candidates; ++i) {
     try {
       double us = 0;
-      for (const TuneRun& run : draws)
-        us += time_kernel([&] { run(configs[i]); }, stream, 1, std::max(2, o.iters / 4)).median_us;
+      for (const auto& run : draws) us += time_kernel([&] { run(i); }, stream, 1, std::max(2, o.iters / 4)).median_us;
       round1.push_back({us, i});
     } catch (const std::exception& e) {
       if (i == 0) throw;  // the pick must run
-      fmt::print(stderr, "  config {} skipped: {}\n", configs[i].to_json().dump(), e.what());
+      fmt::print(stderr, "  config {} skipped: {}\n", describe(i), e.what());
     }
   }
   out.timed = static_cast<int>(round1.size());
@@ -44,7 +43,7 @@ Outcome time_candidates(const std::vector<detail::Sm90GemmConfig>& configs, cons
   // Bodies finalist-major: finalist f on draw d is body f * draws + d.
   std::vector<std::function<void()>> bodies;
   for (std::size_t f : finalists)
-    for (std::size_t d = 0; d < draws.size(); ++d) bodies.push_back([&, f, d] { draws[d](configs[f]); });
+    for (std::size_t d = 0; d < draws.size(); ++d) bodies.push_back([&, f, d] { draws[d](f); });
   const std::vector<Timing> forward_runs = time_kernels_in_turns(bodies, stream, 2, o.iters);
   std::reverse(bodies.begin(), bodies.end());
   std::vector<Timing> backward_runs = time_kernels_in_turns(bodies, stream, 0, o.iters);
@@ -65,7 +64,7 @@ Outcome time_candidates(const std::vector<detail::Sm90GemmConfig>& configs, cons
     if (both(i) < both(best)) best = i;
   out.pick_us = both(0) / 2 * per_draw;
   out.best_us = both(best) / 2 * per_draw;
-  out.best = configs[finalists[best]];
+  out.best_index = finalists[best];
   out.passes = {forward[0] * per_draw, backward[0] * per_draw, forward[best] * per_draw, backward[best] * per_draw};
   const bool gains_in_each =
       forward[best] <= forward[0] * (1 - o.min_gain) && backward[best] <= backward[0] * (1 - o.min_gain);
@@ -80,6 +79,13 @@ Outcome time_candidates(const std::vector<detail::Sm90GemmConfig>& configs, cons
   if (!out.note.empty()) return out;
   out.record = true;
   return out;
+}
+
+void require_reference_match(Rounds& out, double pick_diff, double best_diff) {
+  if (best_diff <= std::max(1e-5, 4 * pick_diff)) return;  // NaN: not recorded
+  out.record = false;
+  out.note = fmt::format("NOT RECORDED: its D differs from the reference by {:.3g} (the pick's: {:.3g})", best_diff,
+                         pick_diff);
 }
 
 std::vector<long long> tune_m_values(const ManifestOp& op, const TuneOptions& o, long long first) {
@@ -101,17 +107,17 @@ TuneRecorder::TuneRecorder(const TuneOptions& o, const std::vector<std::string>&
   fmt::print("{:<44} | {:<26} {:>9} | {:<26} {:>9} {:>6} | {}\n", "plan", "pick", "us", "fastest", "us", "gain", "");
 }
 
-void TuneRecorder::report(const std::string& op, const nlohmann::json& key, const nlohmann::json& plan,
-                          const std::string& words, const Outcome& out,
-                          const std::function<detail::Sm90GemmConfig()>& planned_now) {
+void TuneRecorder::report_configs(const std::string& op, const nlohmann::json& key, const nlohmann::json& plan,
+                                  const std::string& words, const Rounds& out, const Named& pick, const Named& best,
+                                  const std::function<nlohmann::json()>& planned_now) {
   ++plans_;
   const double gain = out.pick_us / out.best_us - 1;
   if (out.record) log_gain_ += std::log(1 + gain);
-  fmt::print("{:<44} | {:<26} {:>9.1f} | {:<26} {:>9.1f} {:>5.1f}% | {}\n", words, config_words(out.pick), out.pick_us,
-             config_words(out.best), out.best_us, 100 * gain, out.record ? "recorded" : out.note);
+  fmt::print("{:<44} | {:<26} {:>9.1f} | {:<26} {:>9.1f} {:>5.1f}% | {}\n", words, pick.words, out.pick_us,
+             best.words, out.best_us, 100 * gain, out.record ? "recorded" : out.note);
   std::fflush(stdout);
-  results_.push_back({{"op", op}, {"plan", plan}, {"key", key}, {"pick", out.pick.to_json()},
-                      {"pick_us", out.pick_us}, {"fastest", out.best.to_json()}, {"fastest_us", out.best_us},
+  results_.push_back({{"op", op}, {"plan", plan}, {"key", key}, {"pick", pick.config},
+                      {"pick_us", out.pick_us}, {"fastest", best.config}, {"fastest_us", out.best_us},
                       {"timed", out.timed}, {"passes", out.passes}, {"draw_gains", out.draw_gains},
                       {"recorded", out.record}, {"note", out.note}});
   if (!out.record) return;
@@ -119,8 +125,8 @@ void TuneRecorder::report(const std::string& op, const nlohmann::json& key, cons
   detail::TunedEntry entry;
   entry.op = op;
   entry.key = key;
-  entry.config = out.best.to_json();
-  entry.replaces = out.pick.to_json();
+  entry.config = best.config;
+  entry.replaces = pick.config;
   entry.us = out.best_us;
   entry.replaced_us = out.pick_us;
   entry.templates = detail::templates_digest();
@@ -129,7 +135,7 @@ void TuneRecorder::report(const std::string& op, const nlohmann::json& key, cons
   if (!detail::publish_tuned_entries(roots_, device_, {entry}, &why))
     throw std::runtime_error("the table was not written: " + why);
   detail::reload_tuned_tables();
-  if (planned_now().to_json() == out.best.to_json()) ++taken_;
+  if (planned_now() == best.config) ++taken_;
   else fmt::print(stderr, "jitfp8 tune: the dispatch does not plan {} with its tuned config\n", words);
 }
 

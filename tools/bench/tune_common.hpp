@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config_words.hpp"
 #include "heuristics/sm90_gemm.hpp"
+#include "heuristics/sm90_wgrad.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/tuned_table.hpp"
 
@@ -26,7 +28,7 @@ struct TuneOptions {
   double min_gain = 0.02;           // a config must beat the pick by this much to be recorded
   bool with_workspace = true, without_workspace = true;  // gemm_fp8_nt's plans
   bool m_indices = true, group_ends = true;              // the contiguous grouping forms tuned
-  int draws = 4;  // M-grouped: routings (rows per expert) each config is timed on, summed
+  int draws = 4;  // M-grouped: routings (rows per expert) each config is timed on, averaged
   std::set<std::string> ops;        // the ops tuned; empty: every op tune knows
   bool dry_run = false;
   bool list = false;  // only name the plans (no GPU)
@@ -34,32 +36,61 @@ struct TuneOptions {
   bool wants(const std::string& op) const { return ops.empty() || ops.count(op) != 0; }
 };
 
-struct Outcome {
-  detail::Sm90GemmConfig pick, best;
+// What the timing rounds found, configs as indices into the candidates (0: the pick).
+struct Rounds {
+  std::size_t best_index = 0;
   double pick_us = 0, best_us = 0;  // the mean over the draws
   int timed = 0;
-  std::vector<double> passes;  // round 2: the pick's and the fastest's time, forward then backward
+  std::vector<double> passes;      // round 2: the pick's and the fastest's time, forward then backward
   std::vector<double> draw_gains;  // round 2: the fastest's gain over the pick on each draw
-  std::string note;            // why nothing was recorded, or ""
+  std::string note;                // why nothing was recorded, or ""
   bool record = false;
 };
 
-// Launches a config once on one set of operands (a draw).
-using TuneRun = std::function<void(const detail::Sm90GemmConfig&)>;
+// Config: detail::Sm90GemmConfig (gemm_fp8_nt, the M-grouped GEMMs) or detail::Sm90WgradConfig.
+template <class Config>
+struct Outcome : Rounds {
+  Config pick, best;
+};
 
-// A config's time is the sum over `draws` (operand sets, e.g. routings of the M-grouped GEMMs,
-// whose best config depends on them) of its median time on each. Round 1 times configs[0] (the
-// pick) and the others, each alone (5 x max(2, iters / 4) runs a draw); a config that fails to run
-// is skipped (the pick must run). Round 2 times the pick and the three fastest others in turns
-// (5 x iters rounds of every config on every draw), so that clock drift falls on all alike,
-// twice, the second time in reverse order (so that no config's place in the turns decides). The
-// fastest by the sum of its two passes is the outcome's best; `record` is set when it beats the
-// pick by min_gain in each pass and is slower on no draw (a config that wins on some routings and
-// loses on others would trade one for the other: masked 16 x 128 rows, 3072 x 4096, 8% faster
-// over three routings, ran 9% faster and 11% slower on two others). The caller checks its output
-// before recording it.
-Outcome time_candidates(const std::vector<detail::Sm90GemmConfig>& configs, const std::vector<TuneRun>& draws,
-                        const TuneOptions& o, cudaStream_t stream);
+// Launches a config once on one set of operands (a draw).
+template <class Config>
+using TuneRun = std::function<void(const Config&)>;
+
+// A config's time is the mean over `draws` (operand sets, e.g. routings of the M-grouped GEMMs,
+// whose best config depends on them, or the weight gradient's two modes) of its median time on
+// each. Round 1 times candidate 0 (the pick) and the others, each alone (5 x max(2, iters / 4)
+// runs a draw); a candidate that fails to run is skipped (the pick must run). Round 2 times the
+// pick and the three fastest others in turns (5 x iters rounds of every candidate on every draw),
+// so that clock drift falls on all alike, twice, the second time in reverse order (so that no
+// candidate's place in the turns decides). The fastest by the sum of its two passes is the best;
+// `record` is set when it beats the pick by min_gain in each pass and is slower on no draw (a
+// config that wins on some routings and loses on others would trade one for the other: masked
+// 16 x 128 rows, 3072 x 4096, 8% faster over three routings, ran 9% faster and 11% slower on two
+// others). The caller checks its output before recording it. describe(i): candidate i, for the
+// message when it fails to run.
+Rounds time_rounds(std::size_t candidates, const std::vector<std::function<void(std::size_t)>>& draws,
+                   const std::function<std::string(std::size_t)>& describe, const TuneOptions& o,
+                   cudaStream_t stream);
+
+// time_rounds over typed configs: configs[0] is the pick.
+template <class Config>
+Outcome<Config> time_candidates(const std::vector<Config>& configs, const std::vector<TuneRun<Config>>& draws,
+                                const TuneOptions& o, cudaStream_t stream) {
+  std::vector<std::function<void(std::size_t)>> indexed;
+  for (const TuneRun<Config>& run : draws) indexed.push_back([&configs, &run](std::size_t i) { run(configs[i]); });
+  Outcome<Config> out;
+  static_cast<Rounds&>(out) = time_rounds(
+      configs.size(), indexed, [&](std::size_t i) { return configs[i].to_json().dump(); }, o, stream);
+  out.pick = configs.at(0);
+  out.best = configs.at(out.best_index);
+  return out;
+}
+
+// Keeps `out` recorded only if the fastest config's D is as close to the double-precision
+// reference as the pick's (the anchors' yardstick: best_diff <= max(1e-5, 4 x pick_diff)); else
+// says why in its note.
+void require_reference_match(Rounds& out, double pick_diff, double best_diff);
 
 // The M values of `op` to tune: --m's within its range, else the powers of two from `first` in
 // it (its m_min where none is).
@@ -73,14 +104,26 @@ class TuneRecorder {
   TuneRecorder(const TuneOptions& o, const std::vector<std::string>& roots, const detail::TunedDevice& device,
                int sms);
   // One plan's outcome. plan: what was tuned (for --json); words: the same for the line.
-  // planned_now: the config the dispatch plans with after the table is reloaded. Throws when the
+  // planned_now(): the config the dispatch plans with after the table is reloaded. Throws when the
   // table cannot be written.
+  template <class Config, class PlannedNow>
   void report(const std::string& op, const nlohmann::json& key, const nlohmann::json& plan, const std::string& words,
-              const Outcome& out, const std::function<detail::Sm90GemmConfig()>& planned_now);
+              const Outcome<Config>& out, const PlannedNow& planned_now) {
+    report_configs(op, key, plan, words, out, {out.pick.to_json(), config_words(out.pick)},
+                   {out.best.to_json(), config_words(out.best)}, [&] { return planned_now().to_json(); });
+  }
   // The summary; writes --json; the exit status (1 when the dispatch missed a recorded config).
   int finish(const std::string& device_name) const;
 
  private:
+  struct Named {
+    nlohmann::json config;
+    std::string words;
+  };
+  void report_configs(const std::string& op, const nlohmann::json& key, const nlohmann::json& plan,
+                      const std::string& words, const Rounds& out, const Named& pick, const Named& best,
+                      const std::function<nlohmann::json()>& planned_now);
+
   const TuneOptions& options_;
   std::vector<std::string> roots_;
   detail::TunedDevice device_;
@@ -100,5 +143,9 @@ void tune_gemm_plans(const std::vector<Manifest>& manifests, const TuneOptions& 
 std::vector<std::string> grouped_tune_plans(const std::vector<Manifest>& manifests, const TuneOptions& o);
 void tune_grouped_plans(const std::vector<Manifest>& manifests, const TuneOptions& o, TuneRecorder& recorder,
                         cudaStream_t stream);
+// gemm_fp8_wgrad (tune_wgrad.cpp): per M bucket (sm90_wgrad_m_bucket).
+std::vector<std::string> wgrad_tune_plans(const std::vector<Manifest>& manifests, const TuneOptions& o);
+void tune_wgrad_plans(const std::vector<Manifest>& manifests, const TuneOptions& o, TuneRecorder& recorder,
+                      cudaStream_t stream);
 
 }  // namespace jitfp8::bench

@@ -21,6 +21,9 @@
 namespace jitfp8::bench {
 namespace {
 
+using GemmOutcome = Outcome<detail::Sm90GemmConfig>;
+using GemmRun = TuneRun<detail::Sm90GemmConfig>;
+
 constexpr const char* kOp = "gemm_fp8_nt";
 
 // One plan to tune: M (the key's rows), N, K, D's type, with a workspace or not.
@@ -102,8 +105,8 @@ double accuracy(const GemmFp8Args& g, const detail::Sm90GemmConfig& c, Operands&
 // The pick and the model's `top` best configs that the dispatch would take, timed
 // (time_candidates); the fastest is recorded only if its D matches the reference as closely as
 // the pick's.
-Outcome tune_one(const GemmTuneKey& key, const GemmFp8Args& g, Operands& in, const TuneOptions& o,
-                 cudaStream_t stream) {
+GemmOutcome tune_one(const GemmTuneKey& key, const GemmFp8Args& g, Operands& in, const TuneOptions& o,
+                     cudaStream_t stream) {
   const detail::DeviceContext& device = detail::current_device();
   const int sms = detail::gemm_sm_count(device);
   const detail::TargetDevice target = detail::gemm_target(device, sms);
@@ -122,16 +125,10 @@ Outcome tune_one(const GemmTuneKey& key, const GemmFp8Args& g, Operands& in, con
   std::vector<detail::KernelSpec> specs;
   for (const auto& c : configs) specs.push_back(detail::gemm_fp8_nt_spec(key.n, key.k, c, device.arch));
   compile_all(specs);
-  Outcome out = time_candidates(
+  GemmOutcome out = time_candidates(
       configs, {[&](const detail::Sm90GemmConfig& c) { detail::gemm_fp8_nt_with_config(g, c, stream); }}, o, stream);
   if (!out.record) return out;
-  const double pick_diff = accuracy(g, out.pick, in, stream);
-  const double best_diff = accuracy(g, out.best, in, stream);
-  if (!(best_diff <= std::max(1e-5, 4 * pick_diff))) {
-    out.record = false;
-    out.note = fmt::format("NOT RECORDED: its D differs from the reference by {:.3g} (the pick's: {:.3g})", best_diff,
-                           pick_diff);
-  }
+  require_reference_match(out, accuracy(g, out.pick, in, stream), accuracy(g, out.best, in, stream));
   return out;
 }
 
@@ -154,7 +151,7 @@ void tune_gemm_plans(const std::vector<Manifest>& manifests, const TuneOptions& 
   for (const GemmTuneKey& key : keys) {
     Operands in(key.m, key.n, key.k, stream);  // per key, as the bench draws them
     const GemmFp8Args g = args_for(key, in, workspace.ptr, workspace_bytes);
-    const Outcome out = tune_one(key, g, in, o, stream);
+    const GemmOutcome out = tune_one(key, g, in, o, stream);
     recorder.report(kOp,
                     detail::gemm_fp8_nt_tuning_key(sms, detail::sm90_gemm_m_key(key.m), key.n, key.k,
                                                    key.with_workspace, key.d_fp32),

@@ -30,6 +30,9 @@
 namespace jitfp8::bench {
 namespace {
 
+using GemmOutcome = Outcome<detail::Sm90GemmConfig>;
+using GemmRun = TuneRun<detail::Sm90GemmConfig>;
+
 using detail::Sm90Grouping;
 
 // One plan to tune. rows: contiguous, M (all experts' padded rows, the rows key itself); masked,
@@ -156,7 +159,7 @@ double diff_from_pick(const std::vector<std::uint16_t>& pick, const std::vector<
 }
 
 // D of `run(c)` over a poisoned buffer.
-std::vector<std::uint16_t> output_of(const detail::Sm90GemmConfig& c, const TuneRun& run,
+std::vector<std::uint16_t> output_of(const detail::Sm90GemmConfig& c, const GemmRun& run,
                                      DeviceArray<std::uint16_t>& d, cudaStream_t stream) {
   BENCH_CHECK(cudaMemsetAsync(d.ptr, 0xFF, d.count * 2, stream));
   run(c);
@@ -167,8 +170,8 @@ std::vector<std::uint16_t> output_of(const detail::Sm90GemmConfig& c, const Tune
 // The pick, its shallower rings and the sweep's configs that the dispatch would take, timed on
 // every routing (time_candidates); the fastest is recorded only if its D matches the pick's
 // everywhere on each routing.
-Outcome tune_one(const GroupedTuneKey& key, const std::vector<TuneRun>& draws, DeviceArray<std::uint16_t>& d,
-                 const TuneOptions& o, cudaStream_t stream) {
+GemmOutcome tune_one(const GroupedTuneKey& key, const std::vector<GemmRun>& draws, DeviceArray<std::uint16_t>& d,
+                     const TuneOptions& o, cudaStream_t stream) {
   const detail::DeviceContext& device = detail::current_device();
   const detail::TargetDevice target = detail::gemm_target(device);
   std::vector<detail::Sm90GemmConfig> configs;
@@ -183,9 +186,9 @@ Outcome tune_one(const GroupedTuneKey& key, const std::vector<TuneRun>& draws, D
   for (const auto& c : configs)
     specs.push_back(detail::gemm_fp8_grouped_spec(key.grouping, key.groups, key.n, key.k, c, device.arch));
   compile_all(specs);
-  Outcome out = time_candidates(configs, draws, o, stream);
+  GemmOutcome out = time_candidates(configs, draws, o, stream);
   if (!out.record) return out;
-  for (const TuneRun& run : draws) {
+  for (const GemmRun& run : draws) {
     const double diff = diff_from_pick(output_of(out.pick, run, d, stream), output_of(out.best, run, d, stream));
     if (!(diff <= 1e-5)) {
       out.record = false;
@@ -216,10 +219,10 @@ void tune_contiguous(const GroupedTuneKey& key, const TuneOptions& o, TuneRecord
     else g.group_ends = routings.back()->ends.ptr;
     args.push_back(g);
   }
-  std::vector<TuneRun> draws;
+  std::vector<GemmRun> draws;
   for (const GroupedGemmContiguousArgs& g : args)
     draws.push_back([&](const detail::Sm90GemmConfig& c) { detail::gemm_fp8_grouped_contiguous_with_config(g, c, stream); });
-  const Outcome out = tune_one(key, draws, d, o, stream);
+  const GemmOutcome out = tune_one(key, draws, d, o, stream);
   const std::string op(detail::gemm_fp8_grouped_op(key.grouping));
   const std::string form(detail::sm90_grouping_name(key.grouping));
   const int sms = detail::gemm_sm_count(detail::current_device());
@@ -261,10 +264,10 @@ void tune_masked(const GroupedTuneKey& key, const TuneOptions& o, TuneRecorder& 
     g.d = d.ptr, g.masked_m = masked_m.back()->ptr;
     args.push_back(g);
   }
-  std::vector<TuneRun> draws;
+  std::vector<GemmRun> draws;
   for (const GroupedGemmMaskedArgs& g : args)
     draws.push_back([&](const detail::Sm90GemmConfig& c) { detail::gemm_fp8_grouped_masked_with_config(g, c, stream); });
-  const Outcome out = tune_one(key, draws, d, o, stream);
+  const GemmOutcome out = tune_one(key, draws, d, o, stream);
   const int sms = detail::gemm_sm_count(detail::current_device());
   recorder.report(std::string(detail::gemm_fp8_grouped_op(key.grouping)),
                   detail::gemm_fp8_grouped_tuning_key(key.grouping, sms, key.groups,

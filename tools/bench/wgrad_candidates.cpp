@@ -1,0 +1,46 @@
+#include "wgrad_candidates.hpp"
+
+#include "jitfp8/error.hpp"
+
+namespace jitfp8::bench {
+
+std::vector<detail::Sm90WgradConfig> wgrad_sweep_configs(int sm_count) {
+  std::vector<detail::Sm90WgradConfig> configs;
+  const std::pair<int, int> tiles[] = {{64, 64},   {64, 96},   {64, 128},  {64, 160},  {64, 192},  {128, 48},
+                                       {128, 64},  {128, 80},  {128, 96},  {128, 112}, {128, 128}, {128, 144},
+                                       {128, 160}, {128, 176}, {128, 192}, {192, 48},  {192, 64},  {192, 96},
+                                       {192, 112}, {192, 128}, {256, 96},  {256, 112}, {256, 128}};
+  for (auto [bm, bn] : tiles)
+    for (int staging = 0; staging < 2; ++staging)
+      for (int mc = 1; mc <= 2; ++mc) {
+        try {
+          detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(bm, bn, 0, mc, true, sm_count,
+                                                                     staging == 0 ? 0 : 1, staging == 0 ? 1 : 2);
+          c.pingpong = false;
+          configs.push_back(c);
+        } catch (const Error&) {  // e.g. two boxes that do not divide the wave's store boxes
+        }
+      }
+  return configs;
+}
+
+std::vector<detail::Sm90WgradConfig> wgrad_pick_variants(const detail::Sm90WgradConfig& pick, int sm_count) {
+  std::vector<detail::Sm90WgradConfig> configs;
+  auto add = [&](int stages, int multicast) {
+    try {
+      detail::Sm90WgradConfig c =
+          detail::make_sm90_wgrad_config(pick.block_m, pick.block_n, stages, multicast, pick.multicast_on_a, sm_count,
+                                         pick.epi_batch, pick.epi_bufs, pick.group_n);
+      c.pingpong = pick.pingpong;
+      c.overlap = pick.overlap;
+      configs.push_back(c);
+    } catch (const Error&) {  // no such ring, or pairs on an odd SM count
+    }
+  };
+  for (int fewer = 1; fewer <= 2; ++fewer)
+    if (pick.stages - fewer >= 2) add(pick.stages - fewer, pick.multicast);
+  add(pick.stages, pick.multicast == 1 ? 2 : 1);
+  return configs;
+}
+
+}  // namespace jitfp8::bench
