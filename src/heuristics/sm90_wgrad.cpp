@@ -385,6 +385,20 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       best.pingpong = false;
     }
   }
+  // The same 256 x 128 pairs in place of a 192 x 128 pick over 32+ K blocks, where their rounds
+  // give each SM no more rows than the 192-row tiles' rounds: the model ties the two (its
+  // per-block costs leave out the pairs' halved A traffic and the unrolled loop), measured
+  // faster on all 60 such shapes of a grid of M 1536-32768, N 512-8192, K 4096-16384 (H200,
+  // 2026-12-01g: +0.1 to +9.2%, geomean +3.4%; accumulating +3.1%, up to 1.2% slower on five
+  // shapes at K 4096), and found by jitfp8 tune on three of them.
+  if (dense && best.block_m == 192 && best.block_n == 128 && k_blocks >= 32 && sm_count % 2 == 0 && !alone) {
+    Sm90WgradConfig pairs = make_sm90_wgrad_config(256, 128, 0, 2, true, sm_count, 2, 2, best.group_n);
+    pairs.pingpong = false;
+    const Units u256 = count_units(pairs, mb, n), u192 = count_units(best, mb, n);
+    const std::int64_t waves_256 = (u256.units + u256.clusters - 1) / u256.clusters;
+    const std::int64_t waves_192 = (u192.units + u192.clusters - 1) / u192.clusters;
+    if (waves_256 * 256 <= waves_192 * 192) best = pairs;
+  }
   return best;
 }
 

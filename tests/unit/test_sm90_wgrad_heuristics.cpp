@@ -97,6 +97,23 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
   check_pairs(choose_sm90_wgrad_config(2560, 4096, 16384, 132), 128, 4);
   // Where 192-row tiles were faster, they stay.
   CHECK(choose_sm90_wgrad_config(2112, 4096, 7168, 132).block_m == 192);
+  // A 192 x 128 pick over 32+ K blocks whose rounds 256-row pairs match (H200, 2026-12-01g: 60
+  // grid shapes +3.4% in geomean): 32768 x 1024 x 16384 (8 rounds of 256-row pair units against
+  // 11 rounds of 192-row tiles, +9.2%), 12288 x 1024 x 16384 (3 against 4, +5.8%),
+  // 6144 x 4096 x 4096 (6 against 8, +1.1%).
+  check_pairs(choose_sm90_wgrad_config(32768, 1024, 16384, 132), 256, 3);
+  check_pairs(choose_sm90_wgrad_config(12288, 1024, 16384, 132), 256, 3);
+  check_pairs(choose_sm90_wgrad_config(6144, 4096, 4096, 132), 256, 3);
+  // Not where the 256-row rounds give an SM more rows (2112 x 4096 x 7168 above: 3 rounds of
+  // 256 against 3 of 192), below 32 K blocks, under an SM limit, or on an odd SM count.
+  for (const Sm90WgradConfig& c :
+       {choose_sm90_wgrad_config(12288, 1024, 2048, 132), choose_sm90_wgrad_config(12288, 1024, 16384, 132, true, true),
+        choose_sm90_wgrad_config(12288, 1024, 16384, 131)}) {
+    INFO(c.to_json().dump());
+    CHECK(c.block_m == 192);
+    CHECK(c.block_n == 128);
+    CHECK(c.multicast == 1);
+  }
 }
 
 TEST_CASE("wgrad heuristic weighs measured per-block costs over 16+ K blocks", "[wgrad][heuristics]") {

@@ -1,6 +1,7 @@
 # Prints the comparisons of 2026-12-01g-tuned-wgrad-h200.md from its -bench-rows.json:
-# tuned against JITFP8_TUNED=0 (calls 3 and 5, two alternated rounds each), and the call-3 sweep
-# of the chooser's 192 x 128 picks. Usage: python3 2026-12-01g-tuned-wgrad-h200-compare.py
+# tuned against JITFP8_TUNED=0 (calls 3 and 5, two alternated rounds each), the call-3 sweep of
+# the chooser's 192 x 128 picks, and the chooser change of call 7 (new against old, two rounds
+# each). Usage: python3 2026-12-01g-tuned-wgrad-h200-compare.py
 import json, math, os
 from collections import defaultdict
 
@@ -48,6 +49,25 @@ def sweep():
     for n in names:
         print(f"  {n}: geomean {100 * (math.exp(logs[n] / len(by)) - 1):+.2f}%")
 
+def chooser():
+    def load(f):
+        return {(r["m"], r["n"], r["k"]): r for r in rows[f"call7-{f}"] if r.get("kind") == "wgrad"}
+    old, new = [load("1-h65b"), load("4-h65b")], [load("2-h65c"), load("3-h65c")]
+    print("call 7: 256 x 128 A pairs for 192 x 128 picks, new against old (sum of two rounds each)")
+    out = []
+    for s in old[0]:
+        g = sum(x[s]["ours_us"] for x in old) / sum(x[s]["ours_us"] for x in new) - 1
+        ga = sum(x[s]["ours_acc_us"] for x in old) / sum(x[s]["ours_acc_us"] for x in new) - 1
+        cb = sum(x[s]["cublaslt_us"] for x in old + new) / 4
+        out.append((g, ga, s, cb / (sum(x[s]["ours_us"] for x in old) / 2), cb / (sum(x[s]["ours_us"] for x in new) / 2)))
+    out.sort()
+    for g, ga, s, ro, rn in out:
+        print(f"  {s[0]} x {s[1]} x {s[2]}: {100 * g:+.1f}%, accumulating {100 * ga:+.1f}%, x cuBLASLt {ro:.2f} -> {rn:.2f}")
+    n = len(out)
+    print(f"  geomean {100 * (math.exp(sum(math.log(1 + o[0]) for o in out) / n) - 1):+.2f}%, accumulating "
+          f"{100 * (math.exp(sum(math.log(1 + o[1]) for o in out) / n) - 1):+.2f}%, {n} shapes")
+
 table("call3")
 table("call5")
 sweep()
+chooser()
