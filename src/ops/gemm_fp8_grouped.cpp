@@ -10,10 +10,10 @@
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/log.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -49,10 +49,7 @@ struct PlanKey {
 };
 static_assert(sizeof(PlanKey) == 48, "PlanKey must have no padding");
 
-struct Plan {
-  const LoadedKernel* kernel = nullptr;
-  Sm90GemmConfig config;
-};
+using Plan = KernelPlan<Sm90GemmConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
   static DispatchCache<PlanKey, Plan> cache;
@@ -73,26 +70,15 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
   return plan_cache().get_or_make(key, [&] {
     require_sm90a(function, device.arch);
     const TargetDevice target = gemm_target(device, key.sms);
-    Plan made;
-    made.config = choose_sm90_grouped_config(grouping, key.rows_key, e, n, k, key.sms, target.clusters.alone);
+    const Sm90GemmConfig pick =
+        choose_sm90_grouped_config(grouping, key.rows_key, e, n, k, key.sms, target.clusters.alone);
     std::string why;
-    if (auto tuned = gemm_fp8_grouped_tuned_config(*tuned_table_of(device), made.config, target, grouping,
-                                                   key.rows_key, e, n, k, &why)) {
-      try {
-        made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, *tuned, device.arch));
-        made.config = *tuned;
-        log(LogLevel::debug, "{} rows_key {} groups {} n {} k {}: tuned config {}", function, key.rows_key, e, n, k,
-            made.config.to_json().dump());
-      } catch (const Error& error) {
-        why = fmt::format("its kernel failed to build: {}", error.what());
-      }
-    }
-    if (!why.empty())
-      log(LogLevel::warn, "{} rows_key {} groups {} n {} k {}: tuned config not used: {}", function, key.rows_key, e,
-          n, k, why);
-    if (made.kernel == nullptr)
-      made.kernel = &get_kernel(device.device, gemm_fp8_grouped_spec(grouping, e, n, k, made.config, device.arch));
-    return made;
+    const auto tuned =
+        gemm_fp8_grouped_tuned_config(*tuned_table_of(device), pick, target, grouping, key.rows_key, e, n, k, &why);
+    return plan_with_tuned(
+        device.device, pick, tuned, why,
+        fmt::format("{} rows_key {} groups {} n {} k {}", function, key.rows_key, e, n, k),
+        [&](const Sm90GemmConfig& c) { return gemm_fp8_grouped_spec(grouping, e, n, k, c, device.arch); });
   });
 }
 

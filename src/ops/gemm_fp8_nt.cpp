@@ -9,10 +9,10 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
+#include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/log.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -91,10 +91,7 @@ struct PlanKey {
 };
 static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
 
-struct Plan {
-  const LoadedKernel* kernel = nullptr;
-  Sm90GemmConfig config;
-};
+using Plan = KernelPlan<Sm90GemmConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
   static DispatchCache<PlanKey, Plan> cache;
@@ -278,26 +275,14 @@ const Plan& plan_for(const GemmFp8Args& args, const DeviceContext& device, Strea
     require_sm90a(kFunction, device.arch);
     const TargetDevice target = gemm_target(device, key.sms);
     const bool with_workspace = key.with_workspace != 0, d_fp32 = key.d_fp32 != 0;
-    Plan made;
-    made.config = gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, target, with_workspace, d_fp32);
+    const Sm90GemmConfig pick =
+        gemm_fp8_nt_chosen_config(key.m_key, args.n, args.k, target, with_workspace, d_fp32);
     std::string why;
-    if (auto tuned = gemm_fp8_nt_tuned_config(*tuned_table_of(device), made.config, target, key.m_key, args.n,
-                                              args.k, with_workspace, d_fp32, &why)) {
-      try {
-        made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, *tuned, device.arch));
-        made.config = *tuned;
-        log(LogLevel::debug, "{} m_key {} n {} k {}: tuned config {}", kFunction, key.m_key, args.n, args.k,
-            made.config.to_json().dump());
-      } catch (const Error& e) {
-        why = fmt::format("its kernel failed to build: {}", e.what());
-      }
-    }
-    if (!why.empty())
-      log(LogLevel::warn, "{} m_key {} n {} k {}: tuned config not used: {}", kFunction, key.m_key, args.n, args.k,
-          why);
-    if (made.kernel == nullptr)
-      made.kernel = &get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, made.config, device.arch));
-    return made;
+    const auto tuned = gemm_fp8_nt_tuned_config(*tuned_table_of(device), pick, target, key.m_key, args.n, args.k,
+                                                with_workspace, d_fp32, &why);
+    return plan_with_tuned(device.device, pick, tuned, why,
+                           fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
+                           [&](const Sm90GemmConfig& c) { return gemm_fp8_nt_spec(args.n, args.k, c, device.arch); });
   });
 }
 

@@ -9,10 +9,10 @@
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/log.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -74,10 +74,7 @@ struct ConfigPlanKey {
 };
 static_assert(sizeof(ConfigPlanKey) == 64, "ConfigPlanKey must have no padding");
 
-struct Plan {
-  const LoadedKernel* kernel = nullptr;
-  Sm90WgradConfig config;
-};
+using Plan = KernelPlan<Sm90WgradConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
   static DispatchCache<PlanKey, Plan> cache;
@@ -216,27 +213,14 @@ const Plan& plan_for(const GemmFp8WgradArgs& args, const DeviceContext& device, 
   return plan_cache().get_or_make(key, [&] {
     require_sm90a(kFunction, device.arch);
     const TargetDevice target = gemm_target(device, key.sms);
-    Plan made;
-    made.config = gemm_fp8_wgrad_chosen_config(key.m_bucket, args.n, args.k, target);
+    const Sm90WgradConfig pick = gemm_fp8_wgrad_chosen_config(key.m_bucket, args.n, args.k, target);
     std::string why;
-    if (auto tuned =
-            gemm_fp8_wgrad_tuned_config(*tuned_table_of(device), made.config, target, key.m_bucket, args.n, args.k,
-                                        &why)) {
-      try {
-        made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, *tuned, device.arch));
-        made.config = *tuned;
-        log(LogLevel::debug, "{} m_bucket {} n {} k {}: tuned config {}", kFunction, key.m_bucket, args.n, args.k,
-            made.config.to_json().dump());
-      } catch (const Error& e) {
-        why = fmt::format("its kernel failed to build: {}", e.what());
-      }
-    }
-    if (!why.empty())
-      log(LogLevel::warn, "{} m_bucket {} n {} k {}: tuned config not used: {}", kFunction, key.m_bucket, args.n,
-          args.k, why);
-    if (made.kernel == nullptr)
-      made.kernel = &get_kernel(device.device, gemm_fp8_wgrad_spec(args.n, args.k, made.config, device.arch));
-    return made;
+    const auto tuned =
+        gemm_fp8_wgrad_tuned_config(*tuned_table_of(device), pick, target, key.m_bucket, args.n, args.k, &why);
+    return plan_with_tuned(
+        device.device, pick, tuned, why,
+        fmt::format("{} m_bucket {} n {} k {}", kFunction, key.m_bucket, args.n, args.k),
+        [&](const Sm90WgradConfig& c) { return gemm_fp8_wgrad_spec(args.n, args.k, c, device.arch); });
   });
 }
 

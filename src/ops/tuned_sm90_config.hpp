@@ -1,8 +1,8 @@
 // The rules every sm_90a GEMM op applies to its entry in the tuned-config table
-// (runtime/tuned_table.hpp) before a plan takes the entry's config instead of the heuristics' pick.
+// (runtime/tuned_table.hpp) before a plan takes the entry's config instead of the heuristics' pick,
+// and the plan that results.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "jitfp8/error.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/log.hpp"
 #include "runtime/tuned_table.hpp"
 
 namespace jitfp8::detail {
@@ -43,6 +45,32 @@ std::optional<Config> tuned_sm90_config(const TunedTable& table, std::string_vie
     return std::nullopt;
   }
   return config;
+}
+
+// A GEMM op's plan: the config it launches and that config's kernel.
+template <class Config>
+struct KernelPlan {
+  const LoadedKernel* kernel = nullptr;
+  Config config;
+};
+
+// The plan of `pick` or, where the op's lookup found one (tuned_sm90_config), of `tuned` if its
+// kernel builds. Logged for the plan `words` names: a tuned config taken (debug), one not used
+// and why (warn: `why` from the lookup, or the build failure). spec_of(config): its KernelSpec.
+template <class Config, class SpecOf>
+KernelPlan<Config> plan_with_tuned(int device, const Config& pick, const std::optional<Config>& tuned,
+                                   std::string why, std::string_view words, const SpecOf& spec_of) {
+  if (tuned) {
+    try {
+      const LoadedKernel& kernel = get_kernel(device, spec_of(*tuned));
+      log(LogLevel::debug, "{}: tuned config {}", words, tuned->to_json().dump());
+      return {&kernel, *tuned};
+    } catch (const Error& e) {
+      why = fmt::format("its kernel failed to build: {}", e.what());
+    }
+  }
+  if (!why.empty()) log(LogLevel::warn, "{}: tuned config not used: {}", words, why);
+  return {&get_kernel(device, spec_of(pick)), pick};
 }
 
 }  // namespace jitfp8::detail

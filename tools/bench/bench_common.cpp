@@ -148,6 +148,14 @@ double bf16_value(std::uint16_t bits) {
   return value;
 }
 
+std::vector<int> sample_rows(long long m) {
+  std::vector<int> rows;
+  const long long count = std::min<long long>(m, 64);
+  for (long long r = 0; r < count; ++r) rows.push_back(static_cast<int>(r * (m / count)));
+  if (rows.back() != m - 1) rows.push_back(static_cast<int>(m - 1));
+  return rows;
+}
+
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n, bool f32) {
   std::vector<std::uint16_t> all = d.download();

@@ -85,6 +85,9 @@ double bf16_value(std::uint16_t bits);
 // The accuracy yardstick of the anchors: 1 - 2 sum(xy) / sum(x^2 + y^2).
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y);
 
+// The rows an accuracy check samples out of m: up to 64 spread evenly from row 0, and the last.
+std::vector<int> sample_rows(long long m);
+
 // Rows of a bf16 D, or of an f32 D (f32: the buffer's 16-bit units hold two per element).
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n, bool f32 = false);

@@ -88,10 +88,7 @@ GemmFp8Args args_for(const GemmTuneKey& key, Operands& in, void* workspace, std:
 // The anchors' accuracy yardstick of `c`'s D (poisoned first, so unwritten rows show as NaN)
 // against the double-precision reference on up to 65 rows.
 double accuracy(const GemmFp8Args& g, const detail::Sm90GemmConfig& c, Operands& in, cudaStream_t stream) {
-  std::vector<int> rows;
-  const long long count = std::min<long long>(g.m, 64);
-  for (long long r = 0; r < count; ++r) rows.push_back(static_cast<int>(r * (g.m / count)));
-  if (rows.back() != g.m - 1) rows.push_back(static_cast<int>(g.m - 1));
+  const std::vector<int> rows = sample_rows(g.m);
   BENCH_CHECK(cudaMemsetAsync(in.d.ptr, 0xFF, in.d.count * 2, stream));
   detail::gemm_fp8_nt_with_config(g, c, stream);
   DeviceArray<int> rows_dev(rows.size());

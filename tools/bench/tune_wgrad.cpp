@@ -79,10 +79,7 @@ GemmFp8WgradArgs args_for(const WgradTuneKey& key, Operands& in, bool accumulate
 // then accumulating onto that result (D / 2 against the reference: an element not accumulated
 // shows as half its value).
 double accuracy(const WgradTuneKey& key, const detail::Sm90WgradConfig& c, Operands& in, cudaStream_t stream) {
-  std::vector<int> rows;
-  const long long count = std::min<long long>(key.m, 64);
-  for (long long r = 0; r < count; ++r) rows.push_back(static_cast<int>(r * (key.m / count)));
-  if (rows.back() != key.m - 1) rows.push_back(static_cast<int>(key.m - 1));
+  const std::vector<int> rows = sample_rows(key.m);
   DeviceArray<int> rows_dev(rows.size());
   rows_dev.upload(rows);
   DeviceArray<double> ref(rows.size() * key.n);
