@@ -1,8 +1,9 @@
 // Config choice for the K-grouped weight-gradient kernel: the dense weight-gradient chooser on the
-// equivalent problem (E x M rows of tiles, k_capacity / E tokens each), then the K-grouped rules:
-// shared memory above half an SM (deepen the pipeline or take whole-wave staging until it is),
-// and no B-sharing pairs across an odd number of M blocks (a pair never spans two experts, but
-// half of it would compute nothing).
+// equivalent problem (E x M rows of tiles, k_capacity / E tokens each), the tiles measured faster
+// on this kernel (in pairs sharing A: long token runs, and short ones of 512 or 1024 tokens), then
+// the K-grouped rules: shared memory above half an SM (deepen the pipeline or take whole-wave
+// staging until it is), and no B-sharing pairs across an odd number of M blocks (a pair never
+// spans two experts, but half of it would compute nothing).
 #include "heuristics/sm90_grouped_wgrad.hpp"
 
 #include <algorithm>
@@ -33,6 +34,11 @@ std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& c) {
   return {};
 }
 
+std::optional<std::string> sm90_grouped_wgrad_config_problem(const Sm90WgradConfig& c, int sm_count, bool alone) {
+  if (std::string error = sm90_grouped_wgrad_config_error(c); !error.empty()) return error;
+  return sm90_wgrad_launch_problem(c, sm_count, alone);
+}
+
 Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
                                                  std::int64_t k_capacity, std::int64_t num_groups,
                                                  int sm_count, bool alone) {
@@ -53,10 +59,14 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // more (a pair per SM: two per cluster).
   const std::int64_t n_blocks = (n + 127) / 128;
   const std::int64_t pairs_256 = groups * (mb / 256) * (n_blocks / 2);
-  int pair_block_m = 0;  // the measured rules' pick: block_m x 128 tiles in pairs sharing A, 2 x 2 staging
+  // The measured rules' pick: tiles in pairs sharing A (block_m 0: none), staged in
+  // epi_batch-box batches over epi_bufs buffers.
+  struct PairTile {
+    int block_m = 0, block_n = 128, epi_batch = 2, epi_bufs = 2;
+  } pair;
   if (mb % 256 == 0 && n_blocks % 2 == 0 && tokens >= 2048 && sm_count % 2 == 0 && pairs_256 >= sm_count) {
-    pair_block_m = 256;
-  } else if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8) {
+    pair = {256, 128, 2, 2};
+  } else if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8 && sm_count % 2 == 0) {
     // Otherwise narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs
     // sharing A, which the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only
     // kgrouped --sweep, three sweeps over two sessions, 2026-11-24 and 2026-11-26): M 7168, N 2048
@@ -67,10 +77,28 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     // shared memory as one whole-wave buffer): with the kernel's 232 registers and ring-turn
     // loop, 998-1003 vs 924-933 TFLOPS on 4 x 8192 and 975-976 vs 923-925 on 8 x 4096 (H100,
     // 2026-11-26).
-    pair_block_m = 128;
+    pair = {128, 128, 2, 2};
+  } else if (tokens == 1024 && groups <= 48 && mb % 256 == 0 && sm_count % 2 == 0 &&
+             groups * (mb / 256) * ((n + 95) / 96) >= 2 * sm_count) {
+    // Short token runs, where the rules above stop and the dense model takes 128 x 192 tiles, or
+    // 256 x 128 staged whole: 256 x 96 tiles in pairs sharing A, staged a box at a time in two
+    // buffers. jitfp8 tune found them (or the same tile alone) fastest of 57-58 configs on the
+    // 9 plans of 1024 tokens it timed (H200, 2026-12-01h); on bench moe's uniform routing, 9
+    // shapes of E 8-48 (M 1024-7168, N 768-7168, 2 never tuned) ran 0.4-6.5% faster overwriting
+    // and 0.7-13.8% accumulating. Not over 64 experts: 2048 x 1408 and 2816 x 2048 ran 5.5% and
+    // 2.2% slower overwriting there (3-5% faster accumulating).
+    pair = {256, 96, 1, 2};
+  } else if (tokens == 512 && n_blocks % 2 == 0 && sm_count % 2 == 0 &&
+             groups * ((mb + 127) / 128) * n_blocks >= 2 * sm_count) {
+    // Shorter still: 128 x 128 tiles in pairs sharing A, staged whole, over the 128 x 192 picks:
+    // the tuner's fastest on 8 of 9 such plans, the same tile alone on the ninth (2048 x 768);
+    // on bench moe's uniform routing, 11 shapes of E 24-64 (M 1408-7168, N 768-7168, 2 never
+    // tuned) 3.1-7.8% faster overwriting and 1.7-11.7% accumulating (2026-12-01h).
+    pair = {128, 128, 0, 1};
   }
-  if (pair_block_m > 0 && sm_count >= 2 && !alone) {  // a pair needs two SMs (set_gemm_sm_limit(1))
-    c = make_sm90_wgrad_config(pair_block_m, 128, 0, 2, /*multicast_on_a=*/true, sm_count, 2, 2, c.group_n);
+  if (pair.block_m > 0 && sm_count >= 2 && !alone) {  // a pair needs two SMs (set_gemm_sm_limit(1))
+    c = make_sm90_wgrad_config(pair.block_m, pair.block_n, 0, 2, /*multicast_on_a=*/true, sm_count, pair.epi_batch,
+                               pair.epi_bufs, c.group_n);
     c.pingpong = false;
   }
   const std::int64_t m_blocks = (mb + c.block_m - 1) / c.block_m;

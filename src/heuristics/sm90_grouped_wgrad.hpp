@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "heuristics/sm90_wgrad.hpp"
@@ -23,6 +24,12 @@ std::int64_t sm90_grouped_wgrad_tokens_bucket(std::int64_t k_capacity, std::int6
 // Empty when the K-grouped kernel accepts the config (the dense rules plus the shared-memory
 // floor); else the rule it breaks.
 std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& config);
+
+// Why `c` cannot serve the K-grouped kernel on a device of sm_count SMs (alone: no pairs), or
+// nullopt: its rules (sm90_grouped_wgrad_config_error) and the dense kernel's launch rules
+// (sm90_wgrad_launch_problem). No cap on stages below the shared memory's: the chooser deepens
+// small tiles past the dense cap to reach the floor. What a tuned config must pass before use.
+std::optional<std::string> sm90_grouped_wgrad_config_problem(const Sm90WgradConfig& c, int sm_count, bool alone);
 
 // alone: no multicast pairs (ClusterCapacity::alone, under set_gemm_sm_limit).
 Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,

@@ -184,8 +184,8 @@ std::string sm90_wgrad_config_error(const Sm90WgradConfig& c) {
   return {};
 }
 
-Sm90WgradConfig sm90_wgrad_config_from_json(const nlohmann::json& j) {
-  const ConfigJsonReader r("gemm_fp8_wgrad", j);
+Sm90WgradConfig sm90_wgrad_config_from_json(const nlohmann::json& j, std::string_view op) {
+  const ConfigJsonReader r(op, j);
   if (r.integer("block_k") != kBlockK) throw r.fail("block_k", fmt::format("must be {}", kBlockK));
   Sm90WgradConfig c;
   c.block_m = r.integer("block_m");
@@ -207,6 +207,10 @@ Sm90WgradConfig sm90_wgrad_config_from_json(const nlohmann::json& j) {
 std::optional<std::string> sm90_wgrad_config_problem(const Sm90WgradConfig& c, int sm_count, bool alone) {
   if (std::string error = sm90_wgrad_config_error(c); !error.empty()) return error;
   if (c.stages > kSm90WgradMaxStages) return fmt::format("stages must be at most {}", kSm90WgradMaxStages);
+  return sm90_wgrad_launch_problem(c, sm_count, alone);
+}
+
+std::optional<std::string> sm90_wgrad_launch_problem(const Sm90WgradConfig& c, int sm_count, bool alone) {
   if (c.threads != sm90_wgrad_threads(c.block_m))
     return fmt::format("threads must be {}", sm90_wgrad_threads(c.block_m));
   if (c.smem_bytes != sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs))

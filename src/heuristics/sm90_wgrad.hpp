@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -58,14 +59,20 @@ std::int64_t sm90_wgrad_m_bucket(std::int64_t m);
 // cluster vs grid); else the rule it breaks.
 std::string sm90_wgrad_config_error(const Sm90WgradConfig& config);
 
-// A config as to_json writes it; throws Error(invalid_argument) naming the field it cannot read.
-Sm90WgradConfig sm90_wgrad_config_from_json(const nlohmann::json& json);
+// A config as to_json writes it; throws Error(invalid_argument) naming the field it cannot read
+// and `op`, the kernel it was read for.
+Sm90WgradConfig sm90_wgrad_config_from_json(const nlohmann::json& json, std::string_view op = "gemm_fp8_wgrad");
 
 // Why `c` cannot serve the dense weight gradient on a device of sm_count SMs (alone: no pairs,
 // ClusterCapacity::alone), or nullopt: the template's rules (sm90_wgrad_config_error), the derived
 // fields as make_sm90_wgrad_config fills them, and a persistent grid of at most sm_count SMs in
 // whole clusters. What a tuned config (runtime/tuned_table.hpp) must pass before use.
 std::optional<std::string> sm90_wgrad_config_problem(const Sm90WgradConfig& c, int sm_count, bool alone);
+
+// The part of sm90_wgrad_config_problem that does not depend on the kernel's form (dense or
+// K-grouped: sm90_grouped_wgrad_config_problem): the derived fields, group_n's range, pairs and
+// the grid, for a config whose template rules already pass.
+std::optional<std::string> sm90_wgrad_launch_problem(const Sm90WgradConfig& c, int sm_count, bool alone);
 
 // Fills the derived fields (smem_bytes, threads, num_sms for the cluster size) of a config
 // given its block_m, block_n, multicast, multicast_on_a, epilogue staging and group_n;

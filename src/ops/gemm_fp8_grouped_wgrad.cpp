@@ -10,6 +10,7 @@
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/driver_api.hpp"
@@ -94,10 +95,7 @@ struct ConfigPlanKey {
 };
 static_assert(sizeof(ConfigPlanKey) == 56, "ConfigPlanKey must have no padding");
 
-struct Plan {
-  const LoadedKernel* kernel = nullptr;
-  Sm90WgradConfig config;
-};
+using Plan = KernelPlan<Sm90WgradConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
   static DispatchCache<PlanKey, Plan> cache;
@@ -107,7 +105,6 @@ DispatchCache<ConfigPlanKey, Plan>& config_plan_cache() {
   static DispatchCache<ConfigPlanKey, Plan> cache;
   return cache;
 }
-
 
 // D (E, M, N) fp32 as a 3D map, so that a tile's rows past M are clipped at its expert's end.
 CUtensorMap encode_d_map(const GroupedGemmWgradArgs& args, std::uint32_t swizzle) {
@@ -213,10 +210,15 @@ std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, c
                 "gemm_fp8_grouped_wgrad: needs n, k (the token capacity) and groups");
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
+  const std::int64_t tokens_bucket = sm90_grouped_wgrad_tokens_bucket(op.k, op.groups);
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
-    const Sm90WgradConfig c =
-        choose_sm90_grouped_wgrad_config(m, op.n, op.k, op.groups, target.sm_count, target.clusters.alone);
+    Sm90WgradConfig c = gemm_fp8_grouped_wgrad_chosen_config(m, op.n, tokens_bucket, op.groups, target);
+    std::string why;
+    if (target.tuned)  // as the dispatch plans
+      if (auto tuned =
+              gemm_fp8_grouped_wgrad_tuned_config(*target.tuned, c, target, m, op.n, tokens_bucket, op.groups, &why))
+        c = *tuned;
     KernelSpec spec = gemm_fp8_grouped_wgrad_spec(op.n, c, arch);
     if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
   }
@@ -256,10 +258,53 @@ std::int64_t grouped_wgrad_workspace_bytes(int num_sms) {
   return std::int64_t{16} * std::max(num_sms, 1);
 }
 
+Sm90WgradConfig gemm_fp8_grouped_wgrad_chosen_config(std::int64_t m_bucket, std::int64_t n,
+                                                     std::int64_t tokens_bucket, std::int64_t num_groups,
+                                                     const TargetDevice& target) {
+  return choose_sm90_grouped_wgrad_config(m_bucket, n, tokens_bucket * num_groups, num_groups, target.sm_count,
+                                          target.clusters.alone);
+}
+
 Sm90WgradConfig grouped_wgrad_chosen_config(const GroupedGemmWgradArgs& args, const TargetDevice& target) {
-  const std::int64_t tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
-  return choose_sm90_grouped_wgrad_config(sm90_wgrad_m_bucket(args.m), args.n, tokens_bucket * args.num_groups,
-                                          args.num_groups, target.sm_count, target.clusters.alone);
+  return gemm_fp8_grouped_wgrad_chosen_config(sm90_wgrad_m_bucket(args.m), args.n,
+                                              sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups),
+                                              args.num_groups, target);
+}
+
+namespace {
+
+// The plan for validated `args` on `stream`: made at the first call of its key, then read from
+// the plan cache. A tuned config that applies (gemm_fp8_grouped_wgrad_tuned_config) replaces the
+// heuristics' pick; one whose kernel fails to build is reported and the pick taken.
+const Plan& plan_for(const GroupedGemmWgradArgs& args, const DeviceContext& device, Stream stream) {
+  PlanKey key{};
+  key.device = device.device;
+  key.sms = gemm_sm_count(device, stream);
+  key.m_bucket = sm90_wgrad_m_bucket(args.m);
+  key.n = args.n;
+  key.tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
+  key.groups = args.num_groups;
+  return plan_cache().get_or_make(key, [&] {
+    require_sm90a(kFunction, device.arch);
+    const TargetDevice target = gemm_target(device, key.sms);
+    const Sm90WgradConfig pick =
+        gemm_fp8_grouped_wgrad_chosen_config(key.m_bucket, args.n, key.tokens_bucket, key.groups, target);
+    std::string why;
+    const auto tuned = gemm_fp8_grouped_wgrad_tuned_config(*tuned_table_of(device), pick, target, key.m_bucket,
+                                                           args.n, key.tokens_bucket, key.groups, &why);
+    return plan_with_tuned(
+        device.device, pick, tuned, why,
+        fmt::format("{} m_bucket {} n {} tokens_bucket {} groups {}", kFunction, key.m_bucket, args.n,
+                    key.tokens_bucket, key.groups),
+        [&](const Sm90WgradConfig& c) { return gemm_fp8_grouped_wgrad_spec(args.n, c, device.arch); });
+  });
+}
+
+}  // namespace
+
+Sm90WgradConfig gemm_fp8_grouped_wgrad_planned_config(const GroupedGemmWgradArgs& args, Stream stream) {
+  validate(args);
+  return plan_for(args, current_device(), stream).config;
 }
 
 }  // namespace jitfp8::detail
@@ -273,23 +318,7 @@ std::int64_t gemm_fp8_grouped_wgrad_workspace_bytes() {
 void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   using namespace detail;
   validate(args);
-  const DeviceContext& device = current_device();
-  PlanKey key{};
-  key.device = device.device;
-  key.sms = gemm_sm_count(device, stream);
-  key.m_bucket = sm90_wgrad_m_bucket(args.m);
-  key.n = args.n;
-  key.tokens_bucket = sm90_grouped_wgrad_tokens_bucket(args.k_capacity, args.num_groups);
-  key.groups = args.num_groups;
-  const Plan& plan = plan_cache().get_or_make(key, [&] {
-    require_sm90a(kFunction, device.arch);
-    Plan made;
-    made.config = grouped_wgrad_chosen_config(args, gemm_target(device, key.sms));
-    made.kernel = &get_kernel(device.device,
-                              gemm_fp8_grouped_wgrad_spec(args.n, made.config, device.arch));
-    return made;
-  });
-  launch_plan(plan, args, stream);
+  launch_plan(plan_for(args, current_device(), stream), args, stream);
 }
 
 }  // namespace jitfp8

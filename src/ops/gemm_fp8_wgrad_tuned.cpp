@@ -14,7 +14,7 @@ std::optional<Sm90WgradConfig> gemm_fp8_wgrad_tuned_config(const TunedTable& tab
                                                            std::int64_t n, std::int64_t k, std::string* why) {
   return tuned_sm90_config(
       table, "gemm_fp8_wgrad", gemm_fp8_wgrad_tuning_key(target.sm_count, m_bucket, n, k), chosen,
-      sm90_wgrad_config_from_json,
+      [](const nlohmann::json& j) { return sm90_wgrad_config_from_json(j); },
       [&](const Sm90WgradConfig& c) { return sm90_wgrad_config_problem(c, target.sm_count, target.clusters.alone); },
       why);
 }

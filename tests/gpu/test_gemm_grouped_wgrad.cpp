@@ -17,7 +17,10 @@
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_target.hpp"
 #include "ops/gemm_reference.hpp"
+#include "runtime/template_source.hpp"
+#include "runtime/tuned_table.hpp"
 #include "support/random_operands.hpp"
+#include "support/test_env.hpp"
 
 using namespace jitfp8;
 
@@ -299,6 +302,44 @@ TEST_CASE("gemm_fp8_grouped_wgrad with 128 x 128 and 256 x 128 tiles over ring t
     }
 }
 
+TEST_CASE("gemm_fp8_grouped_wgrad's picks for short token runs match the references", "[gpu][moe_wgrad]") {
+  // Token bucket 1024: 256 x 96 pairs sharing A (21 N blocks: the last pair's second tile idles,
+  // the last tile has an N tail); token bucket 512: 128 x 128 pairs staged whole (an N tail). M 512:
+  // every row checked. Both modes, with and without the balanced tail's workspace.
+  test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
+  workspace.poison(0);
+  const struct {
+    std::int64_t n;
+    std::vector<std::int32_t> counts;
+    int block_m, block_n;
+  } cases[] = {{2000, {897, 0, 1000, 640, 1, 1024, 700, 129}, 256, 96},
+               {1000, {380, 0, 257, 500, 1, 384, 300, 129, 512, 77, 450, 256}, 128, 128}};
+  std::uint64_t seed = 1800;
+  for (const auto& t : cases) {
+    const auto groups = static_cast<std::int64_t>(t.counts.size());
+    const detail::Sm90WgradConfig c = detail::choose_sm90_grouped_wgrad_config(
+        512, t.n, GroupedProblem::needed_capacity(t.counts), groups, detail::gemm_sm_count(detail::current_device()));
+    INFO(c.to_json().dump());
+    REQUIRE((c.block_m == t.block_m && c.block_n == t.block_n && c.multicast == 2 && c.multicast_on_a));
+    for (bool with_workspace : {false, true})
+      for (bool acc : {false, true}) {
+        INFO("workspace " << with_workspace << " accumulate " << acc);
+        GroupedProblem p(512, t.n, t.counts, seed++, acc);
+        GroupedGemmWgradArgs args = p.args();
+        if (with_workspace) {
+          args.workspace = workspace.get();
+          args.workspace_bytes = static_cast<std::int64_t>(workspace.size());
+        }
+        CHECK(detail::gemm_fp8_grouped_wgrad_planned_config(args, nullptr).to_json() == c.to_json());
+        test::prefill_shared_memory();
+        gemm_fp8_grouped_wgrad(args, nullptr);
+        JITFP8_CUDA_CHECK(cudaGetLastError());
+        JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+        check(p, seed++, "short token runs");
+      }
+  }
+}
+
 TEST_CASE("gemm_fp8_grouped_wgrad computes experts past k_capacity as empty",
           "[gpu][moe_wgrad][sanitize]") {
   // P = 384, 256, 128, 128: offsets 0, 384, 640, 768; capacity 512: experts 1-3 do not fit.
@@ -402,6 +443,67 @@ TEST_CASE("gemm_fp8_grouped_wgrad with a workspace balances the tail reproducibl
         const std::vector<float> again = p.d.download();
         CHECK(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)) == 0);
       }
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad plans with a tuned config where one applies over the current pick",
+          "[gpu][moe_wgrad][tuned]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir.path()});
+  detail::reload_tuned_tables();
+  const detail::DeviceContext& device = detail::current_device();
+  const int sms = detail::gemm_sm_count(device);
+  const detail::TargetDevice target = detail::gemm_target(device, sms);
+  const std::int64_t m = 1000, n = 712;  // a shape no other test plans
+  const std::vector<std::int32_t> counts = {300, 0, 2100, 129, 1, 897};  // capacity 3968: tokens bucket 1024
+  const std::int64_t m_bucket = detail::sm90_wgrad_m_bucket(m), groups = 6;
+  const std::int64_t tokens_bucket = 1024;
+  REQUIRE(detail::sm90_grouped_wgrad_tokens_bucket(GroupedProblem::needed_capacity(counts), groups) == tokens_bucket);
+  const detail::Sm90WgradConfig pick =
+      detail::gemm_fp8_grouped_wgrad_chosen_config(m_bucket, n, tokens_bucket, groups, target);
+  // A tile the chooser does not take here, on a ring deepened past the dense kernel's cap of 8
+  // stages to reach the K-grouped kernel's shared-memory floor.
+  detail::Sm90WgradConfig tuned = detail::make_sm90_wgrad_config(64, 32, 8, 1, true, sms, 1, 1, 4);
+  tuned.pingpong = false;
+  while (tuned.smem_bytes < detail::kSm90GroupedWgradMinSmem) {
+    tuned.stages += 1;
+    tuned.smem_bytes = detail::sm90_wgrad_smem_bytes(64, 32, tuned.stages, 1, 1);
+  }
+  REQUIRE(tuned.stages > detail::kSm90WgradMaxStages);
+  REQUIRE(tuned.to_json() != pick.to_json());
+  REQUIRE_FALSE(detail::sm90_grouped_wgrad_config_problem(tuned, sms, target.clusters.alone));
+  auto entry = [&](std::int64_t bucket, const detail::Sm90WgradConfig& replaces) {
+    detail::TunedEntry e;
+    e.op = "gemm_fp8_grouped_wgrad";
+    e.key = detail::gemm_fp8_grouped_wgrad_tuning_key(sms, m_bucket, n, bucket, groups);
+    e.config = tuned.to_json();
+    e.replaces = replaces.to_json();
+    e.us = 1, e.replaced_us = 2;
+    e.templates = detail::templates_digest();
+    return e;
+  };
+  // Tokens bucket 1024: over its pick. Tokens bucket 128: over a pick the heuristics do not make
+  // (stale).
+  const detail::Sm90WgradConfig pick128 = detail::gemm_fp8_grouped_wgrad_chosen_config(m_bucket, n, 128, groups, target);
+  REQUIRE(pick128.to_json() != tuned.to_json());
+  std::string why;
+  REQUIRE(detail::publish_tuned_entries({dir.path()}, detail::TunedDevice::of(device),
+                                        {entry(tokens_bucket, pick), entry(128, tuned)}, &why));
+  detail::reload_tuned_tables();
+  std::uint64_t seed = 1700;
+  for (bool acc : {false, true}) {
+    GroupedProblem p(m, n, counts, seed++, acc);
+    CHECK(detail::gemm_fp8_grouped_wgrad_planned_config(p.args(), nullptr).to_json() == tuned.to_json());
+    test::prefill_shared_memory();
+    gemm_fp8_grouped_wgrad(p.args(), nullptr);
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    check(p, seed++, "tuned");
+  }
+  GroupedProblem stale(m, n, {100, 0, 5, 0, 1, 20}, seed++, false);  // capacity 512: tokens bucket 128
+  CHECK(detail::gemm_fp8_grouped_wgrad_planned_config(stale.args(), nullptr).to_json() == pick128.to_json());
+  gemm_fp8_grouped_wgrad(stale.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  check(stale, seed++, "stale entry");
+  detail::reload_tuned_tables();
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad under an SM limit plans for those SMs and matches the references",

@@ -64,6 +64,41 @@ TEST_CASE("grouped wgrad pairs 256 x 128 or 128 x 128 tiles where measured faste
   }
 }
 
+TEST_CASE("grouped wgrad pairs 256 x 96 or whole-staged 128 x 128 tiles over short token runs",
+          "[moe_wgrad][heuristics]") {
+  // experts, tokens per expert, M, N, SMs, the rule that applies (see the chooser): 96 = 256 x 96
+  // pairs staged a box at a time (token bucket 1024: 880 tokens and their padding), 128 =
+  // 128 x 128 pairs staged whole (token bucket 512: 380), 0 = neither.
+  const std::int64_t shapes[][6] = {
+      // plans the rules were measured on (2026-12-01h)
+      {32, 880, 1536, 2048, 132, 96}, {32, 880, 2048, 768, 132, 96}, {8, 880, 4096, 7168, 132, 96},
+      {48, 880, 1024, 2048, 132, 96}, {32, 380, 4096, 7168, 132, 128}, {64, 380, 2048, 768, 132, 128},
+      {32, 380, 7168, 2048, 132, 128},
+      // N blocks of 96 that do not pair up still pair (the last pair's second tile idles)
+      {32, 880, 3072, 4096, 132, 96},
+      // M not a multiple of 256 (1024 tokens), N blocks of 128 that do not pair up (512 tokens)
+      {32, 880, 1600, 2048, 132, 0}, {32, 380, 4096, 7040, 132, 0},
+      // 64 experts of 1024 tokens (slower overwriting)
+      {64, 880, 2816, 2048, 132, 0},
+      // fewer than two waves of pairs; an odd SM count; token buckets either side
+      {2, 880, 1024, 768, 132, 0}, {2, 380, 512, 1024, 132, 0}, {32, 880, 1536, 2048, 131, 0},
+      {32, 100, 4096, 7168, 132, 0}, {32, 2000, 4096, 7168, 132, 0}};
+  for (const auto& s : shapes) {
+    const int sms = static_cast<int>(s[4]);
+    const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(
+        s[2], s[3], KGroupedLayout::capacity_for(s[0] * s[1], s[0]), s[0], sms);
+    INFO(s[0] << " x " << s[1] << " tokens, M " << s[2] << ", N " << s[3] << ", " << sms << " SMs: " << c.to_json().dump());
+    const bool pairs = c.multicast == 2 && c.multicast_on_a;
+    const bool rule96 = pairs && c.block_m == 256 && c.block_n == 96 && c.epi_batch == 1 && c.epi_bufs == 2;
+    const bool rule128 = pairs && c.block_m == 128 && c.block_n == 128 && c.epi_batch == 4 && c.epi_bufs == 1;
+    CHECK((rule96 ? 96 : rule128 ? 128 : 0) == s[5]);
+    // Never under an SM limit: CTAs alone there.
+    CHECK(choose_sm90_grouped_wgrad_config(s[2], s[3], KGroupedLayout::capacity_for(s[0] * s[1], s[0]), s[0], sms,
+                                           /*alone=*/true)
+              .multicast == 1);
+  }
+}
+
 TEST_CASE("grouped wgrad rejects 192-row tiles (dense kernel only)", "[moe_wgrad][heuristics]") {
   Sm90WgradConfig c = make_sm90_wgrad_config(192, 128, 0, 1, true, 132);
   CHECK(sm90_wgrad_config_error(c).empty());
@@ -128,7 +163,7 @@ TEST_CASE("grouped wgrad candidate tiles of the sweep compile without spills", "
       {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
       {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
       {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {256, 128, 2, 2, 2}, {256, 128, 0, 1, 2},
-      {64, 64, 0, 1, 1},   {64, 128, 0, 1, 2}};
+      {256, 96, 1, 2, 2},  {64, 64, 0, 1, 1},   {64, 128, 0, 1, 2}};
   for (const auto& t : tiles) {
     Sm90WgradConfig c = make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, 132, t.batch, t.bufs);
     c.pingpong = false;  // as the bench's sweep and the chooser's picks

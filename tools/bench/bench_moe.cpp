@@ -34,6 +34,7 @@
 #include "ops/gemm_target.hpp"
 #include "ops/gemm_reference.hpp"
 #include "runtime/launch.hpp"
+#include "wgrad_candidates.hpp"
 
 namespace jitfp8::bench {
 namespace {
@@ -451,16 +452,8 @@ void run_masked(Context& ctx) {
 void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradArgs& g,
                     const GroupedGemmWgradArgs& g_acc, double flops) {
   const int sm_count = detail::gemm_sm_count(detail::current_device());  // under --sm-limit
-  // mc 2: 2-CTA clusters sharing A.
-  const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
-      {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
-      {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
-      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {256, 128, 2, 2, 2}, {256, 128, 0, 1, 2}};
-  for (const auto& t : tiles) {
+  for (const detail::Sm90WgradConfig& cfg : kgrouped_sweep_configs(sm_count)) {
     try {
-      detail::Sm90WgradConfig cfg =
-          detail::make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, sm_count, t.batch, t.bufs);
-      cfg.pingpong = false;
       const Timing w = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g, cfg, ctx.stream); },
                                    ctx.stream, 2, std::max(3, ctx.iters / 4));
       const Timing wa = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g_acc, cfg, ctx.stream); },
@@ -471,7 +464,7 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
       ctx.results.push_back({{"kind", "k_grouped_sweep"}, {"groups", c.groups}, {"m", c.m}, {"n", c.n},
                              {"config", cfg.to_json()}, {"us", w.median_us}, {"acc_us", wa.median_us}});
     } catch (const std::exception& e) {
-      fmt::print("  sweep {}x{}: {}\n", t.bm, t.bn, e.what());
+      fmt::print("  sweep {}: {}\n", config_words(cfg), e.what());
     }
     std::fflush(stdout);
   }
@@ -563,19 +556,22 @@ void run_kgrouped(Context& ctx) {
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
                  tf_cublas = flops / theirs.median_us / 1e6;
-    const detail::Sm90WgradConfig pick =
-        detail::grouped_wgrad_chosen_config(g, detail::gemm_target(detail::current_device()));
+    // What the dispatch ran: a tuned config (jitfp8 tune) where one applies, marked "(tuned)".
+    const detail::Sm90WgradConfig planned = detail::gemm_fp8_grouped_wgrad_planned_config(g, ctx.stream);
+    const bool tuned = planned.to_json() !=
+                       detail::grouped_wgrad_chosen_config(g, detail::gemm_target(detail::current_device())).to_json();
     fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
                ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas,
-               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas, config_words(pick));
+               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas,
+               config_words(planned) + (tuned ? " (tuned)" : ""));
     std::fflush(stdout);
     ctx.results.push_back({{"kind", "k_grouped"}, {"groups", c.groups}, {"expected_tokens", c.expected},
                            {"tokens", sum(tokens)}, {"m", c.m}, {"n", c.n}, {"ours_us", ours.median_us},
                            {"ours_tflops", tf}, {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
                            {"cublaslt_loop_us", theirs.median_us}, {"cublaslt_loop_tflops", tf_cublas},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
-                           {"diff_cublaslt", diff_cublas}, {"config", pick.to_json()}});
+                           {"diff_cublaslt", diff_cublas}, {"config", planned.to_json()}, {"tuned", tuned}});
   }
 }
 

@@ -1,8 +1,8 @@
 // jitfp8 tune MANIFEST...: times the heuristics' picks of the manifests' GEMMs (gemm_fp8_nt,
-// gemm_fp8_wgrad, the M-grouped contiguous and masked forms) against other configs on this GPU, and
-// records the configs that beat the pick in the tuned-config table of the cache
-// (runtime/tuned_table.hpp), where the dispatches take them. The plan kinds: tune_gemm.cpp,
-// tune_wgrad.cpp, tune_grouped.cpp.
+// gemm_fp8_wgrad, the M-grouped contiguous and masked forms, the K-grouped weight gradient)
+// against other configs on this GPU, and records the configs that beat the pick in the
+// tuned-config table of the cache (runtime/tuned_table.hpp), where the dispatches take them. The
+// plan kinds: tune_gemm.cpp, tune_wgrad.cpp, tune_grouped.cpp, tune_kgrouped.cpp.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +19,16 @@
 namespace jitfp8::bench {
 namespace {
 
-const std::string kOps[] = {"gemm_fp8_nt", "gemm_fp8_wgrad", "gemm_fp8_grouped_contiguous", "gemm_fp8_grouped_masked"};
+const std::string kOps[] = {"gemm_fp8_nt", "gemm_fp8_wgrad", "gemm_fp8_grouped_contiguous", "gemm_fp8_grouped_masked",
+                            "gemm_fp8_grouped_wgrad"};
+
+// The ops as the messages list them.
+std::string ops_words() {
+  std::string words;
+  for (std::size_t i = 0; i < std::size(kOps); ++i)
+    words += (i == 0 ? "" : i + 1 == std::size(kOps) ? " or " : ", ") + kOps[i];
+  return words;
+}
 
 // The comma-separated items of an option's value (an empty item stays, for the parser to refuse).
 std::vector<std::string> items_of(const std::string& text) {
@@ -48,9 +57,7 @@ std::set<std::string> parse_ops(const std::string& text) {
   std::set<std::string> ops;
   for (const std::string& op : items_of(text)) {
     if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps))
-      throw std::runtime_error("--only: '" + op +
-                               "' is not gemm_fp8_nt, gemm_fp8_wgrad, gemm_fp8_grouped_contiguous or "
-                               "gemm_fp8_grouped_masked");
+      throw std::runtime_error("--only: '" + op + "' is not " + ops_words());
     ops.insert(op);
   }
   return ops;
@@ -93,14 +100,15 @@ int tune(int argc, char** argv) {
   const std::vector<std::string> gemm_plans = gemm_tune_plans(manifests, o);
   const std::vector<std::string> wgrad_plans = wgrad_tune_plans(manifests, o);
   const std::vector<std::string> grouped_plans = grouped_tune_plans(manifests, o);
-  const std::size_t plans = gemm_plans.size() + wgrad_plans.size() + grouped_plans.size();
+  const std::vector<std::string> kgrouped_plans = kgrouped_tune_plans(manifests, o);
+  const std::size_t plans = gemm_plans.size() + wgrad_plans.size() + grouped_plans.size() + kgrouped_plans.size();
   if (plans == 0) {
-    std::fprintf(stderr, "jitfp8 tune: the manifests hold no GEMM that tune knows with those M (gemm_fp8_nt, "
-                         "gemm_fp8_wgrad, gemm_fp8_grouped_contiguous, gemm_fp8_grouped_masked)\n");
+    std::fprintf(stderr, "jitfp8 tune: the manifests hold no GEMM that tune knows with those M (%s)\n",
+                 ops_words().c_str());
     return 2;
   }
   if (o.list) {
-    for (const auto* kind : {&gemm_plans, &wgrad_plans, &grouped_plans})
+    for (const auto* kind : {&gemm_plans, &wgrad_plans, &grouped_plans, &kgrouped_plans})
       for (const std::string& plan : *kind) fmt::print("{}\n", plan);
     fmt::print("{} plans\n", plans);
     return 0;
@@ -110,8 +118,9 @@ int tune(int argc, char** argv) {
   const detail::TunedDevice tuned_device = detail::TunedDevice::of(device);
   const int sms = detail::gemm_sm_count(device);
   const std::vector<std::string> roots = cache_roots();
-  fmt::print("tuning {} gemm_fp8_nt, {} gemm_fp8_wgrad and {} M-grouped plans on {} ({} SMs{}); table: {}\n",
-             gemm_plans.size(), wgrad_plans.size(), grouped_plans.size(),
+  fmt::print("tuning {} gemm_fp8_nt, {} gemm_fp8_wgrad, {} M-grouped and {} K-grouped plans on {} ({} SMs{}); "
+             "table: {}\n",
+             gemm_plans.size(), wgrad_plans.size(), grouped_plans.size(), kgrouped_plans.size(),
              device.name, device.sm_count, sms < device.sm_count ? fmt::format(", limited to {}", sms) : "",
              roots.empty() ? "(no cache root)" : detail::tuned_table_path(roots.front(), tuned_device));
   cudaStream_t stream;
@@ -120,6 +129,7 @@ int tune(int argc, char** argv) {
   tune_gemm_plans(manifests, o, recorder, stream);
   tune_wgrad_plans(manifests, o, recorder, stream);
   tune_grouped_plans(manifests, o, recorder, stream);
+  tune_kgrouped_plans(manifests, o, recorder, stream);
   return recorder.finish(device.name);
 }
 

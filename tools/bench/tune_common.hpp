@@ -28,7 +28,7 @@ struct TuneOptions {
   double min_gain = 0.02;           // a config must beat the pick by this much to be recorded
   bool with_workspace = true, without_workspace = true;  // gemm_fp8_nt's plans
   bool m_indices = true, group_ends = true;              // the contiguous grouping forms tuned
-  int draws = 4;  // M-grouped: routings (rows per expert) each config is timed on, averaged
+  int draws = 4;  // MoE: routings (rows or tokens per expert) each config is timed on, averaged
   std::set<std::string> ops;        // the ops tuned; empty: every op tune knows
   bool dry_run = false;
   bool list = false;  // only name the plans (no GPU)
@@ -47,7 +47,8 @@ struct Rounds {
   bool record = false;
 };
 
-// Config: detail::Sm90GemmConfig (gemm_fp8_nt, the M-grouped GEMMs) or detail::Sm90WgradConfig.
+// Config: detail::Sm90GemmConfig (gemm_fp8_nt, the M-grouped GEMMs) or detail::Sm90WgradConfig
+// (the weight gradients).
 template <class Config>
 struct Outcome : Rounds {
   Config pick, best;
@@ -147,5 +148,9 @@ void tune_grouped_plans(const std::vector<Manifest>& manifests, const TuneOption
 std::vector<std::string> wgrad_tune_plans(const std::vector<Manifest>& manifests, const TuneOptions& o);
 void tune_wgrad_plans(const std::vector<Manifest>& manifests, const TuneOptions& o, TuneRecorder& recorder,
                       cudaStream_t stream);
+// gemm_fp8_grouped_wgrad (tune_kgrouped.cpp): per M bucket, N, token bucket and expert count.
+std::vector<std::string> kgrouped_tune_plans(const std::vector<Manifest>& manifests, const TuneOptions& o);
+void tune_kgrouped_plans(const std::vector<Manifest>& manifests, const TuneOptions& o, TuneRecorder& recorder,
+                         cudaStream_t stream);
 
 }  // namespace jitfp8::bench

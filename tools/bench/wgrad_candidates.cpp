@@ -43,4 +43,34 @@ std::vector<detail::Sm90WgradConfig> wgrad_pick_variants(const detail::Sm90Wgrad
   return configs;
 }
 
+std::vector<detail::Sm90WgradConfig> kgrouped_sweep_configs(int sm_count) {
+  // mc 2: pairs sharing A.
+  const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
+      {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
+      {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
+      {128, 128, 2, 2, 2}, {256, 112, 1, 2, 1}, {256, 128, 2, 2, 2}, {256, 128, 0, 1, 2},
+      {256, 96, 1, 2, 2}};
+  std::vector<detail::Sm90WgradConfig> configs;
+  for (const auto& t : tiles) {
+    try {
+      detail::Sm90WgradConfig c =
+          detail::make_sm90_wgrad_config(t.bm, t.bn, 0, t.mc, true, sm_count, t.batch, t.bufs);
+      c.pingpong = false;
+      configs.push_back(c);
+    } catch (const Error&) {  // pairs on one SM
+    }
+  }
+  return configs;
+}
+
+detail::Sm90WgradConfig at_kgrouped_smem_floor(detail::Sm90WgradConfig c) {
+  while (c.smem_bytes < detail::kSm90GroupedWgradMinSmem &&
+         detail::sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages + 1, c.epi_batch, c.epi_bufs) <=
+             detail::kSm90WgradMaxSmem) {
+    c.stages += 1;
+    c.smem_bytes = detail::sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs);
+  }
+  return c;
+}
+
 }  // namespace jitfp8::bench

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "heuristics/sm90_grouped_wgrad.hpp"
 #include "heuristics/sm90_wgrad.hpp"
 
 namespace jitfp8::bench {
@@ -19,5 +20,16 @@ std::vector<detail::Sm90WgradConfig> wgrad_sweep_configs(int sm_count);
 // `pick` on rings one and two stages shallower (at least 2 stages), and paired or unpaired as it
 // is not: the neighbours of the heuristics' pick that the sweep's max-stage configs miss.
 std::vector<detail::Sm90WgradConfig> wgrad_pick_variants(const detail::Sm90WgradConfig& pick, int sm_count);
+
+// The K-grouped kernel's tiles as `bench moe --sweep` times them: 256 x 128, 256 x 112 and
+// 128 x 128-192 tiles in the stagings (whole wave, one or two buffers of one or two boxes) and
+// pairs sharing A that the K-grouped sweeps measured (H100, 2026-11-24 and -26), and the
+// chooser's 256 x 96 pairs for short token runs (2026-12-01h), at the most stages that fit;
+// pingpong off.
+std::vector<detail::Sm90WgradConfig> kgrouped_sweep_configs(int sm_count);
+
+// `c` with more stages until its shared memory reaches the K-grouped kernel's floor
+// (kSm90GroupedWgradMinSmem), as the chooser deepens its picks; `c` itself where it does already.
+detail::Sm90WgradConfig at_kgrouped_smem_floor(detail::Sm90WgradConfig c);
 
 }  // namespace jitfp8::bench

@@ -32,7 +32,8 @@ commands:
        [--draws N] [--dry-run | --list] [--json FILE] MANIFEST...
                                         time the heuristics' picks of the manifests' GEMMs
                                         (gemm_fp8_nt, gemm_fp8_wgrad,
-                                        gemm_fp8_grouped_contiguous and _masked)
+                                        gemm_fp8_grouped_contiguous, _masked
+                                        and _wgrad)
                                         against other configs on this GPU (M: the powers of two
                                         in each range, or --m) and record those that beat the
                                         pick by --min-gain (default 2%) in the cache's
