@@ -18,11 +18,11 @@
 #include "heuristics/sm90_gemm.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
-#include "runtime/template_source.hpp"
 #include "runtime/tuned_table.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
 #include "support/test_env.hpp"
+#include "support/tuned_entry.hpp"
 
 using namespace jitfp8;
 
@@ -877,14 +877,8 @@ TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the curr
   const auto target = detail::gemm_target(device, sms);
   REQUIRE_FALSE(detail::sm90_gemm_config_problem(tuned, 256, n, k, sms, target.clusters, false, false));
   auto entry = [&](std::int64_t m_key, const detail::Sm90GemmConfig& replaces) {
-    detail::TunedEntry e;
-    e.op = "gemm_fp8_nt";
-    e.key = detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false);
-    e.config = tuned.to_json();
-    e.replaces = replaces.to_json();
-    e.us = 1, e.replaced_us = 2;
-    e.templates = detail::templates_digest();
-    return e;
+    return test::tuned_entry("gemm_fp8_nt", detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false),
+                             tuned.to_json(), replaces.to_json());
   };
   // M key 256: over its pick. M key 128: over a pick the heuristics do not make (stale).
   std::string why;

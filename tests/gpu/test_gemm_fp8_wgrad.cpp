@@ -16,11 +16,11 @@
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "ops/gemm_reference.hpp"
 #include "ops/gemm_target.hpp"
-#include "runtime/template_source.hpp"
 #include "runtime/tuned_table.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
 #include "support/test_env.hpp"
+#include "support/tuned_entry.hpp"
 
 using namespace jitfp8;
 
@@ -288,14 +288,8 @@ TEST_CASE("gemm_fp8_wgrad plans with a tuned config where one applies over the c
   REQUIRE(tuned.to_json() != pick128.to_json());
   REQUIRE_FALSE(detail::sm90_wgrad_config_problem(tuned, sms, target.clusters.alone));
   auto entry = [&](std::int64_t m_bucket, const detail::Sm90WgradConfig& replaces) {
-    detail::TunedEntry e;
-    e.op = "gemm_fp8_wgrad";
-    e.key = detail::gemm_fp8_wgrad_tuning_key(sms, m_bucket, n, k);
-    e.config = tuned.to_json();
-    e.replaces = replaces.to_json();
-    e.us = 1, e.replaced_us = 2;
-    e.templates = detail::templates_digest();
-    return e;
+    return test::tuned_entry("gemm_fp8_wgrad", detail::gemm_fp8_wgrad_tuning_key(sms, m_bucket, n, k),
+                             tuned.to_json(), replaces.to_json());
   };
   // M bucket 320: over its pick. M bucket 128: over a pick the heuristics do not make (stale).
   std::string why;

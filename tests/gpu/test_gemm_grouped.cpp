@@ -17,11 +17,11 @@
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_reference.hpp"
 #include "ops/gemm_target.hpp"
-#include "runtime/template_source.hpp"
 #include "runtime/tuned_table.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
 #include "support/test_env.hpp"
+#include "support/tuned_entry.hpp"
 
 using namespace jitfp8;
 
@@ -573,14 +573,9 @@ TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the cur
   REQUIRE_FALSE(detail::sm90_grouped_config_problem(masked, masked_tuned, q.e, q.k, sms, target.clusters.alone));
   auto entry = [&](detail::Sm90Grouping g, std::int64_t e, std::int64_t rows_key, std::int64_t n, std::int64_t k,
                    const detail::Sm90GemmConfig& config, const detail::Sm90GemmConfig& replaces) {
-    detail::TunedEntry t;
-    t.op = std::string(detail::gemm_fp8_grouped_op(g));
-    t.key = detail::gemm_fp8_grouped_tuning_key(g, sms, e, rows_key, n, k);
-    t.config = config.to_json();
-    t.replaces = replaces.to_json();
-    t.us = 1, t.replaced_us = 2;
-    t.templates = detail::templates_digest();
-    return t;
+    return test::tuned_entry(std::string(detail::gemm_fp8_grouped_op(g)),
+                             detail::gemm_fp8_grouped_tuning_key(g, sms, e, rows_key, n, k), config.to_json(),
+                             replaces.to_json());
   };
   // Over their picks; the group_ends plan of the same problem gets one over a pick the heuristics
   // do not make (stale).

@@ -17,10 +17,10 @@
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "ops/gemm_target.hpp"
 #include "ops/gemm_reference.hpp"
-#include "runtime/template_source.hpp"
 #include "runtime/tuned_table.hpp"
 #include "support/random_operands.hpp"
 #include "support/test_env.hpp"
+#include "support/tuned_entry.hpp"
 
 using namespace jitfp8;
 
@@ -472,14 +472,9 @@ TEST_CASE("gemm_fp8_grouped_wgrad plans with a tuned config where one applies ov
   REQUIRE(tuned.to_json() != pick.to_json());
   REQUIRE_FALSE(detail::sm90_grouped_wgrad_config_problem(tuned, sms, target.clusters.alone));
   auto entry = [&](std::int64_t bucket, const detail::Sm90WgradConfig& replaces) {
-    detail::TunedEntry e;
-    e.op = "gemm_fp8_grouped_wgrad";
-    e.key = detail::gemm_fp8_grouped_wgrad_tuning_key(sms, m_bucket, n, bucket, groups);
-    e.config = tuned.to_json();
-    e.replaces = replaces.to_json();
-    e.us = 1, e.replaced_us = 2;
-    e.templates = detail::templates_digest();
-    return e;
+    return test::tuned_entry("gemm_fp8_grouped_wgrad",
+                             detail::gemm_fp8_grouped_wgrad_tuning_key(sms, m_bucket, n, bucket, groups),
+                             tuned.to_json(), replaces.to_json());
   };
   // Tokens bucket 1024: over its pick. Tokens bucket 128: over a pick the heuristics do not make
   // (stale).

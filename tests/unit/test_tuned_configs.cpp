@@ -22,9 +22,9 @@
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/template_source.hpp"
 #include "runtime/tuned_table.hpp"
 #include "support/test_env.hpp"
+#include "support/tuned_entry.hpp"
 
 using namespace jitfp8;
 using namespace jitfp8::detail;
@@ -334,13 +334,8 @@ TEST_CASE("a tuned gemm_fp8_nt entry applies only over the pick it beat, with th
   const Sm90GemmConfig pick = choose_sm90_gemm_config(m_key, n, k, 132, target.clusters, true, false);
   Sm90GemmConfig faster = pick;
   faster.group_n = 16;  // any valid config other than the pick
-  TunedEntry e;
-  e.op = "gemm_fp8_nt";
-  e.key = gemm_fp8_nt_tuning_key(132, m_key, n, k, true, false);
-  e.config = faster.to_json();
-  e.replaces = pick.to_json();
-  e.us = 9, e.replaced_us = 10;
-  e.templates = templates_digest();
+  const TunedEntry e = test::tuned_entry("gemm_fp8_nt", gemm_fp8_nt_tuning_key(132, m_key, n, k, true, false),
+                                         faster.to_json(), pick.to_json());
   std::string why;
   auto tuned = [&](const TunedEntry& entry, std::int64_t key_m = 256) {
     TunedTable table;
@@ -446,13 +441,9 @@ TEST_CASE("a tuned M-grouped entry applies to its own plan only, over the pick i
   const Sm90GemmConfig pick = choose_sm90_grouped_config(ids, rows_key, groups, n, k, 132);
   Sm90GemmConfig faster = pick;
   faster.group_n = 16;  // any valid config other than the pick
-  TunedEntry e;
-  e.op = "gemm_fp8_grouped_contiguous";
-  e.key = gemm_fp8_grouped_tuning_key(ids, 132, groups, rows_key, n, k);
-  e.config = faster.to_json();
-  e.replaces = pick.to_json();
-  e.us = 9, e.replaced_us = 10;
-  e.templates = templates_digest();
+  const TunedEntry e = test::tuned_entry("gemm_fp8_grouped_contiguous",
+                                         gemm_fp8_grouped_tuning_key(ids, 132, groups, rows_key, n, k),
+                                         faster.to_json(), pick.to_json());
   std::string why;
   auto tuned = [&](const TunedEntry& entry, Sm90Grouping g = Sm90Grouping::contiguous_ids,
                    std::int64_t key_rows = 4096) {
@@ -493,10 +484,7 @@ TEST_CASE("a prewarm for the device at hand compiles the tuned configs its dispa
   TargetDevice target(132, ClusterCapacity{39, 30, 15, false});
   auto table = std::make_shared<TunedTable>();
   auto entry = [&](const char* op, nlohmann::json key, const Sm90GemmConfig& config, const Sm90GemmConfig& pick) {
-    TunedEntry e;
-    e.op = op, e.key = std::move(key), e.config = config.to_json(), e.replaces = pick.to_json();
-    e.us = 9, e.replaced_us = 10, e.templates = templates_digest();
-    table->insert(e);
+    table->insert(test::tuned_entry(op, std::move(key), config.to_json(), pick.to_json()));
   };
   auto names = [](const std::vector<KernelSpec>& specs) {
     std::set<std::string> out;
@@ -631,13 +619,8 @@ TEST_CASE("a tuned gemm_fp8_wgrad entry applies to its own plan only, over the p
   const Sm90WgradConfig pick = gemm_fp8_wgrad_chosen_config(m_bucket, n, k, target);
   Sm90WgradConfig faster = pick;
   faster.group_n = 16;  // any valid config other than the pick
-  TunedEntry e;
-  e.op = "gemm_fp8_wgrad";
-  e.key = gemm_fp8_wgrad_tuning_key(132, m_bucket, n, k);
-  e.config = faster.to_json();
-  e.replaces = pick.to_json();
-  e.us = 9, e.replaced_us = 10;
-  e.templates = templates_digest();
+  const TunedEntry e = test::tuned_entry("gemm_fp8_wgrad", gemm_fp8_wgrad_tuning_key(132, m_bucket, n, k),
+                                         faster.to_json(), pick.to_json());
   std::string why;
   auto tuned = [&](const TunedEntry& entry, std::int64_t bucket = 576, const TargetDevice& on = {132}) {
     TunedTable table;
@@ -695,12 +678,9 @@ TEST_CASE("a prewarm for the device at hand compiles the tuned gemm_fp8_wgrad co
   const Sm90WgradConfig pick = gemm_fp8_wgrad_chosen_config(576, 7168, 8192, target);
   Sm90WgradConfig faster = pick;
   faster.group_n = 16;
-  TunedEntry e;
-  e.op = "gemm_fp8_wgrad", e.key = gemm_fp8_wgrad_tuning_key(132, 576, 7168, 8192);
-  e.config = faster.to_json(), e.replaces = pick.to_json();
-  e.us = 9, e.replaced_us = 10, e.templates = templates_digest();
   auto table = std::make_shared<TunedTable>();
-  table->insert(e);
+  table->insert(test::tuned_entry("gemm_fp8_wgrad", gemm_fp8_wgrad_tuning_key(132, 576, 7168, 8192),
+                                  faster.to_json(), pick.to_json()));
   target.tuned = table;
   const std::set<std::string> tuned = names();
   CHECK(tuned.count(gemm_fp8_wgrad_spec(7168, 8192, faster, arch).name_expression()) == 1);

@@ -13,8 +13,8 @@
 #include "jitfp8/layouts.hpp"
 #include "ops/gemm_fp8_grouped_wgrad.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/template_source.hpp"
 #include "runtime/tuned_table.hpp"
+#include "support/tuned_entry.hpp"
 
 using namespace jitfp8;
 using namespace jitfp8::detail;
@@ -33,14 +33,7 @@ Sm90WgradConfig deep_small_tile(int sms) {
 }
 
 TunedEntry entry_over(const Sm90WgradConfig& pick, const Sm90WgradConfig& config, nlohmann::json key) {
-  TunedEntry e;
-  e.op = "gemm_fp8_grouped_wgrad";
-  e.key = std::move(key);
-  e.config = config.to_json();
-  e.replaces = pick.to_json();
-  e.us = 9, e.replaced_us = 10;
-  e.templates = templates_digest();
-  return e;
+  return test::tuned_entry("gemm_fp8_grouped_wgrad", std::move(key), config.to_json(), pick.to_json());
 }
 
 }  // namespace
