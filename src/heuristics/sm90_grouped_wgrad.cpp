@@ -1,6 +1,7 @@
 // Config choice for the K-grouped weight-gradient kernel: the dense weight-gradient chooser on the
 // equivalent problem (E x M rows of tiles, k_capacity / E tokens each), the tiles measured faster
-// on this kernel (in pairs sharing A: long token runs, and short ones of 512 or 1024 tokens), then
+// on this kernel (in pairs sharing A: long token runs, and short ones of 512 or 1024 tokens; alone
+// and staged whole: 256 tokens or fewer), then
 // the K-grouped rules: shared memory above half an SM (deepen the pipeline or take whole-wave
 // staging until it is), and no B-sharing pairs across an odd number of M blocks (a pair never
 // spans two experts, but half of it would compute nothing).
@@ -59,13 +60,13 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
   // more (a pair per SM: two per cluster).
   const std::int64_t n_blocks = (n + 127) / 128;
   const std::int64_t pairs_256 = groups * (mb / 256) * (n_blocks / 2);
-  // The measured rules' pick: tiles in pairs sharing A (block_m 0: none), staged in
-  // epi_batch-box batches over epi_bufs buffers.
-  struct PairTile {
-    int block_m = 0, block_n = 128, epi_batch = 2, epi_bufs = 2;
-  } pair;
+  // The measured rules' pick (block_m 0: none): tiles in pairs sharing A (multicast 2) or alone,
+  // staged in epi_batch-box batches over epi_bufs buffers.
+  struct RuleTile {
+    int block_m = 0, block_n = 128, epi_batch = 2, epi_bufs = 2, multicast = 2;
+  } rule;
   if (mb % 256 == 0 && n_blocks % 2 == 0 && tokens >= 2048 && sm_count % 2 == 0 && pairs_256 >= sm_count) {
-    pair = {256, 128, 2, 2};
+    rule = {256, 128, 2, 2};
   } else if (n <= 2048 && n_blocks % 2 == 0 && mb >= 4096 && tokens >= 4096 && groups <= 8 && sm_count % 2 == 0) {
     // Otherwise narrow outputs of many rows over long token runs: 128 x 128 tiles in pairs
     // sharing A, which the model ranks below 256 x 128. Measured on H100 (jitfp8 bench moe --only
@@ -77,7 +78,7 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     // shared memory as one whole-wave buffer): with the kernel's 232 registers and ring-turn
     // loop, 998-1003 vs 924-933 TFLOPS on 4 x 8192 and 975-976 vs 923-925 on 8 x 4096 (H100,
     // 2026-11-26).
-    pair = {128, 128, 2, 2};
+    rule = {128, 128, 2, 2};
   } else if (tokens == 1024 && groups <= 48 && mb % 256 == 0 && sm_count % 2 == 0 &&
              groups * (mb / 256) * ((n + 95) / 96) >= 2 * sm_count) {
     // Short token runs, where the rules above stop and the dense model takes 128 x 192 tiles, or
@@ -87,18 +88,29 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     // shapes of E 8-48 (M 1024-7168, N 768-7168, 2 never tuned) ran 0.4-6.5% faster overwriting
     // and 0.7-13.8% accumulating. Not over 64 experts: 2048 x 1408 and 2816 x 2048 ran 5.5% and
     // 2.2% slower overwriting there (3-5% faster accumulating).
-    pair = {256, 96, 1, 2};
+    rule = {256, 96, 1, 2};
   } else if (tokens == 512 && n_blocks % 2 == 0 && sm_count % 2 == 0 &&
              groups * ((mb + 127) / 128) * n_blocks >= 2 * sm_count) {
     // Shorter still: 128 x 128 tiles in pairs sharing A, staged whole, over the 128 x 192 picks:
     // the tuner's fastest on 8 of 9 such plans, the same tile alone on the ninth (2048 x 768);
     // on bench moe's uniform routing, 11 shapes of E 24-64 (M 1408-7168, N 768-7168, 2 never
     // tuned) 3.1-7.8% faster overwriting and 1.7-11.7% accumulating (2026-12-01h).
-    pair = {128, 128, 0, 1};
+    rule = {128, 128, 0, 1};
+  } else if (tokens <= 256 && mb >= 512 && groups * (mb / 128) * n_blocks >= 2 * sm_count &&
+             !(c.epi_bufs == 1 && c.epi_batch == sm90_wgrad_store_boxes(c.block_n))) {
+    // One or two K blocks a tile, where the model stages the epilogue a box at a time: the
+    // epilogue is most of the work there. 128 x 128 tiles alone, staged whole, over such picks
+    // (128 x 192 a box at a time): on 8 shapes of 128-256 tokens over 64-256 experts (H200,
+    // 2026-12-01i) 1-22% faster overwriting on 7 (3.4% slower on 64 x 256, 7168 x 2048) and
+    // 2-22% faster accumulating on 7 (1.3% slower on 64 x 256, 4096 x 7168); geomean +7.6% and
+    // +8.0%. Not over picks already staged whole (64 x 160, 128 x 160 there): faster one way,
+    // 4-11% slower the other.
+    rule = {128, 128, 0, 1, 1};
   }
-  if (pair.block_m > 0 && sm_count >= 2 && !alone) {  // a pair needs two SMs (set_gemm_sm_limit(1))
-    c = make_sm90_wgrad_config(pair.block_m, pair.block_n, 0, 2, /*multicast_on_a=*/true, sm_count, pair.epi_batch,
-                               pair.epi_bufs, c.group_n);
+  // A pair needs two SMs (set_gemm_sm_limit(1)) and CTAs that may share (not `alone`).
+  if (rule.block_m > 0 && (rule.multicast == 1 || (sm_count >= 2 && !alone))) {
+    c = make_sm90_wgrad_config(rule.block_m, rule.block_n, 0, rule.multicast, /*multicast_on_a=*/true, sm_count,
+                               rule.epi_batch, rule.epi_bufs, c.group_n);
     c.pingpong = false;
   }
   const std::int64_t m_blocks = (mb + c.block_m - 1) / c.block_m;

@@ -79,12 +79,13 @@
 //   kOverlap      software-pipelined main loop with two accumulator tiles: the wgmma of job
 //                 j + 1 (next wave or next K block) is issued before job j is promoted. Needs
 //                 overlapped(BLOCK_M, BLOCK_N): BLOCK_N <= 128 (BLOCK_M 64/128), <= 96 (256).
-//                 Two jobs are issued back to back and nothing is in flight across the loop's
-//                 back edge, so ptxas injects no wgmma wait (C7517; the loop it replaced kept a
-//                 job in flight across it and ran 6-7% slower: 128 x 128 966 vs 905 TFLOPS,
-//                 256 x 96 897 vs 843 on 7168 x 4096 x 16384, 2026-11-24). Still no faster than
-//                 the plain loop's larger tiles (256 x 128: 1013), so off by default.
-//                 kPingPong is ignored with it.
+//                 Two jobs are issued back to back on every pass (an odd last K block follows
+//                 the loop) and nothing is in flight across the loop's back edge, so ptxas
+//                 injects no wgmma wait (C7517; the loop it replaced kept a job in flight across
+//                 it and ran 6-7% slower: 128 x 128 966 vs 905 TFLOPS, 256 x 96 897 vs 843 on
+//                 7168 x 4096 x 16384, 2026-11-24). Still no faster than the plain loop's larger
+//                 tiles (256 x 128: 1013), nor on K-grouped short token runs (level with the
+//                 same tile plain, 2026-12-01i), so off by default. kPingPong is ignored with it.
 //   kSmemBytes    the dynamic shared memory the host launches with; must equal smem_size(...):
 //                 the host mirrors the formula, and this catches any drift at compile time.
 //
@@ -630,12 +631,15 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           // ---- main loop with two accumulator tiles: two jobs (the two waves of a K block, or
           //      one wave of two consecutive K blocks) are issued back to back, and the first is
           //      promoted while the second's wgmma run. No wgmma is in flight across the loop's
-          //      back edge: ptxas then needs no injected wait (C7517) to track the registers. ----
+          //      back edge, and both jobs are issued on every pass: a second job issued under a
+          //      run-time condition (the last of an odd number of K blocks) made ptxas inject a
+          //      wait (C7517) and serialize every wgmma of the loop (C7514), with odd dense K
+          //      blocks and always in the K-grouped kernel (2026-12-01i). One-wave tiles take an
+          //      odd last K block after the loop, as the plain loop does. ----
           float acc0[kNumAccum], acc1[kNumAccum];
           constexpr u32 kBlocksPerStep = kWaves == 2 ? 1 : 2;
 #pragma unroll 1
-          for (u32 kb = 0; kb < num_kb; kb += kBlocksPerStep) {
-            const bool has_b = kWaves == 2 || kb + 1 < num_kb;
+          for (u32 kb = 0; kb + kBlocksPerStep <= num_kb; kb += kBlocksPerStep) {
             const u32 s0 = stage;
             u32 s1 = stage, p1 = phase;
             if constexpr (kWaves == 1) {
@@ -643,23 +647,31 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             }
             mbar_wait(&full[s0], phase);
             issue_job(acc0, 0, stage_descs(s0));
-            if (has_b) {
-              if constexpr (kWaves == 1) mbar_wait(&full[s1], p1);
-              issue_job(acc1, kWaves - 1, stage_descs(s1));
-            }
+            if constexpr (kWaves == 1) mbar_wait(&full[s1], p1);
+            issue_job(acc1, kWaves - 1, stage_descs(s1));
             ScaleRegs r;
             load_scales(r, s0);
-            if (has_b) wgmma_wait<1>(); else wgmma_wait<0>();
+            wgmma_wait<1>();
             promote_job(acc0, final_accum[0], 0, s0, r);
             if constexpr (kWaves == 1) {
               release_stage(s0);
               if (++stage == kNumStages) stage = 0, phase ^= 1;
+              load_scales(r, s1);
             }
-            if (has_b) {
-              if constexpr (kWaves == 1) load_scales(r, s1);
+            wgmma_wait<0>();
+            promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, s1, r);
+            release_stage(s1);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+          }
+          if constexpr (kWaves == 1) {
+            if (num_kb % 2 != 0) {
+              mbar_wait(&full[stage], phase);
+              issue_job(acc0, 0, stage_descs(stage));
+              ScaleRegs r;
+              load_scales(r, stage);
               wgmma_wait<0>();
-              promote_job(acc1, final_accum[kWaves - 1], kWaves - 1, s1, r);
-              release_stage(s1);
+              promote_job(acc0, final_accum[0], 0, stage, r);
+              release_stage(stage);
               if (++stage == kNumStages) stage = 0, phase ^= 1;
             }
           }

@@ -302,25 +302,63 @@ TEST_CASE("gemm_fp8_grouped_wgrad with 128 x 128 and 256 x 128 tiles over ring t
     }
 }
 
+TEST_CASE("gemm_fp8_grouped_wgrad with the software-pipelined main loop", "[gpu][moe_wgrad]") {
+  // The overlapped loop takes K blocks in pairs (one-wave tiles) or a block's two waves (256 x 96):
+  // token runs of odd and even block counts (1, 2, 3, 7, 8, 9, 34), an empty expert, M and N
+  // tails, more tiles than CTAs; alone and in pairs sharing A, each staging once; with and
+  // without the balanced tail's workspace.
+  const std::vector<std::int32_t> counts = {129, 0, 1000, 1, 256, 897, 4300, 1024, 300};
+  const struct { int bm, bn, mc, batch, bufs; } configs[] = {
+      {128, 128, 2, 0, 1}, {128, 128, 1, 2, 2}, {128, 96, 2, 0, 1}, {256, 96, 2, 1, 2}, {256, 96, 1, 0, 1}};
+  test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
+  workspace.poison(0);
+  std::uint64_t seed = 1900;
+  int run = 0;
+  for (const auto& cfg : configs)
+    for (bool acc : {false, true}) {
+      const bool with_workspace = run++ % 3 != 0;  // both modes with and without it over the configs
+      detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(
+          cfg.bm, cfg.bn, 0, cfg.mc, /*multicast_on_a=*/true, detail::gemm_sm_count(detail::current_device()),
+          cfg.batch, cfg.bufs);
+      c.pingpong = false;
+      c.overlap = true;
+      INFO(c.to_json().dump() << " accumulate=" << acc << " workspace=" << with_workspace);
+      GroupedProblem p(1000, 760, counts, seed++, acc);
+      GroupedGemmWgradArgs args = p.args();
+      if (with_workspace) {  // the balanced tail: units cut into token ranges, landing piece by piece
+        args.workspace = workspace.get();
+        args.workspace_bytes = static_cast<std::int64_t>(workspace.size());
+      }
+      test::prefill_shared_memory();
+      detail::gemm_fp8_grouped_wgrad_with_config(args, c, nullptr);
+      JITFP8_CUDA_CHECK(cudaGetLastError());
+      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+      check(p, seed++, "overlapped loop");
+    }
+}
+
 TEST_CASE("gemm_fp8_grouped_wgrad's picks for short token runs match the references", "[gpu][moe_wgrad]") {
   // Token bucket 1024: 256 x 96 pairs sharing A (21 N blocks: the last pair's second tile idles,
-  // the last tile has an N tail); token bucket 512: 128 x 128 pairs staged whole (an N tail). M 512:
-  // every row checked. Both modes, with and without the balanced tail's workspace.
+  // the last tile has an N tail); token bucket 512: 128 x 128 pairs staged whole (an N tail); token
+  // bucket 256: 128 x 128 tiles alone, staged whole (runs of one and two K blocks, an N tail). M
+  // 512: every row checked. Both modes, with and without the balanced tail's workspace.
   test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
   workspace.poison(0);
   const struct {
     std::int64_t n;
     std::vector<std::int32_t> counts;
-    int block_m, block_n;
-  } cases[] = {{2000, {897, 0, 1000, 640, 1, 1024, 700, 129}, 256, 96},
-               {1000, {380, 0, 257, 500, 1, 384, 300, 129, 512, 77, 450, 256}, 128, 128}};
+    int block_m, block_n, multicast;
+  } cases[] = {{2000, {897, 0, 1000, 640, 1, 1024, 700, 129}, 256, 96, 2},
+               {1000, {380, 0, 257, 500, 1, 384, 300, 129, 512, 77, 450, 256}, 128, 128, 2},
+               {1000, {100, 0, 129, 128, 1, 256, 90, 200, 17, 250, 60}, 128, 128, 1}};
   std::uint64_t seed = 1800;
   for (const auto& t : cases) {
     const auto groups = static_cast<std::int64_t>(t.counts.size());
     const detail::Sm90WgradConfig c = detail::choose_sm90_grouped_wgrad_config(
         512, t.n, GroupedProblem::needed_capacity(t.counts), groups, detail::gemm_sm_count(detail::current_device()));
     INFO(c.to_json().dump());
-    REQUIRE((c.block_m == t.block_m && c.block_n == t.block_n && c.multicast == 2 && c.multicast_on_a));
+    REQUIRE((c.block_m == t.block_m && c.block_n == t.block_n && c.multicast == t.multicast &&
+             (t.multicast == 1 || c.multicast_on_a)));
     for (bool with_workspace : {false, true})
       for (bool acc : {false, true}) {
         INFO("workspace " << with_workspace << " accumulate " << acc);

@@ -452,15 +452,20 @@ void run_masked(Context& ctx) {
 void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradArgs& g,
                     const GroupedGemmWgradArgs& g_acc, double flops) {
   const int sm_count = detail::gemm_sm_count(detail::current_device());  // under --sm-limit
-  for (const detail::Sm90WgradConfig& cfg : kgrouped_sweep_configs(sm_count)) {
+  const std::vector<detail::Sm90WgradConfig> configs = kgrouped_sweep_configs(sm_count);
+  std::vector<detail::KernelSpec> specs;
+  for (const detail::Sm90WgradConfig& cfg : configs)
+    specs.push_back(detail::gemm_fp8_grouped_wgrad_spec(c.n, cfg, detail::current_device().arch));
+  compile_all(specs);
+  for (const detail::Sm90WgradConfig& cfg : configs) {
     try {
       const Timing w = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g, cfg, ctx.stream); },
                                    ctx.stream, 2, std::max(3, ctx.iters / 4));
       const Timing wa = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g_acc, cfg, ctx.stream); },
                                     ctx.stream, 2, std::max(3, ctx.iters / 4));
-      fmt::print("  sweep {}x{} {:>5} {:>5} {:>3}x{:<3} st{} mc{} epi{}x{} g{}: {:>8.1f} us {:>5.0f} TF | acc {:>5.0f} TF\n",
-                 c.groups, c.expected, c.m, c.n, cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast, cfg.epi_batch,
-                 cfg.epi_bufs, cfg.group_n, w.median_us, flops / w.median_us / 1e6, flops / wa.median_us / 1e6);
+      fmt::print("  sweep {}x{} {:>5} {:>5} {} g{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n", c.groups,
+                 c.expected, c.m, c.n, config_words(cfg), cfg.group_n, w.median_us, flops / w.median_us / 1e6,
+                 wa.median_us, flops / wa.median_us / 1e6);
       ctx.results.push_back({{"kind", "k_grouped_sweep"}, {"groups", c.groups}, {"m", c.m}, {"n", c.n},
                              {"config", cfg.to_json()}, {"us", w.median_us}, {"acc_us", wa.median_us}});
     } catch (const std::exception& e) {

@@ -11,8 +11,9 @@ std::string config_words(const detail::Sm90GemmConfig& c) {
 }
 
 std::string config_words(const detail::Sm90WgradConfig& c) {
-  return fmt::format("{}x{} st{} mc{}{} epi{}x{}", c.block_m, c.block_n, c.stages, c.multicast,
-                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.epi_batch, c.epi_bufs);
+  return fmt::format("{}x{} st{} mc{}{} epi{}x{}{}", c.block_m, c.block_n, c.stages, c.multicast,
+                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : "", c.epi_batch, c.epi_bufs,
+                     c.overlap ? " ov" : "");
 }
 
 }  // namespace jitfp8::bench

@@ -44,7 +44,11 @@ std::vector<detail::Sm90WgradConfig> wgrad_pick_variants(const detail::Sm90Wgrad
 }
 
 std::vector<detail::Sm90WgradConfig> kgrouped_sweep_configs(int sm_count) {
-  // mc 2: pairs sharing A.
+  // mc 2: pairs sharing A. Not the software-pipelined loop (overlap): with its 128-row loop no
+  // longer serialized by ptxas, it ran level with the same tiles plain over 256-1024 tokens per
+  // expert (0.95-1.06) and 1-10% slower over 8192, and its best config never beat the plain
+  // loop's best by more than 0.5% (4 shapes; 256 x 96, never serialized, 0.4-9% slower than
+  // 256 x 96 plain on 14; H200, 2026-12-01i).
   const struct { int bm, bn, batch, bufs, mc; } tiles[] = {
       {256, 128, 0, 1, 1}, {256, 128, 1, 2, 1}, {128, 192, 1, 2, 1}, {128, 192, 0, 1, 1},
       {128, 160, 0, 1, 1}, {128, 128, 1, 2, 1}, {128, 128, 0, 1, 1}, {128, 128, 0, 1, 2},
