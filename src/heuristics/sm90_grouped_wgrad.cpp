@@ -97,7 +97,7 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     // tuned) 3.1-7.8% faster overwriting and 1.7-11.7% accumulating (2026-12-01h).
     rule = {128, 128, 0, 1};
   } else if (tokens <= 256 && mb >= 512 && groups * (mb / 128) * n_blocks >= 2 * sm_count &&
-             !(c.epi_bufs == 1 && c.epi_batch == sm90_wgrad_store_boxes(c.block_n))) {
+             !sm90_wgrad_staged_whole(c)) {
     // One or two K blocks a tile, where the model stages the epilogue a box at a time: the
     // epilogue is most of the work there. 128 x 128 tiles alone, staged whole, over such picks
     // (128 x 192 a box at a time): on 8 shapes of 128-256 tokens over 64-256 experts (H200,

@@ -146,6 +146,10 @@ int sm90_wgrad_threads(int block_m) { return 128 * num_math_warpgroups(block_m) 
 
 int sm90_wgrad_store_boxes(int block_n) { return block_n / (d_swizzle(block_n) / 4); }
 
+bool sm90_wgrad_staged_whole(const Sm90WgradConfig& c) {
+  return c.epi_bufs == 1 && c.epi_batch == sm90_wgrad_store_boxes(c.block_n);
+}
+
 // Mirrors sm90_1d1d::smem_size; the template static_asserts that the two agree.
 int sm90_wgrad_smem_bytes(int block_m, int block_n, int stages, int epi_batch, int epi_bufs) {
   const std::int64_t staging = static_cast<std::int64_t>(num_math_warpgroups(block_m)) * epi_bufs *
@@ -365,7 +369,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   // 4096 x 4096 x 7168 1017-1018 vs 1011-1012 and 994-995 vs 995-996, 7168 x 4096 x 2048
   // 884-886 vs 867-869 and 867-868 vs 856-859; 32768 x 4096 x 512 643-644 vs 636-637,
   // 2048 x 7168 x 4096 933-935 vs 925-926, 4096 x 2048 x 16384 1029-1031 vs 1025-1026.
-  if (unrolled_128 && best.epi_batch == sm90_wgrad_store_boxes(best.block_n) && best.epi_bufs == 1) {
+  if (unrolled_128 && sm90_wgrad_staged_whole(best)) {
     Sm90WgradConfig halves = make_sm90_wgrad_config(best.block_m, best.block_n, best.stages, best.multicast,
                                                     best.multicast_on_a, sm_count, best.epi_batch / 2, 2,
                                                     best.group_n);

@@ -48,6 +48,8 @@ bool sm90_wgrad_overlapped(int block_m, int block_n);
 int sm90_wgrad_smem_bytes(int block_m, int block_n, int stages, int epi_batch, int epi_bufs);
 // Store boxes per 64-row wave of the epilogue (BLOCK_N / box width).
 int sm90_wgrad_store_boxes(int block_n);
+// Whether `c` stages its epilogue a whole wave at a time (all boxes of a wave in one buffer).
+bool sm90_wgrad_staged_whole(const Sm90WgradConfig& c);
 inline constexpr int kSm90WgradMaxSmem = 232448;
 inline constexpr int kSm90WgradMaxStages = 8;
 
