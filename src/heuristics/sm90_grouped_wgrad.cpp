@@ -1,8 +1,8 @@
 // Config choice for the K-grouped weight-gradient kernel: the dense weight-gradient chooser on the
 // equivalent problem (E x M rows of tiles, k_capacity / E tokens each), the tiles measured faster
 // on this kernel (in pairs sharing A: long token runs, and short ones of 512 or 1024 tokens; alone
-// and staged whole: 256 tokens or fewer), then
-// the K-grouped rules: shared memory above half an SM (deepen the pipeline or take whole-wave
+// and staged whole: 256 tokens or fewer, and 512 where N's blocks do not pair), then the
+// K-grouped rules: shared memory above half an SM (deepen the pipeline or take whole-wave
 // staging until it is), and no B-sharing pairs across an odd number of M blocks (a pair never
 // spans two experts, but half of it would compute nothing).
 #include "heuristics/sm90_grouped_wgrad.hpp"
@@ -96,6 +96,14 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     // on bench moe's uniform routing, 11 shapes of E 24-64 (M 1408-7168, N 768-7168, 2 never
     // tuned) 3.1-7.8% faster overwriting and 1.7-11.7% accumulating (2026-12-01h).
     rule = {128, 128, 0, 1};
+  } else if (tokens == 512 && n_blocks % 2 != 0 && groups * ((mb + 127) / 128) * n_blocks >= 2 * sm_count) {
+    // The same tiles where N's blocks do not pair: alone, staged whole, over the model's picks
+    // (128 x 176 pairs, 128 x 192 a box at a time). H200, bench moe's uniform routing, 6 shapes
+    // of E 16-64 (M 1024-5760, N 576-2880; gpt-oss-120b's two): +0.6% overwriting (-5.3% on
+    // 48 x 1024 x 576, +6.6% on N 1408) and +10.5% accumulating (+4-16%) in geomean
+    // (2026-12-02); jitfp8 tune had found them 24% faster accumulating on 128 experts of
+    // 2048 x 1408 (2026-12-01i).
+    rule = {128, 128, 0, 1, 1};
   } else if (tokens <= 256 && mb >= 512 && groups * (mb / 128) * n_blocks >= 2 * sm_count &&
              !sm90_wgrad_staged_whole(c)) {
     // One or two K blocks a tile, where the model stages the epilogue a box at a time: the

@@ -393,6 +393,23 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
       best.pingpong = false;
     }
   }
+  // 128 x 128 tiles alone because N's blocks do not pair, over 64+ K blocks: 256 x 112 tiles
+  // staged whole, where their rounds give each SM no more output than the 128 x 128 rounds. The
+  // formula keeps 128 x 128 over more than two rounds for its pairs' credit, which tiles that do
+  // not pair lack; per element 256 x 112 runs ~6% faster. H200, 2026-12-02
+  // (2026-12-02-gpt-oss-h200.md): 5120 x 2880 (gpt-oss-120b's qkv) over 8192 and 16384 tokens,
+  // 10240 x 1408 and 10240 x 2880 over 8192: 5.3-6.5% faster overwriting, 2.2-4.8%
+  // accumulating. Over 32 K blocks 256 x 112 ran 5-6% slower accumulating (7168 x 1408 and
+  // 7168 x 2880 x 4096); where it gives an SM more output (2816 x 2880 x 8192) the measured
+  // costs' 128 x 160 ran 2.6% slower.
+  if (dense && unrolled_128 && best.multicast == 1 && !alone && n_blocks % 2 != 0 && k_blocks >= 64) {
+    Sm90WgradConfig wide = make_sm90_wgrad_config(256, 112, 0, 1, true, sm_count);
+    wide.pingpong = false;
+    const Units u_wide = count_units(wide, mb, n), u_128 = count_units(best, mb, n);
+    const std::int64_t waves_wide = (u_wide.units + u_wide.clusters - 1) / u_wide.clusters;
+    const std::int64_t waves_128 = (u_128.units + u_128.clusters - 1) / u_128.clusters;
+    if (waves_wide * 256 * 112 <= waves_128 * 128 * 128) best = wide;
+  }
   // The same 256 x 128 pairs in place of a 192 x 128 pick over 32+ K blocks, where their rounds
   // give each SM no more rows than the 192-row tiles' rounds: the model ties the two (its
   // per-block costs leave out the pairs' halved A traffic and the unrolled loop), measured

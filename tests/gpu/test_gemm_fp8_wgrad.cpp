@@ -352,6 +352,17 @@ TEST_CASE("gemm_fp8_wgrad on the anchor weight-gradient shapes (sampled rows)",
   }
 }
 
+TEST_CASE("gemm_fp8_wgrad on gpt-oss-120b's weight-gradient shapes (sampled rows)", "[gpu][wgrad]") {
+  // N and M 2880 (22.5 blocks of 128): on 132 SMs the qkv shape takes 256 x 112 tiles (N tail 80
+  // of 112), o_proj's 256 x 128 pairs over a half-full last M block.
+  std::uint64_t seed = 1100;
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {5120, 2880, 8192}, {2880, 4096, 8192}}) {
+    check_problem(m, n, k, seed++, false);
+    check_problem(m, n, k, seed++, true);
+  }
+}
+
 TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][wgrad]") {
   // The heuristic picks among these shapes of configuration; force each on a problem with M, N
   // and K tails so every code path (1, 2 or 3 math warpgroups, 1 or 2 waves, 128B or 64B store

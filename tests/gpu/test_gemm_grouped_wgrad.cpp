@@ -340,8 +340,9 @@ TEST_CASE("gemm_fp8_grouped_wgrad with the software-pipelined main loop", "[gpu]
 TEST_CASE("gemm_fp8_grouped_wgrad's picks for short token runs match the references", "[gpu][moe_wgrad]") {
   // Token bucket 1024: 256 x 96 pairs sharing A (21 N blocks: the last pair's second tile idles,
   // the last tile has an N tail); token bucket 512: 128 x 128 pairs staged whole (an N tail); token
-  // bucket 256: 128 x 128 tiles alone, staged whole (runs of one and two K blocks, an N tail). M
-  // 512: every row checked. Both modes, with and without the balanced tail's workspace.
+  // bucket 256: 128 x 128 tiles alone, staged whole (runs of one and two K blocks, an N tail); token
+  // bucket 512 over 11 N blocks (they do not pair): the same tiles alone. M 512: every row checked.
+  // Both modes, with and without the balanced tail's workspace.
   test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
   workspace.poison(0);
   const struct {
@@ -350,7 +351,8 @@ TEST_CASE("gemm_fp8_grouped_wgrad's picks for short token runs match the referen
     int block_m, block_n, multicast;
   } cases[] = {{2000, {897, 0, 1000, 640, 1, 1024, 700, 129}, 256, 96, 2},
                {1000, {380, 0, 257, 500, 1, 384, 300, 129, 512, 77, 450, 256}, 128, 128, 2},
-               {1000, {100, 0, 129, 128, 1, 256, 90, 200, 17, 250, 60}, 128, 128, 1}};
+               {1000, {100, 0, 129, 128, 1, 256, 90, 200, 17, 250, 60}, 128, 128, 1},
+               {1400, {380, 0, 257, 500, 1, 384, 300, 129, 512, 77, 450, 256}, 128, 128, 1}};
   std::uint64_t seed = 1800;
   for (const auto& t : cases) {
     const auto groups = static_cast<std::int64_t>(t.counts.size());

@@ -77,7 +77,8 @@ TEST_CASE("grouped wgrad pairs 256 x 96 or whole-staged 128 x 128 tiles over sho
       {32, 380, 7168, 2048, 132, 128},
       // N blocks of 96 that do not pair up still pair (the last pair's second tile idles)
       {32, 880, 3072, 4096, 132, 96},
-      // M not a multiple of 256 (1024 tokens), N blocks of 128 that do not pair up (512 tokens)
+      // M not a multiple of 256 (1024 tokens), N blocks of 128 that do not pair up (512 tokens:
+      // alone, the next test)
       {32, 880, 1600, 2048, 132, 0}, {32, 380, 4096, 7040, 132, 0},
       // 64 experts of 1024 tokens (slower overwriting)
       {64, 880, 2816, 2048, 132, 0},
@@ -97,6 +98,34 @@ TEST_CASE("grouped wgrad pairs 256 x 96 or whole-staged 128 x 128 tiles over sho
     CHECK(choose_sm90_grouped_wgrad_config(s[2], s[3], KGroupedLayout::capacity_for(s[0] * s[1], s[0]), s[0], sms,
                                            /*alone=*/true)
               .multicast == 1);
+  }
+}
+
+TEST_CASE("grouped wgrad takes 128 x 128 tiles alone, staged whole, over 512 tokens where N blocks do not pair",
+          "[moe_wgrad][heuristics]") {
+  // experts, tokens per expert (uniform: the capacity is the tokens), M, N, SMs, whether the rule
+  // applies (token bucket 512, an odd number of 128-column blocks, two waves of tiles)
+  const std::int64_t shapes[][6] = {
+      // measured (2026-12-02): gpt-oss-120b's two, N 1408, 2112 and 576
+      {16, 512, 5760, 2880, 132, 1}, {16, 512, 2880, 2880, 132, 1}, {32, 512, 2048, 1408, 132, 1},
+      {64, 512, 2048, 1408, 132, 1}, {32, 512, 4096, 2112, 132, 1}, {48, 512, 1024, 576, 132, 1},
+      // other SM counts (no pairs needed); the capacity's slack of 127 a expert
+      {16, 512, 2880, 2880, 131, 1}, {16, 380, 2880, 2880, 66, 1},
+      // even N blocks (the pairs' rule), 1024 tokens, fewer than two waves of tiles (256 tokens
+      // or fewer take the same tile by their own rule)
+      {16, 512, 2880, 2048, 132, 0}, {16, 1024, 2880, 2880, 132, 0}, {2, 512, 256, 1408, 132, 0}};
+  for (const auto& s : shapes) {
+    const int sms = static_cast<int>(s[4]);
+    const std::int64_t capacity = s[1] == 380 ? KGroupedLayout::capacity_for(s[0] * s[1], s[0]) : s[0] * s[1];
+    for (bool alone : {false, true}) {
+      const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(s[2], s[3], capacity, s[0], sms, alone);
+      INFO(s[0] << " x " << s[1] << " tokens, M " << s[2] << ", N " << s[3] << ", " << sms << " SMs, alone "
+                << alone << ": " << c.to_json().dump());
+      const bool rule = c.block_m == 128 && c.block_n == 128 && c.multicast == 1 && c.epi_batch == 4 &&
+                        c.epi_bufs == 1 && c.stages == 4 && !c.overlap;
+      CHECK(rule == (s[5] == 1));
+      CHECK(!sm90_grouped_wgrad_config_problem(c, sms, alone).has_value());
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cublasLt.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,9 +30,10 @@ inline void target_sm_limit(cublasLtMatmulDesc_t desc) {
 
 // cuBLASLt block-scaled FP8 GEMM on our buffers (D bf16, or f32 as g.d_dtype says). cuBLAS is
 // column-major, so D (M, N) row-major is computed as D^T (N, M) = B (N, K) . A (M, K)^T with "TN"
-// operands. Its VEC128 scales are (ceil(K/128), M) M-contiguous and its BLK128x128 scales
-// (ceil(N/128), align(ceil(K/128), 4)): ours exactly when M % 4 == 0 and ceil(K/128) % 4 == 0,
-// which the bench requires.
+// operands. Its VEC128 scales are (ceil(K/128), M) M-contiguous: ours when M % 4 == 0, which the
+// bench requires. Its BLK128x128 scales are (ceil(N/128), align(ceil(K/128), 4)): ours
+// (Scales128x128Layout) when ceil(K/128) % 4 == 0; otherwise the constructor copies B's scales
+// into that layout (zero padding), so K tails such as 2880 run on the same data.
 inline bool cublaslt_takes_k(long long k) { return (k + 127) / 128 % 4 == 0; }
 class CublasLtGemm {
  public:
@@ -43,6 +45,7 @@ class CublasLtGemm {
     cublasLtMatmulMatrixScale_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
     const void* a_scale = g.b_scales;
     const void* b_scale = g.a_scales;
+    if (!cublaslt_takes_k(g.k)) a_scale = padded_block_scales(g.b_scales, g.n, g.k);
     set(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
     set(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
     set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &a_mode, sizeof(a_mode));
@@ -64,11 +67,16 @@ class CublasLtGemm {
         cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, d_, d_, preference, 1, &heuristic_, &found);
     cublasLtMatmulPreferenceDestroy(preference);
     ok_ = status == CUBLAS_STATUS_SUCCESS && found > 0;
-    // A bf16 D is the baseline every caller needs; an f32 D (bench gemm --d-f32) may be refused.
-    if (!ok_ && g.d_dtype != DType::f32) check_cublas(CUBLAS_STATUS_NOT_SUPPORTED, "no cuBLASLt algorithm");
+    // A bf16 D over whole groups of 4 K blocks is the baseline every caller needs; an f32 D
+    // (bench gemm --d-f32) or a K tail may be refused.
+    if (!ok_ && g.d_dtype != DType::f32 && cublaslt_takes_k(g.k))
+      check_cublas(CUBLAS_STATUS_NOT_SUPPORTED, "no cuBLASLt algorithm");
   }
+  CublasLtGemm(const CublasLtGemm&) = delete;
+  CublasLtGemm& operator=(const CublasLtGemm&) = delete;
   bool ok() const { return ok_; }
   ~CublasLtGemm() {
+    if (padded_scales_ != nullptr) cudaFree(padded_scales_);
     cublasLtMatrixLayoutDestroy(a_);
     cublasLtMatrixLayoutDestroy(b_);
     cublasLtMatrixLayoutDestroy(d_);
@@ -82,6 +90,23 @@ class CublasLtGemm {
   }
 
  private:
+  // B's 128x128 block scales (rows x k) in cuBLASLt's layout: each block row's ceil(k/128) scales
+  // then zeros up to a multiple of 4. Copied once, synchronously (outside any timing).
+  const float* padded_block_scales(const float* ours, long long rows, long long k) {
+    const long long k_blocks = (k + 127) / 128, padded = (k_blocks + 3) / 4 * 4, row_blocks = (rows + 127) / 128;
+    const size_t bytes = static_cast<size_t>(row_blocks * padded) * sizeof(float);
+    // The fill of `ours` may still run on a non-blocking stream.
+    if (cudaDeviceSynchronize() != cudaSuccess ||
+        cudaMalloc(reinterpret_cast<void**>(&padded_scales_), bytes) != cudaSuccess ||
+        cudaMemset(padded_scales_, 0, bytes) != cudaSuccess ||
+        cudaMemcpy2D(padded_scales_, padded * sizeof(float), ours, k_blocks * sizeof(float), k_blocks * sizeof(float),
+                     row_blocks, cudaMemcpyDeviceToDevice) != cudaSuccess) {
+      std::fprintf(stderr, "cuBLASLt block scales: copy into its layout failed\n");
+      std::exit(1);
+    }
+    return padded_scales_;
+  }
+  float* padded_scales_ = nullptr;
   void set(cublasLtMatmulDescAttributes_t attribute, const void* value, size_t size) {
     check_cublas(cublasLtMatmulDescSetAttribute(desc_, attribute, value, size), "set attribute");
   }
