@@ -6,6 +6,7 @@
 #include <cctype>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/error.hpp"
@@ -101,60 +102,60 @@ TEST_CASE("grouped wgrad pairs 256 x 96 or whole-staged 128 x 128 tiles over sho
   }
 }
 
-TEST_CASE("grouped wgrad takes 128 x 128 tiles alone, staged whole, over 512 tokens where N blocks do not pair",
-          "[moe_wgrad][heuristics]") {
-  // experts, tokens per expert (uniform: the capacity is the tokens), M, N, SMs, whether the rule
-  // applies (token bucket 512, an odd number of 128-column blocks, two waves of tiles)
-  const std::int64_t shapes[][6] = {
-      // measured (2026-12-02): gpt-oss-120b's two, N 1408, 2112 and 576
-      {16, 512, 5760, 2880, 132, 1}, {16, 512, 2880, 2880, 132, 1}, {32, 512, 2048, 1408, 132, 1},
-      {64, 512, 2048, 1408, 132, 1}, {32, 512, 4096, 2112, 132, 1}, {48, 512, 1024, 576, 132, 1},
-      // other SM counts (no pairs needed); the capacity's slack of 127 a expert
-      {16, 512, 2880, 2880, 131, 1}, {16, 380, 2880, 2880, 66, 1},
-      // even N blocks (the pairs' rule), 1024 tokens, fewer than two waves of tiles (256 tokens
-      // or fewer take the same tile by their own rule)
-      {16, 512, 2880, 2048, 132, 0}, {16, 1024, 2880, 2880, 132, 0}, {2, 512, 256, 1408, 132, 0}};
-  for (const auto& s : shapes) {
-    const int sms = static_cast<int>(s[4]);
-    const std::int64_t capacity = s[1] == 380 ? KGroupedLayout::capacity_for(s[0] * s[1], s[0]) : s[0] * s[1];
+namespace {
+// A K-grouped plan (experts, k_capacity, M, N, SMs) and whether its pick, with or without
+// `alone`, is 128 x 128 tiles alone, staged whole over 4 stages: the 256- and 512-token rules'.
+struct AloneWholeCase {
+  std::int64_t experts, capacity, m, n;
+  int sms;
+  bool expected;
+};
+void check_alone_whole(const std::vector<AloneWholeCase>& cases) {
+  for (const AloneWholeCase& t : cases)
     for (bool alone : {false, true}) {
-      const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(s[2], s[3], capacity, s[0], sms, alone);
-      INFO(s[0] << " x " << s[1] << " tokens, M " << s[2] << ", N " << s[3] << ", " << sms << " SMs, alone "
-                << alone << ": " << c.to_json().dump());
+      const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(t.m, t.n, t.capacity, t.experts, t.sms, alone);
+      INFO(t.experts << " experts, capacity " << t.capacity << ", M " << t.m << ", N " << t.n << ", " << t.sms
+                     << " SMs, alone " << alone << ": " << c.to_json().dump());
       const bool rule = c.block_m == 128 && c.block_n == 128 && c.multicast == 1 && c.epi_batch == 4 &&
                         c.epi_bufs == 1 && c.stages == 4 && !c.overlap;
-      CHECK(rule == (s[5] == 1));
-      CHECK(!sm90_grouped_wgrad_config_problem(c, sms, alone).has_value());
+      CHECK(rule == t.expected);
+      CHECK(!sm90_grouped_wgrad_config_problem(c, t.sms, alone).has_value());
     }
-  }
+}
+}  // namespace
+
+TEST_CASE("grouped wgrad takes 128 x 128 tiles alone, staged whole, over 512 tokens where N blocks do not pair",
+          "[moe_wgrad][heuristics]") {
+  // The rule: token bucket 512, an odd number of 128-column blocks, two waves of tiles.
+  check_alone_whole({
+      // measured (2026-12-02), uniform routings: gpt-oss-120b's two, N 1408, 2112 and 576
+      {16, 16 * 512, 5760, 2880, 132, true}, {16, 16 * 512, 2880, 2880, 132, true},
+      {32, 32 * 512, 2048, 1408, 132, true}, {64, 64 * 512, 2048, 1408, 132, true},
+      {32, 32 * 512, 4096, 2112, 132, true}, {48, 48 * 512, 1024, 576, 132, true},
+      // other SM counts (no pairs needed); a capacity with 127 tokens of slack per expert
+      {16, 16 * 512, 2880, 2880, 131, true}, {16, KGroupedLayout::capacity_for(16 * 380, 16), 2880, 2880, 66, true},
+      // even N blocks (the pairs' rule), 1024 tokens, fewer than two waves of tiles (256 tokens
+      // or fewer take the same tile by their own rule)
+      {16, 16 * 512, 2880, 2048, 132, false}, {16, 16 * 1024, 2880, 2880, 132, false},
+      {2, 2 * 512, 256, 1408, 132, false}});
 }
 
 TEST_CASE("grouped wgrad takes 128 x 128 tiles alone, staged whole, over 256 tokens or fewer",
           "[moe_wgrad][heuristics]") {
-  // experts, k_capacity per expert (its token bucket: 256 or below), M, N, SMs, whether the rule
-  // applies (two waves of tiles, M's bucket 512 or more, a pick staged a box at a time)
-  const std::int64_t shapes[][6] = {
+  // The rule: token bucket 256 or below, two waves of tiles, M's bucket 512 or more, a pick
+  // staged a box at a time.
+  check_alone_whole({
       // plans it was measured on (2026-12-01i), uniform routings: the capacity is the tokens
-      {64, 256, 4096, 7168, 132, 1}, {64, 256, 1536, 2048, 132, 1}, {128, 256, 2048, 1408, 132, 1},
-      {64, 128, 4096, 7168, 132, 1}, {256, 128, 2048, 768, 132, 1}, {128, 200, 2048, 1408, 132, 1},
+      {64, 64 * 256, 4096, 7168, 132, true}, {64, 64 * 256, 1536, 2048, 132, true},
+      {128, 128 * 256, 2048, 1408, 132, true}, {64, 64 * 128, 4096, 7168, 132, true},
+      {256, 256 * 128, 2048, 768, 132, true}, {128, 128 * 200, 2048, 1408, 132, true},
       // other SM counts: no pairs
-      {64, 256, 1536, 2048, 66, 1}, {64, 256, 4096, 7168, 131, 1},
+      {64, 64 * 256, 1536, 2048, 66, true}, {64, 64 * 256, 4096, 7168, 131, true},
       // M's bucket under 512; the 512 bucket (pairs); picks the model stages whole (64 x 160,
       // 128 x 160). (With fewer than two waves of tiles the model picks these tiles itself.)
-      {64, 256, 256, 2048, 132, 0}, {64, 256, 384, 2048, 132, 0}, {64, 384, 1536, 2048, 132, 0},
-      {32, 256, 2048, 768, 132, 0}, {128, 256, 1024, 2048, 132, 0}};
-  for (const auto& s : shapes) {
-    const int sms = static_cast<int>(s[4]);
-    for (bool alone : {false, true}) {
-      const Sm90WgradConfig c = choose_sm90_grouped_wgrad_config(s[2], s[3], s[0] * s[1], s[0], sms, alone);
-      INFO(s[0] << " x " << s[1] << " capacity, M " << s[2] << ", N " << s[3] << ", " << sms
-                << " SMs, alone " << alone << ": " << c.to_json().dump());
-      const bool rule = c.block_m == 128 && c.block_n == 128 && c.multicast == 1 && c.epi_batch == 4 &&
-                        c.epi_bufs == 1 && c.stages == 4 && !c.overlap;
-      CHECK(rule == (s[5] == 1));
-      CHECK(!sm90_grouped_wgrad_config_problem(c, sms, alone).has_value());
-    }
-  }
+      {64, 64 * 256, 256, 2048, 132, false}, {64, 64 * 256, 384, 2048, 132, false},
+      {64, 64 * 384, 1536, 2048, 132, false}, {32, 32 * 256, 2048, 768, 132, false},
+      {128, 128 * 256, 1024, 2048, 132, false}});
 }
 
 TEST_CASE("grouped wgrad rejects 192-row tiles (dense kernel only)", "[moe_wgrad][heuristics]") {
