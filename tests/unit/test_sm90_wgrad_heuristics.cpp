@@ -173,7 +173,7 @@ TEST_CASE("wgrad heuristic takes 256 x 112 tiles over 128 x 128 tiles that canno
     // Under an SM limit (no pairs anywhere) the picks stay as measured then.
     CHECK(choose_sm90_wgrad_config(m, n, k, 132, true, /*alone=*/true).block_n == 128);
   }
-  // Not over 32 K blocks (256 x 112 ran 5-7% slower accumulating), nor where 256 x 112 rounds
+  // Not over 32 K blocks (256 x 112 ran 5-6% slower accumulating), nor where 256 x 112 rounds
   // give an SM more output (2816 x 2880: 3 rounds of 256 x 112 against 4 of 128 x 128), nor where
   // N's blocks pair.
   for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{7168, 2880, 4096}, {7168, 1408, 4096},
