@@ -119,12 +119,16 @@ double tile_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std
   return std::max(k_blocks * block + epilogue, store_floor);
 }
 
+// Rounds of work units over the clusters of the persistent grid.
+std::int64_t count_rounds(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n) {
+  const Units u = count_units(c, m, n);
+  return (u.units + u.clusters - 1) / u.clusters;
+}
+
 // Rounds of units over the clusters times the time of one.
 double model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n, std::int64_t k, bool dense,
                     bool measured) {
-  const Units u = count_units(c, m, n);
-  const std::int64_t waves = (u.units + u.clusters - 1) / u.clusters;
-  return static_cast<double>(waves) * tile_cycles(c, m, n, k, dense, measured);
+  return static_cast<double>(count_rounds(c, m, n)) * tile_cycles(c, m, n, k, dense, measured);
 }
 
 }  // namespace
@@ -402,13 +406,10 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   // accumulating. Over 32 K blocks 256 x 112 ran 5-6% slower accumulating (7168 x 1408 and
   // 7168 x 2880 x 4096); where it gives an SM more output (2816 x 2880 x 8192) the measured
   // costs' 128 x 160 ran 2.6% slower.
-  if (dense && unrolled_128 && best.multicast == 1 && !alone && n_blocks % 2 != 0 && k_blocks >= 64) {
+  if (unrolled_128 && best.multicast == 1 && !alone && n_blocks % 2 != 0 && k_blocks >= 64) {
     Sm90WgradConfig wide = make_sm90_wgrad_config(256, 112, 0, 1, true, sm_count);
     wide.pingpong = false;
-    const Units u_wide = count_units(wide, mb, n), u_128 = count_units(best, mb, n);
-    const std::int64_t waves_wide = (u_wide.units + u_wide.clusters - 1) / u_wide.clusters;
-    const std::int64_t waves_128 = (u_128.units + u_128.clusters - 1) / u_128.clusters;
-    if (waves_wide * 256 * 112 <= waves_128 * 128 * 128) best = wide;
+    if (count_rounds(wide, mb, n) * 256 * 112 <= count_rounds(best, mb, n) * 128 * 128) best = wide;
   }
   // The same 256 x 128 pairs in place of a 192 x 128 pick over 32+ K blocks, where their rounds
   // give each SM no more rows than the 192-row tiles' rounds: the model ties the two (its
@@ -419,10 +420,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   if (dense && best.block_m == 192 && best.block_n == 128 && k_blocks >= 32 && sm_count % 2 == 0 && !alone) {
     Sm90WgradConfig pairs = make_sm90_wgrad_config(256, 128, 0, 2, true, sm_count, 2, 2, best.group_n);
     pairs.pingpong = false;
-    const Units u256 = count_units(pairs, mb, n), u192 = count_units(best, mb, n);
-    const std::int64_t waves_256 = (u256.units + u256.clusters - 1) / u256.clusters;
-    const std::int64_t waves_192 = (u192.units + u192.clusters - 1) / u192.clusters;
-    if (waves_256 * 256 <= waves_192 * 192) best = pairs;
+    if (count_rounds(pairs, mb, n) * 256 <= count_rounds(best, mb, n) * 192) best = pairs;
   }
   return best;
 }
