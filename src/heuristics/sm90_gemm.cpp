@@ -379,6 +379,35 @@ bool deep_padded_ring_pays(const Sm90GemmConfig& c, std::int64_t m_blocks, std::
   return one_round_alone_128x128(c, tiles, sm_count) && m_blocks > 4 && k_blocks >= 40 && k_blocks <= 128;
 }
 
+// One band of rows (M 65-128: two 64-row blocks) over a long K streams all of B from HBM, and the
+// model (no HBM term) ranks 64-row tiles in B pairs first. 128-row tiles in 2 cluster splits, as
+// narrow as fills the SMs (2 x N blocks CTAs), keep more of B in flight per SM and leave fewer
+// SMs idle. H200, 2026-12-02 (jitfp8 bench gemm, M 128 unless said, us, the pick -> 128 x BN in
+// 2 splits): 64 x 64 pairs: N 2816, K 7168 12.4 -> 11.0 (48), N 2880, K 7168 12.4 -> 11.1 (48),
+// N 3584, K 10944 18.6 -> 16.7 (64), N 4096, K 16384 25.7 -> 24.4, K 24576 37.0 -> 32.3 (64),
+// M 100 N 3584, K 16384 25.3 -> 22.3; 64 x 96 pairs: N 4608, K 8192 20.0 -> 15.5 (80), N 5120,
+// K 16384 36.3 -> 28.0 and K 32768 70.3 -> 52.5 (80), N 5760, K 7168 18.3 -> 17.0 (96), N 6336,
+// K 12288 28.9 -> 26.1 (96), M 65 N 5120, K 10944 25.5 -> 20.8, M 72 N 6144, K 8192 20.4 -> 18.1;
+// an f32 D alike (N 5120, K 16384 36.9 -> 28.3). Level at N 4096, K 7168 (12.8). Not over 64-row
+// splits (N 3072, 64 x 96 in 2: 128 x 48 ranged from 15% faster to 10% slower by K, 1.7% faster
+// in geomean over 12 K from 10944 to 32768), 128-row tiles in 3+ splits (N 2816,
+// K 16384: 128 x 128 in 4 19.3 us, 128 x 48 in 2 20.0) or splits through a workspace (so that a
+// workspace changes a pick only to split through it); nor where the pick is 64 x 128 or wider
+// (N 7168 and 8192: 128 x 112 and 128 x 128 in 2 splits 0-5% slower), nor where 32 columns fill
+// the SMs (N 2112 and below), nor below 56 K blocks (N 4096, K 4096: 8.4 -> 8.7), nor under
+// set_gemm_sm_limit (clusters.alone; not measured there).
+// tools/bench/results/2026-12-02b-glm-4.5-air-h200.md. Returns the width, or 0 where the rule
+// does not apply.
+int one_band_split_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int64_t n, std::int64_t k_blocks,
+                           int sm_count, const ClusterCapacity& clusters) {
+  if (mr != 128 || k_blocks < 56 || clusters.alone) return 0;
+  if (pick.block_m != 64 || pick.block_n >= 128 || pick.splits != 1) return 0;
+  const int cap = split_k_grid_cap(2, sm_count, clusters);
+  for (int bn = 16; bn <= 96; bn += 16)
+    if (2 * ((n + bn - 1) / bn) <= cap) return bn >= 48 ? bn : 0;
+  return 0;
+}
+
 }  // namespace
 
 // Split-K candidates: 1 (none) and clusters of 2, 3, 4 or 8 CTAs; with a workspace also 2 to 16
@@ -672,6 +701,14 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
                             "of shared memory",
                             k, kSm90MaxSmem));
 
+  if (const int bn = one_band_split_block_n(best, mr, n, k_blocks, sm_count, clusters); bn > 0) {
+    best.block_m = 128;
+    best.block_n = bn;
+    best.splits = 2;
+    best.splits_via_workspace = false;
+    best.stages = ring_depths(128, bn, k, 2, k_blocks, d_bytes).deepest;
+    best.num_sms = static_cast<int>(2 * ((n + bn - 1) / bn));
+  }
   // 2-CTA clusters halve the L2 traffic of one operand through multicast. Small M: B dominates,
   // pair two M blocks on one N block. Otherwise pair two N blocks sharing A, once the grid is
   // full enough for that traffic to matter; an odd block count on the paired side costs a

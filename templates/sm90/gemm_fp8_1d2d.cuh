@@ -495,6 +495,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // Splits through the workspace: the TMA producer's loop spilled 4 bytes in 40 (split counts 3,
   // 5, 6 and 10-15, NVRTC 13.0); 48, with the math warpgroups at 224, spills nowhere.
   constexpr u32 kProducerRegs = kNumMathWGs == 1 || kSplitsViaWorkspace ? 48 : 40;
+  constexpr u32 kProducerUnroll = kDsmemSplits > 1 && kNumMathWGs == 2 ? 2 : 4;  // see the TMA loop
   constexpr u32 kMathRegs = kNumMathWGs == 2 ? (kSplitsViaWorkspace ? 224 : 232) : 240;
   static_assert(setmaxnreg_budget_fits(kProducerRegs, kNumMathWGs, kMathRegs),
                 "setmaxnreg: the warpgroups' registers must fit the pool the launch allocates");
@@ -602,7 +603,12 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         const u32 tx_bytes = stage_tx_bytes(kStageBytes, rows, BLOCK_M);
         // Left to the compiler's unrolling (by 4): `#pragma unroll 1` here shrank the kernel for a
         // faster first-use compile but cost 3-6% (4096 x 2112 x 7168, 128 x 4096 x 7168, H100,
-        // 2026-11-27i results): how soon a freed stage is refilled matters.
+        // 2026-11-27i results): how soon a freed stage is refilled matters. Split-K in a cluster
+        // of 128-row tiles unrolls by 2: by 4, its slice's run-time trip count (and remainder
+        // loop) spilled 4-16 bytes in the producer's 40 registers (and at 128 x 192 in the math
+        // warpgroups) wherever a slice's K blocks are not a multiple of 4 (NVRTC 13.0, 135 of the
+        // 623 split-K picks over N 576-12288 and K 1408-28800 that GLM-4.5-Air's shapes led to).
+        #pragma unroll(kProducerUnroll)
         for (u32 kb = kb_begin; kb < kb_stop; ++kb) {
           mbar_wait_sleepy(&empty[stage], phase ^ 1);
           MBarrier* bar = &full[stage];

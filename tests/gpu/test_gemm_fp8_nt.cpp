@@ -438,6 +438,24 @@ TEST_CASE("the device's cluster capacity is measured, and the split-K picks with
   }
 }
 
+TEST_CASE("gemm_fp8_nt's one-band picks over a long K (128-row tiles in 2 splits) match the reference",
+          "[gpu][gemm][splitk]") {
+  // M 65-128 over 56+ K blocks: the dispatch's own 128 x BN picks in 2 cluster splits, with M
+  // tails (one band partly empty), N tails (2816 = 58.7 blocks of 48), slices of unequal length
+  // (8064 = 63 K blocks) and a K tail (10944 = 85.5 blocks: the last slice's last block short).
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
+  std::uint64_t seed = 3550;
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {100, 2816, 8064}, {65, 5120, 7168}, {128, 3584, 16384}, {72, 6336, 8192}, {97, 4096, 10944}}) {
+    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.splits == 2 && c.block_n < 128));
+    check_problem(m, n, k, seed++);
+  }
+  check_problem(96, 4096, 10944, seed++, 0, nullptr, nullptr, DType::f32);  // 128 x 64 in 2, f32 D
+}
+
 TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu][gemm][capture]") {
   // Prewarmed for the arch (not from the device's facts), with load: the first dispatch then
   // chooses its config inside a global-mode capture, and must find nothing left to do on the

@@ -261,7 +261,8 @@ TEST_CASE("the shipped manifests parse and expand to sm_90a kernels", "[manifest
   for (const auto& entry : std::filesystem::directory_iterator(folder))
     if (entry.path().extension() == ".json") names.push_back(entry.path().filename().string());
   for (const char* shipped : {"deepseek-v3.json", "qwen3-30b-a3b.json", "qwen3-235b-a22b.json", "llama-3.1-70b.json",
-                              "kimi-k2.json", "gpt-oss-120b.json"})
+                              "kimi-k2.json", "gpt-oss-120b.json",
+                              "glm-4.5-air.json"})
     CHECK(std::find(names.begin(), names.end(), shipped) != names.end());
   for (const std::string& name : names) {
     INFO(name);

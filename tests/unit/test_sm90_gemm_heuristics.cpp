@@ -31,7 +31,7 @@ std::vector<SweepShape> sweep() {
   for (int sms : {132, 114, 78, 131, 67, 7, 2, 1})  // odd and small: set_gemm_sm_limit
     for (std::int64_t n : {8, 136, 576, 2112, 4096, 7168, 24576, 32768})
       for (std::int64_t k : {16, 144, 512, 2048, 7168, 16384})
-        for (std::int64_t m : {1, 7, 64, 129, 1000, 4095, 16384})
+        for (std::int64_t m : {1, 7, 64, 100, 129, 1000, 4095, 16384})  // 100: one band of two 64-row blocks
           shapes.push_back({m, n, k, sms});
   return shapes;
 }
@@ -236,6 +236,50 @@ TEST_CASE("gemm heuristics take split-K clusters of 3 only where they were measu
     INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
     CHECK(c.splits != 3);
   }
+}
+
+TEST_CASE("gemm heuristics split one band of rows over a long K on the narrowest 128-row tiles that fill the SMs",
+          "[gemm][heuristics]") {
+  // H200, 2026-12-02 (results 2026-12-02b): M 65-128 over 56+ K blocks, 128 x BN in 2 cluster
+  // splits 5-28% faster than 64-row tiles narrower than 128 in B pairs (N 2816-6336), level at
+  // N 4096, K 7168.
+  struct Pick {
+    std::int64_t m, n, k;
+    int block_n;
+  };
+  for (const Pick& p : std::vector<Pick>{{128, 2816, 7168, 48},
+                                         {100, 2816, 8064, 48},
+                                         {96, 4096, 10944, 64},
+                                         {80, 4096, 16384, 64},
+                                         {128, 5120, 7168, 80},
+                                         {128, 5120, 16384, 80},
+                                         {65, 6144, 10944, 96}}) {
+    for (const bool d_fp32 : {false, true}) {
+      const Sm90GemmConfig c = choose_sm90_gemm_config(p.m, p.n, p.k, 132, {}, false, d_fp32);
+      INFO("m " << p.m << " n " << p.n << " k " << p.k << ": " << c.to_json().dump());
+      CHECK(c.block_m == 128);
+      CHECK(c.block_n == p.block_n);
+      CHECK(c.splits == 2);
+      CHECK(!c.splits_via_workspace);
+      CHECK(c.num_sms == 2 * ((p.n + p.block_n - 1) / p.block_n));
+      CHECK(c.num_sms <= 132);
+      CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes(128, c.block_n, p.k, c.stages, 2, c.d_bytes()));
+      // The deepest ring that fits.
+      CHECK(sm90_gemm_dense_smem_bytes(128, c.block_n, p.k, c.stages + 1, 2, c.d_bytes()) > kSm90MaxSmem);
+    }
+  }
+  // Not: 64 x 128 or wider picks (N 7168), 64-row splits (N 3072, K 16384: 64 x 96 in 2), 32
+  // columns filling the SMs (N 2112), fewer than 56 K blocks, one 64-row block (M 64), more than
+  // one band (M 129); and a workspace split stays.
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {128, 7168, 16384}, {128, 8192, 16384}, {128, 3072, 16384}, {128, 2112, 7168}, {128, 4096, 4096},
+           {64, 4096, 16384}, {129, 4096, 16384}, {128, 576, 7168}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    CHECK_FALSE((c.block_m == 128 && c.block_n < 128 && c.splits == 2));
+  }
+  CHECK(choose_sm90_gemm_config(128, 4096, 21888, 132, {}, true).splits_via_workspace);
+  CHECK(choose_sm90_gemm_config(128, 4096, 21888, 132).block_n == 64);
 }
 
 TEST_CASE("gemm heuristics deepen the rings of 128-row split-K tiles whose receive buffer lies on the ring",
@@ -486,6 +530,36 @@ TEST_CASE("gemm heuristics split through a given workspace only with 128 x 128 t
     INFO("m " << m << " n " << n << " k " << k);
     CHECK_FALSE(choose_sm90_gemm_config(m, n, k, 132, {}, true).splits_via_workspace);
   }
+}
+
+TEST_CASE("128-row split-K clusters compile without spills whatever K blocks their slices take",
+          "[gemm][heuristics][nvrtc][splitk]") {
+  // The producer's TMA loop runs over a slice whose length is known only at run time; unrolled
+  // by 4 it spilled 4-16 bytes wherever slices are not a multiple of 4 K blocks (GLM-4.5-Air's
+  // K 10944 and 21888, 2026-12-02): 43 a slice here (86 K blocks with a K tail), 85/86 (171),
+  // 14 (56 in 4), 13/14 (55), 21/22 (171 in 8), 27/28 (111 in 4); and the one-band rule's 48
+  // and 80 columns. The sweep of picks above has no such K.
+  const Arch arch = Arch::parse("sm_90a");
+  struct Case {
+    int block_n, splits;
+    std::int64_t k;
+  };
+  std::vector<KernelSpec> specs;
+  for (const Case& t : std::vector<Case>{{64, 2, 10944}, {64, 4, 7168}, {64, 8, 21888}, {96, 2, 5504},
+                                         {96, 4, 7040}, {128, 2, 21888}, {128, 4, 14208}, {160, 2, 7040},
+                                         {192, 2, 10944}, {192, 2, 21888}, {48, 2, 7168}, {80, 2, 10944}}) {
+    Sm90GemmConfig c = choose_sm90_gemm_config(1472, 576, 7168, 132);
+    REQUIRE((c.block_m == 128 && c.splits == 2 && !c.splits_via_workspace));
+    c.block_n = t.block_n;
+    c.splits = t.splits;
+    c.stages = 16;
+    while (sm90_gemm_dense_smem_bytes(128, c.block_n, t.k, c.stages, c.splits) > kSm90MaxSmem) --c.stages;
+    REQUIRE(c.stages >= 3);
+    c.smem_bytes = sm90_gemm_dense_smem_bytes(128, c.block_n, t.k, c.stages, c.splits);
+    c.num_sms = 8 * c.splits;
+    specs.push_back(gemm_fp8_nt_spec(576, t.k, c, arch));
+  }
+  check_compile_spill_free(specs, "128-row cluster split-K kernels");
 }
 
 TEST_CASE("every split count through the workspace and every workspace pick compile without spills",
