@@ -46,6 +46,22 @@ std::vector<DeviceInfo> devices();
 void set_gemm_sm_limit(int sms);
 int gemm_sm_limit();  // as last set; 0 when unlimited
 
+// Programmatic dependent launch (PDL, sm_90 and newer): off by default; on with `true` here or
+// JITFP8_PDL=1 in the environment at start-up. With it every jitfp8 kernel is launched with
+// programmatic stream serialization, so it may start while the kernel ahead of it on the stream
+// is finishing: its launch, CTA placement and prologue (barrier set-up, tensor-map prefetch)
+// overlap that kernel's tail instead of following it, which shortens chains of short kernels
+// (decoding: quantize, GEMM, quantize, ...). Stream order still holds for memory: each jitfp8
+// kernel waits for the kernel ahead of it to complete (griddepcontrol.wait) before it touches
+// global memory, whoever launched that kernel. The quantizers and the MoE layout kernel also let
+// the next kernel start early (griddepcontrol.launch_dependents; the GEMMs do not: measured
+// slower); that changes nothing for a kernel launched without PDL, and one of yours launched with
+// it must wait likewise (cudaGridDependencySynchronize) before it reads what jitfp8 wrote. CUDA
+// graphs capture the launches as programmatic edges. Split-K through a workspace (a cooperative
+// launch) stays serialized. Process-wide; each launch reads it.
+void set_programmatic_dependent_launch(bool enabled);
+bool programmatic_dependent_launch();
+
 // JITFP8_LOG=info|debug, or set here. Events go to stderr.
 enum class LogLevel { off, warn, info, debug };
 void set_log_level(LogLevel level);

@@ -91,8 +91,11 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec) {
     // might fall inside a CUDA graph capture.
     CUfunction function = nullptr;
     check_cuda(api.cuKernelGetFunction(&function, library.kernel), "cuKernelGetFunction");
+    int cc_major = 0;
+    check_cuda(api.cuDeviceGetAttribute(&cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device),
+               "cuDeviceGetAttribute");
     log(LogLevel::debug, "loaded {} on device {}", spec.display_name(), device);
-    return LoadedKernel{reinterpret_cast<void*>(library.kernel), spec.dynamic_smem_bytes, device};
+    return LoadedKernel{reinterpret_cast<void*>(library.kernel), spec.dynamic_smem_bytes, device, cc_major >= 9};
   });
 }
 
@@ -106,7 +109,7 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   config.blockDimZ = shape.block[2];
   config.sharedMemBytes = static_cast<unsigned>(kernel.dynamic_smem_bytes);
   config.hStream = static_cast<CUstream>(stream);
-  CUlaunchAttribute attributes[2]{};
+  CUlaunchAttribute attributes[3]{};
   unsigned count = 0;
   if (shape.cluster != std::array<unsigned, 3>{1, 1, 1}) {
     attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -118,6 +121,14 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   if (shape.cooperative) {
     attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
     attributes[count].value.cooperative = 1;
+    ++count;
+  }
+  // Programmatic dependent launch (runtime.hpp): the grid may start while the one ahead on the
+  // stream finishes; the kernel waits for it before touching global memory. Not for cooperative
+  // grids, whose CTAs must all find room at once.
+  if (kernel.pdl_capable && !shape.cooperative && pdl_enabled()) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count].value.programmaticStreamSerializationAllowed = 1;
     ++count;
   }
   config.attrs = count > 0 ? attributes : nullptr;

@@ -15,6 +15,7 @@ struct LoadedKernel {
   void* function = nullptr;  // CUfunction on the device it was loaded for
   int dynamic_smem_bytes = 0;
   int device = 0;
+  bool pdl_capable = false;  // sm_90 or newer: griddepcontrol and programmatic launches
 };
 
 // Facts about the device that the calling thread's current context belongs to (or device 0's
@@ -38,6 +39,9 @@ void make_context_current(void* context);
 // Threads asking for the same missing kernel wait for one build; other keys are not blocked.
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec);
 
+// set_programmatic_dependent_launch's setting (runtime.hpp; JITFP8_PDL=1 at start-up).
+bool pdl_enabled();
+
 struct LaunchShape {
   std::array<unsigned, 3> grid{1, 1, 1};
   std::array<unsigned, 3> block{1, 1, 1};
@@ -48,6 +52,8 @@ struct LaunchShape {
 };
 
 // cuLaunchKernelEx on `stream`; `args` as for cuLaunchKernel. Capture-safe, allocation-free.
+// With programmatic stream serialization where pdl_enabled() and the device has it, except for
+// cooperative launches (every kernel template waits for the grid ahead: common/ptx.cuh).
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream, void** args);
 
 }  // namespace jitfp8::detail

@@ -227,6 +227,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   const auto [smem_d, smem_a, smem_b, smem_recv, smem_sfa, smem_sfb, full, empty, recv_full, peers_drained,
               recv_consumed, all_consumed, d_staged, d_stored, sfb_loaded, sfb_consumed] = layout;
   constexpr bool kRecvOnRing = kNumSplits > 1 && splitk_recv_on_ring(BLOCK_M, BLOCK_N);
+  // Under PDL the grid ahead on the stream may still run, and it may write the grouping (the
+  // MoE layout kernel): wait before the grouping prologue reads it. No pdl_allow_dependents: see
+  // common/ptx.cuh.
+  pdl_wait_for_prior_grids();
   // Grouping tables (M-grouped forms only), after every mbarrier.
   u32* group_smem = reinterpret_cast<u32*>(sfb_consumed + 2);
   GroupingPrologue<kGrouping, kNumExperts, BLOCK_M, GroupPairs<kNumNBlocks, kNumMulticast, kMulticastOnA>>::run(

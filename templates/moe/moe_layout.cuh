@@ -18,6 +18,8 @@ namespace jitfp8 {
 __device__ __forceinline__ u32 moe_aligned_count(i32 c) { return c <= 0 ? 0u : (((u32)c + 127u) & ~127u); }
 
 __global__ void __launch_bounds__(1024) moe_layout_ends_kernel(const i32* counts, u32 E, i32* ends, i32* starts) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
+  pdl_allow_dependents();
   __shared__ u32 warp_totals[32];
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   u32 carry = 0;
@@ -56,6 +58,8 @@ __global__ void __launch_bounds__(1024) moe_layout_ends_kernel(const i32* counts
 
 __global__ void __launch_bounds__(256) moe_layout_indices_kernel(const i32* counts, const i32* ends, u32 E,
                                                                  i32* m_indices, u64 max_rows) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
+  pdl_allow_dependents();
   for (u64 r = (u64)blockIdx.x * 256 + threadIdx.x; r < max_rows; r += (u64)gridDim.x * 256) {
     u32 lo = 0, hi = E;  // first e with ends[e] > r
     while (lo < hi) {

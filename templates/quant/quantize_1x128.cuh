@@ -35,6 +35,8 @@
 // tile encode as (signed) zero and the Inf elements as NaN (0x7F, since Inf * 0 = NaN).
 #pragma once
 
+#include "common/ptx.cuh"  // pdl_wait_for_prior_grids
+
 namespace jitfp8 {
 namespace quant_detail {
 
@@ -152,6 +154,8 @@ template <bool kXIsBf16, bool kPow2Scales, int kThreads, int kTilesInFlight, boo
 __global__ void __launch_bounds__(kThreads) quantize_1x128_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
     float* __restrict__ scales, int m, int k, float eps) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
+  pdl_allow_dependents();
   static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "kThreads");
   static_assert(kTilesInFlight >= 1 && kTilesInFlight <= 16, "kTilesInFlight");
   using namespace quant_detail;

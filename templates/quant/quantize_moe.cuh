@@ -85,6 +85,8 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
     const void* __restrict__ x, long long x_row_stride, const int* __restrict__ counts,
     int num_groups, int tokens, int r_total, unsigned char* __restrict__ q,
     float* __restrict__ scales, int k_cap_blocks, float eps) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
+  pdl_allow_dependents();
   using namespace quant_detail;
   constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
   constexpr int kVecs = kXIsBf16 ? 1 : 2;
@@ -268,6 +270,8 @@ template <bool kXIsBf16, bool kE5M2, bool kPow2, int kStashBytes>
 __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
     const void* __restrict__ x, long long x_row_stride, const int* __restrict__ group_ends,
     int tokens, int d, unsigned char* __restrict__ q, float* __restrict__ scales, float eps) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
+  pdl_allow_dependents();
   using namespace quant_detail;
   constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
   constexpr int kV = 16 / kElemBytes;                 // columns per thread (one 16-byte vector)

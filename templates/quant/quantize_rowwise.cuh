@@ -22,6 +22,8 @@ template <bool kXIsBf16, bool kE5M2, bool kPow2Scales, int kThreads, int kVecs>
 __global__ void __launch_bounds__(kThreads) quantize_rowwise_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
     float* __restrict__ scales, int m, int k, float eps) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
+  pdl_allow_dependents();
   using namespace quant_detail;
   constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
   constexpr int kVecElems = 16 / kElemBytes;

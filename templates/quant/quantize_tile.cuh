@@ -78,6 +78,8 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
     void* __restrict__ q_scales, unsigned char* __restrict__ qt, void* __restrict__ qt_scales,
     int m, int k, float eps, long long x_batch_stride) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
+  pdl_allow_dependents();
   using namespace quant_detail;
   constexpr bool kMx = kScaleMode == kScaleE8M0Floor || kScaleMode == kScaleE8M0Rceil;
   constexpr bool kRceil = kScaleMode == kScaleE8M0Rceil;

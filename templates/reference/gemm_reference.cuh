@@ -28,6 +28,7 @@ __global__ void __launch_bounds__(128) gemm_reference_kernel(
     const u8* a, const float* sa, const u8* b, const float* sb, double* d_ref, double* abs_ref,
     const int* rows,
     int M, int N, int K, long long lda, long long ldb) {
+  pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
   __shared__ double a_row[128];
   const int m = rows[blockIdx.y];
   const int n = blockIdx.x * 128 + threadIdx.x;

@@ -308,6 +308,9 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     fence_mbar_init();
   }
   if constexpr (kNumMulticast > 1) cluster_sync_after_mbar_init(); else block_sync();
+  // Under PDL the grid ahead on the stream may still run: only shared memory, barriers and the
+  // kernel parameters (tensor maps) were touched above. No pdl_allow_dependents: see common/ptx.cuh.
+  pdl_wait_for_prior_grids();
 
   using Scheduler = DividingTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
 

@@ -578,6 +578,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     fence_mbar_init();
   }
   if constexpr (kClusterSize > 1) cluster_sync_after_mbar_init(); else block_sync();
+  // Under PDL the grid ahead on the stream may still run: only shared memory, barriers and the
+  // kernel parameters (tensor maps) were touched above. No pdl_allow_dependents: see common/ptx.cuh.
+  pdl_wait_for_prior_grids();
 
   using Scheduler =
       TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kGridX, kGroupN, kClusterSize>;

@@ -522,6 +522,10 @@ TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu
     masked_counts[replay] = 0;
     q.counts_dev.upload(masked_counts);
     p.d.poison(0xFF), d2.poison(0xFF), q.d.poison(0xFF);
+    // The uploads and poisons run on the legacy stream, which `stream` (non-blocking) does not wait
+    // for: the replay could overtake them (with PDL and other processes on the GPU it did, in 22 of
+    // 48 runs: tools/bench/results/2026-12-02c-*).
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
     // The host model of the new layout, then both contiguous outputs.

@@ -1,5 +1,8 @@
 // Every kernel family compiles for sm_90a with NVRTC, from the embedded templates alone.
+#include <algorithm>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include <catch2/catch.hpp>
 
@@ -45,6 +48,82 @@ TEST_CASE("every op family compiles for sm_90a", "[nvrtc]") {
       test::check_ptxas_log_clean(result.log);
     }
   }
+}
+
+namespace {
+
+// The offset of the first PTX instruction of `ptx` that reaches global memory: a load, store,
+// atomic or reduction in neither the shared, parameter, local nor constant space (generic ones
+// count), or a copy whose operands name global memory (TMA); npos where there is none.
+std::size_t first_global_access(const std::string& ptx) {
+  std::size_t line_start = 0;
+  while (line_start < ptx.size()) {
+    std::size_t line_end = ptx.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = ptx.size();
+    std::string_view line(ptx.data() + line_start, line_end - line_start);
+    line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+    if (!line.empty() && line[0] == '@') line.remove_prefix(std::min(line.find_first_of(" \t"), line.size()) + 1);
+    const std::string_view op = line.substr(0, line.find_first_of(" \t;"));
+    const std::string_view base = op.substr(0, op.find('.'));
+    const bool memory_op = base == "ld" || base == "ldu" || base == "st" || base == "atom" || base == "red";
+    const bool other_space = op.find(".shared") != std::string_view::npos ||
+                             op.find(".param") != std::string_view::npos ||
+                             op.find(".local") != std::string_view::npos ||
+                             op.find(".const") != std::string_view::npos;
+    if ((memory_op && !other_space) || (base == "cp" && op.find(".global") != std::string_view::npos))
+      return line_start;
+    line_start = line_end + 1;
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+// Programmatic dependent launch (runtime.hpp) lets a kernel start before the one ahead of it on the
+// stream has finished; each must wait (griddepcontrol.wait) before it reads or writes global
+// memory. Checked in the PTX of every op family (its first and last kernel for a range of M) and
+// of the MoE layout and reference kernels: the wait comes before the first global access.
+TEST_CASE("every kernel waits for the grid ahead before its first global-memory access (PDL)",
+          "[nvrtc][pdl]") {
+  const Arch arch = Arch::parse("sm_90a");
+  std::vector<KernelSpec> specs;
+  for (std::string_view name : op_family_names()) {
+    ManifestOp op;
+    op.op = std::string(name);
+    op.m_min = 1, op.m_max = 8192, op.n = 4096, op.k = 7168, op.groups = 8;
+    const std::vector<KernelSpec> family = find_op_family(name)->specs_for(op, arch, 132);
+    REQUIRE_FALSE(family.empty());
+    specs.push_back(family.front());
+    if (family.size() > 1) specs.push_back(family.back());
+  }
+  for (const char* kernel : {"jitfp8::moe_layout_ends_kernel", "jitfp8::moe_layout_indices_kernel"}) {
+    KernelSpec spec;
+    spec.family = "moe_contiguous_layout", spec.header = "moe/moe_layout.cuh", spec.kernel = kernel, spec.arch = arch;
+    specs.push_back(spec);
+  }
+  KernelSpec reference;
+  reference.family = "gemm_reference", reference.header = "reference/gemm_reference.cuh";
+  reference.kernel = "jitfp8::gemm_reference_kernel", reference.template_args = {"false"}, reference.arch = arch;
+  specs.push_back(reference);
+  for (const KernelSpec& spec : specs) {
+    INFO(spec.display_name());
+    const std::string ptx = compile_kernel(spec, /*want_ptx=*/true).ptx;
+    const std::size_t wait = ptx.find("griddepcontrol.wait");
+    CHECK(wait != std::string::npos);
+    const std::size_t global = first_global_access(ptx);
+    INFO("first global access: " << ptx.substr(global == std::string::npos ? 0 : global, 80));
+    CHECK(global != std::string::npos);
+    CHECK(wait < global);
+  }
+}
+
+TEST_CASE("the PDL setting reads back as set", "[pdl]") {
+  const bool before = programmatic_dependent_launch();
+  set_programmatic_dependent_launch(true);
+  CHECK(programmatic_dependent_launch());
+  set_programmatic_dependent_launch(false);
+  CHECK_FALSE(programmatic_dependent_launch());
+  set_programmatic_dependent_launch(before);
 }
 
 TEST_CASE("compiling for another architecture on request", "[nvrtc]") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <sstream>
 
 #include "activity_clock.hpp"
 
@@ -139,6 +140,21 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
   std::vector<Timing> timings;
   for (const auto& body : bodies) timings.push_back(graph_timed(body, stream, iters));
   return timings;
+}
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ';')) {
+    Shape s{};
+    if (std::sscanf(item.c_str(), "%lld,%lld,%lld", &s.m, &s.n, &s.k) != 3) {
+      std::fprintf(stderr, "--shapes: '%s' is not M,N,K\n", item.c_str());
+      std::exit(2);
+    }
+    shapes.push_back(s);
+  }
+  return shapes;
 }
 
 double bf16_value(std::uint16_t bits) {

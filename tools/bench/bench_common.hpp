@@ -79,6 +79,13 @@ Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int w
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup = 3, int iters = 20);
 
+// A GEMM's M, N, K.
+struct Shape {
+  long long m, n, k;
+};
+// The items of a --shapes list, "M,N,K;M,N,K"; exits with a message on one that is not M,N,K.
+std::vector<Shape> parse_shapes(const std::string& text);
+
 // A bf16's value.
 double bf16_value(std::uint16_t bits);
 
@@ -97,5 +104,7 @@ int run_gemm(int argc, char** argv);
 int run_tune(int argc, char** argv);
 int run_quant(int argc, char** argv);
 int run_moe(int argc, char** argv);
+// jitfp8 bench chain (bench_chain.cpp)
+int run_chain(int argc, char** argv);
 
 }  // namespace jitfp8::bench

@@ -35,10 +35,6 @@ namespace {
 
 constexpr double kPeakTflops = 1979.0;  // H100 SXM dense FP8
 
-struct Shape {
-  long long m, n, k;
-};
-
 const std::vector<Shape> kForwardShapes = {
     {128, 2112, 7168},  {128, 576, 7168},   {128, 24576, 1536},  {128, 32768, 512},
     {128, 7168, 16384}, {128, 4096, 7168},  {128, 7168, 2048},   {4096, 2112, 7168},
@@ -65,21 +61,6 @@ std::vector<std::string> config_items(const std::string& text) {
   while (std::getline(list, item, ';'))
     if (!item.empty()) items.push_back(item);
   return items;
-}
-
-std::vector<Shape> parse_shapes(const std::string& text) {
-  std::vector<Shape> shapes;
-  std::stringstream list(text);
-  std::string item;
-  while (std::getline(list, item, ';')) {
-    Shape s{};
-    if (std::sscanf(item.c_str(), "%lld,%lld,%lld", &s.m, &s.n, &s.k) != 3) {
-      std::fprintf(stderr, "--shapes: '%s' is not M,N,K\n", item.c_str());
-      std::exit(2);
-    }
-    shapes.push_back(s);
-  }
-  return shapes;
 }
 
 

@@ -34,6 +34,10 @@ int main(int argc, char** argv) {
         "        contiguous GEMMs per-expert segment ends instead of per-row expert ids; --seed N draws\n"
         "        other routings and inputs, 0 the anchors' tables; M-grouped rows end with the config\n"
         "        that ran, \"(tuned)\" where the tuned-config table replaced the pick)\n"
+        "       jitfp8 bench chain [--shapes M,N,K;...] [--steps S] [--iters N]\n"
+        "       (programmatic dependent launch: S steps of quantize_1x128 (M x K) then gemm_fp8_nt, weights\n"
+        "        rotating past the L2, event-timed from a stream and from a CUDA graph, PDL off and on in\n"
+        "        alternating rounds, beside each kernel's own time; default: M 64 and 128 on anchors.md's N, K)\n"
         "       jitfp8 tune [--only OP,...] [--m M,...] [--top N] [--iters N] [--min-gain PCT]\n"
         "                   [--with-workspace-only | --without-workspace-only]\n"
         "                   [--m-indices-only | --group-ends-only] [--draws N] [--dry-run | --list]\n"
@@ -96,6 +100,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "quant") == 0) return jitfp8::bench::run_quant(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "moe") == 0) return jitfp8::bench::run_moe(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "tune") == 0) return jitfp8::bench::run_tune(argc - 1, argv + 1);
-  std::fprintf(stderr, "jitfp8 bench: unknown benchmark '%s' (gemm, quant, moe, tune)\n", argv[1]);
+  if (std::strcmp(argv[1], "chain") == 0) return jitfp8::bench::run_chain(argc - 1, argv + 1);
+  std::fprintf(stderr, "jitfp8 bench: unknown benchmark '%s' (gemm, quant, moe, chain, tune)\n", argv[1]);
   return 2;
 }
