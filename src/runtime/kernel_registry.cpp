@@ -91,11 +91,10 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec) {
     // might fall inside a CUDA graph capture.
     CUfunction function = nullptr;
     check_cuda(api.cuKernelGetFunction(&function, library.kernel), "cuKernelGetFunction");
-    int cc_major = 0;
-    check_cuda(api.cuDeviceGetAttribute(&cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device),
-               "cuDeviceGetAttribute");
     log(LogLevel::debug, "loaded {} on device {}", spec.display_name(), device);
-    return LoadedKernel{reinterpret_cast<void*>(library.kernel), spec.dynamic_smem_bytes, device, cc_major >= 9};
+    // Built for the device's own architecture: sm_90 and newer have programmatic launches.
+    return LoadedKernel{reinterpret_cast<void*>(library.kernel), spec.dynamic_smem_bytes, device,
+                        spec.arch.number() >= 90};
   });
 }
 

@@ -29,11 +29,6 @@ const std::vector<Shape> kChainShapes = {
     {64, 4096, 7168}, {64, 7168, 2048}, {128, 2112, 7168}, {128, 576, 7168},  {128, 24576, 1536},
     {128, 32768, 512}, {128, 7168, 16384}, {128, 4096, 7168}, {128, 7168, 2048}};
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // The chain of one shape: its buffers and its steps.
 struct Chain {
   Shape s;
@@ -82,36 +77,6 @@ struct Chain {
   }
 };
 
-// One timed run of `run` (a whole chain) on `stream`, us per step.
-template <class Run>
-double time_chain(const Run& run, int steps, cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  BENCH_CHECK(cudaEventCreate(&start));
-  BENCH_CHECK(cudaEventCreate(&stop));
-  BENCH_CHECK(cudaEventRecord(start, stream));
-  run();
-  BENCH_CHECK(cudaEventRecord(stop, stream));
-  BENCH_CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  BENCH_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  BENCH_CHECK(cudaEventDestroy(start));
-  BENCH_CHECK(cudaEventDestroy(stop));
-  return 1000.0 * ms / steps;
-}
-
-// A graph of the chain captured with PDL `on`.
-cudaGraphExec_t capture(const Chain& chain, bool on, cudaStream_t stream) {
-  set_programmatic_dependent_launch(on);
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  BENCH_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  chain.enqueue(stream);
-  BENCH_CHECK(cudaStreamEndCapture(stream, &graph));
-  BENCH_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  BENCH_CHECK(cudaGraphDestroy(graph));
-  return exec;
-}
-
 }  // namespace
 
 int run_chain(int argc, char** argv) {
@@ -143,6 +108,9 @@ int run_chain(int argc, char** argv) {
   fmt::print("chain of {} steps (quantize_1x128 of M x K bf16, then gemm_fp8_nt M x N x K, weights rotating),\n"
              "us per step, median of {} event-timed chains per mode, modes in alternating rounds\n",
              steps, iters);
+  cudaEvent_t start, stop;
+  BENCH_CHECK(cudaEventCreate(&start));
+  BENCH_CHECK(cudaEventCreate(&stop));
   fmt::print("{:>6} {:>6} {:>6} | {:>8} {:>8} {:>9} | {:>8} {:>8} {:>9} | {:>9} {:>9}\n", "M", "N", "K",
              "stream", "+PDL", "change", "graph", "+PDL", "change", "kernels", "quant us");
   for (const Shape& s : shapes) {
@@ -152,27 +120,34 @@ int run_chain(int argc, char** argv) {
     set_programmatic_dependent_launch(false);
     const double quant_us = time_kernel([&] { chain.quantize(stream); }, stream, 3, iters).median_us;
     const double gemm_us = time_kernel([&] { chain.gemm(0, stream); }, stream, 3, iters).median_us;
-    cudaGraphExec_t graph_off = capture(chain, false, stream), graph_on = capture(chain, true, stream);
-    std::vector<double> t[4];
+    // The graphs record the launches with the setting in force while they are captured.
+    cudaGraphExec_t graphs[2];
+    for (const bool on : {false, true}) {
+      set_programmatic_dependent_launch(on);
+      graphs[on] = capture_graph(stream, [&] { chain.enqueue(stream); });
+    }
+    std::vector<double> t[4];  // us per step: stream off, stream on, graph off, graph on
     for (int round = -2; round < iters; ++round) {  // two untimed rounds first
       for (int mode = 0; mode < 4; ++mode) {
         const bool on = mode % 2 == 1;
         set_programmatic_dependent_launch(on);
-        const double us = mode < 2 ? time_chain([&] { chain.enqueue(stream); }, steps, stream)
-                                   : time_chain([&] { BENCH_CHECK(cudaGraphLaunch(on ? graph_on : graph_off, stream)); },
-                                                steps, stream);
-        if (round >= 0) t[mode].push_back(us);
+        const double us = mode < 2 ? event_us(stream, start, stop, [&] { chain.enqueue(stream); })
+                                   : event_us(stream, start, stop,
+                                              [&] { BENCH_CHECK(cudaGraphLaunch(graphs[on], stream)); });
+        if (round >= 0) t[mode].push_back(us / steps);
       }
     }
-    BENCH_CHECK(cudaGraphExecDestroy(graph_off));
-    BENCH_CHECK(cudaGraphExecDestroy(graph_on));
-    const double so = median(t[0]), sp = median(t[1]), go = median(t[2]), gp = median(t[3]);
+    for (cudaGraphExec_t graph : graphs) BENCH_CHECK(cudaGraphExecDestroy(graph));
+    const double so = summarize(t[0]).median_us, sp = summarize(t[1]).median_us;
+    const double go = summarize(t[2]).median_us, gp = summarize(t[3]).median_us;
     fmt::print("{:>6} {:>6} {:>6} | {:>8.2f} {:>8.2f} {:>+8.1f}% | {:>8.2f} {:>8.2f} {:>+8.1f}% | {:>9.2f} {:>9.2f}\n",
                s.m, s.n, s.k, so, sp, 100 * (sp / so - 1), go, gp, 100 * (gp / go - 1), quant_us + gemm_us,
                quant_us);
     std::fflush(stdout);
   }
   set_programmatic_dependent_launch(pdl_before);
+  BENCH_CHECK(cudaEventDestroy(start));
+  BENCH_CHECK(cudaEventDestroy(stop));
   BENCH_CHECK(cudaStreamDestroy(stream));
   return 0;
 }

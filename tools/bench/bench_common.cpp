@@ -8,16 +8,10 @@
 
 namespace jitfp8::bench {
 
-namespace {
-
-cudaGraphExec_t capture(cudaStream_t stream, int iters, const std::function<void()>& body,
-                        const DeviceArray<char>& flush) {
+cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue) {
   cudaGraph_t graph = nullptr;
   BENCH_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < iters; ++i) {
-    BENCH_CHECK(cudaMemsetAsync(flush.ptr, i & 0xFF, flush.count, stream));
-    if (body) body();
-  }
+  enqueue();
   BENCH_CHECK(cudaStreamEndCapture(stream, &graph));
   cudaGraphExec_t exec = nullptr;
   BENCH_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -25,9 +19,9 @@ cudaGraphExec_t capture(cudaStream_t stream, int iters, const std::function<void
   return exec;
 }
 
-double graph_us(cudaGraphExec_t exec, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
+double event_us(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, const std::function<void()>& run) {
   BENCH_CHECK(cudaEventRecord(start, stream));
-  BENCH_CHECK(cudaGraphLaunch(exec, stream));
+  run();
   BENCH_CHECK(cudaEventRecord(stop, stream));
   BENCH_CHECK(cudaEventSynchronize(stop));
   float ms = 0;
@@ -35,13 +29,30 @@ double graph_us(cudaGraphExec_t exec, cudaStream_t stream, cudaEvent_t start, cu
   return ms * 1e3;
 }
 
-std::size_t g_flush_bytes = std::size_t{64} << 20;
-Timer g_timer = Timer::kProfiler;
-
 Timing summarize(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   return Timing{samples[samples.size() / 2], samples.front()};
 }
+
+namespace {
+
+// `iters` x (flush, body) in one graph.
+cudaGraphExec_t capture(cudaStream_t stream, int iters, const std::function<void()>& body,
+                        const DeviceArray<char>& flush) {
+  return capture_graph(stream, [&] {
+    for (int i = 0; i < iters; ++i) {
+      BENCH_CHECK(cudaMemsetAsync(flush.ptr, i & 0xFF, flush.count, stream));
+      if (body) body();
+    }
+  });
+}
+
+double graph_us(cudaGraphExec_t exec, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
+  return event_us(stream, start, stop, [&] { BENCH_CHECK(cudaGraphLaunch(exec, stream)); });
+}
+
+std::size_t g_flush_bytes = std::size_t{64} << 20;
+Timer g_timer = Timer::kProfiler;
 
 // Graph A (flush, body) x iters minus graph B (flush) x iters, median of 5 replays.
 Timing graph_difference(cudaGraphExec_t with_body, cudaGraphExec_t flush_only, cudaStream_t stream,

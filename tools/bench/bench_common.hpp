@@ -79,6 +79,13 @@ Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int w
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup = 3, int iters = 20);
 
+// A CUDA graph of what `enqueue` puts on `stream` while it is captured, instantiated.
+cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue);
+// The time in us between events recorded on `stream` around `run` (which enqueues on it).
+double event_us(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, const std::function<void()>& run);
+// The median and the minimum of `samples` (not empty).
+Timing summarize(std::vector<double> samples);
+
 // A GEMM's M, N, K.
 struct Shape {
   long long m, n, k;
