@@ -62,6 +62,23 @@ int gemm_sm_limit();  // as last set; 0 when unlimited
 void set_programmatic_dependent_launch(bool enabled);
 bool programmatic_dependent_launch();
 
+// Tiered compilation: off by default; on with `true` here or JITFP8_TIERED_COMPILE=1 in the
+// environment at start-up. A GEMM kernel (dense or M-grouped) found neither loaded nor in a cache
+// root is first compiled as its quick variant, which gives bit-identical results from less code
+// (one K loop, not unrolled over the ring: 2-6x shorter to compile for tiles of 128+ rows, 2-6%
+// slower to run), and launched at once; the full kernel is compiled on a background thread of
+// the library and replaces the quick one for the launches after it is loaded. A launch into a
+// stream that is being captured into a CUDA graph waits for the full kernel instead, so graphs
+// never keep a quick variant. Quick variants are not written to the disk cache; prewarming
+// compiles full kernels only. Kernels with no quick variant (64-row tiles within one B-scale
+// block, the weight-gradient and quantization kernels) compile as before. Process-wide; read at
+// each first use of a kernel.
+void set_tiered_compilation(bool enabled);
+bool tiered_compilation();
+// Blocks until every full kernel that tiered compilation queued is built and loaded (or failed
+// to build, logged: its quick variant then stays). Benchmarks call it before timing.
+void wait_for_background_compiles();
+
 // JITFP8_LOG=info|debug, or set here. Events go to stderr.
 enum class LogLevel { off, warn, info, debug };
 void set_log_level(LogLevel level);
@@ -103,6 +120,8 @@ struct RuntimeStats {
   std::uint64_t publishes = 0;         // entries written to the first root
   std::uint64_t lock_waits = 0;        // times another process's compile was awaited
   std::uint64_t loads = 0;             // modules loaded on a device
+  std::uint64_t quick_compiles = 0;    // quick variants compiled (tiered compilation; also in compiles)
+  std::uint64_t upgrades = 0;          // full kernels that replaced a quick variant
 };
 RuntimeStats runtime_stats();
 

@@ -563,6 +563,15 @@ bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages) {
   return (stages - k_blocks % stages) % stages * 32 <= k_blocks;
 }
 
+bool sm90_gemm_has_quick_variant(const Sm90GemmConfig& c, std::int64_t k) {
+  // Tiles over several B-scale blocks whose start offsets take 2-4 values: a K loop per offset
+  // (or two); with more offsets the full kernel already has one loop with run-time bounds.
+  const bool loop_variants = 128 % c.block_n != 0 && 128 / std::gcd(c.block_n, 128) <= 4;
+  const bool unrolled = c.block_m == 128 && !c.pad_turns;
+  const bool aligned = c.block_m == 256 && c.splits == 1 && sm90_gemm_ring_aligned((k + 127) / 128, c.stages);
+  return loop_variants || unrolled || aligned;
+}
+
 int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
   return num_math_warpgroups(block_m) == 2 && splits == 1 &&
                  sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, 1, d_bytes) > kSm90MaxSmem

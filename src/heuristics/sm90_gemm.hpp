@@ -60,6 +60,12 @@ int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, i
 // Whether two-wave tiles (BLOCK_M 256) without split-K take whole turns of a ring of `stages` over
 // k_blocks K blocks (sm90_1d2d::ring_aligned): their stages are then compile-time constants.
 bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages);
+// Whether the 1D2D kernel (dense or M-grouped) of `c` over K has a quick variant that compiles
+// faster (sm90_1d2d::kQuickVariant): it drops the per-offset K loops of tiles straddling B-scale
+// blocks (2-4 start offsets), the 128-row K loop's unrolling over the ring (not where the host
+// pads the ring) and the two-wave tiles' ring alignment. Without any of these it would be the
+// same code.
+bool sm90_gemm_has_quick_variant(const Sm90GemmConfig& c, std::int64_t k);
 // Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D
 // tensor map's swizzle and box follow from it.
 int sm90_gemm_epilogue_n(int block_m, int block_n, int splits);

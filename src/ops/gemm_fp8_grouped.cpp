@@ -226,6 +226,7 @@ KernelSpec gemm_fp8_grouped_spec(Sm90Grouping grouping, std::int64_t num_groups,
   spec.config["k"] = k;
   spec.config["num_groups"] = num_groups;
   spec.config["grouping"] = sm90_grouping_name(grouping);
+  spec.has_quick_variant = sm90_gemm_has_quick_variant(c, k);
   return spec;
 }
 

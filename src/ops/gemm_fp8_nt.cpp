@@ -121,6 +121,7 @@ KernelSpec gemm_fp8_nt_spec(std::int64_t n, std::int64_t k, const Sm90GemmConfig
   spec.config = c.to_json();
   spec.config["n"] = n;
   spec.config["k"] = k;
+  spec.has_quick_variant = sm90_gemm_has_quick_variant(c, k);
   return spec;
 }
 

@@ -65,7 +65,8 @@ void set_cache_roots(const std::vector<std::string>& roots) {
 RuntimeStats runtime_stats() {
   auto& c = detail::runtime_counters();
   return RuntimeStats{c.compiles.load(),   c.disk_hits.load(),  c.disk_rejects.load(),
-                      c.publishes.load(),  c.lock_waits.load(), c.loads.load()};
+                      c.publishes.load(),  c.lock_waits.load(), c.loads.load(),
+                      c.quick_compiles.load(), c.upgrades.load()};
 }
 
 }  // namespace jitfp8

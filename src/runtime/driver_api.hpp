@@ -13,7 +13,8 @@ struct DriverApi {
   X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) \
   X(cuLibraryLoadData)                                                                        \
   X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
-  X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters)
+  X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters) X(cuStreamIsCapturing)        \
+  X(cuThreadExchangeStreamCaptureMode)
 // Newer than CUDA 12.0, used where the driver has them (null otherwise): green contexts (12.4+),
 // a stream's device (12.8) for the error of a launch on another device's stream.
 #define JITFP8_OPTIONAL_DRIVER_FUNCTIONS(X)                                  \

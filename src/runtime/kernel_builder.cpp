@@ -65,19 +65,20 @@ Key128 cache_key(const KeyInputs& in) {
 
 Key128 cache_key(const KernelSpec& spec) { return cache_key(key_inputs(spec)); }
 
+std::optional<BuiltKernel> cached_kernel(const Key128& key) {
+  if (auto entry = cache_lookup(key)) {
+    BuiltKernel built = from_entry(*entry);
+    if (!built.lowered_name.empty()) return built;
+    // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
+    report_rejected_entry("of key " + key.hex(), "its metadata has no lowered kernel name");
+  }
+  return std::nullopt;
+}
+
 BuiltKernel build_kernel(const KernelSpec& spec) {
   const Key128 key = cache_key(spec);
   const bool dumping = dump_enabled();
-
-  auto find = [&]() -> std::optional<BuiltKernel> {
-    if (auto entry = cache_lookup(key)) {
-      BuiltKernel built = from_entry(*entry);
-      if (!built.lowered_name.empty()) return built;
-      // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
-      report_rejected_entry("of key " + key.hex(), "its metadata has no lowered kernel name");
-    }
-    return std::nullopt;
-  };
+  auto find = [&] { return cached_kernel(key); };
 
   if (auto hit = find(); hit && !dumping) {
     log(LogLevel::info, "cache hit {} key={}", spec.display_name(), key.hex());

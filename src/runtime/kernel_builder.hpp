@@ -2,6 +2,7 @@
 // Needs no GPU and no driver.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct BuiltKernel {
   bool from_cache = false;
   double compile_seconds = 0;  // 0 when found in the cache
 };
+
+// The usable entry of `key` in the cache roots, if any (no lock, no compile).
+std::optional<BuiltKernel> cached_kernel(const Key128& key);
 
 BuiltKernel build_kernel(const KernelSpec& spec);
 

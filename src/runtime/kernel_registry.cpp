@@ -1,15 +1,21 @@
-// In-process registry: key -> CUlibrary (process-wide), (device, key) -> loaded kernel.
+// In-process registry: key -> CUlibrary (process-wide), (device, key) -> loaded kernel; the
+// quick variants of tiered compilation (runtime/tiered_compile.hpp).
 #include <array>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
 #include "runtime/driver_api.hpp"
+#include "runtime/debug_dump.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
 #include "runtime/once_map.hpp"
+#include "runtime/nvrtc_compiler.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/tiered_compile.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -68,33 +74,101 @@ LoadedLibrary load_library(const BuiltKernel& built, const KernelSpec& spec) {
   throw Error(ErrorCode::cuda_error, "cuLaunchKernelEx failed");  // not reached: check_cuda throws
 }
 
+// Libraries by cache key, loaded once per process.
+OnceMap<Key128, LoadedLibrary, KeyHash>& libraries() {
+  static OnceMap<Key128, LoadedLibrary, KeyHash> map;
+  return map;
+}
+
+// Readies `library` on `device` in the calling thread's context: its shared-memory size, and its
+// code loaded now rather than lazily at first launch, which might fall inside a graph capture.
+void prepare_on_device(const LoadedLibrary& library, const KernelSpec& spec, int device) {
+  const DriverApi& api = driver();
+  CUdevice cu_device = 0;
+  check_cuda(api.cuDeviceGet(&cu_device, device), "cuDeviceGet");
+  if (spec.dynamic_smem_bytes > 0)
+    check_cuda(api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        spec.dynamic_smem_bytes, library.kernel, cu_device),
+               fmt::format("setting {} bytes of dynamic shared memory for {}",
+                           spec.dynamic_smem_bytes, spec.display_name())
+                   .c_str());
+  CUfunction function = nullptr;
+  check_cuda(api.cuKernelGetFunction(&function, library.kernel), "cuKernelGetFunction");
+  log(LogLevel::debug, "loaded {} on device {}", spec.display_name(), device);
+}
+
+// Tiered compilation: whether `spec` may start as its quick variant, because its full kernel is
+// not loaded in this process (a dump compiles the full kernel). The caller still looks in the
+// cache roots.
+bool may_start_quick(const KernelSpec& spec, const Key128& key) {
+  return spec.has_quick_variant && tiered_compilation_enabled() && !dump_enabled() &&
+         libraries().find(key) == nullptr;
+}
+
+// The quick variant of `spec`, compiled now (not cached on disk: the full kernel will be) and
+// prepared on `device`; the full kernel is queued for the background thread, which builds it
+// (disk cache, lock, NVRTC, publish), loads it in the caller's context and swaps it in.
+std::shared_ptr<QuickKernel> start_quick(const KernelSpec& spec, const Key128& key, int device) {
+  const KernelSpec quick_spec = spec.quick_variant();
+  const Key128 quick_key = cache_key(quick_spec);
+  const LoadedLibrary& quick_library = libraries().get(quick_key, [&] {
+    CompileResult compiled = compile_kernel(quick_spec, /*want_ptx=*/false);
+    ++runtime_counters().compiles;
+    ++runtime_counters().quick_compiles;
+    log(LogLevel::info, "compiled {} in {:.0f} ms (the full kernel follows in the background)",
+        quick_spec.display_name(), compiled.seconds * 1e3);
+    return load_library(BuiltKernel{quick_key, std::move(compiled.cubin), std::move(compiled.lowered_name), false,
+                                    compiled.seconds},
+                        quick_spec);
+  });
+  prepare_on_device(quick_library, quick_spec, device);
+  auto quick = std::make_shared<QuickKernel>();
+  quick->function.store(reinterpret_cast<void*>(quick_library.kernel));
+  post_background_compile([spec, key, device, quick, context = current_context()] {
+    try {
+      // Loading is allowed here while an application thread captures a graph in the global mode.
+      CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
+      check_cuda(driver().cuThreadExchangeStreamCaptureMode(&relaxed), "cuThreadExchangeStreamCaptureMode");
+      const LoadedLibrary& full = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+      make_context_current(context);
+      prepare_on_device(full, spec, device);
+      quick->settle(reinterpret_cast<void*>(full.kernel));
+      ++runtime_counters().upgrades;
+      log(LogLevel::info, "{} replaces its quick variant on device {}", spec.display_name(), device);
+    } catch (const std::exception& e) {
+      quick->settle(nullptr);
+      log(LogLevel::warn, "the quick variant of {} stays: its full kernel failed: {}", spec.display_name(),
+          e.what());
+    }
+  });
+  return quick;
+}
+
 }  // namespace
 
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec) {
-  static OnceMap<Key128, LoadedLibrary, KeyHash> libraries;
   static OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash> kernels;
   const Key128 key = cache_key(spec);
   return kernels.get(DeviceKey{device, key}, [&] {
-    const LoadedLibrary& library = libraries.get(key, [&] {
-      return load_library(build_kernel(spec), spec);
-    });
-    const DriverApi& api = driver();
-    CUdevice cu_device = 0;
-    check_cuda(api.cuDeviceGet(&cu_device, device), "cuDeviceGet");
-    if (spec.dynamic_smem_bytes > 0)
-      check_cuda(api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                          spec.dynamic_smem_bytes, library.kernel, cu_device),
-                 fmt::format("setting {} bytes of dynamic shared memory for {}",
-                             spec.dynamic_smem_bytes, spec.display_name())
-                     .c_str());
-    // Load the code into the current context now rather than lazily at first launch, which
-    // might fall inside a CUDA graph capture.
-    CUfunction function = nullptr;
-    check_cuda(api.cuKernelGetFunction(&function, library.kernel), "cuKernelGetFunction");
-    log(LogLevel::debug, "loaded {} on device {}", spec.display_name(), device);
     // Built for the device's own architecture: sm_90 and newer have programmatic launches.
-    return LoadedKernel{reinterpret_cast<void*>(library.kernel), spec.dynamic_smem_bytes, device,
-                        spec.arch.number() >= 90};
+    LoadedKernel loaded{nullptr, spec.dynamic_smem_bytes, device, spec.arch.number() >= 90, nullptr};
+    std::optional<BuiltKernel> cached;
+    if (may_start_quick(spec, key) && !(cached = cached_kernel(key))) {
+      try {
+        loaded.quick = start_quick(spec, key, device);
+        return loaded;
+      } catch (const Error& e) {  // the full kernel may still build: take it the usual way
+        log(LogLevel::warn, "no quick variant of {}: {}", spec.display_name(), e.what());
+      }
+    }
+    const LoadedLibrary& library = libraries().get(key, [&] {
+      if (!cached) return load_library(build_kernel(spec), spec);
+      log(LogLevel::info, "cache hit {} key={}", spec.display_name(), key.hex());
+      return load_library(*cached, spec);
+    });
+    prepare_on_device(library, spec, device);
+    loaded.function = reinterpret_cast<void*>(library.kernel);
+    return loaded;
   });
 }
 
@@ -134,8 +208,8 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   config.numAttrs = count;
   // A CUkernel is accepted wherever a CUfunction is; it runs in the stream's context (the current
   // one for stream 0).
-  CUresult result = driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(kernel.function),
-                                              args, nullptr);
+  void* function = kernel.quick ? tiered_function(*kernel.quick, stream) : kernel.function;
+  CUresult result = driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(function), args, nullptr);
   if (result != CUDA_SUCCESS) launch_failed(kernel, config.hStream, result);
 }
 

@@ -19,10 +19,19 @@ struct KernelSpec {
   Arch arch;
   int dynamic_smem_bytes = 0;              // set as the kernel's attribute when it is loaded
   nlohmann::json config = nlohmann::json::object();  // the chosen configuration, for logs and dumps
+  std::vector<std::string> defines;        // macros defined (as 1) ahead of the template's include
+  // Whether the template has a quick variant of this kernel worth compiling first (tiered
+  // compilation, runtime.hpp): the same kernel with JITFP8_QUICK_VARIANT defined, which computes
+  // bit-identical results from less code.
+  bool has_quick_variant = false;
+
+  // This kernel's quick variant (has_quick_variant).
+  KernelSpec quick_variant() const;
 
   // "jitfp8::quantize_1x128_kernel<128, true>": what NVRTC instantiates and lowers.
   std::string name_expression() const;
-  // A short name for logs, file names and errors: "quantize_1x128<128,true>@sm_90a".
+  // A short name for logs, file names and errors: "quantize_1x128<128,true>@sm_90a" (then
+  // "+MACRO" per define).
   std::string display_name() const;
   // The translation unit handed to NVRTC: includes the template and instantiates the kernel.
   std::string source() const;

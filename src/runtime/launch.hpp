@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "jitfp8/types.hpp"
@@ -10,12 +11,17 @@
 
 namespace jitfp8::detail {
 
+struct QuickKernel;  // runtime/tiered_compile.hpp
+
 // A kernel loaded on one device, ready to launch. Lives until process exit; never moves.
 struct LoadedKernel {
   void* function = nullptr;  // CUfunction on the device it was loaded for
   int dynamic_smem_bytes = 0;
   int device = 0;
   bool pdl_capable = false;  // sm_90 or newer: griddepcontrol and programmatic launches
+  // Loaded as its quick variant (tiered compilation): `function` is unused, the launches take
+  // quick->function, which the full kernel replaces once built.
+  std::shared_ptr<QuickKernel> quick;
 };
 
 // Facts about the device that the calling thread's current context belongs to (or device 0's

@@ -48,6 +48,13 @@ class OnceMap {
     }
   }
 
+  // The value of `key` if built, else null (a build in progress counts as not built).
+  const Value* find(const Key& key) {
+    std::lock_guard lock(mutex_);
+    auto it = values_.find(key);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+
  private:
   std::mutex mutex_;
   std::unordered_map<Key, std::shared_future<const Value*>, Hash> futures_;

@@ -13,6 +13,8 @@ struct RuntimeCounters {
   std::atomic<std::uint64_t> publishes{0};
   std::atomic<std::uint64_t> lock_waits{0};
   std::atomic<std::uint64_t> loads{0};
+  std::atomic<std::uint64_t> quick_compiles{0};
+  std::atomic<std::uint64_t> upgrades{0};
 };
 
 RuntimeCounters& runtime_counters();

@@ -206,8 +206,10 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
   // (sm90_1d2d::ring_aligned): the 256 x 128 tiles' K loop then runs with compile-time stages
   // (H100 ncu, masked 4 x 8192 rows, N 6144, K 7168: 233 instructions per K block in the plain
   // loop, 192 in the dense kernel's unrolled one). Not for tiles straddling B-scale blocks: their
-  // per-offset loop variants, each unrolled over the ring, made too much code.
-  constexpr bool kRingAligned = ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits) && kNumSfb == 1;
+  // per-offset loop variants, each unrolled over the ring, made too much code. Nor in the quick
+  // variant (sm90_1d2d::kQuickVariant).
+  constexpr bool kRingAligned =
+      ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits) && kNumSfb == 1 && !sm90_1d2d::kQuickVariant;
   constexpr u32 kChunkStageBytes = (kEpiN / kBoxN) * (kDStageRows * kSwizzleD);  // one column part, bf16
   using DPipe = DStorePipe<kDBufs, kDStageRows * BLOCK_N * 2, 32>;  // the whole store warp (masked copies)
   // M-grouped: no split-K; a contiguous tile must hold one expert's rows (segments start at

@@ -15,6 +15,20 @@
 namespace jitfp8 {
 namespace sm90_1d2d {
 
+// The quick variant of a kernel (JITFP8_QUICK_VARIANT defined in its source; tiered compilation,
+// include/jitfp8/runtime.hpp): the same tiles, ring and arithmetic, in the same order (bit-identical
+// results), with the code that makes the first-use compile long left out: one K loop with run-time
+// B-scale bounds instead of one per tile start offset, the 128-row K loop not unrolled over the
+// ring, and no ring-aligned tiles (except where the host pads the ring, kPadTurns). 128-row and
+// wider kernels compile 2-6x faster so (Qwen3-30B-A3B manifest on the H200 host: median GEMM kernel
+// 0.66-0.74 -> 0.40-0.48 s, the slowest 2.8-3.0 -> 1.8-2.0 s) and run 2-6% slower at M 4096
+// (tools/bench/results/2026-12-02d-tiered-compilation-h200.md).
+#ifdef JITFP8_QUICK_VARIANT
+inline constexpr bool kQuickVariant = true;
+#else
+inline constexpr bool kQuickVariant = false;
+#endif
+
 // Tile starts are multiples of BLOCK_N, so their offsets inside a 128-column scale block are
 // multiples of gcd(BLOCK_N, 128).
 __host__ __device__ constexpr u32 gcd_u32(u32 a, u32 b) { return b == 0 ? a : gcd_u32(b, a % b); }
@@ -302,6 +316,8 @@ struct Mainloop1D2D {
     constexpr bool kTwoVariants = kNumSfb == 2 && 128 / kGcd == 4 && !(BLOCK_M == 128 && BLOCK_N == 160);
     if constexpr (kNumSfb == 1) {
       (*this)(SfbBoundsStatic<BLOCK_N / 8>{});
+    } else if constexpr (kQuickVariant) {
+      (*this)(SfbBoundsDynamic<kGcd / 8>{(128 - col_in_sfb) / 8});
     } else if constexpr (kTwoVariants) {
       // Offsets 0 / 32 put g1 in [12, 16] (one variable chunk of 4 groups), 64 / 96 in [4, 8].
       const u32 g1 = (128 - col_in_sfb) / 8;
@@ -408,7 +424,7 @@ struct Mainloop1D2D {
     // then tests the next stage's barrier and computes its descriptors under this block's promotion,
     // but doing either by hand gained nothing (the early barrier test lost 5%;
     // tools/bench/results/2026-11-24-loop-unroll-and-d-prefetch-h100.md).
-    constexpr u32 kUnroll = kWaves == 1 && BLOCK_M == 128 ? kNumStages : 1;
+    constexpr u32 kUnroll = kWaves == 1 && BLOCK_M == 128 && !kQuickVariant ? kNumStages : 1;
 #pragma unroll kUnroll
     for (u32 kb = kb_begin; kb < kb_end; ++kb) {
       block<W>(stage, phase, kb, bounds);

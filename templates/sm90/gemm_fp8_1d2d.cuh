@@ -526,10 +526,11 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   // waves itself.
   constexpr bool kHelperWarps = kNumMathWGs > 1;
   // Every tile takes whole turns of the TMA ring where that pays (sm90_1d2d::ring_aligned), or
-  // where the host asks for it (kPadTurns).
+  // where the host asks for it (kPadTurns; the quick variant only there).
   static_assert(!kPadTurns || (BLOCK_M == 128 && kNumSfb == 1 && kNumSplits == 1),
                 "kPadTurns: one-wave 128-row tiles in one B-scale block, no split-K");
-  constexpr bool kRingAligned = kPadTurns || ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits);
+  constexpr bool kRingAligned =
+      kPadTurns || (!sm90_1d2d::kQuickVariant && ring_aligned(kWaves, kNumKBlocks, kNumStages, kNumSplits));
   static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits, kDBytes) <= 232448, "shared memory");
   static_assert(dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits, kDBytes) == kSmemBytes,
                 "the host's shared-memory size differs from the template's layout");

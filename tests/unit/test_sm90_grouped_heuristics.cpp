@@ -241,12 +241,16 @@ TEST_CASE("grouped prewarm ranges hold the kernel of every row count in them", "
     }
 }
 
-TEST_CASE("every grouped config the heuristics choose on H100 compiles without spills",
-          "[moe][heuristics][nvrtc]") {
+namespace {
+// Compiles every distinct kernel the heuristics choose on H100 over the sweep for one grouping:
+// a test case each, well inside ctest's timeout on a 2-core machine (together 6.2 minutes there
+// on 2026-12-02, as one case).
+void check_grouped_picks_compile(Sm90Grouping grouping) {
   const Arch arch = Arch::parse("sm_90a");
   std::set<std::string> seen;
   for (const Shape& s : sweep()) {
     if (s.sms != 132 || s.n == 8 || s.k == 16 || s.n == 320) continue;  // keep the compile count modest
+    if (s.grouping != grouping) continue;
     const KernelSpec spec = gemm_fp8_grouped_spec(
         s.grouping, s.groups, s.n, s.k, choose_sm90_grouped_config(s.grouping, s.rows, s.groups, s.n, s.k, s.sms),
         arch);
@@ -256,7 +260,24 @@ TEST_CASE("every grouped config the heuristics choose on H100 compiles without s
     INFO(result.log);
     test::check_ptxas_log_clean(result.log);
   }
-  std::printf("grouped gemm heuristics: %zu distinct sm_90a kernels compiled\n", seen.size());
+  std::printf("grouped gemm heuristics: %zu distinct sm_90a %s kernels compiled\n", seen.size(),
+              std::string(sm90_grouping_name(grouping)).c_str());
+}
+}  // namespace
+
+TEST_CASE("every contiguous (expert ids) grouped config the heuristics choose on H100 compiles without spills",
+          "[moe][heuristics][nvrtc]") {
+  check_grouped_picks_compile(Sm90Grouping::contiguous_ids);
+}
+
+TEST_CASE("every contiguous (segment ends) grouped config the heuristics choose on H100 compiles without spills",
+          "[moe][heuristics][nvrtc]") {
+  check_grouped_picks_compile(Sm90Grouping::contiguous_ends);
+}
+
+TEST_CASE("every masked grouped config the heuristics choose on H100 compiles without spills",
+          "[moe][heuristics][nvrtc]") {
+  check_grouped_picks_compile(Sm90Grouping::masked);
 }
 
 namespace {

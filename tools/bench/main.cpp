@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
     }
   }
   argc = kept;
+  // The benchmarks and the tuner time full kernels, never quick variants (JITFP8_TIERED_COMPILE).
+  jitfp8::set_tiered_compilation(false);
   std::printf("timing: %s, L2 flush %zu MB before every run\n",
               jitfp8::bench::timer() == jitfp8::bench::Timer::kProfiler
                   ? "profiler (CUPTI kernel timestamps)"

@@ -1,0 +1,143 @@
+#include "runtime/tiered_compile.hpp"
+
+#include <cstdlib>
+#include <deque>
+#include <string_view>
+#include <thread>
+
+#include <unistd.h>
+
+#include "jitfp8/runtime.hpp"
+#include "runtime/driver_api.hpp"
+#include "runtime/log.hpp"
+
+namespace jitfp8 {
+namespace detail {
+namespace {
+
+// Off unless JITFP8_TIERED_COMPILE=1: by default every first use compiles the full kernel and no
+// thread is started.
+std::atomic<bool>& tiered_slot() {
+  static std::atomic<bool> enabled{[] {
+    const char* value = std::getenv("JITFP8_TIERED_COMPILE");
+    return value != nullptr && std::string_view(value) == "1";
+  }()};
+  return enabled;
+}
+
+// One thread: a second full compile beside the application's own work would take a second core,
+// and the upgrades are not urgent (the quick variants give the same results).
+class BackgroundCompiler {
+ public:
+  ~BackgroundCompiler() {
+    if (thread_.joinable() && getpid() != owner_pid_) {
+      thread_.detach();  // a fork()ed child: the thread (and maybe the mutex) stayed with the parent
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      jobs_.clear();
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();  // waits for the compile in flight, if any
+  }
+
+  void post(std::function<void()> job) {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    jobs_.push_back(std::move(job));
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this] { run(); });
+      owner_pid_ = getpid();
+    }
+    changed_.notify_all();
+  }
+
+  void wait_idle() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return stopping_ || (jobs_.empty() && !busy_); });
+  }
+
+  void pause(bool paused) {
+    {
+      std::lock_guard lock(mutex_);
+      paused_ = paused;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      changed_.wait(lock, [&] { return stopping_ || (!paused_ && !jobs_.empty()); });
+      if (stopping_) return;
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      job();  // catches its own errors
+      lock.lock();
+      busy_ = false;
+      changed_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::function<void()>> jobs_;
+  bool busy_ = false, paused_ = false, stopping_ = false;
+  std::thread thread_;
+  pid_t owner_pid_ = 0;
+};
+
+BackgroundCompiler& background_compiler() {
+  static BackgroundCompiler compiler;
+  return compiler;
+}
+
+}  // namespace
+
+bool tiered_compilation_enabled() { return tiered_slot().load(std::memory_order_relaxed); }
+
+void QuickKernel::settle(void* full) {
+  if (full != nullptr) function.store(full, std::memory_order_release);
+  {
+    std::lock_guard lock(mutex_);
+    settled.store(true, std::memory_order_release);
+  }
+  settled_cv_.notify_all();
+}
+
+void QuickKernel::wait_settled() {
+  std::unique_lock lock(mutex_);
+  settled_cv_.wait(lock, [&] { return settled.load(std::memory_order_acquire); });
+}
+
+void* tiered_function(QuickKernel& quick, Stream stream) {
+  if (!quick.settled.load(std::memory_order_acquire)) {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    // An error (the legacy stream while another stream captures globally) counts as capturing.
+    if (driver().cuStreamIsCapturing(static_cast<CUstream>(stream), &status) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_NONE) {
+      log(LogLevel::debug, "a captured launch waits for the full kernel of a quick variant");
+      quick.wait_settled();
+    }
+  }
+  return quick.function.load(std::memory_order_acquire);
+}
+
+void post_background_compile(std::function<void()> job) { background_compiler().post(std::move(job)); }
+
+void pause_background_compiles(bool paused) { background_compiler().pause(paused); }
+
+}  // namespace detail
+
+void set_tiered_compilation(bool enabled) { detail::tiered_slot().store(enabled, std::memory_order_relaxed); }
+
+bool tiered_compilation() { return detail::tiered_compilation_enabled(); }
+
+void wait_for_background_compiles() { detail::background_compiler().wait_idle(); }
+
+}  // namespace jitfp8

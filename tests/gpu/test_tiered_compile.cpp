@@ -1,0 +1,200 @@
+// Tiered compilation (set_tiered_compilation, runtime.hpp): a GEMM kernel found nowhere runs as
+// its quick variant first, and the full kernel that replaces it gives the same bits. Each case
+// uses a shape and config no other test compiles, under an empty cache root, so that its kernel
+// is new to the process and to the disk.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "e2e_support.hpp"
+#include "gpu_support.hpp"
+#include "heuristics/sm90_gemm.hpp"
+#include "heuristics/sm90_grouped.hpp"
+#include "jitfp8/gemm.hpp"
+#include "jitfp8/layouts.hpp"
+#include "jitfp8/moe.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/gemm_fp8_grouped.hpp"
+#include "ops/gemm_fp8_nt.hpp"
+#include "runtime/tiered_compile.hpp"
+#include "support/random_operands.hpp"
+#include "support/test_env.hpp"
+
+using namespace jitfp8;
+
+namespace {
+
+// Tiered compilation on, over an empty cache root, for a scope; the background thread resumed and
+// drained on exit.
+class ScopedTiering {
+ public:
+  ScopedTiering() : before_(tiered_compilation()), roots_({dir_.path()}) { set_tiered_compilation(true); }
+  ScopedTiering(const ScopedTiering&) = delete;
+  ScopedTiering& operator=(const ScopedTiering&) = delete;
+  ~ScopedTiering() {
+    detail::pause_background_compiles(false);
+    wait_for_background_compiles();
+    set_tiered_compilation(before_);
+  }
+
+ private:
+  bool before_;
+  test::TempDir dir_;
+  test::ScopedCacheRoots roots_;
+};
+
+int sm_count() {
+  int sms = 0;
+  JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return sms;
+}
+
+// Random operands of one dense or M-grouped GEMM (E experts of B, A's rows split evenly among
+// them, each part a multiple of 128 rows), D poisoned.
+struct Operands {
+  std::int64_t e, m, n, k;
+  test::DeviceBuffer<std::uint8_t> a, b;
+  test::DeviceBuffer<float> sa, sb;
+  test::DeviceBuffer<std::uint16_t> d;
+  test::DeviceBuffer<int> m_indices;
+
+  Operands(std::int64_t e_, std::int64_t m_, std::int64_t n_, std::int64_t k_, std::uint64_t seed)
+      : e(e_), m(m_), n(n_), k(k_), a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(e * n * k)),
+        sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel())),
+        sb(static_cast<std::size_t>(e * Scales128x128Layout{n, k}.numel())), d(static_cast<std::size_t>(m * n)),
+        m_indices(static_cast<std::size_t>(m)) {
+    std::mt19937_64 rng(seed);
+    a.upload(test::random_e4m3_codes(a.size(), rng));
+    b.upload(test::random_e4m3_codes(b.size(), rng));
+    sa.upload(test::random_block_scales(sa.size(), rng));
+    sb.upload(test::random_block_scales(sb.size(), rng));
+    std::vector<int> ids(static_cast<std::size_t>(m));
+    for (std::int64_t r = 0; r < m; ++r) ids[static_cast<std::size_t>(r)] = static_cast<int>(r * e / m);
+    m_indices.upload(ids);
+    d.poison(0xFF);
+  }
+  GemmFp8Args dense() const {
+    GemmFp8Args g;
+    g.m = m, g.n = n, g.k = k;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.d = d.get();
+    return g;
+  }
+  GroupedGemmContiguousArgs contiguous() const {
+    GroupedGemmContiguousArgs g;
+    g.num_groups = e, g.m = m, g.n = n, g.k = k;
+    g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.d = d.get(), g.m_indices = m_indices.get();
+    return g;
+  }
+};
+
+detail::Sm90GemmConfig dense_config(int bm, int bn, int stages, int splits, std::int64_t k) {
+  detail::Sm90GemmConfig c;
+  c.block_m = bm, c.block_n = bn, c.stages = stages, c.splits = splits, c.num_sms = sm_count();
+  c.smem_bytes = detail::sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits);
+  c.threads = detail::sm90_gemm_threads(bm);
+  return c;
+}
+
+// Runs `launch` (D poisoned first) with the background thread paused, so the quick variant runs,
+// then again once the full kernel has replaced it: both D must be written and equal to the bit.
+template <class Launch>
+void check_quick_then_full(test::DeviceBuffer<std::uint16_t>& d, Launch&& launch) {
+  ScopedTiering tiering;
+  detail::pause_background_compiles(true);
+  const RuntimeStats before = runtime_stats();
+  launch();
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const RuntimeStats quick = runtime_stats();
+  CHECK(quick.quick_compiles == before.quick_compiles + 1);
+  CHECK(quick.upgrades == before.upgrades);
+  const std::vector<std::uint16_t> from_quick = d.download();
+
+  detail::pause_background_compiles(false);
+  wait_for_background_compiles();
+  CHECK(runtime_stats().upgrades == before.upgrades + 1);
+  d.poison(0xFF);
+  launch();
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<std::uint16_t> from_full = d.download();
+
+  std::size_t unwritten = 0, differing = 0;
+  for (std::size_t i = 0; i < from_full.size(); ++i) {
+    unwritten += from_full[i] == 0xFFFF;
+    differing += from_quick[i] != from_full[i];
+  }
+  INFO(unwritten << " unwritten, " << differing << " of " << from_full.size() << " elements differ");
+  CHECK(unwritten == 0);
+  CHECK(differing == 0);
+}
+
+}  // namespace
+
+TEST_CASE("tiered compilation: the quick variant of a dense GEMM gives the full kernel's bits", "[gpu][tiered]") {
+  struct Case {
+    int bm, bn, stages, splits;
+    std::int64_t m, n, k;
+  };
+  // K 1152: 9 K blocks. 128 x 160: four tile start offsets in a B-scale block, the K loop
+  // unrolled over the ring; 128 x 96: two loop variants; 128 x 144: run-time bounds; 256 x 128 on
+  // 3 stages: ring-aligned; 64 x 160: per-offset loops in one math warpgroup; 128 x 128 split in 2.
+  const Case cases[] = {{128, 160, 4, 1, 300, 640, 1152}, {128, 96, 5, 1, 200, 480, 1152},
+                        {128, 144, 4, 1, 130, 432, 1152}, {256, 128, 3, 1, 520, 384, 1152},
+                        {64, 160, 6, 1, 100, 320, 1152},  {128, 128, 4, 2, 128, 384, 2304}};
+  std::uint64_t seed = 71;
+  for (const Case& c : cases) {
+    const detail::Sm90GemmConfig config = dense_config(c.bm, c.bn, c.stages, c.splits, c.k);
+    INFO("M " << c.m << " N " << c.n << " K " << c.k << " config " << config.to_json().dump());
+    REQUIRE(detail::sm90_gemm_has_quick_variant(config, c.k));
+    Operands p(1, c.m, c.n, c.k, seed++);
+    check_quick_then_full(p.d, [&] { detail::gemm_fp8_nt_with_config(p.dense(), config, nullptr); });
+  }
+}
+
+TEST_CASE("tiered compilation: the quick variant of an M-grouped GEMM gives the full kernel's bits",
+          "[gpu][tiered]") {
+  const std::int64_t e = 2, m = 512, n = 320, k = 1152;  // 128 x 160 tiles straddle B-scale blocks
+  detail::Sm90GemmConfig config;
+  config.block_m = 128, config.block_n = 160, config.stages = 4, config.multicast = 1, config.splits = 1;
+  config.num_sms = sm_count(), config.group_n = 8;
+  config.smem_bytes = detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::contiguous_ids, e, 128, 160, k, 4);
+  config.threads = detail::sm90_gemm_threads(128);
+  REQUIRE(detail::sm90_gemm_has_quick_variant(config, k));
+  Operands p(e, m, n, k, 7);
+  check_quick_then_full(p.d,
+                        [&] { detail::gemm_fp8_grouped_contiguous_with_config(p.contiguous(), config, nullptr); });
+}
+
+TEST_CASE("tiered compilation: a launch captured into a graph waits for the full kernel", "[gpu][tiered]") {
+  const std::int64_t m = 256, n = 800, k = 1152;
+  const detail::Sm90GemmConfig config = dense_config(128, 160, 4, 1, k);
+  Operands p(1, m, n, k, 9);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream's poison, which `stream` does not wait for
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<std::uint16_t> from_graph;
+  {
+    ScopedTiering tiering;
+    const RuntimeStats before = runtime_stats();
+    // The first use of the kernel falls inside the capture: its quick variant is compiled, and
+    // the launch waits for the full kernel, which the graph then holds.
+    const test::CapturedGraph graph(stream, [&] { detail::gemm_fp8_nt_with_config(p.dense(), config, stream); });
+    const RuntimeStats after = runtime_stats();
+    CHECK(after.quick_compiles == before.quick_compiles + 1);
+    CHECK(after.upgrades == before.upgrades + 1);  // before the capture ended
+    graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+    from_graph = p.d.download();
+  }
+  p.d.poison(0xFF);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  detail::gemm_fp8_nt_with_config(p.dense(), config, stream);  // the full kernel, now loaded
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CHECK(p.d.download() == from_graph);
+  JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
+}

@@ -1,0 +1,117 @@
+// Tiered compilation (set_tiered_compilation, runtime.hpp) on the CPU: which kernels have a
+// quick variant, what the variant's source and key are, and that the variants compile clean
+// from less code. That they compute the full kernels' bits is checked on the GPU
+// (tests/gpu/test_tiered_compile.cpp).
+#include <algorithm>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "heuristics/sm90_gemm.hpp"
+#include "heuristics/sm90_grouped.hpp"
+#include "jitfp8/runtime.hpp"
+#include "ops/gemm_fp8_grouped.hpp"
+#include "ops/gemm_fp8_nt.hpp"
+#include "runtime/kernel_builder.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+#include "support/ptxas_log.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+
+namespace {
+
+// The deepest ring (up to 8 stages) whose dense layout fits, as the heuristics would take it.
+Sm90GemmConfig dense_config(int bm, int bn, std::int64_t k, int splits = 1, int max_stages = 8) {
+  Sm90GemmConfig c;
+  c.block_m = bm, c.block_n = bn, c.splits = splits, c.num_sms = 132;
+  c.threads = sm90_gemm_threads(bm);
+  for (int stages = max_stages; stages >= 3; --stages) {
+    c.stages = stages;
+    c.smem_bytes = sm90_gemm_dense_smem_bytes(bm, bn, k, stages, splits);
+    if (c.smem_bytes <= kSm90MaxSmem) break;
+  }
+  return c;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a quick variant is its kernel with JITFP8_QUICK_VARIANT defined, under its own key", "[tiered]") {
+  const KernelSpec full = gemm_fp8_nt_spec(2048, 4096, dense_config(128, 160, 4096), Arch::parse("sm_90a"));
+  REQUIRE(full.has_quick_variant);
+  const KernelSpec quick = full.quick_variant();
+  CHECK_FALSE(quick.has_quick_variant);
+  CHECK(quick.name_expression() == full.name_expression());
+  CHECK(quick.display_name() == full.display_name() + "+JITFP8_QUICK_VARIANT");
+  const std::string source = quick.source();
+  const std::size_t define = source.find("#define JITFP8_QUICK_VARIANT 1\n");
+  REQUIRE(define != std::string::npos);
+  CHECK(define < source.find("#include \"sm90/gemm_fp8_1d2d.cuh\""));
+  CHECK(full.source().find("JITFP8_QUICK_VARIANT") == std::string::npos);
+  CHECK(cache_key(quick) != cache_key(full));
+}
+
+TEST_CASE("the 1D2D kernels with code for the quick variant to leave out have one", "[tiered]") {
+  const std::int64_t k = 7168;  // 56 K blocks: a whole number of turns of a 4-stage ring
+  CHECK(sm90_gemm_has_quick_variant(dense_config(128, 128, k), k));     // K loop unrolled over the ring
+  CHECK(sm90_gemm_has_quick_variant(dense_config(64, 160, k), k));      // a loop per tile start offset
+  CHECK(sm90_gemm_has_quick_variant(dense_config(64, 192, k), k));      // a loop per offset (2)
+  CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(64, 144, k), k));  // 8 offsets: run-time bounds already
+  CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(64, 128, k), k));  // one rolled loop already
+  CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(64, 64, k), k));
+  Sm90GemmConfig padded = dense_config(128, 64, k);
+  padded.pad_turns = true;  // the host asked for whole turns: the quick variant keeps them
+  CHECK_FALSE(sm90_gemm_has_quick_variant(padded, k));
+  CHECK(sm90_gemm_has_quick_variant(dense_config(256, 128, k, 1, 4), k));  // ring-aligned two-wave tiles
+  // 54 K blocks on 4 stages: the last turn would need 2 padding stages, too many, so not aligned.
+  CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(256, 128, 54 * 128, 1, 4), 54 * 128));
+  CHECK(sm90_gemm_has_quick_variant(dense_config(256, 96, 54 * 128, 1, 4), 54 * 128));  // straddles
+}
+
+TEST_CASE("quick variants compile clean for sm_90a from less code", "[tiered][nvrtc]") {
+  const Arch arch = Arch::parse("sm_90a");
+  const std::int64_t n = 4096, k = 7168;
+  std::vector<KernelSpec> specs;
+  for (const auto& [bm, bn] : std::vector<std::pair<int, int>>{
+           {64, 96}, {64, 160}, {128, 96}, {128, 112}, {128, 128}, {128, 144}, {128, 160}, {128, 192},
+           {256, 128}, {256, 96}})
+    specs.push_back(gemm_fp8_nt_spec(n, k, dense_config(bm, bn, k, 1, bm == 256 ? 4 : 8), arch));
+  specs.push_back(gemm_fp8_nt_spec(n, k, dense_config(128, 128, k, 2), arch));  // split-K
+  {
+    Sm90GemmConfig grouped;
+    grouped.block_m = 128, grouped.block_n = 160, grouped.stages = 4, grouped.multicast = 1, grouped.splits = 1;
+    grouped.num_sms = 132, grouped.group_n = 8, grouped.threads = sm90_gemm_threads(128);
+    grouped.smem_bytes = sm90_grouped_smem_bytes(Sm90Grouping::contiguous_ids, 8, 128, 160, k, 4);
+    specs.push_back(gemm_fp8_grouped_spec(Sm90Grouping::contiguous_ids, 8, n, k, grouped, arch));
+  }
+  for (const KernelSpec& full : specs) {
+    INFO(full.display_name());
+    REQUIRE(full.has_quick_variant);
+    const CompileResult quick = compile_kernel(full.quick_variant(), /*want_ptx=*/true);
+    test::check_ptxas_log_clean(quick.log);
+    const CompileResult whole = compile_kernel(full, /*want_ptx=*/true);
+    // The quick variant's K loops issue the same wgmma, written out fewer times.
+    const std::size_t quick_mma = count_of(quick.ptx, "wgmma.mma_async"),
+                      full_mma = count_of(whole.ptx, "wgmma.mma_async");
+    INFO("wgmma in the PTX: quick " << quick_mma << ", full " << full_mma);
+    CHECK(quick_mma > 0);
+    CHECK(quick_mma < full_mma);
+    std::printf("tiered: %s compiled in %.0f ms, its quick variant in %.0f ms\n", full.display_name().c_str(),
+                whole.seconds * 1e3, quick.seconds * 1e3);
+  }
+}
+
+TEST_CASE("the tiered-compilation setting reads back as set", "[tiered]") {
+  const bool before = tiered_compilation();
+  set_tiered_compilation(true);
+  CHECK(tiered_compilation());
+  set_tiered_compilation(false);
+  CHECK_FALSE(tiered_compilation());
+  set_tiered_compilation(before);
+}
