@@ -78,9 +78,8 @@ std::optional<BuiltKernel> cached_kernel(const Key128& key) {
 BuiltKernel build_kernel(const KernelSpec& spec) {
   const Key128 key = cache_key(spec);
   const bool dumping = dump_enabled();
-  auto find = [&] { return cached_kernel(key); };
 
-  if (auto hit = find(); hit && !dumping) {
+  if (auto hit = cached_kernel(key); hit && !dumping) {
     log(LogLevel::info, "cache hit {} key={}", spec.display_name(), key.hex());
     return *hit;
   }
@@ -89,9 +88,9 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   bool waited = false;
   std::optional<BuiltKernel> appeared;
   auto lock = KeyLock::acquire(
-      key, lock_timeout(), [&] { return (appeared = find()).has_value(); }, &waited);
+      key, lock_timeout(), [&] { return (appeared = cached_kernel(key)).has_value(); }, &waited);
   if (waited) ++runtime_counters().lock_waits;
-  if (!appeared && lock) appeared = find();  // published while we waited for the lock
+  if (!appeared && lock) appeared = cached_kernel(key);  // published while we waited for the lock
   if (appeared && !dumping) {
     log(LogLevel::info, "cache hit {} key={} (after waiting for another process)",
         spec.display_name(), key.hex());
