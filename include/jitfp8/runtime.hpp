@@ -71,12 +71,16 @@ bool programmatic_dependent_launch();
 // stream that is being captured into a CUDA graph waits for the full kernel instead, so graphs
 // never keep a quick variant. Quick variants are not written to the disk cache; prewarming
 // compiles full kernels only. Kernels with no quick variant (64-row tiles within one B-scale
-// block, the weight-gradient and quantization kernels) compile as before. Process-wide; read at
-// each first use of a kernel.
+// block, the weight-gradient and quantization kernels) compile as before.
+// Stand-ins: where a GEMM (dense or M-grouped) has already run on the same problem but another M
+// (another row count of the grouped GEMMs), a new M whose kernel is not at hand compiles nothing
+// in the foreground: its launches take the kernel that M had (a config that serves this M too,
+// the nearest M's; correct, maybe slower) while its own kernel is built in the background; a
+// captured launch waits for its own. Process-wide; read at each first use of a kernel or plan.
 void set_tiered_compilation(bool enabled);
 bool tiered_compilation();
 // Blocks until every full kernel that tiered compilation queued is built and loaded (or failed
-// to build, logged: its quick variant then stays). Benchmarks call it before timing.
+// to build, logged: its quick variant or stand-in then stays). Benchmarks call it before timing.
 void wait_for_background_compiles();
 
 // JITFP8_LOG=info|debug, or set here. Events go to stderr.
@@ -121,7 +125,8 @@ struct RuntimeStats {
   std::uint64_t lock_waits = 0;        // times another process's compile was awaited
   std::uint64_t loads = 0;             // modules loaded on a device
   std::uint64_t quick_compiles = 0;    // quick variants compiled (tiered compilation; also in compiles)
-  std::uint64_t upgrades = 0;          // full kernels that replaced a quick variant
+  std::uint64_t upgrades = 0;          // full kernels built in the background (tiered compilation)
+  std::uint64_t stand_ins = 0;         // plans that launched a stand-in while their kernel was built
 };
 RuntimeStats runtime_stats();
 

@@ -10,6 +10,7 @@
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/stand_in.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -75,10 +76,15 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
     std::string why;
     const auto tuned =
         gemm_fp8_grouped_tuned_config(*tuned_table_of(device), pick, target, grouping, key.rows_key, e, n, k, &why);
+    // Configs depend on the rows only through the chooser: any of the same problem serves.
+    const Plan* stand_in = find_stand_in(plan_cache(), key, &PlanKey::rows_key, [&](const Sm90GemmConfig& c) {
+      return !sm90_grouped_config_problem(grouping, c, e, k, key.sms, target.clusters.alone);
+    });
     return plan_with_tuned(
         device.device, pick, tuned, why,
         fmt::format("{} rows_key {} groups {} n {} k {}", function, key.rows_key, e, n, k),
-        [&](const Sm90GemmConfig& c) { return gemm_fp8_grouped_spec(grouping, e, n, k, c, device.arch); });
+        [&](const Sm90GemmConfig& c) { return gemm_fp8_grouped_spec(grouping, e, n, k, c, device.arch); },
+        stand_in);
   });
 }
 
@@ -335,15 +341,16 @@ void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream s
   validate_grouped_contiguous(args);
   if (args.m == 0) return;
   const Sm90Grouping g = contiguous_grouping(args);
-  const Plan& plan = plan_for(g, args.m, args.num_groups, args.n, args.k, kContiguous, stream);
+  const Plan& plan = plan_to_launch(plan_for(g, args.m, args.num_groups, args.n, args.k, kContiguous, stream), stream);
   launch_contiguous(*plan.kernel, plan.config, args, stream);
 }
 
 void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream) {
   using namespace detail;
   validate_grouped_masked(args);
-  const Plan& plan =
-      plan_for(Sm90Grouping::masked, masked_plan_rows(args), args.num_groups, args.n, args.k, kMasked, stream);
+  const Plan& plan = plan_to_launch(
+      plan_for(Sm90Grouping::masked, masked_plan_rows(args), args.num_groups, args.n, args.k, kMasked, stream),
+      stream);
   launch_masked(*plan.kernel, plan.config, args, stream);
 }
 

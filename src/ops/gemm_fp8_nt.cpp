@@ -9,6 +9,7 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
+#include "ops/stand_in.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -281,9 +282,12 @@ const Plan& plan_for(const GemmFp8Args& args, const DeviceContext& device, Strea
     std::string why;
     const auto tuned = gemm_fp8_nt_tuned_config(*tuned_table_of(device), pick, target, key.m_key, args.n, args.k,
                                                 with_workspace, d_fp32, &why);
-    return plan_with_tuned(device.device, pick, tuned, why,
-                           fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
-                           [&](const Sm90GemmConfig& c) { return gemm_fp8_nt_spec(args.n, args.k, c, device.arch); });
+    const Plan* stand_in = find_stand_in(plan_cache(), key, &PlanKey::m_key, [&](const Sm90GemmConfig& c) {
+      return !sm90_gemm_config_problem(c, key.m_key, args.n, args.k, key.sms, target.clusters, with_workspace, d_fp32);
+    });
+    return plan_with_tuned(
+        device.device, pick, tuned, why, fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
+        [&](const Sm90GemmConfig& c) { return gemm_fp8_nt_spec(args.n, args.k, c, device.arch); }, stand_in);
   });
 }
 
@@ -306,7 +310,7 @@ void gemm_fp8_nt(const GemmFp8Args& args, Stream stream) {
   if (args.m == 0) return;
   const DeviceContext& device = current_device();
   validate_workspace_size(args, device.sm_count);
-  const Plan& plan = plan_for(args, device, stream);
+  const Plan& plan = plan_to_launch(plan_for(args, device, stream), stream);
   launch_gemm_fp8_nt(*plan.kernel, plan.config, args, strides, stream);
 }
 

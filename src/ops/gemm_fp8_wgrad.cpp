@@ -9,6 +9,7 @@
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/stand_in.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -217,10 +218,13 @@ const Plan& plan_for(const GemmFp8WgradArgs& args, const DeviceContext& device, 
     std::string why;
     const auto tuned =
         gemm_fp8_wgrad_tuned_config(*tuned_table_of(device), pick, target, key.m_bucket, args.n, args.k, &why);
+    const Plan* stand_in = find_stand_in(plan_cache(), key, &PlanKey::m_bucket, [&](const Sm90WgradConfig& c) {
+      return !sm90_wgrad_config_problem(c, key.sms, target.clusters.alone);
+    });
     return plan_with_tuned(
         device.device, pick, tuned, why,
         fmt::format("{} m_bucket {} n {} k {}", kFunction, key.m_bucket, args.n, args.k),
-        [&](const Sm90WgradConfig& c) { return gemm_fp8_wgrad_spec(args.n, args.k, c, device.arch); });
+        [&](const Sm90WgradConfig& c) { return gemm_fp8_wgrad_spec(args.n, args.k, c, device.arch); }, stand_in);
   });
 }
 
@@ -241,7 +245,7 @@ void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream) {
   using namespace detail;
   const Strides strides = validate(args);
   if (args.m == 0) return;
-  launch_plan(plan_for(args, current_device(), stream), args, strides, stream);
+  launch_plan(plan_to_launch(plan_for(args, current_device(), stream), stream), args, strides, stream);
 }
 
 }  // namespace jitfp8

@@ -13,6 +13,7 @@
 #include "jitfp8/error.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
+#include "runtime/runtime_state.hpp"
 #include "runtime/tuned_table.hpp"
 
 namespace jitfp8::detail {
@@ -47,30 +48,47 @@ std::optional<Config> tuned_sm90_config(const TunedTable& table, std::string_vie
   return config;
 }
 
-// A GEMM op's plan: the config it launches and that config's kernel.
+// A GEMM op's plan: the config it launches and that config's kernel; under tiered compilation,
+// while that kernel is built in the background, the plan of another M that launches meanwhile
+// (ops/stand_in.hpp).
 template <class Config>
 struct KernelPlan {
   const LoadedKernel* kernel = nullptr;
   Config config;
+  const KernelPlan* stand_in = nullptr;
 };
 
 // The plan of `pick` or, where the op's lookup found one (tuned_sm90_config), of `tuned` if its
 // kernel builds. Logged for the plan `words` names: a tuned config taken (debug), one not used
 // and why (warn: `why` from the lookup, or the build failure). spec_of(config): its KernelSpec.
+// stand_in (find_stand_in): a plan of the same problem whose kernel is loaded; the new plan's
+// kernel, where it is neither loaded nor on disk, is then built in the background, `stand_in`
+// launching meanwhile (a tuned config's build failure is then logged, not a fallback).
 template <class Config, class SpecOf>
 KernelPlan<Config> plan_with_tuned(int device, const Config& pick, const std::optional<Config>& tuned,
-                                   std::string why, std::string_view words, const SpecOf& spec_of) {
+                                   std::string why, std::string_view words, const SpecOf& spec_of,
+                                   const KernelPlan<Config>* stand_in = nullptr) {
+  const FirstUse first_use = stand_in != nullptr ? FirstUse::build_in_background : FirstUse::build_now;
+  const auto with_stand_in = [&](KernelPlan<Config> plan) {
+    if (stand_in != nullptr && !launchable_now(*plan.kernel)) {
+      plan.stand_in = stand_in;
+      ++runtime_counters().stand_ins;
+      log(LogLevel::info, "{}: config {} stands in for {} while its kernel builds", words,
+          stand_in->config.to_json().dump(), plan.config.to_json().dump());
+    }
+    return plan;
+  };
   if (tuned) {
     try {
-      const LoadedKernel& kernel = get_kernel(device, spec_of(*tuned));
+      const LoadedKernel& kernel = get_kernel(device, spec_of(*tuned), first_use);
       log(LogLevel::debug, "{}: tuned config {}", words, tuned->to_json().dump());
-      return {&kernel, *tuned};
+      return with_stand_in({&kernel, *tuned});
     } catch (const Error& e) {
       why = fmt::format("its kernel failed to build: {}", e.what());
     }
   }
   if (!why.empty()) log(LogLevel::warn, "{}: tuned config not used: {}", words, why);
-  return {&get_kernel(device, spec_of(pick)), pick};
+  return with_stand_in({&get_kernel(device, spec_of(pick), first_use), pick});
 }
 
 }  // namespace jitfp8::detail

@@ -49,8 +49,16 @@ class DispatchCache {
     return map_.try_emplace(key, std::move(value)).first->second;  // node-based: refs stay valid
   }
 
+  // Calls visit(key, value) for every memoized entry, under the shared lock (visit must not
+  // call back into this cache's get_or_make).
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    std::shared_lock lock(mutex_);
+    for (const auto& [key, value] : map_) visit(key, value);
+  }
+
  private:
-  std::shared_mutex mutex_;
+  mutable std::shared_mutex mutex_;
   std::unordered_map<Key, Value, PodHash<Key>, PodEqual<Key>> map_;
 };
 

@@ -97,18 +97,44 @@ void prepare_on_device(const LoadedLibrary& library, const KernelSpec& spec, int
   log(LogLevel::debug, "loaded {} on device {}", spec.display_name(), device);
 }
 
-// Tiered compilation: whether `spec` may start as its quick variant, because its full kernel is
-// not loaded in this process (a dump compiles the full kernel). The caller still looks in the
-// cache roots.
-bool may_start_quick(const KernelSpec& spec, const Key128& key) {
-  return spec.has_quick_variant && tiered_compilation_enabled() && !dump_enabled() &&
-         libraries().find(key) == nullptr;
+// Tiered compilation: whether the first use of `spec` may leave its build to the background
+// thread, because its full kernel is not loaded in this process (a dump compiles the full kernel
+// in the foreground). The caller still looks in the cache roots.
+bool may_build_in_background(const KernelSpec& spec, const Key128& key, FirstUse first_use) {
+  return (first_use == FirstUse::build_in_background || spec.has_quick_variant) && tiered_compilation_enabled() &&
+         !dump_enabled() && libraries().find(key) == nullptr;
+}
+
+// Queues the full kernel of `spec` for the background thread, which builds it (disk cache, lock,
+// NVRTC, publish), loads it in the caller's context and swaps it into the returned TieredKernel,
+// launched as `first` (a quick variant's CUkernel, or null: nothing) until then.
+std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const Key128& key, int device,
+                                                 void* first) {
+  auto quick = std::make_shared<TieredKernel>();
+  quick->function.store(first);
+  post_background_compile([spec, key, device, quick, context = current_context()] {
+    try {
+      // Loading is allowed here while an application thread captures a graph in the global mode.
+      CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
+      check_cuda(driver().cuThreadExchangeStreamCaptureMode(&relaxed), "cuThreadExchangeStreamCaptureMode");
+      const LoadedLibrary& full = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+      make_context_current(context);
+      prepare_on_device(full, spec, device);
+      quick->settle(reinterpret_cast<void*>(full.kernel));
+      ++runtime_counters().upgrades;
+      log(LogLevel::info, "{} takes over on device {} (built in the background)", spec.display_name(), device);
+    } catch (const std::exception& e) {
+      quick->settle(nullptr, e.what());
+      log(LogLevel::warn, "{} failed to build in the background (its quick variant or stand-in stays): {}",
+          spec.display_name(), e.what());
+    }
+  });
+  return quick;
 }
 
 // The quick variant of `spec`, compiled now (not cached on disk: the full kernel will be) and
-// prepared on `device`; the full kernel is queued for the background thread, which builds it
-// (disk cache, lock, NVRTC, publish), loads it in the caller's context and swaps it in.
-std::shared_ptr<QuickKernel> start_quick(const KernelSpec& spec, const Key128& key, int device) {
+// prepared on `device`, the full kernel queued behind it (build_in_background).
+std::shared_ptr<TieredKernel> start_quick(const KernelSpec& spec, const Key128& key, int device) {
   const KernelSpec quick_spec = spec.quick_variant();
   const Key128 quick_key = cache_key(quick_spec);
   const LoadedLibrary& quick_library = libraries().get(quick_key, [&] {
@@ -122,40 +148,26 @@ std::shared_ptr<QuickKernel> start_quick(const KernelSpec& spec, const Key128& k
                         quick_spec);
   });
   prepare_on_device(quick_library, quick_spec, device);
-  auto quick = std::make_shared<QuickKernel>();
-  quick->function.store(reinterpret_cast<void*>(quick_library.kernel));
-  post_background_compile([spec, key, device, quick, context = current_context()] {
-    try {
-      // Loading is allowed here while an application thread captures a graph in the global mode.
-      CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
-      check_cuda(driver().cuThreadExchangeStreamCaptureMode(&relaxed), "cuThreadExchangeStreamCaptureMode");
-      const LoadedLibrary& full = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
-      make_context_current(context);
-      prepare_on_device(full, spec, device);
-      quick->settle(reinterpret_cast<void*>(full.kernel));
-      ++runtime_counters().upgrades;
-      log(LogLevel::info, "{} replaces its quick variant on device {}", spec.display_name(), device);
-    } catch (const std::exception& e) {
-      quick->settle(nullptr);
-      log(LogLevel::warn, "the quick variant of {} stays: its full kernel failed: {}", spec.display_name(),
-          e.what());
-    }
-  });
-  return quick;
+  return build_in_background(spec, key, device, reinterpret_cast<void*>(quick_library.kernel));
 }
 
 }  // namespace
 
-const LoadedKernel& get_kernel(int device, const KernelSpec& spec) {
+const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use) {
   static OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash> kernels;
   const Key128 key = cache_key(spec);
   return kernels.get(DeviceKey{device, key}, [&] {
     // Built for the device's own architecture: sm_90 and newer have programmatic launches.
     LoadedKernel loaded{nullptr, spec.dynamic_smem_bytes, device, spec.arch.number() >= 90, nullptr};
     std::optional<BuiltKernel> cached;
-    if (may_start_quick(spec, key) && !(cached = cached_kernel(key))) {
+    if (may_build_in_background(spec, key, first_use) && !(cached = cached_kernel(key))) {
+      if (first_use == FirstUse::build_in_background) {
+        log(LogLevel::info, "{} is built in the background; a stand-in launches meanwhile", spec.display_name());
+        loaded.tiered = build_in_background(spec, key, device, nullptr);
+        return loaded;
+      }
       try {
-        loaded.quick = start_quick(spec, key, device);
+        loaded.tiered = start_quick(spec, key, device);
         return loaded;
       } catch (const Error& e) {  // the full kernel may still build: take it the usual way
         log(LogLevel::warn, "no quick variant of {}: {}", spec.display_name(), e.what());
@@ -170,6 +182,10 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec) {
     loaded.function = reinterpret_cast<void*>(library.kernel);
     return loaded;
   });
+}
+
+bool launchable_now(const LoadedKernel& kernel) {
+  return !kernel.tiered || kernel.tiered->function.load(std::memory_order_acquire) != nullptr;
 }
 
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream, void** args) {
@@ -208,7 +224,10 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   config.numAttrs = count;
   // A CUkernel is accepted wherever a CUfunction is; it runs in the stream's context (the current
   // one for stream 0).
-  void* function = kernel.quick ? tiered_function(*kernel.quick, stream) : kernel.function;
+  void* function = kernel.tiered ? tiered_function(*kernel.tiered, stream) : kernel.function;
+  if (function == nullptr)
+    throw Error(ErrorCode::compile_failed,
+                fmt::format("a kernel built in the background failed: {}", kernel.tiered->failure()));
   CUresult result = driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(function), args, nullptr);
   if (result != CUDA_SUCCESS) launch_failed(kernel, config.hStream, result);
 }

@@ -11,7 +11,7 @@
 
 namespace jitfp8::detail {
 
-struct QuickKernel;  // runtime/tiered_compile.hpp
+struct TieredKernel;  // runtime/tiered_compile.hpp
 
 // A kernel loaded on one device, ready to launch. Lives until process exit; never moves.
 struct LoadedKernel {
@@ -19,9 +19,9 @@ struct LoadedKernel {
   int dynamic_smem_bytes = 0;
   int device = 0;
   bool pdl_capable = false;  // sm_90 or newer: griddepcontrol and programmatic launches
-  // Loaded as its quick variant (tiered compilation): `function` is unused, the launches take
-  // quick->function, which the full kernel replaces once built.
-  std::shared_ptr<QuickKernel> quick;
+  // Built in the background (tiered compilation): `function` is unused, the launches take
+  // tiered->function, the quick variant's or null, which the full kernel replaces once built.
+  std::shared_ptr<TieredKernel> tiered;
 };
 
 // Facts about the device that the calling thread's current context belongs to (or device 0's
@@ -41,9 +41,18 @@ const DeviceContext& current_device();
 void* current_context();
 void make_context_current(void* context);
 
+// How the first use of a kernel found neither loaded nor in a cache root builds it: now (as its
+// quick variant first, under tiered compilation, where it has one), or, under tiered compilation,
+// in the background only: for a plan that has a stand-in to launch meanwhile (ops/stand_in.hpp).
+// Such a kernel's launches wait for the build (but the plan's take the stand-in).
+enum class FirstUse { build_now, build_in_background };
+
 // The loaded kernel for `spec` on `device`: in-process registry, then disk cache, then NVRTC.
 // Threads asking for the same missing kernel wait for one build; other keys are not blocked.
-const LoadedKernel& get_kernel(int device, const KernelSpec& spec);
+const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use = FirstUse::build_now);
+
+// Whether `kernel` launches now, without waiting: loaded, or running as its quick variant.
+bool launchable_now(const LoadedKernel& kernel);
 
 // set_programmatic_dependent_launch's setting (runtime.hpp; JITFP8_PDL=1 at start-up).
 bool pdl_enabled();

@@ -15,6 +15,7 @@ struct RuntimeCounters {
   std::atomic<std::uint64_t> loads{0};
   std::atomic<std::uint64_t> quick_compiles{0};
   std::atomic<std::uint64_t> upgrades{0};
+  std::atomic<std::uint64_t> stand_ins{0};
 };
 
 RuntimeCounters& runtime_counters();

@@ -101,8 +101,9 @@ BackgroundCompiler& background_compiler() {
 
 bool tiered_compilation_enabled() { return tiered_slot().load(std::memory_order_relaxed); }
 
-void QuickKernel::settle(void* full) {
+void TieredKernel::settle(void* full, std::string why) {
   if (full != nullptr) function.store(full, std::memory_order_release);
+  else failure_ = std::move(why);
   {
     std::lock_guard lock(mutex_);
     settled.store(true, std::memory_order_release);
@@ -110,22 +111,42 @@ void QuickKernel::settle(void* full) {
   settled_cv_.notify_all();
 }
 
-void QuickKernel::wait_settled() {
+void TieredKernel::wait_settled() {
   std::unique_lock lock(mutex_);
   settled_cv_.wait(lock, [&] { return settled.load(std::memory_order_acquire); });
 }
 
-void* tiered_function(QuickKernel& quick, Stream stream) {
-  if (!quick.settled.load(std::memory_order_acquire)) {
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    // An error (the legacy stream while another stream captures globally) counts as capturing.
-    if (driver().cuStreamIsCapturing(static_cast<CUstream>(stream), &status) != CUDA_SUCCESS ||
-        status != CU_STREAM_CAPTURE_STATUS_NONE) {
+namespace {
+
+bool capturing(Stream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  // An error (the legacy stream while another stream captures globally) counts as capturing.
+  return driver().cuStreamIsCapturing(static_cast<CUstream>(stream), &status) != CUDA_SUCCESS ||
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+}  // namespace
+
+void* tiered_function(TieredKernel& kernel, Stream stream) {
+  if (!kernel.settled.load(std::memory_order_acquire)) {
+    if (kernel.function.load(std::memory_order_acquire) == nullptr) {
+      log(LogLevel::debug, "a launch waits for a kernel being built in the background");
+      kernel.wait_settled();
+    } else if (capturing(stream)) {
       log(LogLevel::debug, "a captured launch waits for the full kernel of a quick variant");
-      quick.wait_settled();
+      kernel.wait_settled();
     }
   }
-  return quick.function.load(std::memory_order_acquire);
+  return kernel.function.load(std::memory_order_acquire);
+}
+
+bool launches_stand_in(TieredKernel& kernel, Stream stream) {
+  if (kernel.function.load(std::memory_order_acquire) != nullptr) return false;  // full or quick kernel
+  if (kernel.settled.load(std::memory_order_acquire)) return true;               // failed: the stand-in stays
+  if (!capturing(stream)) return true;
+  log(LogLevel::debug, "a captured launch waits for the kernel its stand-in stood in for");
+  kernel.wait_settled();
+  return kernel.function.load(std::memory_order_acquire) == nullptr;
 }
 
 void post_background_compile(std::function<void()> job) { background_compiler().post(std::move(job)); }

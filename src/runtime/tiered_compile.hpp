@@ -1,11 +1,13 @@
-// Tiered compilation (include/jitfp8/runtime.hpp): the quick variant of a kernel launches while
-// its full kernel is built on one background thread, which then swaps it in.
+// Tiered compilation (include/jitfp8/runtime.hpp): the quick variant of a kernel, or a plan's
+// stand-in (ops/stand_in.hpp), launches while its full kernel is built on one background thread,
+// which then swaps it in.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 
 #include "jitfp8/types.hpp"
 
@@ -14,24 +16,36 @@ namespace jitfp8::detail {
 // set_tiered_compilation's setting (JITFP8_TIERED_COMPILE=1 at start-up).
 bool tiered_compilation_enabled();
 
-// A kernel launched as its quick variant until the full one is loaded.
-struct QuickKernel {
-  std::atomic<void*> function{nullptr};  // the quick variant's CUkernel, then the full kernel's
+// A kernel whose full build runs in the background: launched as its quick variant until the full
+// one is loaded, or, with no quick variant (`function` null until then), not launchable by itself
+// meanwhile: its plan launches a stand-in, other launches wait.
+struct TieredKernel {
+  std::atomic<void*> function{nullptr};  // the quick variant's CUkernel (or null), then the full kernel's
   std::atomic<bool> settled{false};      // the full kernel is in `function`, or failed to build
 
-  // Marks the upgrade done (`full`: the full kernel's CUkernel, or null when it failed).
-  void settle(void* full);
+  // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
+  void settle(void* full, std::string why = {});
   // Blocks until settle().
   void wait_settled();
+  // Why the full kernel failed to build (settled, no function), else empty.
+  const std::string& failure() const { return failure_; }
 
  private:
   std::mutex mutex_;
   std::condition_variable settled_cv_;
+  std::string failure_;  // written before `settled` is set, read after
 };
 
-// The function for a launch of `quick` into `stream`: the full kernel once it is loaded; a stream
-// being captured waits for it first (graphs keep what they captured); else the quick variant.
-void* tiered_function(QuickKernel& quick, Stream stream);
+// The function for a launch of `kernel` into `stream`: the full kernel once it is loaded; a stream
+// being captured waits for it first (graphs keep what they captured), and so does every launch
+// while there is nothing else to run; else the quick variant. Null: the full kernel failed to
+// build and there is no quick variant.
+void* tiered_function(TieredKernel& kernel, Stream stream);
+
+// Whether a launch into `stream` of a plan whose kernel is `kernel` takes the plan's stand-in: the
+// full kernel is still being built (or failed to build) and there is no quick variant, and the
+// stream is not being captured (a capture waits for the full kernel instead).
+bool launches_stand_in(TieredKernel& kernel, Stream stream);
 
 // Runs `job` on the background compile thread (started at first use, joined at exit; jobs not
 // started by then are dropped).

@@ -1,11 +1,14 @@
 // Tiered compilation (set_tiered_compilation, runtime.hpp): a GEMM kernel found nowhere runs as
-// its quick variant first, and the full kernel that replaces it gives the same bits. Each case
+// its quick variant first, and the full kernel that replaces it gives the same bits; a new M of a
+// problem already run launches that M's kernel (a stand-in) until its own is built. Each case
 // uses a shape and config no other test compiles, under an empty cache root, so that its kernel
 // is new to the process and to the disk.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "e2e_support.hpp"
@@ -18,6 +21,8 @@
 #include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
+#include "ops/gemm_reference.hpp"
+#include "support/fp8_reference.hpp"
 #include "runtime/tiered_compile.hpp"
 #include "support/random_operands.hpp"
 #include "support/test_env.hpp"
@@ -133,6 +138,39 @@ void check_quick_then_full(test::DeviceBuffer<std::uint16_t>& d, Launch&& launch
   CHECK(differing == 0);
 }
 
+// How far the bf16 D of a dense problem is from the double-precision reference (GPU reference
+// kernel, checked against the CPU by test_gemm_fp8_nt) on every 7th row and the last: the worst
+// element's error in units of a correct kernel's tolerance (its bf16 rounding plus the tensor
+// cores' accumulation error, as test_gemm_fp8_nt), and the elements left unwritten (poison).
+struct ReferenceCheck {
+  double worst = 0;
+  std::int64_t unwritten = 0;
+};
+ReferenceCheck check_dense_against_reference(const Operands& p) {
+  std::vector<int> rows;
+  for (std::int64_t r = 0; r < p.m; r += 7) rows.push_back(static_cast<int>(r));
+  rows.push_back(static_cast<int>(p.m - 1));
+  test::DeviceBuffer<int> rows_dev{rows};
+  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n)), abs_dev(ref_dev.size());
+  detail::gemm_reference(p.dense(), false, rows_dev.get(), static_cast<int>(rows.size()), ref_dev.get(),
+                         abs_dev.get(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+  const std::vector<std::uint16_t> d = p.d.download();
+  ReferenceCheck c;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::int64_t col = 0; col < p.n; ++col) {
+      const std::size_t at = r * static_cast<std::size_t>(p.n) + static_cast<std::size_t>(col);
+      const double got = test::bf16_to_float(d[static_cast<std::size_t>(rows[r] * p.n + col)]);
+      if (std::isnan(got)) {
+        ++c.unwritten;
+        continue;
+      }
+      c.worst = std::max(c.worst, std::abs(got - ref[at]) / (std::abs(ref[at]) / 128 + abs_ref[at] / 2048 + 1e-30));
+    }
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("tiered compilation: the quick variant of a dense GEMM gives the full kernel's bits", "[gpu][tiered]") {
@@ -196,5 +234,84 @@ TEST_CASE("tiered compilation: a launch captured into a graph waits for the full
   detail::gemm_fp8_nt_with_config(p.dense(), config, stream);  // the full kernel, now loaded
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   CHECK(p.d.download() == from_graph);
+  JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+TEST_CASE("tiered compilation: a new M launches another M's kernel while its own is built", "[gpu][tiered]") {
+  // N and K of this test only; M 96 plans 64-row tiles, M 3000 others.
+  const std::int64_t n = 1056, k = 1664;
+  Operands first(1, 96, n, k, 81), fresh(1, 3000, n, k, 82);
+  ScopedTiering tiering;
+  gemm_fp8_nt(first.dense(), nullptr);
+  wait_for_background_compiles();
+  const detail::Sm90GemmConfig first_config = detail::gemm_fp8_nt_planned_config(first.dense(), nullptr);
+
+  detail::pause_background_compiles(true);
+  const RuntimeStats before = runtime_stats();
+  gemm_fp8_nt(fresh.dense(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const RuntimeStats standing = runtime_stats();
+  CHECK(standing.compiles == before.compiles);  // nothing compiled before the launch
+  CHECK(standing.stand_ins == before.stand_ins + 1);
+  CHECK(standing.upgrades == before.upgrades);
+  const detail::Sm90GemmConfig planned = detail::gemm_fp8_nt_planned_config(fresh.dense(), nullptr);
+  INFO("stand-in " << first_config.to_json().dump() << ", planned " << planned.to_json().dump());
+  REQUIRE(planned.to_json() != first_config.to_json());
+  const ReferenceCheck from_stand_in = check_dense_against_reference(fresh);
+  CHECK(from_stand_in.unwritten == 0);
+  CHECK(from_stand_in.worst < 1.0);
+  // The stand-in is M 96's kernel: the same bits as that config launched for M 3000.
+  const std::vector<std::uint16_t> stand_in_bits = fresh.d.download();
+  fresh.d.poison(0xFF);
+  detail::gemm_fp8_nt_with_config(fresh.dense(), first_config, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(fresh.d.download() == stand_in_bits);
+
+  detail::pause_background_compiles(false);
+  wait_for_background_compiles();
+  CHECK(runtime_stats().upgrades == before.upgrades + 1);
+  fresh.d.poison(0xFF);
+  gemm_fp8_nt(fresh.dense(), nullptr);  // now the planned kernel
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const ReferenceCheck from_own = check_dense_against_reference(fresh);
+  CHECK(from_own.unwritten == 0);
+  CHECK(from_own.worst < 1.0);
+  const std::vector<std::uint16_t> own_bits = fresh.d.download();
+  fresh.d.poison(0xFF);
+  detail::gemm_fp8_nt_with_config(fresh.dense(), planned, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(fresh.d.download() == own_bits);
+}
+
+TEST_CASE("tiered compilation: a captured launch of a new M waits for its own kernel, not a stand-in",
+          "[gpu][tiered]") {
+  const std::int64_t n = 1088, k = 1664;
+  Operands first(1, 64, n, k, 83), fresh(1, 2500, n, k, 84);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream's poison, which `stream` does not wait for
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<std::uint16_t> from_graph;
+  {
+    ScopedTiering tiering;
+    gemm_fp8_nt(first.dense(), stream);
+    wait_for_background_compiles();
+    const RuntimeStats before = runtime_stats();
+    const test::CapturedGraph graph(stream, [&] { gemm_fp8_nt(fresh.dense(), stream); });
+    const RuntimeStats after = runtime_stats();
+    CHECK(after.stand_ins == before.stand_ins + 1);  // the plan has one ...
+    CHECK(after.upgrades == before.upgrades + 1);    // ... but the capture waited for its own kernel
+    graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const ReferenceCheck c = check_dense_against_reference(fresh);
+    CHECK(c.unwritten == 0);
+    CHECK(c.worst < 1.0);
+    from_graph = fresh.d.download();
+  }
+  fresh.d.poison(0xFF);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const detail::Sm90GemmConfig planned = detail::gemm_fp8_nt_planned_config(fresh.dense(), stream);
+  detail::gemm_fp8_nt_with_config(fresh.dense(), planned, stream);
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CHECK(fresh.d.download() == from_graph);
   JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
 }

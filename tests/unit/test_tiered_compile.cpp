@@ -1,6 +1,6 @@
 // Tiered compilation (set_tiered_compilation, runtime.hpp) on the CPU: which kernels have a
 // quick variant, what the variant's source and key are, and that the variants compile clean
-// from less code. That they compute the full kernels' bits is checked on the GPU
+// from less code; which plan stands in for a new one, and when a plan launches it. That they compute the full kernels' bits is checked on the GPU
 // (tests/gpu/test_tiered_compile.cpp).
 #include <algorithm>
 #include <string>
@@ -12,8 +12,11 @@
 #include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
+#include "ops/stand_in.hpp"
+#include "runtime/dispatch_cache.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/nvrtc_compiler.hpp"
+#include "runtime/tiered_compile.hpp"
 #include "support/ptxas_log.hpp"
 
 using namespace jitfp8;
@@ -114,4 +117,86 @@ TEST_CASE("the tiered-compilation setting reads back as set", "[tiered]") {
   set_tiered_compilation(false);
   CHECK_FALSE(tiered_compilation());
   set_tiered_compilation(before);
+}
+
+namespace {
+
+// A plan cache of the shape the GEMM ops keep: a POD key with an M field, plans of a config.
+struct StandInKey {
+  std::int32_t device = 0, sms = 0;
+  std::int64_t m = 0, n = 0;
+};
+struct StandInConfig {
+  int id = 0;
+};
+using StandInPlan = KernelPlan<StandInConfig>;
+
+// Kernels in the three states a plan's kernel can be in.
+struct KernelStates {
+  LoadedKernel loaded;    // loaded (or never tiered)
+  LoadedKernel building;  // built in the background, nothing to launch meanwhile
+  LoadedKernel quick;     // running as its quick variant
+  KernelStates() {
+    loaded.function = reinterpret_cast<void*>(0x1);
+    building.tiered = std::make_shared<TieredKernel>();
+    quick.tiered = std::make_shared<TieredKernel>();
+    quick.tiered->function.store(reinterpret_cast<void*>(0x2));
+  }
+};
+
+class ScopedTieringSetting {
+ public:
+  explicit ScopedTieringSetting(bool on) : before_(tiered_compilation()) { set_tiered_compilation(on); }
+  ~ScopedTieringSetting() { set_tiered_compilation(before_); }
+
+ private:
+  bool before_;
+};
+
+}  // namespace
+
+TEST_CASE("a stand-in is the plan of the nearest M of the same problem whose kernel launches now", "[tiered]") {
+  const ScopedTieringSetting tiering(true);
+  KernelStates kernels;
+  DispatchCache<StandInKey, StandInPlan> plans;
+  const auto add = [&](std::int64_t m, std::int64_t n, const LoadedKernel& kernel, int id) {
+    plans.get_or_make(StandInKey{0, 132, m, n}, [&] { return StandInPlan{&kernel, StandInConfig{id}, nullptr}; });
+  };
+  add(64, 4096, kernels.loaded, 1);
+  add(1024, 4096, kernels.loaded, 2);
+  add(4096, 4096, kernels.building, 3);  // not launchable: never a stand-in
+  add(2048, 7168, kernels.loaded, 4);    // another problem
+  add(8192, 4096, kernels.quick, 5);     // a quick variant launches
+  add(512, 4096, kernels.loaded, 6);     // a config that cannot serve (below)
+  add(256, 4096, kernels.loaded, 7);
+  const auto serves = [](const StandInConfig& c) { return c.id != 6; };
+  const auto stand_in_for = [&](std::int64_t m, std::int64_t n, std::int32_t sms = 132) -> int {
+    const StandInPlan* plan = find_stand_in(plans, StandInKey{0, sms, m, n}, &StandInKey::m, serves);
+    return plan != nullptr ? plan->config.id : 0;
+  };
+  CHECK(stand_in_for(3000, 4096) == 5);  // 8192 (x2.7) before 1024 (x2.9); 4096 still builds
+  CHECK(stand_in_for(700, 4096) == 2);   // 1024; 512 cannot serve
+  CHECK(stand_in_for(128, 4096) == 7);   // 64 and 256 both x2: the larger M
+  CHECK(stand_in_for(1536, 7168) == 4);
+  CHECK(stand_in_for(2048, 2048) == 0);  // no plan of that problem
+  CHECK(stand_in_for(3000, 4096, 66) == 0);  // another SM count is another problem
+  const ScopedTieringSetting off(false);
+  CHECK(stand_in_for(3000, 4096) == 0);  // tiered compilation off: every plan builds its own kernel
+}
+
+TEST_CASE("a plan launches its stand-in until its own kernel is built, and for good if that build failed",
+          "[tiered]") {
+  KernelStates kernels;
+  const StandInPlan stand_in{&kernels.loaded, StandInConfig{1}, nullptr};
+  const StandInPlan planned{&kernels.building, StandInConfig{2}, &stand_in};
+  // A settled build: the stream is not queried (no driver here).
+  kernels.building.tiered->settle(nullptr, "NVRTC said no");
+  CHECK(&plan_to_launch(planned, nullptr) == &stand_in);
+  CHECK(kernels.building.tiered->failure() == "NVRTC said no");
+  const StandInPlan built{&kernels.quick, StandInConfig{3}, &stand_in};
+  kernels.quick.tiered->settle(reinterpret_cast<void*>(0x3));
+  CHECK(&plan_to_launch(built, nullptr) == &built);
+  CHECK(kernels.quick.tiered->function.load() == reinterpret_cast<void*>(0x3));
+  const StandInPlan alone{&kernels.loaded, StandInConfig{4}, nullptr};
+  CHECK(&plan_to_launch(alone, nullptr) == &alone);
 }
