@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -33,7 +32,7 @@ const KernelPlan<Config>* find_stand_in(const DispatchCache<Key, KernelPlan<Conf
   plans.for_each([&](const Key& other, const KernelPlan<Config>& plan) {
     Key same_but_m = other;
     same_but_m.*m_field = key.*m_field;
-    if (other.*m_field == key.*m_field || std::memcmp(&same_but_m, &key, sizeof(Key)) != 0) return;
+    if (other.*m_field == key.*m_field || !PodEqual<Key>{}(same_but_m, key)) return;
     if (!launchable_now(*plan.kernel) || !serves(plan.config)) return;
     const double distance = std::abs(log_m(other.*m_field) - log_m(key.*m_field));
     if (best == nullptr || distance < best_distance || (distance == best_distance && other.*m_field > best_m)) {
