@@ -569,7 +569,9 @@ bool sm90_gemm_has_quick_variant(const Sm90GemmConfig& c, std::int64_t k) {
   const bool loop_variants = 128 % c.block_n != 0 && 128 / std::gcd(c.block_n, 128) <= 4;
   const bool unrolled = c.block_m == 128 && !c.pad_turns;
   const bool aligned = c.block_m == 256 && c.splits == 1 && sm90_gemm_ring_aligned((k + 127) / 128, c.stages);
-  return loop_variants || unrolled || aligned;
+  // 64-row tiles inside one B-scale block: the two-accumulator loop (Mainloop1D2D::kOverlap).
+  const bool overlapped = c.block_m == 64 && 128 % c.block_n == 0;
+  return loop_variants || unrolled || aligned || overlapped;
 }
 
 int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {

@@ -63,8 +63,8 @@ bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages);
 // Whether the 1D2D kernel (dense or M-grouped) of `c` over K has a quick variant that compiles
 // faster (sm90_1d2d::kQuickVariant): it drops the per-offset K loops of tiles straddling B-scale
 // blocks (2-4 start offsets), the 128-row K loop's unrolling over the ring (not where the host
-// pads the ring) and the two-wave tiles' ring alignment. Without any of these it would be the
-// same code.
+// pads the ring), the two-wave tiles' ring alignment and the 64-row tiles' two-accumulator loop.
+// Without any of these it would be nearly the same code (only the TMA producer's loop rolled).
 bool sm90_gemm_has_quick_variant(const Sm90GemmConfig& c, std::int64_t k);
 // Columns of D one epilogue pass stores (block_n, or a 1/2^j part of it under split-K): the D
 // tensor map's swizzle and box follow from it.

@@ -19,10 +19,13 @@ namespace sm90_1d2d {
 // include/jitfp8/runtime.hpp): the same tiles, ring and arithmetic, in the same order (bit-identical
 // results), with the code that makes the first-use compile long left out: one K loop with run-time
 // B-scale bounds instead of one per tile start offset, the 128-row K loop not unrolled over the
-// ring, and no ring-aligned tiles (except where the host pads the ring, kPadTurns). 128-row and
-// wider kernels compile 2-6x faster so (Qwen3-30B-A3B manifest on the H200 host: median GEMM kernel
-// 0.66-0.74 -> 0.40-0.48 s, the slowest 2.8-3.0 -> 1.8-2.0 s) and run 2-6% slower at M 4096
-// (tools/bench/results/2026-12-02d-tiered-compilation-h200.md).
+// ring, no ring-aligned tiles (except where the host pads the ring, kPadTurns), the 64-row tiles'
+// one-block loop instead of the two-accumulator one (the same promotions in the same order), and
+// the dense kernel's TMA producer loop rolled. 128-row and wider kernels compile 2-6x faster so
+// (Qwen3-30B-A3B manifest on the H200 host: median GEMM kernel 0.66-0.74 -> 0.40-0.48 s, the
+// slowest 2.8-3.0 -> 1.8-2.0 s) and run 2-6% slower at M 4096
+// (tools/bench/results/2026-12-02d-tiered-compilation-h200.md); 64-row tiles inside one B-scale
+// block 23-45% faster (2026-12-03).
 #ifdef JITFP8_QUICK_VARIANT
 inline constexpr bool kQuickVariant = true;
 #else
@@ -122,7 +125,9 @@ struct Mainloop1D2D {
   // serial loop ran them as fast or faster (H200, 2026-11-29f: 128 x 128 at 200 x 7168 x 4096
   // 19.7 -> 18.6 us, 12000 x 512 x 32768 340 -> 326, 256 x 8192 x 512 5.9 -> 5.7;
   // tools/bench/results/2026-11-29f-mid-m-sweep-h200.md).
-  static constexpr bool kOverlap = BLOCK_M == 64 && 3 * (BLOCK_N / 2) <= 192 && kNumSfb == 1;
+  // Not in the quick variant: this loop is most of a 64-row kernel's compile (64 x 128: 0.38 ->
+  // 0.21 s without it on the CPU build machine; 2026-12-03).
+  static constexpr bool kOverlap = BLOCK_M == 64 && 3 * (BLOCK_N / 2) <= 192 && kNumSfb == 1 && !kQuickVariant;
   static_assert(!kOverlap || kWaves == 1, "a 64-row tile is one wave");
 
   // All smem reads of stage s are done (its wgmma waited, its A scales in registers): one lane of

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "e2e_support.hpp"
@@ -180,10 +181,14 @@ TEST_CASE("tiered compilation: the quick variant of a dense GEMM gives the full 
   };
   // K 1152: 9 K blocks. 128 x 160: four tile start offsets in a B-scale block, the K loop
   // unrolled over the ring; 128 x 96: two loop variants; 128 x 144: run-time bounds; 256 x 128 on
-  // 3 stages: ring-aligned; 64 x 160: per-offset loops in one math warpgroup; 128 x 128 split in 2.
+  // 3 stages: ring-aligned; 64 x 160: per-offset loops in one math warpgroup; 128 x 128 split in 2;
+  // 64 x 64, 64 x 128 and 64 x 32 in 3 splits: the two-accumulator loop, over odd and even K
+  // block counts (its loop ends on either accumulator).
   const Case cases[] = {{128, 160, 4, 1, 300, 640, 1152}, {128, 96, 5, 1, 200, 480, 1152},
                         {128, 144, 4, 1, 130, 432, 1152}, {256, 128, 3, 1, 520, 384, 1152},
-                        {64, 160, 6, 1, 100, 320, 1152},  {128, 128, 4, 2, 128, 384, 2304}};
+                        {64, 160, 6, 1, 100, 320, 1152},  {128, 128, 4, 2, 128, 384, 2304},
+                        {64, 64, 8, 1, 100, 320, 1152},   {64, 128, 6, 1, 70, 384, 1280},
+                        {64, 32, 8, 3, 64, 224, 2176}};
   std::uint64_t seed = 71;
   for (const Case& c : cases) {
     const detail::Sm90GemmConfig config = dense_config(c.bm, c.bn, c.stages, c.splits, c.k);
@@ -196,16 +201,21 @@ TEST_CASE("tiered compilation: the quick variant of a dense GEMM gives the full 
 
 TEST_CASE("tiered compilation: the quick variant of an M-grouped GEMM gives the full kernel's bits",
           "[gpu][tiered]") {
-  const std::int64_t e = 2, m = 512, n = 320, k = 1152;  // 128 x 160 tiles straddle B-scale blocks
-  detail::Sm90GemmConfig config;
-  config.block_m = 128, config.block_n = 160, config.stages = 4, config.multicast = 1, config.splits = 1;
-  config.num_sms = sm_count(), config.group_n = 8;
-  config.smem_bytes = detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::contiguous_ids, e, 128, 160, k, 4);
-  config.threads = detail::sm90_gemm_threads(128);
-  REQUIRE(detail::sm90_gemm_has_quick_variant(config, k));
-  Operands p(e, m, n, k, 7);
-  check_quick_then_full(p.d,
-                        [&] { detail::gemm_fp8_grouped_contiguous_with_config(p.contiguous(), config, nullptr); });
+  // 128 x 160 tiles straddle B-scale blocks; 64 x 64 tiles run the two-accumulator loop.
+  const std::int64_t e = 2, m = 512, n = 320, k = 1152;
+  std::uint64_t seed = 7;
+  for (const auto& [bm, bn, stages] : std::vector<std::tuple<int, int, int>>{{128, 160, 4}, {64, 64, 8}}) {
+    detail::Sm90GemmConfig config;
+    config.block_m = bm, config.block_n = bn, config.stages = stages, config.multicast = 1, config.splits = 1;
+    config.num_sms = sm_count(), config.group_n = 8;
+    config.smem_bytes = detail::sm90_grouped_smem_bytes(detail::Sm90Grouping::contiguous_ids, e, bm, bn, k, stages);
+    config.threads = detail::sm90_gemm_threads(bm);
+    INFO("config " << config.to_json().dump());
+    REQUIRE(detail::sm90_gemm_has_quick_variant(config, k));
+    Operands p(e, m, n, k, seed++);
+    check_quick_then_full(
+        p.d, [&] { detail::gemm_fp8_grouped_contiguous_with_config(p.contiguous(), config, nullptr); });
+  }
 }
 
 TEST_CASE("tiered compilation: a launch captured into a graph waits for the full kernel", "[gpu][tiered]") {

@@ -66,8 +66,10 @@ TEST_CASE("the 1D2D kernels with code for the quick variant to leave out have on
   CHECK(sm90_gemm_has_quick_variant(dense_config(64, 160, k), k));      // a loop per tile start offset
   CHECK(sm90_gemm_has_quick_variant(dense_config(64, 192, k), k));      // a loop per offset (2)
   CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(64, 144, k), k));  // 8 offsets: run-time bounds already
-  CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(64, 128, k), k));  // one rolled loop already
-  CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(64, 64, k), k));
+  CHECK_FALSE(sm90_gemm_has_quick_variant(dense_config(64, 80, k), k));
+  CHECK(sm90_gemm_has_quick_variant(dense_config(64, 128, k), k));  // the two-accumulator loop
+  CHECK(sm90_gemm_has_quick_variant(dense_config(64, 64, k), k));
+  CHECK(sm90_gemm_has_quick_variant(dense_config(64, 32, k, 3), k));
   Sm90GemmConfig padded = dense_config(128, 64, k);
   padded.pad_turns = true;  // the host asked for whole turns: the quick variant keeps them
   CHECK_FALSE(sm90_gemm_has_quick_variant(padded, k));
@@ -82,15 +84,19 @@ TEST_CASE("quick variants compile clean for sm_90a from less code", "[tiered][nv
   const std::int64_t n = 4096, k = 7168;
   std::vector<KernelSpec> specs;
   for (const auto& [bm, bn] : std::vector<std::pair<int, int>>{
-           {64, 96}, {64, 160}, {128, 96}, {128, 112}, {128, 128}, {128, 144}, {128, 160}, {128, 192},
-           {256, 128}, {256, 96}})
+           {64, 32}, {64, 64}, {64, 96}, {64, 128}, {64, 160}, {128, 96}, {128, 112}, {128, 128}, {128, 144},
+           {128, 160}, {128, 192}, {256, 128}, {256, 96}})
     specs.push_back(gemm_fp8_nt_spec(n, k, dense_config(bm, bn, k, 1, bm == 256 ? 4 : 8), arch));
   specs.push_back(gemm_fp8_nt_spec(n, k, dense_config(128, 128, k, 2), arch));  // split-K
+  specs.push_back(gemm_fp8_nt_spec(n, k, dense_config(64, 64, k, 2), arch));
   {
     Sm90GemmConfig grouped;
     grouped.block_m = 128, grouped.block_n = 160, grouped.stages = 4, grouped.multicast = 1, grouped.splits = 1;
     grouped.num_sms = 132, grouped.group_n = 8, grouped.threads = sm90_gemm_threads(128);
     grouped.smem_bytes = sm90_grouped_smem_bytes(Sm90Grouping::contiguous_ids, 8, 128, 160, k, 4);
+    specs.push_back(gemm_fp8_grouped_spec(Sm90Grouping::contiguous_ids, 8, n, k, grouped, arch));
+    grouped.block_m = 64, grouped.block_n = 128, grouped.stages = 8, grouped.threads = sm90_gemm_threads(64);
+    grouped.smem_bytes = sm90_grouped_smem_bytes(Sm90Grouping::contiguous_ids, 8, 64, 128, k, 8);
     specs.push_back(gemm_fp8_grouped_spec(Sm90Grouping::contiguous_ids, 8, n, k, grouped, arch));
   }
   for (const KernelSpec& full : specs) {
