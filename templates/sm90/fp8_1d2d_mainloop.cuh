@@ -25,7 +25,7 @@ namespace sm90_1d2d {
 // (Qwen3-30B-A3B manifest on the H200 host: median GEMM kernel 0.66-0.74 -> 0.40-0.48 s, the
 // slowest 2.8-3.0 -> 1.8-2.0 s) and run 2-6% slower at M 4096
 // (tools/bench/results/2026-12-02d-tiered-compilation-h200.md); 64-row tiles inside one B-scale
-// block 23-45% faster (2026-12-03).
+// block 27-45% faster (2026-12-03).
 #ifdef JITFP8_QUICK_VARIANT
 inline constexpr bool kQuickVariant = true;
 #else
