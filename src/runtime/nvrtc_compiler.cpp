@@ -90,11 +90,21 @@ std::string get_ptx(const KernelSpec& spec) {
 
 std::vector<std::string> nvrtc_options(const Arch& arch) {
   // The first option must stay the architecture (get_ptx swaps it).
-  return {fmt::format("--gpu-architecture={}", arch.name()),
-          "-std=c++17",
-          "--ptxas-options=--verbose",  // registers, spills and stack in the log and dumps
-          "-default-device",
-          "-DNDEBUG"};
+  std::vector<std::string> options = {
+      fmt::format("--gpu-architecture={}", arch.name()),
+      "-std=c++17",
+      "--ptxas-options=--verbose",  // registers, spills and stack in the log and dumps
+      "-default-device",
+      "-DNDEBUG"};
+  // NVRTC 12.9+ keeps a compile cache of its own in the driver's JIT cache where a driver is
+  // loaded: on an H200 host a repeat compile came back from it in ~50 ms instead of 0.3-1 s
+  // (2026-12-03 results). Off: libjitfp8's cache is the one cache (checked entries, shared by
+  // processes, prewarmed), so kernels do not also fill a store that other programs' JIT shares,
+  // and a compile's time and log (ptxas' report) are those of a compile. By version, not by
+  // machine, so that keys stay the same on build machines without a driver; 13.0 is the version
+  // it was seen and checked with.
+  if (nvrtc_version_number() >= 13000) options.push_back("--no-cache");
+  return options;
 }
 
 int nvrtc_version_number() {

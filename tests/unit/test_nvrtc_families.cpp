@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -124,6 +125,14 @@ TEST_CASE("the PDL setting reads back as set", "[pdl]") {
   set_programmatic_dependent_launch(false);
   CHECK_FALSE(programmatic_dependent_launch());
   set_programmatic_dependent_launch(before);
+}
+
+TEST_CASE("NVRTC's own compile cache is off where NVRTC has one", "[nvrtc]") {
+  // Every other compile in these tests runs with the same options: NVRTC accepts them.
+  const std::vector<std::string> options = nvrtc_options(Arch::parse("sm_90a"));
+  const bool off = std::find(options.begin(), options.end(), "--no-cache") != options.end();
+  CHECK(off == (nvrtc_version_number() >= 13000));
+  CHECK(options.front() == "--gpu-architecture=sm_90a");  // get_ptx swaps the first option
 }
 
 TEST_CASE("compiling for another architecture on request", "[nvrtc]") {
