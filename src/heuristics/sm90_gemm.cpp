@@ -121,8 +121,13 @@ double split_ws_reduce_cycles(int bm, int bn, int splits) {
 // 22.4); over K 4096-7168 slower on 9 of 10 (128 x 2048 x 7168 8.7 -> 12.5, 448 x 1024 x 7168
 // 10.6 -> 13.1; 1000 x 576 x 7168 17.6 -> 14.8 the exception); with 64-row tiles, 128 x 64 or
 // 128 x 96 slower on all 13 (8 x 4096 x 16384 21.3 -> 25.8 on 64 x 192, 128 x 512 x 32768 12.7 ->
-// 16.3 on 64 x 128).
-bool split_ws_pays(int bm, int bn, std::int64_t k) { return bm == 128 && bn == 128 && k >= 16384; }
+// 16.3 on 64 x 128). One band of rows (M bucket <= 128) from K 24576: at 16384 the picks without a
+// workspace ran faster (H200, 2026-12-03, us: 128 x 1536, 64 x 64 in 2 cluster splits 14.1
+// against 128 x 128 in 11 through the workspace 16.9; 128 x 2816, 128 x 128 in 4 19.45 against 6
+// through the workspace 21.05; tools/bench/results/2026-12-03b-one-band-workspace-h200.md).
+bool split_ws_pays(int bm, int bn, std::int64_t k, std::int64_t m_bucket) {
+  return bm == 128 && bn == 128 && k >= (m_bucket <= 128 ? 24576 : 16384);
+}
 
 // Splits through the workspace stage D half a wave at a time for a ring stage more (6 of 128 x 128
 // instead of 5) where each CTA's K loop is long (32 K blocks or more) beyond one M band. H200,
@@ -391,8 +396,7 @@ bool deep_padded_ring_pays(const Sm90GemmConfig& c, std::int64_t m_blocks, std::
 // an f32 D alike (N 5120, K 16384 36.9 -> 28.3). Level at N 4096, K 7168 (12.8). Not over 64-row
 // splits (N 3072, 64 x 96 in 2: 128 x 48 ranged from 15% faster to 10% slower by K, 1.7% faster
 // in geomean over 12 K from 10944 to 32768), 128-row tiles in 3+ splits (N 2816,
-// K 16384: 128 x 128 in 4 19.3 us, 128 x 48 in 2 20.0) or splits through a workspace (so that a
-// workspace changes a pick only to split through it); nor where the pick is 64 x 128 or wider
+// K 16384: 128 x 128 in 4 19.3 us, 128 x 48 in 2 20.0); nor where the pick is 64 x 128 or wider
 // (N 7168 and 8192: 128 x 112 and 128 x 128 in 2 splits 0-5% slower), nor where 32 columns fill
 // the SMs (N 2112 and below), nor below 56 K blocks (N 4096, K 4096: 8.4 -> 8.7), nor under
 // set_gemm_sm_limit (clusters.alone; not measured there).
@@ -407,6 +411,17 @@ int one_band_split_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int
     if (2 * ((n + bn - 1) / bn) <= cap) return bn >= 48 ? bn : 0;
   return 0;
 }
+
+// With a workspace, up to 192 K blocks (K 24576), the one-band rule goes by the pick without one
+// and its 2 cluster splits replace the model's split through the workspace (128 x 128 in 3-5).
+// H200, 2026-12-03, two rounds each, us, through the workspace -> the rule's: 128 x 4096 x 20480
+// 30.1 -> 27.75, 128 x 4096 x 24576 34.75 -> 32.15, 100 x 4096 x 24576 34.35 -> 32.1, 128 x 3840
+// x 24576 32.8 -> 31.5, 128 x 5120 x 24576 41.6 -> 39.7, 128 x 3584 x 24576 31.3 -> 31.0, 4608 x
+// 24576 level; 128 x 4096 x 21888 5.6% faster (2026-12-02b). Over longer K the split through the
+// workspace gains: K 28672-40960 from 1% faster to 4% slower (128 x 3328 x 28672 33.85 -> 35.3),
+// K 49152-65536 8% slower (128 x 4352 x 49152 68.0 -> 73.65, 128 x 4864 x 65536 95.75 -> 103.5)
+// (tools/bench/results/2026-12-03b-one-band-workspace-h200.md).
+bool one_band_rule_over_workspace(std::int64_t k_blocks) { return k_blocks <= 192; }
 
 }  // namespace
 
@@ -629,11 +644,9 @@ double candidate_cycles(std::int64_t mb, std::int64_t mr, std::int64_t n, std::i
          dense_loop_factor(bm, bn, splits, mb);
 }
 
-// The least modelled candidate for mr rows (a multiple of 64); the small-M rules (pairs, splits,
-// L2 policy) go by the bucket mb.
-Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
-                               const ClusterCapacity& clusters, bool with_workspace, bool d_fp32,
-                               double* cycles_out = nullptr) {
+// The least modelled candidate for mr rows (a multiple of 64): tile, stages and splits only.
+Sm90GemmConfig least_modelled(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
+                              const ClusterCapacity& clusters, bool with_workspace, bool d_fp32, double& cycles_out) {
   const int d_bytes = d_fp32 ? 4 : 2;
   Sm90GemmConfig best;
   double best_cycles = 0;
@@ -654,7 +667,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
         int stages = 0;
         if (cand.via_ws) {
           // Cooperative: every CTA resident at once, one tile per split group.
-          if (!split_ws_pays(bm, bn, k) || tiles * splits > sm_count) continue;
+          if (!split_ws_pays(bm, bn, k, mb) || tiles * splits > sm_count) continue;
           const RingDepths depths = ring_depths(bm, bn, k, 1, k_blocks, d_bytes);
           stages = split_ws_half_wave_pays(mb, (k_blocks + splits - 1) / splits) ? depths.deepest : depths.whole;
           if (stages < 3) continue;
@@ -711,7 +724,27 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
                 fmt::format("gemm_fp8_nt: no sm_90a tile configuration fits K = {} in {} bytes "
                             "of shared memory",
                             k, kSm90MaxSmem));
+  cycles_out = best_cycles;
+  return best;
+}
 
+// The least modelled candidate for mr rows with the measured rules on top; the small-M rules
+// (pairs, splits, L2 policy) go by the bucket mb.
+Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n, std::int64_t k, int sm_count,
+                               const ClusterCapacity& clusters, bool with_workspace, bool d_fp32,
+                               double* cycles_out = nullptr) {
+  const int d_bytes = d_fp32 ? 4 : 2;
+  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
+  double best_cycles = 0;
+  Sm90GemmConfig best = least_modelled(mb, mr, n, k, sm_count, clusters, with_workspace, d_fp32, best_cycles);
+  if (best.splits_via_workspace && one_band_rule_over_workspace(k_blocks)) {
+    double cluster_cycles = 0;
+    const Sm90GemmConfig cluster_pick = least_modelled(mb, mr, n, k, sm_count, clusters, false, d_fp32, cluster_cycles);
+    if (one_band_split_block_n(cluster_pick, mr, n, k_blocks, sm_count, clusters) > 0) {
+      best = cluster_pick;
+      best_cycles = cluster_cycles;
+    }
+  }
   if (const int bn = one_band_split_block_n(best, mr, n, k_blocks, sm_count, clusters); bn > 0) {
     best.block_m = 128;
     best.block_n = bn;

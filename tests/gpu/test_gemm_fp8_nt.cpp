@@ -454,6 +454,13 @@ TEST_CASE("gemm_fp8_nt's one-band picks over a long K (128-row tiles in 2 splits
     check_problem(m, n, k, seed++);
   }
   check_problem(96, 4096, 10944, seed++, 0, nullptr, nullptr, DType::f32);  // 128 x 64 in 2, f32 D
+  // With a workspace the rule holds: a cluster split, not one through the workspace.
+  const SplitWorkspace workspace;
+  const detail::Sm90GemmConfig with_ws =
+      detail::choose_sm90_gemm_config(100, 4096, 24576, device.sm_count, clusters, true);
+  INFO("with a workspace: " << with_ws.to_json().dump());
+  if (device.sm_count == 132) CHECK((with_ws.block_m == 128 && with_ws.splits == 2 && !with_ws.splits_via_workspace));
+  check_problem(100, 4096, 24576, seed++, 0, nullptr, &workspace);
 }
 
 TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu][gemm][capture]") {
