@@ -97,3 +97,20 @@ print('geomean after/before', round(math.exp(sum(map(math.log,g))/len(g)),4))
 PY
 LD_LIBRARY_PATH=$PWD/scratch/gpubin-h74c:$LD_LIBRARY_PATH timeout 200 scratch/gpubin-h74c/jitfp8-bench gemm --flush-mb 2048 --json /tmp/o3/anchors.json > /tmp/o3/anchors.txt 2>&1; echo "anchors rc=$?"; cat /tmp/o3/anchors.txt | cut -c1-150
 
+
+######## scratch/s74c4.sh
+#!/bin/bash
+# Session 74 call 4: the whole GPU suite on the landed binaries (h74c = 3c4cba7's library and tests),
+# 5 groups in parallel; memcheck on the one-band case (now also with a workspace).
+B=scratch/gpubin-h74c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+export JITFP8_CACHE_DIR=/tmp/c74s
+mkdir -p /tmp/o4; trap 'tar -C /tmp -czf $OUT/o4.tgz o4' EXIT
+i=0
+for g in "[gemm]" "[wgrad]" "[moe],[moe_wgrad]" "[quant]" "~[gemm]~[wgrad]~[moe]~[moe_wgrad]~[quant]"; do
+  i=$((i+1)); (timeout 420 $B/jitfp8_gpu_tests "$g" > /tmp/o4/suite$i.txt 2>&1; echo "suite$i ($g) rc=$?" >> /tmp/o4/rc.txt) &
+done
+wait
+cat /tmp/o4/rc.txt; for i in 1 2 3 4 5; do echo "suite$i: $(tail -n 2 /tmp/o4/suite$i.txt | head -1)"; done
+for i in 1 2 3 4 5; do grep -B3 -A12 FAILED /tmp/o4/suite$i.txt | head -40; done
+timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 3 $B/jitfp8_gpu_tests "gemm_fp8_nt's one-band picks over a long K (128-row tiles in 2 splits) match the reference" > /tmp/o4/memcheck.txt 2>&1; echo "memcheck rc=$?"; tail -n 4 /tmp/o4/memcheck.txt
