@@ -114,3 +114,20 @@ wait
 cat /tmp/o4/rc.txt; for i in 1 2 3 4 5; do echo "suite$i: $(tail -n 2 /tmp/o4/suite$i.txt | head -1)"; done
 for i in 1 2 3 4 5; do grep -B3 -A12 FAILED /tmp/o4/suite$i.txt | head -40; done
 timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 3 $B/jitfp8_gpu_tests "gemm_fp8_nt's one-band picks over a long K (128-row tiles in 2 splits) match the reference" > /tmp/o4/memcheck.txt 2>&1; echo "memcheck rc=$?"; tail -n 4 /tmp/o4/memcheck.txt
+
+######## scratch/s74c5.sh
+#!/bin/bash
+# Session 74 call 5: a lead for mid M (M 160-768, two to six M bands) over long K: the landed
+# binaries (h74c) with the split-K workspace against without, 12 shapes whose picks differ, 2 rounds.
+B=scratch/gpubin-h74c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+export JITFP8_CACHE_DIR=/tmp/c74m
+mkdir -p /tmp/o5; trap 'tar -C /tmp -czf $OUT/o5.tgz o5' EXIT
+S="160,1536,24576;160,2048,32768;200,2048,16384;200,2816,16384;200,2816,32768;256,1024,24576;256,2048,24576;256,2816,24576;384,1024,32768;384,1536,24576;512,1024,16384;768,512,24576"
+$B/jitfp8-bench gemm --forward-only --shapes "$S" --iters 2 > /tmp/o5/warm-ws.txt 2>&1
+$B/jitfp8-bench gemm --forward-only --no-workspace --shapes "$S" --iters 2 > /tmp/o5/warm-nows.txt 2>&1
+for r in 1 2; do
+  timeout 80 $B/jitfp8-bench gemm --forward-only --shapes "$S" --flush-mb 2048 --iters 15 > /tmp/o5/r$r-ws.txt 2>&1
+  timeout 80 $B/jitfp8-bench gemm --forward-only --no-workspace --shapes "$S" --flush-mb 2048 --iters 15 > /tmp/o5/r$r-nows.txt 2>&1
+done
+cat /tmp/o5/r1-ws.txt | cut -c1-130
