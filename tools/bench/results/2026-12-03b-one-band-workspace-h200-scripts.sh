@@ -131,3 +131,14 @@ for r in 1 2; do
   timeout 80 $B/jitfp8-bench gemm --forward-only --no-workspace --shapes "$S" --flush-mb 2048 --iters 15 > /tmp/o5/r$r-nows.txt 2>&1
 done
 cat /tmp/o5/r1-ws.txt | cut -c1-130
+
+######## scratch/s74c6.sh
+#!/bin/bash
+# Session 74 call 6: the lead of call 5: --sweep (the model's 40 best candidates, with the workspace)
+# on 256 x 1024 x 24576 and 160 x 1536 x 24576, where the pick ran at 0.92x and 0.99x cuBLASLt.
+B=scratch/gpubin-h74c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+export JITFP8_CACHE_DIR=/tmp/c74m
+mkdir -p /tmp/o6; trap 'tar -C /tmp -czf $OUT/o6.tgz o6' EXIT
+timeout 300 $B/jitfp8-bench gemm --forward-only --shapes "256,1024,24576;160,1536,24576" --sweep --flush-mb 2048 --iters 10 > /tmp/o6/sweep.txt 2>&1; echo "rc=$?"
+grep -v "^\s*$" /tmp/o6/sweep.txt | cut -c1-140 | head -110
