@@ -412,8 +412,9 @@ int one_band_split_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int
   return 0;
 }
 
-// With a workspace, up to 192 K blocks (K 24576), the one-band rule goes by the pick without one
-// and its 2 cluster splits replace the model's split through the workspace (128 x 128 in 3-5).
+// With a workspace, for one band of rows (mr 128, the only rows the one-band rule serves: other M
+// need no second search) up to 192 K blocks (K 24576), the one-band rule goes by the pick without
+// one and its 2 cluster splits replace the model's split through the workspace (128 x 128 in 3-5).
 // H200, 2026-12-03, two rounds each, us, through the workspace -> the rule's: 128 x 4096 x 20480
 // 30.1 -> 27.75, 128 x 4096 x 24576 34.75 -> 32.15, 100 x 4096 x 24576 34.35 -> 32.1, 128 x 3840
 // x 24576 32.8 -> 31.5, 128 x 5120 x 24576 41.6 -> 39.7, 128 x 3584 x 24576 31.3 -> 31.0, 4608 x
@@ -421,7 +422,7 @@ int one_band_split_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int
 // workspace gains: K 28672-40960 from 1% faster to 4% slower (128 x 3328 x 28672 33.85 -> 35.3),
 // K 49152-65536 8% slower (128 x 4352 x 49152 68.0 -> 73.65, 128 x 4864 x 65536 95.75 -> 103.5)
 // (tools/bench/results/2026-12-03b-one-band-workspace-h200.md).
-bool one_band_rule_over_workspace(std::int64_t k_blocks) { return k_blocks <= 192; }
+bool one_band_rule_over_workspace(std::int64_t mr, std::int64_t k_blocks) { return mr == 128 && k_blocks <= 192; }
 
 }  // namespace
 
@@ -737,7 +738,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   double best_cycles = 0;
   Sm90GemmConfig best = least_modelled(mb, mr, n, k, sm_count, clusters, with_workspace, d_fp32, best_cycles);
-  if (best.splits_via_workspace && one_band_rule_over_workspace(k_blocks)) {
+  if (best.splits_via_workspace && one_band_rule_over_workspace(mr, k_blocks)) {
     double cluster_cycles = 0;
     const Sm90GemmConfig cluster_pick = least_modelled(mb, mr, n, k, sm_count, clusters, false, d_fp32, cluster_cycles);
     if (one_band_split_block_n(cluster_pick, mr, n, k_blocks, sm_count, clusters) > 0) {
