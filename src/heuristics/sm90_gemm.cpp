@@ -246,6 +246,16 @@ bool mid_m_pair_b(std::int64_t m_blocks, std::int64_t tiles, int sm_count, std::
   return m_blocks == 2 && tiles <= sm_count && k_blocks >= 32;
 }
 
+// Splits through the workspace, pairs of one split sharing B: two full M blocks at the key (256
+// rows) over 12 N blocks or more. H200, 2026-12-03c, 128 x 128 tiles, alone -> B pairs, us, 2 rounds
+// each: 200 x 2048 x 16384 in 4 21.6 -> 21.2, 200 x 2816 x 16384 in 3 26.6 -> 25.9, 256 x 2048 x
+// 24576 in 4 29.0 -> 28.7, 256 x 2816 x 24576 in 3 35.3 -> 35.0; held out, M 240-256 over N 1792-2304
+// and K 16384-28672, 5 shapes 0.5-1.6% faster. Keys of 192 rows take them only with the bucket
+// top's plan: level there (160 rows 0.9% faster twice, 144-192 x 1792 x 28672 0.5% slower). 8 N
+// blocks level (256 x 1024 x 24576); more M blocks 1-17% slower (384 x 1024 x 32768 in 4 32.7 ->
+// 38.3, 448 x 512 x 32768 in 8 21.8 -> 23.3).
+bool workspace_split_pair_b(std::int64_t mr, std::int64_t n_blocks) { return mr == 256 && n_blocks >= 12; }
+
 // One-wave tiles (BLOCK_M 128) whose B-scale bounds are found at run time (runtime_sfb_bounds:
 // bn 112, 144, ...) kept the plain K loop, with a select per column group, while those with
 // static bounds (bn 96, 160, 192) unrolled it (sm90/fp8_1d2d_mainloop.cuh). Fitted to H100
@@ -489,8 +499,8 @@ std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std
   if (c.d_fp32 != d_fp32) return fmt::format("d_dtype must be {}", d_fp32 ? "f32" : "bf16");
   if (c.group_n < 1 || c.group_n > 1024) return "group_n must be in [1, 1024]";
   if (c.multicast != 1 && c.multicast != 2) return "multicast must be 1 or 2";
-  if (c.multicast == 2 && (c.splits > 1 || clusters.alone || sm_count % 2 != 0))
-    return "pairs need no split-K, an even SM count and no SM limit";
+  if (c.multicast == 2 && ((c.splits > 1 && !c.splits_via_workspace) || clusters.alone || sm_count % 2 != 0))
+    return "pairs need no split-K in clusters, an even SM count and no SM limit";
   if (c.splits < 1 || c.splits > (c.splits_via_workspace ? 16 : 8) || c.splits > k_blocks)
     return "splits must be in [1, 8] (in [2, 16] through the workspace) and at most the K blocks";
   if (c.splits_via_workspace && (!with_workspace || c.block_m * c.block_n > kSm90SplitWsMaxTileArea))
@@ -511,19 +521,26 @@ std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std
       return "num_sms must be in [1, the SMs], a multiple of the cluster";
     return std::nullopt;
   }
-  // Split-K: one split group per tile of the key's rows, all resident at once.
-  const std::int64_t tiles = (m_key + c.block_m - 1) / c.block_m * ((n + c.block_n - 1) / c.block_n);
+  // Split-K: one split group per tile of the key's rows (whole pairs), all resident at once.
+  const std::int64_t tiles = sm90_gemm_split_tiles(c, m_key, n);
   int room = sm_count;
   if (!c.splits_via_workspace) {
     const int held = c.splits == 3 ? clusters.of3 : c.splits == 4 ? clusters.of4 : c.splits == 8 ? clusters.of8 : 0;
     room = clusters.alone ? sm_count * 2 / 3 : held > 0 ? std::min(sm_count, held * c.splits) : split_k_grid_cap(c.splits, sm_count, clusters);
   }
-  if (c.num_sms % c.splits != 0 || c.num_sms < tiles * c.splits || c.num_sms > room)
-    return fmt::format("num_sms must be a multiple of splits in [tiles x splits = {}, {}]", tiles * c.splits, room);
+  if (c.num_sms % (c.splits * c.multicast) != 0 || c.num_sms < tiles * c.splits || c.num_sms > room)
+    return fmt::format("num_sms must be a multiple of splits x multicast in [tiles x splits = {}, {}]",
+                       tiles * c.splits, room);
   return std::nullopt;
 }
 
 int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c) { return c.splits_via_workspace ? 1 : c.splits; }
+
+std::int64_t sm90_gemm_split_tiles(const Sm90GemmConfig& c, std::int64_t m, std::int64_t n) {
+  std::int64_t m_blocks = (m + c.block_m - 1) / c.block_m, n_blocks = (n + c.block_n - 1) / c.block_n;
+  if (c.multicast == 2) (c.multicast_on_a ? n_blocks : m_blocks) += (c.multicast_on_a ? n_blocks : m_blocks) % 2;
+  return m_blocks * n_blocks;
+}
 
 std::int64_t sm90_gemm_split_workspace_bytes(int sm_count) {
   return kSm90SplitWsCounterBytes + std::int64_t{sm_count} * kSm90SplitWsMaxTileArea * 4;
@@ -762,7 +779,11 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const bool small_m = mb <= 128;
   if (best.splits > 1) {
-    // One cluster per tile of the bucket (a smaller M leaves some clusters without a tile).
+    // One cluster (or split group) per tile of the bucket (a smaller M leaves some without a tile).
+    if (best.splits_via_workspace && sm_count % 2 == 0 && !clusters.alone && workspace_split_pair_b(mr, n_blocks)) {
+      best.multicast = 2;
+      best.multicast_on_a = false;
+    }
   } else if (sm_count % 2 == 0 && !clusters.alone) {
     if (m_blocks >= 2 && m_blocks % 2 == 0 &&
         (small_m ? small_m_pair_b(mb, k_blocks)

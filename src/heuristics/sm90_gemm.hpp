@@ -111,6 +111,10 @@ struct ClusterCapacity {
 // `splits` argument (1 for splits through the workspace, which need no receive buffer).
 int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c);
 
+// Tiles a split-K grid runs over m rows (one split group per tile): with a multicast pair
+// through the workspace, whole pairs (an odd block count on the paired side adds an idle tile).
+std::int64_t sm90_gemm_split_tiles(const Sm90GemmConfig& c, std::int64_t m, std::int64_t n);
+
 // Bytes of the split-K workspace (gemm_fp8_nt_workspace_bytes) for a device of sm_count SMs:
 // the counters (sm90_1d2d::kSplitWsCounterBytes), then the partials of at most one tile of up to
 // 128 x 128 fp32 per CTA.

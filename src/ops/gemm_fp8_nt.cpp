@@ -209,6 +209,7 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
   if (c.splits_via_workspace) {
     shape.grid = {static_cast<unsigned>(c.num_sms / c.splits), static_cast<unsigned>(c.splits), 1};
     shape.cooperative = true;  // the split groups wait for each other: all resident at once
+    shape.cluster = {static_cast<unsigned>(c.multicast), 1, 1};  // a multicast pair's two tiles
   } else {
     shape.cluster = {static_cast<unsigned>(std::max(c.multicast, c.splits)), 1, 1};
   }
@@ -238,13 +239,12 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("{} config {}: splits through the workspace need args.workspace", kFunction,
                               config.to_json().dump()));
-    const std::int64_t tiles = (args.m + config.block_m - 1) / config.block_m *
-                               ((args.n + config.block_n - 1) / config.block_n);
-    if (config.multicast != 1 || config.block_m * config.block_n > kSm90SplitWsMaxTileArea ||
-        config.num_sms < tiles * config.splits || config.num_sms % config.splits != 0)
+    const std::int64_t tiles = sm90_gemm_split_tiles(config, args.m, args.n);
+    if (config.block_m * config.block_n > kSm90SplitWsMaxTileArea || config.num_sms < tiles * config.splits ||
+        config.num_sms % (config.splits * config.multicast) != 0)
       throw Error(ErrorCode::invalid_argument,
-                  fmt::format("{} config {}: splits through the workspace need no multicast, tiles of at most "
-                              "128 x 128 and num_sms a multiple of splits >= tiles x splits = {}",
+                  fmt::format("{} config {}: splits through the workspace need tiles of at most 128 x 128 and "
+                              "num_sms a multiple of splits x multicast >= tiles x splits = {}",
                               kFunction, config.to_json().dump(), tiles * config.splits));
   }
   if (args.m == 0) return;

@@ -52,9 +52,10 @@
 //                 stages are compile-time constants whatever the K blocks. The padding holds up
 //                 the next tile's first loads: for a tile per CTA (see the host rule,
 //                 pad_turns_pays).
-//   kSplitsViaWorkspace  split-K (kNumSplits 2..16, kNumMulticast 1) whose CTAs meet through the
-//                 workspace: no cluster, no receive buffer, one tile per split group (the kernel
-//                 traps on a second), all CTAs resident at once (a cooperative launch).
+//   kSplitsViaWorkspace  split-K (kNumSplits 2..16) whose CTAs meet through the workspace: no
+//                 cluster across the splits (with kNumMulticast 2, pairs of one split that share
+//                 an operand), no receive buffer, one tile per split group (the kernel traps on a
+//                 second), all CTAs resident at once (a cooperative launch).
 //   kDFp32        D is fp32 instead of bf16: the same epilogue with 4-byte elements (st.shared
 //                 pairs instead of stmatrix), twice the D staging bytes (a ring stage less where
 //                 that crosses the shared-memory limit).
@@ -74,8 +75,8 @@
 //
 // Launch: grid (kNumSMs, 1, 1), or (kNumSMs / kNumSplits, kNumSplits, 1) cooperatively with
 //   kSplitsViaWorkspace; block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
-//   cluster (max(kNumMulticast, kNumSplits), 1, 1) (no cluster attribute needed when 1; none with
-//   kSplitsViaWorkspace); dynamic shared memory dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages,
+//   cluster (max(kNumMulticast, kNumSplits), 1, 1), or (kNumMulticast, 1, 1) with
+//   kSplitsViaWorkspace (no cluster attribute needed when 1); dynamic shared memory dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages,
 //   kSplitsViaWorkspace ? 1 : kNumSplits, d_bytes) bytes, with
 //   cudaFuncAttributeMaxDynamicSharedMemorySize / CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 //   raised to it. The functions in namespace sm90_1d2d are constexpr: mirror them on the host.
@@ -468,9 +469,10 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   constexpr u32 kNumSfb = num_sfb_per_tile(BLOCK_N);
   // Split-K: chunks of (warpgroup, wave, column part); without split-K one chunk per wave.
   // The CTAs of a cluster all take one unit of work (a multicast pair's tiles, or a tile's K
-  // slices); slices that meet through the workspace form no cluster (blockIdx.y tells them apart).
+  // slices); slices that meet through the workspace form no cluster of their own (blockIdx.y
+  // tells them apart), only multicast pairs of one slice.
   constexpr u32 kClusterSize =
-      kSplitsViaWorkspace ? 1 : kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
+      kSplitsViaWorkspace ? kNumMulticast : kNumMulticast > kNumSplits ? kNumMulticast : kNumSplits;
   // Splits through the workspace run on a 2D grid: blockIdx.x the unit, blockIdx.y the split, so
   // that no warp divides by a split count that is not a power of two (ptxas kept such a quotient
   // live into the helper warps and spilled it).
@@ -507,7 +509,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
   static_assert(kNumSplits >= 1 && kNumSplits <= (kSplitsViaWorkspace ? 16 : 8),
                 "kNumSplits: a portable cluster, or 16 through the workspace");
   static_assert(!kSplitsViaWorkspace || kNumSplits > 1, "kSplitsViaWorkspace: split-K only");
-  static_assert(kNumSplits == 1 || kNumMulticast == 1, "split-K clusters do not multicast");
+  static_assert(kNumSplits == 1 || kSplitsViaWorkspace || kNumMulticast == 1, "split-K clusters do not multicast");
   static_assert(kNumSplits <= kNumKBlocks, "every split needs at least one K block");
   static_assert(kWaves == num_waves(BLOCK_M), "waves");
   static_assert(kEpiN % 16 == 0 && kEpiN * kParts == BLOCK_N, "split-K column parts: multiples of 16 columns");
@@ -737,8 +739,9 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
         // One tile per unit: its workspace slots and counters serve one exchange (the host sizes
         // the grid so; a second tile would race the first's readers).
         if (tile_count > 0) trap();
-        splitk_exchange_workspace<kParts, kNumSplits, kWaves, kNumAccum, kNumMathWGs>(
-            final_accum, workspace, blockIdx.x, wg, wg_thread, split);
+        splitk_exchange_workspace<kParts, kNumSplits, kWaves, kNumAccum, kNumMathWGs,
+                                  kNumStages * (BLOCK_M + BLOCK_N) * 128>(
+            final_accum, workspace, smem_u32(smem_a), blockIdx.x, wg, wg_thread, split);
       } else if constexpr (kNumSplits > 1)
         splitk_exchange<kParts, kNumSplits, kRecvOnRing>(final_accum, layout, wg, wg_thread, split, tile_count);
 

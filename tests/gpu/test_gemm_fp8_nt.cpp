@@ -301,12 +301,18 @@ TEST_CASE("gemm_fp8_nt split-K through the workspace matches the reference, repr
   // (block_m, block_n, splits): 16 splits of one-chunk-per-CTA tiles (16-column parts), 8 and 4
   // (several float4 per slot), splits that are not powers of two (the last CTAs only send), 64-row
   // tiles, K slices of unequal length and K tails, M and N tails, units left without a tile (M
-  // below the grid's rows).
+  // below the grid's rows). 4 stages: the owner stages the partials it adds on the operand ring;
+  // 128 x 128 in 7 on 3 stages leaves too small a ring for that and loads them into registers.
+  // Multicast pairs of one slice (mc 2): on B (two M blocks, an odd count leaving an idle tile)
+  // and on A (two N blocks).
   struct Case {
-    int bm, bn, splits;
+    int bm, bn, splits, stages = 4, multicast = 1;
+    bool on_a = false;
   };
-  const Case cases[] = {{128, 128, 16}, {128, 128, 8}, {128, 128, 11}, {128, 128, 5}, {128, 128, 2},
-                        {64, 128, 8},   {64, 64, 4},   {128, 64, 8},   {64, 192, 5},  {128, 96, 4}};
+  const Case cases[] = {{128, 128, 16}, {128, 128, 8}, {128, 128, 11}, {128, 128, 5},  {128, 128, 2},
+                        {64, 128, 8},   {64, 64, 4},   {128, 64, 8},   {64, 192, 5},   {128, 96, 4},
+                        {128, 128, 7, 3}, {128, 128, 8, 4, 2, false}, {128, 128, 5, 4, 2, true},
+                        {64, 128, 4, 4, 2, false}, {128, 96, 3, 4, 2, true}};
   const SplitWorkspace workspace;
   const int sm_count = detail::current_device().sm_count;
   std::uint64_t seed = 3200;
@@ -315,24 +321,25 @@ TEST_CASE("gemm_fp8_nt split-K through the workspace matches the reference, repr
     for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
              {200, 512, 32768}, {7, 1000, 2960}, {129, 520, 4112}, {97, 1536, 24576}}) {
       const std::int64_t k_blocks = (k + 127) / 128;
-      const std::int64_t tiles = (m + c.bm - 1) / c.bm * ((n + c.bn - 1) / c.bn);
+      detail::Sm90GemmConfig config = make_config(c.bm, c.bn, c.stages, c.splits, 0, k, c.multicast, c.on_a);
+      config.splits_via_workspace = true;
+      const std::int64_t tiles = detail::sm90_gemm_split_tiles(config, m, n);
       if (k_blocks < c.splits || tiles * c.splits > sm_count) continue;
       ++problems;
-      for (int spare_units : {0, 1}) {
+      for (int spare_units : {0, c.multicast}) {  // a spare unit: a tile, or a pair
         if ((tiles + spare_units) * c.splits > sm_count) continue;
-        detail::Sm90GemmConfig config =
-            make_config(c.bm, c.bn, 4, c.splits, static_cast<int>((tiles + spare_units) * c.splits), k);
-        config.splits_via_workspace = true;
-        config.smem_bytes = detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, 4, 1);
+        config.num_sms = static_cast<int>((tiles + spare_units) * c.splits);
+        config.smem_bytes = detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, c.stages, 1);
         check_problem(m, n, k, seed++, 0, &config, &workspace);
       }
     }
-    INFO(c.bm << " x " << c.bn << " in " << c.splits);
+    INFO(c.bm << " x " << c.bn << " in " << c.splits << ", multicast " << c.multicast);
     CHECK(problems > 0);
   }
   // The dispatch's picks with a workspace (small M, long K).
   for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {200, 512, 32768}, {448, 512, 32768}, {1000, 512, 32768}, {96, 1536, 24576}, {150, 512, 16384}}) {
+           {200, 512, 32768}, {448, 512, 32768}, {1000, 512, 32768}, {96, 1536, 24576}, {150, 512, 16384},
+           {200, 2048, 16384}}) {  // the last: pairs of one split sharing B
     const detail::Sm90GemmConfig c = detail::gemm_fp8_nt_chosen_config(m, n, k, detail::current_device(), true);
     INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
     check_problem(m, n, k, seed++, 0, nullptr, &workspace);

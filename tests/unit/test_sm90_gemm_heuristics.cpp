@@ -517,13 +517,18 @@ TEST_CASE("gemm heuristics split through a given workspace only with 128 x 128 t
     CHECK(c.block_m == 128);
     CHECK(c.block_n == 128);
     CHECK(s.k >= (sm90_gemm_m_bucket(s.m) <= 128 ? 24576 : 16384));  // one band: 24576
-    CHECK(c.multicast == 1);
+    // Pairs of one split sharing B: two full M blocks (at the key, or at the bucket top 256 whose
+    // plan a key of 192 may take), 12 N blocks or more, an even SM count.
+    const bool pairs_allowed = sm90_gemm_m_bucket(s.m) == 256 && (s.n + 127) / 128 >= 12 && s.sms % 2 == 0;
+    if (sm90_gemm_m_key(s.m) == 256) CHECK(c.multicast == (pairs_allowed ? 2 : 1));
+    if (!pairs_allowed) CHECK(c.multicast == 1);
+    if (c.multicast == 2) CHECK(!c.multicast_on_a);
     CHECK(c.splits >= 2);
     CHECK(c.splits <= 16);
     CHECK(c.splits <= (s.k + 127) / 128);
     // At most one tile per split group (a bucket top's grid leaves some idle), all resident at once.
     CHECK(c.num_sms >= tiles * c.splits);
-    CHECK(c.num_sms % c.splits == 0);
+    CHECK(c.num_sms % (c.splits * c.multicast) == 0);
     CHECK(c.num_sms <= s.sms);
     CHECK(sm90_gemm_dsmem_splits(c) == 1);
     CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes(128, 128, s.k, c.stages, 1));
@@ -596,6 +601,12 @@ TEST_CASE("every split count through the workspace and every workspace pick comp
     c.splits = splits;
     c.num_sms = 8 * splits;
     specs.push_back(gemm_fp8_nt_spec(512, 32768, c, arch));
+    if (splits == 3 || splits == 4 || splits == 5 || splits == 8)
+      for (bool on_a : {false, true}) {  // multicast pairs of one slice
+        c.multicast = 2, c.multicast_on_a = on_a;
+        specs.push_back(gemm_fp8_nt_spec(512, 32768, c, arch));
+        c.multicast = 1;
+      }
   }
   for (const SweepShape& s : workspace_sweep()) {
     if (s.sms != 132) continue;
@@ -627,7 +638,8 @@ TEST_CASE("gemm_fp8_nt rejects a bad split-K workspace before launching", "[gemm
   rejects(args, "workspace");  // 16-byte alignment
   args.workspace = static_cast<char*>(args.d) + 256;
   rejects(args, "must not overlap d");
-  // A config that splits through the workspace needs one, no multicast, and a split group per tile.
+  // A config that splits through the workspace needs one and a split group per tile (per tile of
+  // whole pairs with multicast).
   Sm90GemmConfig c = choose_sm90_gemm_config(448, 512, 32768, 132, {}, true);
   REQUIRE(c.splits_via_workspace);
   GemmFp8Args none = fake_args(448, 512, 32768);
@@ -645,8 +657,27 @@ TEST_CASE("gemm_fp8_nt rejects a bad split-K workspace before launching", "[gemm
     gemm_fp8_nt_with_config(with, c, nullptr);
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("num_sms a multiple of splits >= tiles x splits"));
+    CHECK_THAT(e.what(), Catch::Contains("num_sms a multiple of splits x multicast >= tiles x splits"));
   }
+  // 448 rows are 4 blocks of 128: pairs on B need as many tiles as without; on A over 512 / 128 = 4
+  // N blocks too; a grid of an odd number of units cannot form pairs.
+  c.num_sms += c.splits;
+  c.multicast = 2, c.multicast_on_a = false;
+  CHECK(sm90_gemm_split_tiles(c, 448, 512) == 16);
+  CHECK(!sm90_gemm_config_problem(c, 448, 512, 32768, 132, {}, true, false));
+  c.num_sms += c.splits;  // 17 units
+  try {
+    gemm_fp8_nt_with_config(with, c, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("num_sms a multiple of splits x multicast"));
+  }
+  CHECK(sm90_gemm_config_problem(c, 448, 512, 32768, 132, {}, true, false));
+  // 320 rows: 3 M blocks, paired on B into 2 pairs (an idle tile).
+  c.multicast_on_a = false;
+  CHECK(sm90_gemm_split_tiles(c, 320, 512) == 16);
+  c.multicast_on_a = true;
+  CHECK(sm90_gemm_split_tiles(c, 320, 512) == 12);
 }
 
 TEST_CASE("gemm heuristics choose valid configs for an f32 D", "[gemm][heuristics][f32]") {

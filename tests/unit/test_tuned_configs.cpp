@@ -270,7 +270,10 @@ TEST_CASE("tuned gemm_fp8_nt configs the kernel or the dispatch cannot take are 
   CHECK(problem([](auto& c) { c.block_m = 96; }));
   CHECK(problem([](auto& c) { c.stages = 2; }));
   CHECK(problem([](auto& c) { c.group_n = 0; }));
-  CHECK(problem([](auto& c) { c.multicast = 2; }));  // pairs do not split K
+  // Multicast pairs of one slice through the workspace (the pick), not under an SM limit.
+  REQUIRE(pick.splits_via_workspace);
+  CHECK_FALSE(problem([](auto& c) { c.multicast = 2; }));
+  CHECK(problem([](auto& c) { c.multicast = 2; }, 132, {39, 30, 15, true}));
   CHECK(problem([](auto& c) { c.multicast = 3; }));
   CHECK(problem([](auto& c) { c.pad_turns = true; }));
   CHECK(problem([](auto& c) { c.num_sms = 133; }));
@@ -298,6 +301,12 @@ TEST_CASE("tuned gemm_fp8_nt configs the kernel or the dispatch cannot take are 
   wide.num_sms = 2 * 16 * 4;  // 128 CTAs in clusters of 4
   CHECK(sm90_gemm_config_problem(wide, 256, n, k, 132, {10, 10, 5, false}, false, false));  // 10 fit at once
   CHECK(sm90_gemm_config_problem(wide, 256, n, k, 132, h200, false, false));  // 30 fit at once
+  // Split-K clusters do not multicast.
+  wide.num_sms = 16 * 4;  // 128 rows: 16 clusters of 4
+  CHECK_FALSE(sm90_gemm_config_problem(wide, 128, n, k, 132, h200, false, false));
+  wide.multicast = 2;
+  CHECK(sm90_gemm_config_problem(wide, 128, n, k, 132, h200, false, false));
+  wide.multicast = 1;
   wide.block_n = 192, wide.smem_bytes = sm90_gemm_dense_smem_bytes(128, 192, k, 4, 4), wide.num_sms = 2 * 11 * 4;
   CHECK_FALSE(sm90_gemm_config_problem(wide, 256, n, k, 132, h200, false, false));  // 22 clusters
   CHECK(sm90_gemm_config_problem(wide, 256, n, k, 100, {0, 0, 0, true}, false, false));  // 88 > 2/3 of 100

@@ -20,10 +20,11 @@ std::optional<detail::Sm90GemmConfig> forward_config(int bm, int bn, int splits,
   while (c.stages >= 3 &&
          detail::sm90_gemm_dense_smem_bytes(bm, bn, k, c.stages, dsmem_splits, d_bytes) > detail::kSm90MaxSmem)
     --c.stages;
-  const long long tiles = (detail::sm90_gemm_m_key(m) + bm - 1) / bm * ((n + bn - 1) / bn);
+  const long long tiles = detail::sm90_gemm_split_tiles(c, detail::sm90_gemm_m_key(m), n);
   if (c.stages < 3 || (splits > 1 && tiles * splits > sm_count)) return std::nullopt;
   if (detail::sm90_gemm_epilogue_n(bm, bn, splits) % 16 != 0) return std::nullopt;  // the template's chunk rule
-  if (c.splits_via_workspace && (multicast > 1 || bm * bn > detail::kSm90SplitWsMaxTileArea)) return std::nullopt;
+  if (c.splits_via_workspace && bm * bn > detail::kSm90SplitWsMaxTileArea) return std::nullopt;
+  if (splits > 1 && multicast > 1 && !c.splits_via_workspace) return std::nullopt;  // split-K clusters do not multicast
   if (!c.splits_via_workspace && splits > 8) return std::nullopt;  // clusters of at most 8
   c.num_sms = splits > 1 ? static_cast<int>(tiles * splits) : sm_count - sm_count % c.multicast;
   c.group_n = 8;
