@@ -76,8 +76,9 @@
 // Launch: grid (kNumSMs, 1, 1), or (kNumSMs / kNumSplits, kNumSplits, 1) cooperatively with
 //   kSplitsViaWorkspace; block (num_threads(BLOCK_M), 1, 1) = 128 * math warpgroups + 128;
 //   cluster (max(kNumMulticast, kNumSplits), 1, 1), or (kNumMulticast, 1, 1) with
-//   kSplitsViaWorkspace (no cluster attribute needed when 1); dynamic shared memory dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages,
-//   kSplitsViaWorkspace ? 1 : kNumSplits, d_bytes) bytes, with
+//   kSplitsViaWorkspace (no cluster attribute needed when 1); dynamic shared memory
+//   dense_smem_size(BLOCK_M, BLOCK_N, K, kNumStages, kSplitsViaWorkspace ? 1 : kNumSplits, d_bytes)
+//   bytes, with
 //   cudaFuncAttributeMaxDynamicSharedMemorySize / CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 //   raised to it. The functions in namespace sm90_1d2d are constexpr: mirror them on the host.
 //

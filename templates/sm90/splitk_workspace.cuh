@@ -71,8 +71,10 @@ JITFP8_DEVICE void splitk_ws_rendezvous(u32* counter, u32 splits) {
 // The owner's reads go through shared memory (ring: the operand ring's address and bytes, free
 // once every math warpgroup has left its main loop): each thread copies its float4s of every
 // slot with cp.async, all at once, then adds them from there. Loads into registers could keep
-// only a few slots in flight (the registers hold the tile), and at 8 splits one warpgroup's
-// 28 KB then took 4 L2 round trips: ~5 us of a 20 us kernel (H200, 256 x 1024 x 2048-24576).
+// only a few slots in flight (the registers hold the tile): at 8 splits one warpgroup's 28 KB
+// took 4 L2 round trips. Staged, 8 splits ran 2-4% faster (H200, 256 x 1024 x 2048: 9.45 -> 9.05
+// us; x 24576: 20.3 -> 20.0); the rest of the exchange's ~5 us is the partials' writes and the
+// wait for the slowest split (tools/bench/results/2026-12-03c-workspace-exchange-h200.md).
 template <u32 kParts, u32 kNumSplits, u32 kWaves, u32 kNumAccum, u32 kNumMathWGs, u32 kRingBytes>
 __device__ __forceinline__ void splitk_exchange_workspace(float (&final_accum)[kWaves][kNumAccum], u8* workspace,
                                                           u32 ring, u32 unit, u32 wg, u32 wg_thread, u32 split) {
@@ -82,7 +84,7 @@ __device__ __forceinline__ void splitk_exchange_workspace(float (&final_accum)[k
   constexpr u32 kChunks = kNumMathWGs * kWaves * kParts;
   constexpr u32 kSlotsInFlight = kChunkFloats / 4 >= 8 ? 1 : 8 / (kChunkFloats / 4);
   // CTA s's partial of chunk c lands at ring + ((c / kNumSplits) * kNumSplits + s) * kChunkBytes
-  // (our own slot stays unused: compile-time offsets keep ptxas from holding per-slot addresses).
+  // (our own slot stays unused).
   constexpr bool kStaged = (kChunks + kNumSplits - 1) / kNumSplits * kNumSplits * kChunkBytes <= kRingBytes;
   u32* counter = reinterpret_cast<u32*>(workspace) + unit * kNumMathWGs + wg;
   const float* unit_slots = reinterpret_cast<const float*>(workspace + kSplitWsCounterBytes +
