@@ -538,7 +538,8 @@ int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c) { return c.splits_via_worksp
 
 std::int64_t sm90_gemm_split_tiles(const Sm90GemmConfig& c, std::int64_t m, std::int64_t n) {
   std::int64_t m_blocks = (m + c.block_m - 1) / c.block_m, n_blocks = (n + c.block_n - 1) / c.block_n;
-  if (c.multicast == 2) (c.multicast_on_a ? n_blocks : m_blocks) += (c.multicast_on_a ? n_blocks : m_blocks) % 2;
+  std::int64_t& paired = c.multicast_on_a ? n_blocks : m_blocks;  // the pair's two blocks
+  if (c.multicast == 2) paired += paired % 2;
   return m_blocks * n_blocks;
 }
 
