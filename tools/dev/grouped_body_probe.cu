@@ -26,6 +26,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
 #define TMAPS                                                                                  \
   const __grid_constant__ TensorMapParam, const __grid_constant__ TensorMapParam,              \
       const __grid_constant__ TensorMapParam, const __grid_constant__ TensorMapParam
+// The dense kernel's: A, B, A scales, D, and A and its scales for the block M ends inside.
+#define DENSE_TMAPS TMAPS, const __grid_constant__ TensorMapParam, const __grid_constant__ TensorMapParam
 
 // Shared memory of each form (the kernels static_assert the exact figure).
 constexpr u32 kDense4096 = sm90_1d2d::dense_smem_size(128, 192, 4096, 4, 1);
@@ -34,8 +36,8 @@ constexpr u32 kDense7168 = sm90_1d2d::dense_smem_size(256, 128, 7168, 3, 1);
 constexpr u32 kGrouped7168 = sm90_1d2d::grouped_smem_size(256, 128, 7168, 3, kGroupingDense, 1);
 
 // 128 x 192, 4 stages, A-pair multicast: the contiguous MoE anchors' configuration.
-template __global__ void sm90_fp8_gemm_1d2d_kernel<4096, 4096, 128, 192, 4, 2, true, 1, 132, 8, kDense4096, false, false>(
-    u32, void*, const float*, TMAPS);
+template __global__ void sm90_fp8_gemm_1d2d_kernel<4096, 4096, 128, 192, 4, 2, true, 1, 132, 8, kDense4096, false, false,
+                                                  false, false>(u32, u8*, const float*, DENSE_TMAPS);
 template __global__ void probe_dense_via_grouped<4096, 4096, 128, 192, 4, 2, true, 132, 8, kGrouped4096>(
     u32, void*, const float*, const i32*, TMAPS);
 template __global__ void sm90_fp8_gemm_grouped_kernel<4096, 4096, 128, 192, 4, 2, true, 132, 8, kGrouped4096,
@@ -43,8 +45,8 @@ template __global__ void sm90_fp8_gemm_grouped_kernel<4096, 4096, 128, 192, 4, 2
     u32, void*, const float*, const i32*, TMAPS);
 
 // 256 x 128, 3 stages: the dense heuristic's pick for large M (contiguous grouping allows <= 128).
-template __global__ void sm90_fp8_gemm_1d2d_kernel<6144, 7168, 256, 128, 3, 2, true, 1, 132, 8, kDense7168, false, false>(
-    u32, void*, const float*, TMAPS);
+template __global__ void sm90_fp8_gemm_1d2d_kernel<6144, 7168, 256, 128, 3, 2, true, 1, 132, 8, kDense7168, false, false,
+                                                  false, false>(u32, u8*, const float*, DENSE_TMAPS);
 template __global__ void probe_dense_via_grouped<6144, 7168, 256, 128, 3, 2, true, 132, 8, kGrouped7168>(
     u32, void*, const float*, const i32*, TMAPS);
 
