@@ -75,6 +75,9 @@ JITFP8_DEVICE void splitk_ws_rendezvous(u32* counter, u32 splits) {
 // took 4 L2 round trips. Staged, 8 splits ran 2-4% faster (H200, 256 x 1024 x 2048: 9.45 -> 9.05
 // us; x 24576: 20.3 -> 20.0); the rest of the exchange's ~5 us is the partials' writes and the
 // wait for the slowest split (tools/bench/results/2026-12-03c-workspace-exchange-h200.md).
+// Halving the writes did not pay: clusters of 2 consecutive splits that first reduced through
+// DSMEM saved at most 0.1 us at 8 splits, and their placement slowed long K loops by 5-10%
+// (2026-12-03d-split-clusters-h200.md).
 template <u32 kParts, u32 kNumSplits, u32 kWaves, u32 kNumAccum, u32 kNumMathWGs, u32 kRingBytes>
 __device__ __forceinline__ void splitk_exchange_workspace(float (&final_accum)[kWaves][kNumAccum], u8* workspace,
                                                           u32 ring, u32 unit, u32 wg, u32 wg_thread, u32 split) {
