@@ -422,6 +422,40 @@ int one_band_split_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int
   return 0;
 }
 
+// One band of rows (M 65-128) over wide N: 128-row tiles unsplit, alone, of the width with the
+// least rounds x width (112, 128, 144, 160 or 192; 112 at a tie), in place of
+// - a 64-row pick unsplit (B pairs) where that gives an SM at most 1.25x the pick's rows x columns
+//   (rounds of tiles x tile area): a 64-row tile has one math warpgroup, whose promotion no second
+//   warpgroup hides, and the model (no such term) ranked them first;
+// - a 128-row pick unsplit of a width that takes more columns per SM.
+// The model's factor for run-time B-scale bounds (fitted at M 4096) would rule out 112 and 144,
+// which the sweeps ranked first where their rounds were fewest. H200, 2026-12-03, M 128, us, the
+// pick -> the rule's tile: N 18432 (64 x 144 pairs -> 128 x 144) 16.4 -> 14.7 at K 2048, 107.8 ->
+// 88.6 at K 16384; N 28672 (64 x 160 pairs -> 128 x 112) 24.0 -> 21.3, 82.2 -> 70.3 at K 8192;
+// N 57344 (64 x 192 pairs -> 128 x 112) 8-15%; N 14336 (128 x 128 -> 128 x 112) 1.6-4.7%; at
+// 1.17x the pick's work (N 10944, 12288: 64 x 192 pairs -> 128 x 112) 9% faster to 1.3% slower
+// in the sweep.
+// Held out (18 shapes, M 80-128, N 11264-61440): 5.9% faster in geomean, the worst 2.7% slower
+// (128 x 11776 x 7168, at 1.17x). Kept: N 9216, one round of 64 x 144 pairs (128 x 112 does 1.56x
+// its work per SM and ran 1-8% slower). Not measured under an SM limit (off there) nor with an f32
+// D (on) (tools/bench/results/2026-12-03e-one-band-wide-n-h200.md).
+int one_band_wide_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int64_t n, std::int64_t k_blocks,
+                          int sm_count, const ClusterCapacity& clusters) {
+  if (mr != 128 || k_blocks < 16 || clusters.alone || pick.block_m == 256 || pick.splits != 1) return 0;
+  const auto work_per_sm = [&](int bm, int bn) {
+    const std::int64_t tiles = (mr + bm - 1) / bm * ((n + bn - 1) / bn);
+    return (tiles + sm_count - 1) / sm_count * bm * bn;
+  };
+  int best_bn = 0;
+  std::int64_t best_work = 0;
+  for (int bn : {112, 128, 144, 160, 192}) {
+    const std::int64_t work = work_per_sm(128, bn);
+    if (best_bn == 0 || work < best_work) best_bn = bn, best_work = work;
+  }
+  if (pick.block_m == 128) return best_work < work_per_sm(128, pick.block_n) ? best_bn : 0;
+  return best_work * 4 <= work_per_sm(64, pick.block_n) * 5 ? best_bn : 0;
+}
+
 // With a workspace, for one band of rows (mr 128, the only rows the one-band rule serves: other M
 // need no second search) up to 192 K blocks (K 24576), the one-band rule goes by the pick without
 // one and its 2 cluster splits replace the model's split through the workspace (128 x 128 in 3-5).
@@ -771,6 +805,11 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     best.splits_via_workspace = false;
     best.stages = ring_depths(128, bn, k, 2, k_blocks, d_bytes).deepest;
     best.num_sms = static_cast<int>(2 * ((n + bn - 1) / bn));
+  }
+  if (const int bn = one_band_wide_block_n(best, mr, n, k_blocks, sm_count, clusters); bn > 0) {
+    best.block_m = 128;
+    best.block_n = bn;
+    best.stages = ring_depths(128, bn, k, 1, k_blocks, d_bytes).deepest;
   }
   // 2-CTA clusters halve the L2 traffic of one operand through multicast. Small M: B dominates,
   // pair two M blocks on one N block. Otherwise pair two N blocks sharing A, once the grid is

@@ -470,6 +470,24 @@ TEST_CASE("gemm_fp8_nt's one-band picks over a long K (128-row tiles in 2 splits
   check_problem(100, 4096, 24576, seed++, 0, nullptr, &workspace);
 }
 
+TEST_CASE("gemm_fp8_nt's one-band picks over wide N (128-row tiles unsplit) match the reference",
+          "[gpu][gemm]") {
+  // M 65-128 over 16+ K blocks and wide N: the dispatch's own 128 x 112 / 144 / 160 picks alone,
+  // with M tails (one band partly empty), N tails (26624 = 237.7 blocks of 112, 19968 = 124.8 of
+  // 160) and a K tail (2176 = 17 blocks); one with an f32 D.
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
+  std::uint64_t seed = 3770;
+  for (auto [m, n, k, block_n] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, int>>{
+           {65, 26624, 2048, 112}, {128, 18432, 2176, 144}, {97, 19968, 3072, 160}, {100, 14336, 2048, 112}}) {
+    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.block_n == block_n && c.splits == 1));
+    check_problem(m, n, k, seed++);
+  }
+  check_problem(96, 26624, 2048, seed++, 0, nullptr, nullptr, DType::f32);  // 128 x 112, f32 D
+}
+
 TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu][gemm][capture]") {
   // Prewarmed for the arch (not from the device's facts), with load: the first dispatch then
   // chooses its config inside a global-mode capture, and must find nothing left to do on the

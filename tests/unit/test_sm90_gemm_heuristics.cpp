@@ -301,6 +301,56 @@ TEST_CASE("gemm heuristics split one band of rows over a long K on the narrowest
   }
 }
 
+TEST_CASE("gemm heuristics run one band of rows over wide N on 128-row tiles unsplit, the width by rounds",
+          "[gemm][heuristics]") {
+  // H200, 2026-12-03 (results 2026-12-03e): M 65-128 over 16+ K blocks, 128 x BN alone, BN of
+  // 112-192 with the least rounds x BN, in place of 64-row B pairs (N 10944-57344: up to 21%
+  // faster) and of 128 x 128 where 112 takes fewer columns per SM (N 12800-14336: 2-5%).
+  struct Pick {
+    std::int64_t m, n, k;
+    int block_n;
+  };
+  for (const Pick& p : std::vector<Pick>{{128, 10944, 7168, 112},
+                                         {128, 14336, 7168, 112},
+                                         {128, 18432, 7168, 144},
+                                         {128, 20480, 12288, 160},
+                                         {100, 30720, 12288, 128},
+                                         {128, 28672, 8192, 112},
+                                         {80, 25600, 4096, 112},
+                                         {128, 36864, 7168, 144},
+                                         {65, 57344, 2048, 112}}) {
+    for (const bool with_ws : {false, true}) {
+      for (const bool d_fp32 : {false, true}) {
+        const Sm90GemmConfig c = choose_sm90_gemm_config(p.m, p.n, p.k, 132, {}, with_ws, d_fp32);
+        INFO("m " << p.m << " n " << p.n << " k " << p.k << ": " << c.to_json().dump());
+        CHECK(c.block_m == 128);
+        CHECK(c.block_n == p.block_n);
+        CHECK(c.splits == 1);
+        CHECK(c.multicast == 1);
+        CHECK(c.num_sms == 132);
+        CHECK(c.smem_bytes == sm90_gemm_dense_smem_bytes(128, c.block_n, p.k, c.stages, 1, c.d_bytes()));
+        CHECK(c.smem_bytes <= kSm90MaxSmem);
+      }
+    }
+  }
+  // Not: 64-row picks that take 1.25x fewer columns per SM (N 9216, 10240: one round of 64 x 144
+  // or 64 x 160 pairs), fewer than 16 K blocks, N 7168 (64 x 128 pairs), one 64-row block (M 64),
+  // more than one band (M 129); the rule is off under an SM limit (not measured there). Nor a
+  // 128-row pick that already takes the fewest columns (N 16384: 128 x 128, N 21888: 128 x 192,
+  // one round each).
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {128, 9216, 4096}, {128, 10240, 8192}, {128, 28672, 1536}, {128, 7168, 16384}, {64, 28672, 8192}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    CHECK(c.block_m == 64);
+  }
+  const Sm90GemmConfig two_bands = choose_sm90_gemm_config(129, 28672, 8192, 132);
+  INFO("two bands: " << two_bands.to_json().dump());
+  CHECK_FALSE((two_bands.block_m == 128 && two_bands.block_n == 112 && two_bands.multicast == 1));
+  CHECK(choose_sm90_gemm_config(128, 16384, 7168, 132).block_n == 128);
+  CHECK(choose_sm90_gemm_config(128, 21888, 4096, 132).block_n == 192);
+}
+
 TEST_CASE("gemm heuristics deepen the rings of 128-row split-K tiles whose receive buffer lies on the ring",
           "[gemm][heuristics]") {
   // H200, 2026-12-01 (tools/bench/results/2026-12-01b-splitk-ring-overlay-h200.md): the same
