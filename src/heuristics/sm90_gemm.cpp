@@ -807,9 +807,11 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     best.num_sms = static_cast<int>(2 * ((n + bn - 1) / bn));
   }
   if (const int bn = one_band_wide_block_n(best, mr, n, k_blocks, sm_count, clusters); bn > 0) {
-    best.block_m = 128;
-    best.block_n = bn;
-    best.stages = ring_depths(128, bn, k, 1, k_blocks, d_bytes).deepest;
+    if (const int stages = ring_depths(128, bn, k, 1, k_blocks, d_bytes).deepest; stages >= 3) {
+      best.block_m = 128;
+      best.block_n = bn;
+      best.stages = stages;
+    }
   }
   // 2-CTA clusters halve the L2 traffic of one operand through multicast. Small M: B dominates,
   // pair two M blocks on one N block. Otherwise pair two N blocks sharing A, once the grid is
