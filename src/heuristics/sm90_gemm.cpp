@@ -378,6 +378,21 @@ bool pad_turns_pays(const Sm90GemmConfig& c, std::int64_t tiles, int sm_count, s
   return one_round_alone_128x128(c, tiles, sm_count) && k_blocks >= 16 && k_blocks % c.stages != 0;
 }
 
+// One round of 128 x 128 tiles alone over 4 M blocks (M 385-512) and 40+ K blocks: the tile
+// order in groups of 2 N blocks instead of 8, so that the 4 CTAs reading one B panel take
+// consecutive CTA indices. It runs at higher clocks: fewer sector requests reach the L2 (ncu at
+// 512 x 4096 x 28672 with groups of 1: 20.3 M sectors from the SMs against 21.5 M, 1.52 against
+// 1.50 GHz). H200, 2026-12-03f, in-run against groups of 8, two rounds, us: 512 x 4096 x 8192
+// 28.9-29.0 -> 28.7, x 10944 37.8-38.0 -> 37.5-37.6, x 12288 41.1 -> 40.7-40.8, x 21888 74.2 ->
+// 73.1-73.2, x 28672 98.2-98.4 -> 96.5-97.2, 448 x 4096 x 14336 47.3-47.4 -> 46.9, 512 x 3584 x
+// 7168 24.8-24.9 -> 24.6-24.7; over 22-23 K blocks 1% slower (512 x 4096 x 2816 12.2 -> 12.4),
+// and not at 8 M blocks (1024 x 2048 x 5120 level, x 7168 with groups of 1 1% slower).
+// tools/bench/results/2026-12-03f-one-round-128-h200.md.
+bool one_round_groups_of_two_pay(const Sm90GemmConfig& c, std::int64_t m_blocks, std::int64_t tiles, int sm_count,
+                                 std::int64_t k_blocks) {
+  return one_round_alone_128x128(c, tiles, sm_count) && m_blocks == 4 && k_blocks >= 40;
+}
+
 // One round of 128 x 128 tiles alone beyond 4 M blocks (up to 4, ring_stages already takes the
 // deepest ring) over 40-128 K blocks: the deepest ring (6 stages, half-wave D), on padded turns
 // where 6 does not divide the K blocks, in place of the whole turns of 4 or 5 that ring_stages
@@ -842,7 +857,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     best.stages = ring_depths(best.block_m, best.block_n, k, 1, k_blocks, d_bytes).deepest;
   best.pad_turns = pad_turns_pays(best, m_blocks * n_blocks, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
-  best.group_n = 8;
+  best.group_n = one_round_groups_of_two_pay(best, m_blocks, m_blocks * n_blocks, sm_count, k_blocks) ? 2 : 8;
   best.d_fp32 = d_fp32;
   best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages,
                                                sm90_gemm_dsmem_splits(best), best.d_bytes());

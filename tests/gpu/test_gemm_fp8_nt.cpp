@@ -488,6 +488,24 @@ TEST_CASE("gemm_fp8_nt's one-band picks over wide N (128-row tiles unsplit) matc
   check_problem(96, 26624, 2048, seed++, 0, nullptr, nullptr, DType::f32);  // 128 x 112, f32 D
 }
 
+TEST_CASE("gemm_fp8_nt's one-round 128 x 128 picks walked in groups of 2 N blocks match the reference",
+          "[gpu][gemm]") {
+  // M 385-512 over 40+ K blocks: the dispatch's 128 x 128 picks alone with group_n 2, with M tails
+  // (400, 450: the last M block partly empty), an N tail (3904 = 30.5 blocks), a K tail (5200 =
+  // 40.6 blocks) and a ring the K blocks fill (9216 = 72 blocks of 6 stages); one with an f32 D.
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
+  std::uint64_t seed = 3990;
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {400, 4096, 5200}, {450, 3904, 7168}, {512, 4096, 9216}}) {
+    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.block_n == 128 && c.group_n == 2));
+    check_problem(m, n, k, seed++);
+  }
+  check_problem(450, 3904, 7168, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 2, f32 D
+}
+
 TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu][gemm][capture]") {
   // Prewarmed for the arch (not from the device's facts), with load: the first dispatch then
   // chooses its config inside a global-mode capture, and must find nothing left to do on the

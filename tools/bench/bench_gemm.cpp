@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <fstream>
@@ -76,15 +77,22 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 // --d-f32: our forward GEMMs (and cuBLASLt's) write an f32 D instead of bf16.
 bool g_d_f32 = false;
 
-// --configs "BMxBN:splits[w]:mc[:stages[p]];..." (mc 1, 2a or 2b; w: the splits meet through
+// --configs "BMxBN:splits[w]:mc[:stages[p]][:gN];..." (mc 1, 2a or 2b; w: the splits meet through
 // the workspace): these forward configs instead of the model's 40 best, with the deepest pipeline
-// that fits or the given stages (p: on padded whole ring turns, pad_turns), for every shape (ones
-// the shape cannot take are skipped). Split-K grids: one cluster (or split group) per tile.
+// that fits or the given stages (p: on padded whole ring turns, pad_turns), the tile order's
+// group of N N-units (group_n, default 8), for every shape (ones the shape cannot take are
+// skipped). Split-K grids: one cluster (or split group) per tile.
 std::string g_forward_configs;
 std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& text, long long m, long long n,
                                                           long long k, int sm_count) {
   std::vector<detail::Sm90GemmConfig> configs;
-  for (const std::string& item : config_items(text)) {
+  for (std::string item : config_items(text)) {
+    int group_n = 8;
+    if (const auto g = item.find(":g"); g != std::string::npos) {
+      group_n = std::atoi(item.c_str() + g + 2);
+      if (group_n < 1) throw std::runtime_error("--configs: cannot parse '" + item + "'");
+      item.erase(g);
+    }
     int bm = 0, bn = 0, splits = 1, stages = 16;
     char split_word[8] = {0}, mc[8] = {0}, pad[2] = {0};
     const int fields =
@@ -98,6 +106,7 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
                             stages, m, n, k, sm_count, via_ws, g_d_f32);
     if (c) {
       c->pad_turns = pad[0] == 'p';
+      c->group_n = group_n;
       configs.push_back(*c);
     }
   }

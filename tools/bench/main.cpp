@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
     std::printf(
         "usage: jitfp8 bench gemm  [--shapes M,N,K;M,N,K...] [--wgrad-shapes M,N,K;...]\n"
-        "                          [--forward-only | --wgrad-only] [--kernels] [--no-workspace] [--d-f32] [--sweep] [--configs BMxBN:splits[w]:mc[:stages[p]];...] [--wgrad-sweep] [--wgrad-configs BMxBN:st:mc:batch:bufs:pp[:ov[:group_n]];...] [--iters N] [--json FILE]\n"
+        "                          [--forward-only | --wgrad-only] [--kernels] [--no-workspace] [--d-f32] [--sweep] [--configs BMxBN:splits[w]:mc[:stages[p]][:gN];...] [--wgrad-sweep] [--wgrad-configs BMxBN:st:mc:batch:bufs:pp[:ov[:group_n]];...] [--iters N] [--json FILE]\n"
         "       (two tables: gemm_fp8_nt on the forward shapes, gemm_fp8_wgrad on the weight-gradient\n"
         "        shapes, overwrite and accumulate; --sweep / --wgrad-sweep also time candidate configs;\n"
         "        --kernels prints under each row the kernels both sides ran: name, grid, cluster, registers;\n"
