@@ -1,4 +1,4 @@
-# Session 78's device scripts (2026-12-03f), in call order: s78a (call 1) ... s78k (call 11).
+# Session 78's device scripts (2026-12-03f), in call order: s78a (call 1) ... s78l (call 12).
 # Shapes of call 2: scratch/shapes78.txt:
 #   512,4096,7168;512,4096,8192;512,4096,14336;512,4096,21888;256,7168,2112;256,7168,36864;256,8192,4096;256,8192,28672;1024,2048,7168;512,512,32768;256,57344,8192;4096,512,16384;4096,576,7168;1024,1408,4096;128,28672,8192;512,1536,12288;1024,512,16384;4096,2112,7168;4096,7168,16384;4096,4096,7168;4096,24576,1536;512,7168,2112
 
@@ -255,3 +255,26 @@ timeout 200 $B/jitfp8_gpu_tests "gemm_fp8_nt's one-round 128 x 128 picks*","gemm
 echo "tests rc=$?"; grep -E "^[0-9.]+ s:|passed|failed|FAILED" /tmp/o11/tests.txt | tail -8
 timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/jitfp8_gpu_tests "gemm_fp8_nt's one-round 128 x 128 picks*" > /tmp/o11/memcheck.txt 2>&1
 echo "memcheck rc=$?"; tail -4 /tmp/o11/memcheck.txt
+
+# ===== scratch/s78l.sh
+#!/bin/bash
+# Session 78 call 12: the tile order's group (group_n 2-32) at the M 4096 anchors, each shape with
+# its pick's tile, cluster and ring; g8 as the control; two rounds.
+B=scratch/gpubin-h78c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+mkdir -p /tmp/o12; trap 'tar -C /tmp -czf $OUT/o12.tgz o12' EXIT
+export JITFP8_CACHE_DIR=/tmp/c-h78c
+run() {  # shapes, tile:splits:mc:stages
+  local C=""; for g in 8 2 4 16 32; do C="$C;$2:g$g"; done
+  timeout 120 $B/jitfp8-bench gemm --forward-only --shapes "$1" --flush-mb 2048 --iters 20 --configs "${C#;}" >> /tmp/o12/r$r.txt 2>&1
+}
+for r in 1 2; do
+  run "4096,7168,16384;4096,4096,7168" 256x128:1:2a:4
+  run "4096,24576,1536" 128x192:1:2a:4
+  run "4096,32768,512" 128x192:1:2b:4
+  run "4096,7168,2048" 128x160:1:2b:4
+  run "4096,2112,7168" 128x192:1:1:4
+  run "4096,576,7168" 128x160:1:1:4
+  echo "r$r done"
+done
+for f in /tmp/o12/r*.txt; do echo "== $f"; grep -E "sweep" $f | sed 's/  */ /g;s/ sms132://;s/ sweep//;s/ sk1//;s/ TF//' | awk '{printf "%s,%s,%s %s %s %s %s %s;", $1,$2,$3,$4,$5,$6,$7,$8}'; echo; done
