@@ -1,4 +1,4 @@
-# Session 78's device scripts (2026-12-03f), in call order: s78a (call 1) ... s78l (call 12).
+# Session 78's device scripts (2026-12-03f), in call order: s78a (call 1) ... s78m (call 13).
 # Shapes of call 2: scratch/shapes78.txt:
 #   512,4096,7168;512,4096,8192;512,4096,14336;512,4096,21888;256,7168,2112;256,7168,36864;256,8192,4096;256,8192,28672;1024,2048,7168;512,512,32768;256,57344,8192;4096,512,16384;4096,576,7168;1024,1408,4096;128,28672,8192;512,1536,12288;1024,512,16384;4096,2112,7168;4096,7168,16384;4096,4096,7168;4096,24576,1536;512,7168,2112
 
@@ -278,3 +278,21 @@ for r in 1 2; do
   echo "r$r done"
 done
 for f in /tmp/o12/r*.txt; do echo "== $f"; grep -E "sweep" $f | sed 's/  */ /g;s/ sms132://;s/ sweep//;s/ sk1//;s/ TF//' | awk '{printf "%s,%s,%s %s %s %s %s %s;", $1,$2,$3,$4,$5,$6,$7,$8}'; echo; done
+
+# ===== scratch/s78m.sh
+#!/bin/bash
+# Session 78 call 13: the tile order's group (8, 4, 2) for multi-round 128-row picks in clusters
+# (M 2048 and 4096, the manifests' N, K), each shape with its pick's tile, cluster and ring; two rounds.
+B=scratch/gpubin-h78c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+mkdir -p /tmp/o13; trap 'tar -C /tmp -czf $OUT/o13.tgz o13' EXIT
+export JITFP8_CACHE_DIR=/tmp/c-h78c
+run() { timeout 100 $B/jitfp8-bench gemm --forward-only --shapes "$1" --flush-mb 2048 --iters 12 --configs "$2:g8;$2:g4;$2:g2" >> /tmp/o13/r$r.txt 2>&1; }
+for r in 1 2; do
+  run "4096,1408,4096;2048,7168,576;2048,7168,2048;2048,7168,4096;4096,12288,1536;2048,12288,1536;4096,16384,512;2048,24576,1536;2048,28672,8192" 128x192:1:2a:4
+  run "2048,2112,7168;2048,5120,2048" 128x160:1:2a:4
+  run "4096,5120,2048;2048,32768,512" 128x192:1:2b:4
+  run "4096,7168,576" 128x160:1:2b:5
+  echo "r$r done"
+done
+for f in /tmp/o13/r*.txt; do echo "== $f"; grep -E "sweep" $f | sed 's/  */ /g;s/ sms132://;s/ sweep//;s/ sk1//;s/ TF//' | awk '{printf "%s,%s,%s %s %s %s %s;", $1,$2,$3,$4,$5,$6,$7}'; echo; done
