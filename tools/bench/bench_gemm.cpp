@@ -89,8 +89,10 @@ std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& tex
   for (std::string item : config_items(text)) {
     int group_n = 8;
     if (const auto g = item.find(":g"); g != std::string::npos) {
-      group_n = std::atoi(item.c_str() + g + 2);
-      if (group_n < 1) throw std::runtime_error("--configs: cannot parse '" + item + "'");
+      char* end = nullptr;
+      group_n = static_cast<int>(std::strtol(item.c_str() + g + 2, &end, 10));
+      if (end == item.c_str() + g + 2 || *end != '\0' || group_n < 1)
+        throw std::runtime_error("--configs: cannot parse '" + item + "'");
       item.erase(g);
     }
     int bm = 0, bn = 0, splits = 1, stages = 16;
