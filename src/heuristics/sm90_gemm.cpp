@@ -393,6 +393,26 @@ bool one_round_groups_of_two_pay(const Sm90GemmConfig& c, std::int64_t m_blocks,
   return one_round_alone_128x128(c, tiles, sm_count) && m_blocks == 4 && k_blocks >= 40;
 }
 
+// 128 x 192 tiles over several rounds, alone or in A pairs, at 8-32 M blocks (M 897-4096) with A
+// at most 16 MiB: the tile order in groups of 2 N-units (2 N blocks alone, 4 in A pairs) instead
+// of 8. Each group re-reads all of A, which then stays in the L2; past 16 MiB of A the narrower
+// groups stream A from HBM once per group, and past 32 M blocks they ran level or slower. Not for
+// the M-grouped contiguous walk: its B changes with the expert, and groups of 2 ran up to 8%
+// slower there (32 x 96 rows, 7168 x 2048; results section 5). H200, 2026-12-03g,
+// groups of 8 -> 2 with the pick's tile, cluster and ring, two rounds, us: A pairs 4096 x 16384 x
+// 512 60.5-60.8 -> 58.6-58.9, 4096 x 12288 x 1536 120.6-121.1 -> 118.1, 3072 x 12288 x 1536
+// 91.6-91.7 -> 89.3-90.1, 1536 x 12288 x 4096 115.1-115.4 -> 112.9-113.2, 1024 x 36864 x 7168
+// 390.8-392.3 -> 386.2-386.7; alone 3072 x 14336 x 4096 254.9-255.1 -> 250.8-251.1, 2048 x 10944 x
+// 4096 130.9-131.2 -> 129.3-129.5; 28 such shapes 1.0% faster in geomean, the worst 0.8% slower
+// (1536 x 7168 x 2048). Past the bounds: 3072 x 16384 x 7168 (A 21 MiB) 0.6% slower, 16384 x
+// 12288 x 1536 7.2%, 8192 x 8192 x 7168 alone 8.3%. tools/bench/results/2026-12-03g-tile-order-h200.md.
+bool several_rounds_groups_of_two_pay(const Sm90GemmConfig& c, std::int64_t m, std::int64_t m_blocks,
+                                      std::int64_t tiles, int sm_count, std::int64_t k) {
+  const bool alone_or_a_pairs = c.multicast == 1 || c.multicast_on_a;
+  return c.block_m == 128 && c.block_n == 192 && c.splits == 1 && alone_or_a_pairs && tiles > sm_count &&
+         m_blocks >= 8 && m_blocks <= 32 && m * k <= (std::int64_t{16} << 20);
+}
+
 // One round of 128 x 128 tiles alone beyond 4 M blocks (up to 4, ring_stages already takes the
 // deepest ring) over 40-128 K blocks: the deepest ring (6 stages, half-wave D), on padded turns
 // where 6 does not divide the K blocks, in place of the whole turns of 4 or 5 that ring_stages
@@ -834,6 +854,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   // half-empty pair, so pair the other way when that is even.
   const std::int64_t m_blocks = (mr + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
+  const std::int64_t tiles = m_blocks * n_blocks;
   const bool small_m = mb <= 128;
   if (best.splits > 1) {
     // One cluster (or split group) per tile of the bucket (a smaller M leaves some without a tile).
@@ -845,19 +866,22 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     if (m_blocks >= 2 && m_blocks % 2 == 0 &&
         (small_m ? small_m_pair_b(mb, k_blocks)
                  : (n_blocks % 2 == 1 && large_m_pair_b(k_blocks)) ||
-                       mid_m_pair_b(m_blocks, m_blocks * n_blocks, sm_count, k_blocks))) {
+                       mid_m_pair_b(m_blocks, tiles, sm_count, k_blocks))) {
       best.multicast = 2;
       best.multicast_on_a = false;
-    } else if (n_blocks % 2 == 0 && !small_m && m_blocks * n_blocks > sm_count) {
+    } else if (n_blocks % 2 == 0 && !small_m && tiles > sm_count) {
       best.multicast = 2;
       best.multicast_on_a = true;
     }
   }
-  if (deep_padded_ring_pays(best, m_blocks, m_blocks * n_blocks, sm_count, k_blocks))
+  if (deep_padded_ring_pays(best, m_blocks, tiles, sm_count, k_blocks))
     best.stages = ring_depths(best.block_m, best.block_n, k, 1, k_blocks, d_bytes).deepest;
-  best.pad_turns = pad_turns_pays(best, m_blocks * n_blocks, sm_count, k_blocks);
+  best.pad_turns = pad_turns_pays(best, tiles, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
-  best.group_n = one_round_groups_of_two_pay(best, m_blocks, m_blocks * n_blocks, sm_count, k_blocks) ? 2 : 8;
+  best.group_n = one_round_groups_of_two_pay(best, m_blocks, tiles, sm_count, k_blocks) ||
+                         several_rounds_groups_of_two_pay(best, mr, m_blocks, tiles, sm_count, k)
+                     ? 2
+                     : 8;
   best.d_fp32 = d_fp32;
   best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages,
                                                sm90_gemm_dsmem_splits(best), best.d_bytes());

@@ -506,6 +506,25 @@ TEST_CASE("gemm_fp8_nt's one-round 128 x 128 picks walked in groups of 2 N block
   check_problem(450, 3904, 7168, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 2, f32 D
 }
 
+TEST_CASE("gemm_fp8_nt's several-round 128 x 192 picks walked in groups of 2 N-units match the reference",
+          "[gpu][gemm]") {
+  // M 897-4096 with A at most 16 MiB: the dispatch's 128 x 192 picks with group_n 2, in A pairs
+  // and alone, where the last group holds 1 N-unit (5760 = 15 pairs of N blocks, 2880 = 15 N
+  // blocks), with M tails (1000, 1400, 2000), an N tail (12200 = 63.5 blocks) and a K tail
+  // (2880 = 22.5 blocks); one with an f32 D.
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
+  std::uint64_t seed = 4010;
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {1000, 5760, 2880}, {1400, 12200, 2048}, {2000, 2880, 4096}}) {
+    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.block_n == 192 && c.group_n == 2));
+    check_problem(m, n, k, seed++);
+  }
+  check_problem(1000, 5760, 2880, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 2, f32 D
+}
+
 TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu][gemm][capture]") {
   // Prewarmed for the arch (not from the device's facts), with load: the first dispatch then
   // chooses its config inside a global-mode capture, and must find nothing left to do on the

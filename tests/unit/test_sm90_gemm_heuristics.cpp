@@ -378,6 +378,42 @@ TEST_CASE("gemm heuristics walk one round of 128 x 128 tiles over 4 M blocks in 
   }
 }
 
+TEST_CASE("gemm heuristics walk several rounds of 128 x 192 tiles over 8-32 M blocks in groups of 2 N-units",
+          "[gemm][heuristics]") {
+  // H200, 2026-12-03 (results 2026-12-03g): 128 x 192 tiles alone or in A pairs over several
+  // rounds, M 897-4096 with A at most 16 MiB: groups of 2 N-units ran 1.0% faster than 8 in
+  // geomean over 28 shapes; past 32 M blocks or 16 MiB of A they ran up to 8% slower.
+  for (auto [m, n, k, pairs] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>>{
+           {4096, 16384, 512, true}, {4096, 12288, 1536, true}, {3072, 12288, 1536, true},
+           {1536, 12288, 4096, true}, {1024, 36864, 7168, true}, {1000, 5760, 2880, true},
+           {4096, 1408, 4096, true}, {3072, 14336, 4096, false}, {2048, 10944, 4096, false},
+           {2000, 2880, 4096, false}}) {
+    for (const bool with_ws : {false, true}) {
+      for (const bool d_fp32 : {false, true}) {
+        const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132, {}, with_ws, d_fp32);
+        INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+        CHECK((c.block_m == 128 && c.block_n == 192 && c.splits == 1));
+        CHECK(c.multicast == (pairs ? 2 : 1));
+        if (pairs) CHECK(c.multicast_on_a);
+        CHECK(c.group_n == 2);
+      }
+    }
+  }
+  // Not: 128 x 192 tiles with A past 16 MiB (3072 x 16384 x 7168, 1536 x 7168 x 16384), past 32
+  // M blocks (6144, 8192 and 16384 rows) or in B pairs (3000 x 11200 x 1536); 256 x 128 tiles.
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {3072, 16384, 7168}, {1536, 7168, 16384}, {6144, 7168, 2048}, {8192, 8192, 7168},
+           {16384, 12288, 1536}, {3000, 11200, 1536}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    CHECK((c.block_m == 128 && c.block_n == 192 && c.splits == 1));
+    CHECK(c.group_n == 8);
+  }
+  const Sm90GemmConfig wide_rows = choose_sm90_gemm_config(4096, 7168, 16384, 132);
+  INFO("4096 x 7168 x 16384: " << wide_rows.to_json().dump());
+  CHECK((wide_rows.block_m == 256 && wide_rows.group_n == 8));
+}
+
 TEST_CASE("gemm heuristics deepen the rings of 128-row split-K tiles whose receive buffer lies on the ring",
           "[gemm][heuristics]") {
   // H200, 2026-12-01 (tools/bench/results/2026-12-01b-splitk-ring-overlay-h200.md): the same
