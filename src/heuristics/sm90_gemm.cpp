@@ -413,6 +413,18 @@ bool several_rounds_groups_of_two_pay(const Sm90GemmConfig& c, std::int64_t m, s
          m_blocks >= 8 && m_blocks <= 32 && m * k <= (std::int64_t{16} << 20);
 }
 
+// 128 x 192 pairs over 6 K blocks or fewer at 128+ M blocks (M 16257+): groups of 16 N-units
+// instead of 8. There D (M x N bf16) is most of the HBM traffic (16384 x 16384 x 512: 512 MiB of
+// D, 8 MiB each of A and B), and wider groups keep longer runs of each D row in flight. H200,
+// 2026-12-03g, groups of 8 -> 16 with the pick's config, two rounds, us: A pairs 16384 x 16384 x
+// 512 242.8 -> 235.5, 32768 x 16384 x 512 479.3 -> 465.4, 16384 x 4096 x 512 62.8 -> 61.5, 16384 x
+// 7168 x 576 134.6 -> 133.1; B pairs 16384 x 32768 x 512 487.6 -> 470.5, 16384 x 2048 x 768 48.2 ->
+// 47.1. At 64 M blocks mixed (8192 x 32768 x 512 +1.1%, 8192 x 16384 x 512 -2.4%).
+bool short_k_wide_groups_pay(const Sm90GemmConfig& c, std::int64_t m_blocks, std::int64_t k_blocks) {
+  return c.block_m == 128 && c.block_n == 192 && c.splits == 1 && c.multicast == 2 && m_blocks >= 128 &&
+         k_blocks <= 6;
+}
+
 // One round of 128 x 128 tiles alone beyond 4 M blocks (up to 4, ring_stages already takes the
 // deepest ring) over 40-128 K blocks: the deepest ring (6 stages, half-wave D), on padded turns
 // where 6 does not divide the K blocks, in place of the whole turns of 4 or 5 that ring_stages
@@ -878,10 +890,13 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
     best.stages = ring_depths(best.block_m, best.block_n, k, 1, k_blocks, d_bytes).deepest;
   best.pad_turns = pad_turns_pays(best, tiles, sm_count, k_blocks);
   if (best.splits == 1) best.num_sms = sm_count - sm_count % best.multicast;
-  best.group_n = one_round_groups_of_two_pay(best, m_blocks, tiles, sm_count, k_blocks) ||
-                         several_rounds_groups_of_two_pay(best, mr, m_blocks, tiles, sm_count, k)
-                     ? 2
-                     : 8;
+  if (one_round_groups_of_two_pay(best, m_blocks, tiles, sm_count, k_blocks) ||
+      several_rounds_groups_of_two_pay(best, mr, m_blocks, tiles, sm_count, k))
+    best.group_n = 2;
+  else if (short_k_wide_groups_pay(best, m_blocks, k_blocks))
+    best.group_n = 16;
+  else
+    best.group_n = 8;
   best.d_fp32 = d_fp32;
   best.smem_bytes = sm90_gemm_dense_smem_bytes(best.block_m, best.block_n, k, best.stages,
                                                sm90_gemm_dsmem_splits(best), best.d_bytes());

@@ -525,6 +525,25 @@ TEST_CASE("gemm_fp8_nt's several-round 128 x 192 picks walked in groups of 2 N-u
   check_problem(1000, 5760, 2880, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 2, f32 D
 }
 
+TEST_CASE("gemm_fp8_nt's short-K picks over 128+ M blocks walked in groups of 16 N-units match the reference",
+          "[gpu][gemm]") {
+  // 128 x 192 pairs over 6 K blocks or fewer at 128+ M blocks: the dispatch's picks with group_n
+  // 16, in B pairs with 37 N-units (two whole groups and one of 5; N tail 7000 = 36.5 blocks, K
+  // tail 576 = 4.5 blocks) and in A pairs with 12 N-units (N 4504 = 23.5 blocks: one group, not
+  // whole), M tails (16500, 16400); one with an f32 D.
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
+  std::uint64_t seed = 4030;
+  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {16500, 7000, 576}, {16400, 4504, 640}}) {
+    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.block_n == 192 && c.group_n == 16));
+    check_problem(m, n, k, seed++);
+  }
+  check_problem(16400, 4504, 640, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 16, f32 D
+}
+
 TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu][gemm][capture]") {
   // Prewarmed for the arch (not from the device's facts), with load: the first dispatch then
   // chooses its config inside a global-mode capture, and must find nothing left to do on the
