@@ -118,3 +118,52 @@ for r in 1 2; do
   done
 done
 head -5 /tmp/o6/h79b-r1.txt
+# ---- scratch/s79g.sh
+#!/bin/bash
+# Session 79 call 7: the tile order's group (2, 4, 8, 16, 32 N-units) over 4-6 K blocks (K 512-768)
+# at M 2048-32768: 128 x 192 A pairs and B pairs, each shape with its pick's config; two rounds.
+B=scratch/gpubin-h79b
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+mkdir -p /tmp/o7; trap 'tar -C /tmp -czf $OUT/o7.tgz o7' EXIT
+export JITFP8_CACHE_DIR=/tmp/c-h79b
+run() { timeout 250 $B/jitfp8-bench gemm --forward-only --shapes "$1" --flush-mb 2048 --iters 12 --configs "$2:g2;$2:g4;$2:g8;$2:g16;$2:g32" >> /tmp/o7/r$r.txt 2>&1; echo "rc=$?"; }
+for r in 1 2; do
+  run "2048,16384,512;4096,16384,512;8192,16384,512;16384,16384,512;32768,16384,512;8192,4096,512;16384,4096,512;8192,7168,576;16384,7168,576" 128x192:1:2a:4
+  run "4096,32768,512;8192,32768,512;16384,32768,512;8192,2048,768;16384,2048,768" 128x192:1:2b:4
+  echo "r$r done"
+done
+# ---- scratch/s79h.sh
+#!/bin/bash
+# Session 79 call 8: the short-K rule (128 x 192 pairs over 6 K blocks or fewer at 128+ M blocks
+# in groups of 16) through the dispatch: h79b against h79d on 12 held-out shapes and 2 controls,
+# two rounds in turns; the new GPU case and memcheck on it.
+export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+mkdir -p /tmp/o8; trap 'tar -C /tmp -czf $OUT/o8.tgz o8' EXIT
+S="20480,16384,512;24576,7168,576;65536,16384,512;16384,8192,512;16384,12288,768;32768,4096,512;32768,2048,768"
+S="$S;24576,32768,512;16384,24576,640;20000,5120,768;16500,7000,576;16384,1536,512;16384,16384,1024;8192,16384,512"
+for r in 1 2; do
+  order="h79b h79d"; [ $r = 2 ] && order="h79d h79b"
+  for b in $order; do
+    LD_LIBRARY_PATH=$PWD/scratch/gpubin-$b:$LD_LIBRARY_PATH JITFP8_CACHE_DIR=/tmp/c-$b timeout 200 scratch/gpubin-$b/jitfp8-bench gemm --forward-only \
+      --shapes "$S" --flush-mb 2048 --iters 20 > /tmp/o8/$b-r$r.txt 2>&1
+    echo "$b r$r rc=$?"
+  done
+done
+B=scratch/gpubin-h79d
+export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH JITFP8_CACHE_DIR=/tmp/c-h79d
+timeout 150 $B/jitfp8_gpu_tests "gemm_fp8_nt's short-K picks*","gemm_fp8_nt's several-round 128 x 192 picks*" --durations yes > /tmp/o8/tests.txt 2>&1
+echo "tests rc=$?"; grep -E "^[0-9.]+ s:|passed|failed|FAILED" /tmp/o8/tests.txt | tail -6
+timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/jitfp8_gpu_tests "gemm_fp8_nt's short-K picks*" > /tmp/o8/memcheck.txt 2>&1
+echo "memcheck rc=$?"; tail -4 /tmp/o8/memcheck.txt
+# ---- scratch/s79i.sh
+#!/bin/bash
+# Session 79 call 9: the short-K GPU case (N 4504 in place of 4500, which D's 16-byte rows refuse),
+# memcheck on it, and the neighbouring group-order cases.
+export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+mkdir -p /tmp/o9; trap 'tar -C /tmp -czf $OUT/o9.tgz o9' EXIT
+B=scratch/gpubin-h79e
+export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH JITFP8_CACHE_DIR=/tmp/c-h79e
+timeout 120 $B/jitfp8_gpu_tests "gemm_fp8_nt's short-K picks*","gemm_fp8_nt's several-round 128 x 192 picks*","gemm_fp8_nt's one-round 128 x 128 picks*" --durations yes > /tmp/o9/tests.txt 2>&1
+echo "tests rc=$?"; grep -E "^[0-9.]+ s:|passed|failed|FAILED" /tmp/o9/tests.txt | tail -6
+timeout 120 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/jitfp8_gpu_tests "gemm_fp8_nt's short-K picks*" > /tmp/o9/memcheck.txt 2>&1
+echo "memcheck rc=$?"; tail -4 /tmp/o9/memcheck.txt
