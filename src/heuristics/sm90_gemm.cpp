@@ -419,7 +419,9 @@ bool several_rounds_groups_of_two_pay(const Sm90GemmConfig& c, std::int64_t m, s
 // 2026-12-03g, groups of 8 -> 16 with the pick's config, two rounds, us: A pairs 16384 x 16384 x
 // 512 242.8 -> 235.5, 32768 x 16384 x 512 479.3 -> 465.4, 16384 x 4096 x 512 62.8 -> 61.5, 16384 x
 // 7168 x 576 134.6 -> 133.1; B pairs 16384 x 32768 x 512 487.6 -> 470.5, 16384 x 2048 x 768 48.2 ->
-// 47.1. At 64 M blocks mixed (8192 x 32768 x 512 +1.1%, 8192 x 16384 x 512 -2.4%).
+// 47.1. At 64 M blocks mixed (8192 x 32768 x 512 +1.1%, 8192 x 16384 x 512 -2.4%). M 8193-16256
+// share the 16384 bucket's kernel (choose_sm90_gemm_config), groups of 16 included: 0.6-3.0%
+// faster there (10000 x 16384 x 512 154.1 -> 149.6, 14000 x 32768 x 512 419.4 -> 406.9).
 bool short_k_wide_groups_pay(const Sm90GemmConfig& c, std::int64_t m_blocks, std::int64_t k_blocks) {
   return c.block_m == 128 && c.block_n == 192 && c.splits == 1 && c.multicast == 2 && m_blocks >= 128 &&
          k_blocks <= 6;

@@ -417,10 +417,12 @@ TEST_CASE("gemm heuristics walk several rounds of 128 x 192 tiles over 8-32 M bl
 TEST_CASE("gemm heuristics walk 128 x 192 pairs over 6 K blocks or fewer at 128+ M blocks in groups of 16 N-units",
           "[gemm][heuristics]") {
   // H200, 2026-12-03 (results 2026-12-03g): M 16384-32768 over K 512-768, groups of 16 ran
-  // 1.1-3.5% faster than 8 (D is most of the HBM traffic there).
+  // 1.1-3.5% faster than 8 (D is most of the HBM traffic there); M 8193-16256 run the 16384
+  // bucket's kernel, groups of 16 included (0.6-3.0% faster there).
   for (auto [m, n, k, pairs_on_a] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>>{
            {16384, 16384, 512, true}, {32768, 16384, 512, true}, {16384, 7168, 576, true}, {16400, 4504, 640, true},
-           {16384, 32768, 512, false}, {16384, 2048, 768, false}, {16500, 7000, 576, false}}) {
+           {16384, 32768, 512, false}, {16384, 2048, 768, false}, {16500, 7000, 576, false},
+           {10000, 16384, 512, true}, {14000, 32768, 512, false}}) {
     for (const bool with_ws : {false, true}) {
       for (const bool d_fp32 : {false, true}) {
         const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132, {}, with_ws, d_fp32);

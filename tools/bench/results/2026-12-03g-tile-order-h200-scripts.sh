@@ -167,3 +167,14 @@ timeout 120 $B/jitfp8_gpu_tests "gemm_fp8_nt's short-K picks*","gemm_fp8_nt's se
 echo "tests rc=$?"; grep -E "^[0-9.]+ s:|passed|failed|FAILED" /tmp/o9/tests.txt | tail -6
 timeout 120 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/jitfp8_gpu_tests "gemm_fp8_nt's short-K picks*" > /tmp/o9/memcheck.txt 2>&1
 echo "memcheck rc=$?"; tail -4 /tmp/o9/memcheck.txt
+# ---- scratch/s79j.sh
+#!/bin/bash
+# Session 79 call 10: M 8193-16383 share the 16384 bucket's kernel (groups of 16 over short K):
+# groups of 8 against 16 there, the pick's tile and cluster; two rounds, ours only.
+B=scratch/gpubin-h79e
+export LD_LIBRARY_PATH=$PWD/scratch/gpubin-h79d:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+export JITFP8_CACHE_DIR=/tmp/c-h79d
+for r in 1 2; do
+  timeout 60 scratch/gpubin-h79d/jitfp8-bench gemm --forward-only --shapes "8200,16384,512;10000,16384,512;12000,16384,512;12288,7168,576" --flush-mb 2048 --iters 10 --configs "128x192:1:2a:4:g8;128x192:1:2a:4:g16" 2>&1 | grep sweep | grep -v '\*'
+  timeout 60 scratch/gpubin-h79d/jitfp8-bench gemm --forward-only --shapes "14000,32768,512;9000,2048,768" --flush-mb 2048 --iters 10 --configs "128x192:1:2b:4:g8;128x192:1:2b:4:g16" 2>&1 | grep sweep | grep -v '\*'
+done
