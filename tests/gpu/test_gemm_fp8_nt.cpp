@@ -221,6 +221,21 @@ void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
   CHECK(c.relative_rms < (d_dtype == DType::f32 ? 6e-4 : 3e-3));
 }
 
+// The dispatch's own pick for each (M, N, K) against the reference. On a 132-SM device (where the
+// heuristics' rules were measured) the pick is first checked to be the one the case is about.
+template <class PickIsExpected>
+void check_dispatch_picks(const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>& shapes,
+                          std::uint64_t& seed, PickIsExpected pick_is_expected) {
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
+  for (auto [m, n, k] : shapes) {
+    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
+    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
+    if (device.sm_count == 132) CHECK(pick_is_expected(c));
+    check_problem(m, n, k, seed++);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the GPU reference GEMM agrees with a CPU double-precision product", "[gpu][gemm]") {
@@ -450,18 +465,14 @@ TEST_CASE("gemm_fp8_nt's one-band picks over a long K (128-row tiles in 2 splits
   // M 65-128 over 56+ K blocks: the dispatch's own 128 x BN picks in 2 cluster splits, with M
   // tails (one band partly empty), N tails (2816 = 58.7 blocks of 48), slices of unequal length
   // (8064 = 63 K blocks) and a K tail (10944 = 85.5 blocks: the last slice's last block short).
-  const detail::DeviceContext& device = detail::current_device();
-  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
   std::uint64_t seed = 3550;
-  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {100, 2816, 8064}, {65, 5120, 7168}, {128, 3584, 16384}, {72, 6336, 8192}, {97, 4096, 10944}}) {
-    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
-    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
-    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.splits == 2 && c.block_n < 128));
-    check_problem(m, n, k, seed++);
-  }
+  check_dispatch_picks(
+      {{100, 2816, 8064}, {65, 5120, 7168}, {128, 3584, 16384}, {72, 6336, 8192}, {97, 4096, 10944}}, seed,
+      [](const detail::Sm90GemmConfig& c) { return c.block_m == 128 && c.splits == 2 && c.block_n < 128; });
   check_problem(96, 4096, 10944, seed++, 0, nullptr, nullptr, DType::f32);  // 128 x 64 in 2, f32 D
   // With a workspace the rule holds: a cluster split, not one through the workspace.
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
   const SplitWorkspace workspace;
   const detail::Sm90GemmConfig with_ws =
       detail::choose_sm90_gemm_config(100, 4096, 24576, device.sm_count, clusters, true);
@@ -493,16 +504,11 @@ TEST_CASE("gemm_fp8_nt's one-round 128 x 128 picks walked in groups of 2 N block
   // M 385-512 over 40+ K blocks: the dispatch's 128 x 128 picks alone with group_n 2, with M tails
   // (400, 450: the last M block partly empty), an N tail (3904 = 30.5 blocks), a K tail (5200 =
   // 40.6 blocks) and a ring the K blocks fill (9216 = 72 blocks of 6 stages); one with an f32 D.
-  const detail::DeviceContext& device = detail::current_device();
-  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
   std::uint64_t seed = 3990;
-  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {400, 4096, 5200}, {450, 3904, 7168}, {512, 4096, 9216}}) {
-    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
-    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
-    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.block_n == 128 && c.group_n == 2));
-    check_problem(m, n, k, seed++);
-  }
+  check_dispatch_picks({{400, 4096, 5200}, {450, 3904, 7168}, {512, 4096, 9216}}, seed,
+                       [](const detail::Sm90GemmConfig& c) {
+                         return c.block_m == 128 && c.block_n == 128 && c.group_n == 2;
+                       });
   check_problem(450, 3904, 7168, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 2, f32 D
 }
 
@@ -512,16 +518,11 @@ TEST_CASE("gemm_fp8_nt's several-round 128 x 192 picks walked in groups of 2 N-u
   // and alone, where the last group holds 1 N-unit (5760 = 15 pairs of N blocks, 2880 = 15 N
   // blocks), with M tails (1000, 1400, 2000), an N tail (12200 = 63.5 blocks) and a K tail
   // (2880 = 22.5 blocks); one with an f32 D.
-  const detail::DeviceContext& device = detail::current_device();
-  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
   std::uint64_t seed = 4010;
-  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {1000, 5760, 2880}, {1400, 12200, 2048}, {2000, 2880, 4096}}) {
-    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
-    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
-    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.block_n == 192 && c.group_n == 2));
-    check_problem(m, n, k, seed++);
-  }
+  check_dispatch_picks({{1000, 5760, 2880}, {1400, 12200, 2048}, {2000, 2880, 4096}}, seed,
+                       [](const detail::Sm90GemmConfig& c) {
+                         return c.block_m == 128 && c.block_n == 192 && c.group_n == 2;
+                       });
   check_problem(1000, 5760, 2880, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 2, f32 D
 }
 
@@ -531,16 +532,10 @@ TEST_CASE("gemm_fp8_nt's short-K picks over 128+ M blocks walked in groups of 16
   // 16, in B pairs with 37 N-units (two whole groups and one of 5; N tail 7000 = 36.5 blocks, K
   // tail 576 = 4.5 blocks) and in A pairs with 12 N-units (N 4504 = 23.5 blocks: one group, not
   // whole), M tails (16500, 16400); one with an f32 D.
-  const detail::DeviceContext& device = detail::current_device();
-  const detail::ClusterCapacity clusters = detail::cluster_capacity_of(device);
   std::uint64_t seed = 4030;
-  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {16500, 7000, 576}, {16400, 4504, 640}}) {
-    const detail::Sm90GemmConfig c = detail::choose_sm90_gemm_config(m, n, k, device.sm_count, clusters);
-    INFO("m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
-    if (device.sm_count == 132) CHECK((c.block_m == 128 && c.block_n == 192 && c.group_n == 16));
-    check_problem(m, n, k, seed++);
-  }
+  check_dispatch_picks({{16500, 7000, 576}, {16400, 4504, 640}}, seed, [](const detail::Sm90GemmConfig& c) {
+    return c.block_m == 128 && c.block_n == 192 && c.group_n == 16;
+  });
   check_problem(16400, 4504, 640, seed++, 0, nullptr, nullptr, DType::f32);  // group_n 16, f32 D
 }
 
