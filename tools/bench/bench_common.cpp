@@ -19,6 +19,16 @@ cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& 
   return exec;
 }
 
+double measure_copy_gbs(cudaStream_t stream, int iters) {
+  const std::size_t bytes = 8192ull * 7168 * 3 / 2;
+  DeviceArray<char> src(bytes), dst(bytes);
+  BENCH_CHECK(cudaMemsetAsync(src.ptr, 1, bytes, stream));
+  const Timing t = time_kernel(
+      [&] { BENCH_CHECK(cudaMemcpyAsync(dst.ptr, src.ptr, bytes, cudaMemcpyDeviceToDevice, stream)); }, stream, 3,
+      iters);
+  return 2.0 * bytes / t.median_us / 1e3;
+}
+
 double event_us(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, const std::function<void()>& run) {
   BENCH_CHECK(cudaEventRecord(start, stream));
   run();

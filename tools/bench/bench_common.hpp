@@ -79,6 +79,11 @@ Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int w
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup = 3, int iters = 20);
 
+// This device's copy bandwidth, bytes read + written per second (GB/s): a device-to-device copy
+// of 8192 x 7168 x 1.5 bytes (88 MB, past the L2), timed like the kernels. The memory side of
+// the floors (floors.hpp) and quantization's %copy.
+double measure_copy_gbs(cudaStream_t stream, int iters);
+
 // A CUDA graph of what `enqueue` puts on `stream` while it is captured, instantiated.
 cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue);
 // The time in us between events recorded on `stream` around `run` (which enqueues on it).

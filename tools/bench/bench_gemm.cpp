@@ -20,6 +20,7 @@
 #include "bench_inputs.hpp"
 #include "compile_all.hpp"
 #include "config_words.hpp"
+#include "floors.hpp"
 #include "forward_candidates.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/error.hpp"
@@ -33,8 +34,6 @@
 
 namespace jitfp8::bench {
 namespace {
-
-constexpr double kPeakTflops = 1979.0;  // H100 SXM dense FP8
 
 const std::vector<Shape> kForwardShapes = {
     {128, 2112, 7168},  {128, 576, 7168},   {128, 24576, 1536},  {128, 32768, 512},
@@ -180,11 +179,11 @@ void print_kernels(const Timing& ours, const Timing& theirs) {
 
 void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann::json& results,
                cublasLtHandle_t handle, void* workspace, size_t workspace_bytes,
-               cudaStream_t stream, std::mt19937_64& rng) {
+               cudaStream_t stream, std::mt19937_64& rng, double copy_gbs) {
   fmt::print("\nWeight gradient: D (M, N) fp32 = A (M, K) . B (N, K)^T, both scaled 1x128 along K "
              "(ours: overwrite and += accumulate; cuBLASLt: VEC128 x VEC128, fp32 out, beta 0)\n");
-  fmt::print("{:>6} {:>6} {:>6} | {:>8} {:>7} {:>6} | {:>8} {:>7} | {:>8} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} {:>8} | {}\n",
-             "M", "N", "K", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
+  fmt::print("{:>6} {:>6} {:>6} | {:>8} {:>7} {:>6} {:>6} | {:>8} {:>7} {:>6} | {:>8} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} {:>8} | {}\n",
+             "M", "N", "K", "ours us", "TFLOPS", "%peak", "%floor", "acc us", "TFLOPS", "%floor", "cuBLASLt", "TFLOPS",
              "ratio", "DG", "cuBL*", "diff", "diff acc", "diff cuBL", "config");
   const detail::TargetDevice target = detail::gemm_target(detail::current_device());  // under --sm-limit
   const int sm_count = target.sm_count;
@@ -290,15 +289,18 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_acc = flops / ours_acc.median_us / 1e6;
+    const GemmFloor ow_floor = gemm_floor(s.m, s.n, s.k, gemm_bytes_once(s.m, s.n, s.k, true, 4, false), copy_gbs);
+    const GemmFloor acc_floor = gemm_floor(s.m, s.n, s.k, gemm_bytes_once(s.m, s.n, s.k, true, 4, true), copy_gbs);
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
     // What the dispatch ran: a tuned config (jitfp8 tune) where one applies, marked "(tuned)".
     const detail::Sm90WgradConfig chosen = detail::gemm_fp8_wgrad_planned_config(g, stream);
     const bool tuned =
         chosen.to_json() !=
         detail::gemm_fp8_wgrad_chosen_config(detail::sm90_wgrad_m_bucket(s.m), s.n, s.k, target).to_json();
-    fmt::print("{:>6} {:>6} {:>6} | {:>8.1f} {:>7.0f} {:>5.1f}% | {:>8.1f} {:>7.0f} | {:>8.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>6.0f} | {:>8.1e} {:>8.1e} {:>8.1e} | {}\n",
+    fmt::print("{:>6} {:>6} {:>6} | {:>8.1f} {:>7.0f} {:>5.1f}% {:>5.1f}% | {:>8.1f} {:>7.0f} {:>5.1f}% | {:>8.1f} {:>7.0f} | {:>5.2f}x | {:>6.0f} {:>6.0f} | {:>8.1e} {:>8.1e} {:>8.1e} | {}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
-               ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf_ours / tf_cublas,
+               100 * ow_floor.us() / ours.median_us, ours_acc.median_us, tf_acc,
+               100 * acc_floor.us() / ours_acc.median_us, theirs.median_us, tf_cublas, tf_ours / tf_cublas,
                anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas,
                config_words(chosen) + (tuned ? " (tuned)" : ""));
     print_kernels(ours, theirs);
@@ -307,6 +309,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                        {"config", chosen.to_json()}, {"tuned", tuned},
                        {"ours_us", ours.median_us}, {"ours_tflops", tf_ours},
                        {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
+                       {"floor_us", ow_floor.us()}, {"acc_floor_us", acc_floor.us()},
                        {"cublaslt_us", theirs.median_us}, {"cublaslt_tflops", tf_cublas},
                        {"ratio", tf_ours / tf_cublas}, {"anchor_deepgemm_tflops", anchor_dg},
                        {"anchor_cublaslt_tflops", anchor_cublas}, {"diff_ours", diff_ours},
@@ -357,9 +360,15 @@ int run_gemm(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   std::mt19937_64 rng(2026);
 
+  // The floor each row is reported against (floors.hpp), with this device's copy rate.
+  const double copy_gbs = measure_copy_gbs(stream, iters);
+  fmt::print("%floor: the floor over our time; floor = max(2 M N K at {:.0f} TFLOPS, A, B, their scales and D "
+             "moved once at {:.0f} GB/s, this device's copy rate measured now)\n",
+             kPeakTflops, copy_gbs);
+  results.push_back({{"kind", "copy"}, {"gbs", copy_gbs}});
   if (forward)
-    fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9} | {}\n", "M", "N",
-               "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
+    fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9} | {}\n", "M", "N",
+               "K", "ours us", "TFLOPS", "%peak", "%floor", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
                "diff cuBL", "config");
   for (const Shape& s : forward ? shapes : std::vector<Shape>{}) {
     DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
@@ -411,26 +420,28 @@ int run_gemm(int argc, char** argv) {
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
+    const GemmFloor row_floor =
+        gemm_floor(s.m, s.n, s.k, gemm_bytes_once(s.m, s.n, s.k, false, g_d_f32 ? 4 : 2, false), copy_gbs);
     // What the dispatch ran: a tuned config (jitfp8 tune) where one applies, marked "(tuned)".
     const detail::Sm90GemmConfig chosen = detail::gemm_fp8_nt_planned_config(g, stream);
     const bool tuned = chosen.to_json() != detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, detail::current_device(),
                                                                              ours_workspace, g_d_f32).to_json();
-    fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}{}\n",
-               s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops,
+    fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}{}\n",
+               s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops, 100 * row_floor.us() / ours.median_us,
                theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen),
                tuned ? " (tuned)" : "");
     print_kernels(ours, theirs);
     std::fflush(stdout);
     results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"tuned", tuned},
                        {"ours_us", ours.median_us},
-                       {"ours_tflops", tf_ours}, {"cublaslt_us", theirs.median_us},
+                       {"ours_tflops", tf_ours}, {"floor_us", row_floor.us()}, {"cublaslt_us", theirs.median_us},
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
                        {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas},
                        {"ours_kernels", ours.kernels}, {"cublaslt_kernels", theirs.kernels}});
   }
   if (wgrad)
     run_wgrad(wgrad_shapes, iters, sweep, results, handle, workspace.ptr, workspace_bytes, stream,
-              rng);
+              rng, copy_gbs);
   if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
   cublasLtDestroy(handle);
   return 0;

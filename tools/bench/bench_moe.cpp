@@ -26,6 +26,7 @@
 #include "bench_inputs.hpp"
 #include "compile_all.hpp"
 #include "config_words.hpp"
+#include "floors.hpp"
 #include "grouped_candidates.hpp"
 #include "cublaslt_gemm.hpp"
 #include "jitfp8/moe.hpp"
@@ -38,8 +39,6 @@
 
 namespace jitfp8::bench {
 namespace {
-
-constexpr double kPeakTflops = 1979.0;
 
 // The anchors' shapes and DeepGEMM's figures on this machine kind (anchors.md).
 struct MGroupedCase {
@@ -147,11 +146,13 @@ double sampled_diff(const std::vector<GemmFp8Args>& experts, bool b_scales_1x128
 
 // config: the words of the config ours ran (M-grouped rows; last, so that the columns before it
 // keep their positions for scripts).
-void print_row(const std::string& label, long long n, long long k, double ours_us, double flops,
+// floor_us: the case's floor (floors.hpp), shown as %floor.
+void print_row(const std::string& label, long long n, long long k, double ours_us, double flops, double floor_us,
                double cublas_us, double anchor, double diff_ours, double diff_cublas, const std::string& config = "") {
   const double tf = flops / ours_us / 1e6, tf_cublas = flops / cublas_us / 1e6;
-  fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e}{}\n",
-             label, n, k, ours_us, tf, 100 * tf / kPeakTflops, cublas_us, tf_cublas, tf / tf_cublas,
+  fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e}{}\n",
+             label, n, k, ours_us, tf, 100 * tf / kPeakTflops, 100 * floor_us / ours_us, cublas_us, tf_cublas,
+             tf / tf_cublas,
              vs_deepgemm(tf, anchor), diff_ours, diff_cublas, config.empty() ? "" : " | " + config);
   std::fflush(stdout);
 }
@@ -172,8 +173,8 @@ Planned planned_of(const detail::Sm90GemmConfig& planned, detail::Sm90Grouping g
 }
 
 void print_header(const std::string& title) {
-  fmt::print("\n{}\n{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8}\n",
-             title, "E x exp", "N", "K", "ours us", "TFLOPS", "%peak", "cuBLASLt", "TFLOPS", "ratio",
+  fmt::print("\n{}\n{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} {:>6} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8}\n",
+             title, "E x exp", "N", "K", "ours us", "TFLOPS", "%peak", "%floor", "cuBLASLt", "TFLOPS", "ratio",
              "DG", "vs DG", "diff", "diff cuBL");
 }
 
@@ -187,6 +188,7 @@ struct Context {
   cublasLtHandle_t handle;
   DeviceArray<char>* workspace;
   int iters;
+  double copy_gbs = 0;  // this device's copy rate (floors.hpp), measured once per run
   bool sweep = false;  // also time candidate configs (grouped_sweep_configs, sweep_kgrouped)
   // Every expert gets exactly the expected rows (M-grouped) or tokens (K-grouped): a diagnostic
   // beside the anchors' 0.7-1.3x spread, the same work as E dense GEMMs (contiguous with
@@ -270,6 +272,9 @@ struct MGroupedInputs {
     return g;
   }
   double flops() const { return 2.0 * sum(counts) * n * k; }
+  double floor_us(double copy_gbs) const {
+    return gemm_floor(sum(counts), n, k, m_grouped_bytes_once(counts, n, k), copy_gbs).us();
+  }
 };
 
 // Our grouped GEMM (`ours`) and the per-expert cuBLASLt loop on the packed operands, writing
@@ -381,12 +386,13 @@ void run_contiguous(Context& ctx) {
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     const Planned planned = planned_of(detail::gemm_fp8_grouped_contiguous_planned_config(g, ctx.stream),
                                        contiguous_grouping, m, c.groups, c.n, c.k);
-    print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
-              diff_cublas, planned.words());
+    print_row(label, c.n, c.k, ours.median_us, in.flops(), in.floor_us(ctx.copy_gbs), theirs.median_us,
+              c.deepgemm_tflops, diff_ours, diff_cublas, planned.words());
     ctx.results.push_back({{"kind", "contiguous"}, {"config", planned.config.to_json()}, {"tuned", planned.tuned}, {"grouping", ctx.group_ends ? "group_ends" : "m_indices"},
                            {"groups", c.groups}, {"expected_m", c.expected},
                            {"m", m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
                            {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
+                           {"floor_us", in.floor_us(ctx.copy_gbs)},
                            {"cublaslt_loop_us", theirs.median_us},
                            {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
@@ -449,11 +455,12 @@ void run_masked(Context& ctx) {
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     const Planned planned = planned_of(detail::gemm_fp8_grouped_masked_planned_config(g, ctx.stream),
                                        detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k);
-    print_row(label, c.n, c.k, ours.median_us, in.flops(), theirs.median_us, c.deepgemm_tflops, diff_ours,
-              diff_cublas, planned.words());
+    print_row(label, c.n, c.k, ours.median_us, in.flops(), in.floor_us(ctx.copy_gbs), theirs.median_us,
+              c.deepgemm_tflops, diff_ours, diff_cublas, planned.words());
     ctx.results.push_back({{"kind", "masked"}, {"config", planned.config.to_json()}, {"tuned", planned.tuned}, {"groups", c.groups}, {"expected_m", c.expected},
                            {"max_m", max_m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
                            {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
+                           {"floor_us", in.floor_us(ctx.copy_gbs)},
                            {"cublaslt_loop_us", theirs.median_us},
                            {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
@@ -491,8 +498,8 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
 void run_kgrouped(Context& ctx) {
   fmt::print("\nK-grouped weight gradient: D_e (M, N) fp32 (+)= A_e (M, T_e) . B_e (N, T_e)^T, token "
              "counts on the device (ours) / on the host (cuBLASLt, one GEMM per expert, fp32 out)\n");
-  fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} | {}\n",
-             "E x tokens", "M", "N", "ours us", "TFLOPS", "%peak", "acc us", "TFLOPS", "cuBLASLt", "TFLOPS",
+  fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} | {}\n",
+             "E x tokens", "M", "N", "ours us", "TFLOPS", "%peak", "%floor", "acc us", "TFLOPS", "%floor", "cuBLASLt", "TFLOPS",
              "ratio", "DG", "acc/DG", "diff", "diff cuBL", "config");
   for (const KGroupedCase& c : with_extra(kKGrouped, ctx.extra_k_grouped)) {
     const std::vector<long long> tokens = ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
@@ -574,19 +581,25 @@ void run_kgrouped(Context& ctx) {
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
                  tf_cublas = flops / theirs.median_us / 1e6;
+    const double floor_us =
+        gemm_floor(c.m, c.n, sum(tokens), k_grouped_bytes_once(c.m, c.n, tokens, false), ctx.copy_gbs).us();
+    const double acc_floor_us =
+        gemm_floor(c.m, c.n, sum(tokens), k_grouped_bytes_once(c.m, c.n, tokens, true), ctx.copy_gbs).us();
     // What the dispatch ran: a tuned config (jitfp8 tune) where one applies, marked "(tuned)".
     const detail::Sm90WgradConfig planned = detail::gemm_fp8_grouped_wgrad_planned_config(g, ctx.stream);
     const bool tuned = planned.to_json() !=
                        detail::grouped_wgrad_chosen_config(g, detail::gemm_target(detail::current_device())).to_json();
-    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}\n",
+    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% {:>5.1f}% | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
-               ours_acc.median_us, tf_acc, theirs.median_us, tf_cublas, tf / tf_cublas,
+               100 * floor_us / ours.median_us, ours_acc.median_us, tf_acc, 100 * acc_floor_us / ours_acc.median_us,
+               theirs.median_us, tf_cublas, tf / tf_cublas,
                vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas,
                config_words(planned) + (tuned ? " (tuned)" : ""));
     std::fflush(stdout);
     ctx.results.push_back({{"kind", "k_grouped"}, {"groups", c.groups}, {"expected_tokens", c.expected},
                            {"tokens", sum(tokens)}, {"m", c.m}, {"n", c.n}, {"ours_us", ours.median_us},
                            {"ours_tflops", tf}, {"ours_acc_us", ours_acc.median_us}, {"ours_acc_tflops", tf_acc},
+                           {"floor_us", floor_us}, {"acc_floor_us", acc_floor_us},
                            {"cublaslt_loop_us", theirs.median_us}, {"cublaslt_loop_tflops", tf_cublas},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
                            {"diff_cublaslt", diff_cublas}, {"config", planned.to_json()}, {"tuned", tuned}});
@@ -656,6 +669,12 @@ int run_moe(int argc, char** argv) {
   check_cublas(cublasLtCreate(&ctx.handle), "cublasLtCreate");
   DeviceArray<char> workspace(64u << 20);
   ctx.workspace = &workspace;
+  ctx.copy_gbs = measure_copy_gbs(ctx.stream, iters);
+  fmt::print("%floor: the floor over our time; floor = max(2 x valid rows (tokens) x N x K at {:.0f} TFLOPS, the "
+             "valid rows of A and D and the B of each expert with rows, with their scales, moved once at {:.0f} "
+             "GB/s, this device's copy rate measured now)\n",
+             kPeakTflops, ctx.copy_gbs);
+  ctx.results.push_back({{"kind", "copy"}, {"gbs", ctx.copy_gbs}});
   // Each section draws its group sizes and inputs from its own seed, so `--only` runs see the
   // same problems as the full run (until 2026-11-26 one stream ran through all three sections).
   const struct {

@@ -39,19 +39,6 @@ std::vector<std::int32_t> group_sizes(long long tokens, int groups, std::mt19937
   return c;
 }
 
-// The floor of a memory-bound kernel: a device-to-device copy of 8192 x 7168 x 1.5 bytes (what
-// quantize_1x128 reads and writes at 8192 x 7168 in bf16), bytes read + written per second, timed
-// like the kernels.
-double measure_copy_gbs(cudaStream_t stream, int iters) {
-  const std::size_t bytes = 8192ull * 7168 * 3 / 2;
-  DeviceArray<char> src(bytes), dst(bytes);
-  BENCH_CHECK(cudaMemsetAsync(src.ptr, 1, bytes, stream));
-  const Timing t = time_kernel(
-      [&] { BENCH_CHECK(cudaMemcpyAsync(dst.ptr, src.ptr, bytes, cudaMemcpyDeviceToDevice, stream)); }, stream, 3,
-      iters);
-  return 2.0 * bytes / t.median_us / 1e3;
-}
-
 }  // namespace
 
 // MoE layouts: 3D expert weights (E, N, K) and the token-grouped quantizations.

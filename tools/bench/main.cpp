@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
         "own; its time is CUPTI's GPU timestamps of the body's kernels, memcpys and memsets, median\n"
         "of 5 x --iters (default 20) runs; the same random inputs for every contender. gemm's forward\n"
         "table and moe's M-grouped tables time ours and cuBLASLt in turns, a run of each per round.\n"
+        "%%floor (gemm, moe): the floor over our time; floor = the longer of the FLOPs at 1979 TFLOPS\n"
+        "and the operands, scales and D moved once at this device's copy rate, measured first.\n"
         "--timer graph (any benchmark), where CUPTI is not available: CUDA graphs of --iters x\n"
         "(flush, body), event-timed, minus the flushes alone; also counts ~1-2 us of launch gap.\n"
         "--flush-mb N (any benchmark): the flush memset, default 64 MB; the anchors used 2048 MB,\n"
