@@ -630,8 +630,8 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
           u8* a_dst = smem_a + stage * BLOCK_M * BLOCK_K;
           u8* b_dst = smem_b + stage * BLOCK_N * BLOCK_K;
           // A pair's shared tile: rank 0 loads it for both. Each CTA loading half ran 1% slower on
-          // 256 x 128 A pairs (H100, 2026-11-26c), the two CTAs taking K blocks in turn level (H200,
-          // 2026-11-30g).
+          // 256 x 128 A pairs (H100, 2026-11-26c) and level on B pairs (H200, 2026-12-03h), the two
+          // CTAs taking K blocks in turn level (H200, 2026-11-30g).
           if constexpr (kNumMulticast > 1 && kMulticastOnA) {
             if (sched.rank == 0) tma_load_2d_multicast(a_dst, map_a, bar, k0, m0, (u16)0x3);
           } else {
