@@ -386,13 +386,14 @@ void run_contiguous(Context& ctx) {
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     const Planned planned = planned_of(detail::gemm_fp8_grouped_contiguous_planned_config(g, ctx.stream),
                                        contiguous_grouping, m, c.groups, c.n, c.k);
-    print_row(label, c.n, c.k, ours.median_us, in.flops(), in.floor_us(ctx.copy_gbs), theirs.median_us,
-              c.deepgemm_tflops, diff_ours, diff_cublas, planned.words());
+    const double floor_us = in.floor_us(ctx.copy_gbs);
+    print_row(label, c.n, c.k, ours.median_us, in.flops(), floor_us, theirs.median_us, c.deepgemm_tflops,
+              diff_ours, diff_cublas, planned.words());
     ctx.results.push_back({{"kind", "contiguous"}, {"config", planned.config.to_json()}, {"tuned", planned.tuned}, {"grouping", ctx.group_ends ? "group_ends" : "m_indices"},
                            {"groups", c.groups}, {"expected_m", c.expected},
                            {"m", m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
                            {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
-                           {"floor_us", in.floor_us(ctx.copy_gbs)},
+                           {"floor_us", floor_us},
                            {"cublaslt_loop_us", theirs.median_us},
                            {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
@@ -455,12 +456,13 @@ void run_masked(Context& ctx) {
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
     const Planned planned = planned_of(detail::gemm_fp8_grouped_masked_planned_config(g, ctx.stream),
                                        detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k);
-    print_row(label, c.n, c.k, ours.median_us, in.flops(), in.floor_us(ctx.copy_gbs), theirs.median_us,
-              c.deepgemm_tflops, diff_ours, diff_cublas, planned.words());
+    const double floor_us = in.floor_us(ctx.copy_gbs);
+    print_row(label, c.n, c.k, ours.median_us, in.flops(), floor_us, theirs.median_us, c.deepgemm_tflops,
+              diff_ours, diff_cublas, planned.words());
     ctx.results.push_back({{"kind", "masked"}, {"config", planned.config.to_json()}, {"tuned", planned.tuned}, {"groups", c.groups}, {"expected_m", c.expected},
                            {"max_m", max_m}, {"valid_rows", sum(in.counts)}, {"n", c.n}, {"k", c.k},
                            {"ours_us", ours.median_us}, {"ours_tflops", in.flops() / ours.median_us / 1e6},
-                           {"floor_us", in.floor_us(ctx.copy_gbs)},
+                           {"floor_us", floor_us},
                            {"cublaslt_loop_us", theirs.median_us},
                            {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
