@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
@@ -183,10 +184,11 @@ void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
                    const SplitWorkspace* workspace = nullptr, DType d_dtype = DType::bf16) {
   if (config) d_dtype = config->d_fp32 ? DType::f32 : DType::bf16;
   INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd << " D " << dtype_name(d_dtype));
-  INFO("config " << (config ? config->to_json().dump() : std::string("heuristic")));
   Problem p(m, n, k, seed, ldd, d_dtype);
   GemmFp8Args g = p.args();
   if (workspace) workspace->attach(g);
+  INFO("config " << (config ? config->to_json().dump()
+                            : detail::gemm_fp8_nt_planned_config(g, nullptr).to_json().dump() + " (the dispatch's)"));
   const auto run = [&](bool complement) {
     test::prefill_shared_memory(nullptr, complement);  // unwritten shared memory reads the same each run
     if (config)
@@ -270,6 +272,29 @@ TEST_CASE("gemm_fp8_nt matches the reference on odd shapes and tails", "[gpu][ge
     for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {136, 272}, {576, 7168}, {200, 144}, {2112, 528}, {4096, 16}})
       check_problem(m, n, k, seed++);
+}
+
+TEST_CASE("gemm_fp8_nt's dispatch on random shapes matches the reference", "[gpu][gemm][random]") {
+  // Each rule of the heuristics has its own case on the shapes it was written for; random shapes
+  // reach their combinations. A quarter write an f32 D, a quarter a strided D, half get the
+  // split-K workspace (its picks differ).
+  const std::uint64_t seed0 = test::random_shapes_seed(2026);
+  const std::vector<test::RandomGemmShape> shapes = test::draw_gemm_shapes(48, seed0, 8, std::int64_t{1} << 38);
+  std::mt19937_64 variant(seed0 + 1);
+  std::vector<DType> dtypes;
+  std::vector<std::string> dtype_names;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    dtypes.push_back(variant() % 4 == 0 ? DType::f32 : DType::bf16);
+    dtype_names.emplace_back(dtype_name(dtypes.back()));
+  }
+  CHECK(test::prewarm_gemm_shapes("gemm_fp8_nt", shapes, dtype_names).failed == 0);
+  const SplitWorkspace workspace;
+  std::uint64_t seed = seed0 * 1000;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto [m, n, k] = shapes[i];
+    const std::int64_t ldd = variant() % 4 == 0 ? n + 8 * static_cast<std::int64_t>(1 + variant() % 3) : 0;
+    check_problem(m, n, k, seed++, ldd, nullptr, variant() % 2 == 0 ? &workspace : nullptr, dtypes[i]);
+  }
 }
 
 TEST_CASE("gemm_fp8_nt split-K configurations (DSMEM reduction) match the reference", "[gpu][gemm][splitk]") {

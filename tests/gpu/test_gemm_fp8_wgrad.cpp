@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
@@ -185,6 +186,7 @@ void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
                    bool accumulate = false, std::int64_t ldd = 0) {
   INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd << " accumulate=" << accumulate);
   Problem p(m, n, k, seed, accumulate, ldd);
+  INFO("config " << detail::gemm_fp8_wgrad_planned_config(p.args(), nullptr).to_json().dump() << " (the dispatch's)");
   test::prefill_shared_memory();
   gemm_fp8_wgrad(p.args(), nullptr);
   JITFP8_CUDA_CHECK(cudaGetLastError());
@@ -245,6 +247,21 @@ TEST_CASE("gemm_fp8_wgrad matches the reference on odd shapes and tails", "[gpu]
     for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {136, 272}, {576, 7168}, {200, 144}, {2112, 528}, {4096, 16}, {36, 400}})
       check_problem(m, n, k, seed++);
+}
+
+TEST_CASE("gemm_fp8_wgrad's dispatch on random shapes matches the reference, overwriting and accumulating",
+          "[gpu][wgrad][random]") {
+  // As gemm_fp8_nt's random case (random_gemm_shapes.hpp): half accumulate, a quarter into a
+  // strided D.
+  const std::uint64_t seed0 = test::random_shapes_seed(2027);
+  const std::vector<test::RandomGemmShape> shapes = test::draw_gemm_shapes(32, seed0, 4, std::int64_t{1} << 37);
+  CHECK(test::prewarm_gemm_shapes("gemm_fp8_wgrad", shapes).failed == 0);
+  std::mt19937_64 variant(seed0 + 1);
+  std::uint64_t seed = seed0 * 1000;
+  for (const auto [m, n, k] : shapes) {
+    const std::int64_t ldd = variant() % 4 == 0 ? n + 4 * static_cast<std::int64_t>(1 + variant() % 3) : 0;
+    check_problem(m, n, k, seed++, variant() % 2 == 0, ldd);
+  }
 }
 
 TEST_CASE("gemm_fp8_wgrad under an SM limit plans for those SMs and matches the reference",

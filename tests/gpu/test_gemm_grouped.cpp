@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "heuristics/sm90_grouped.hpp"
 #include "jitfp8/error.hpp"
@@ -357,6 +358,46 @@ TEST_CASE("grouped GEMMs under an SM limit plan for those SMs and match per-expe
       CHECK(c.multicast == 1);
       run_masked(q, {0, 300, 1, 128, 77, 299}, expected, nullptr, seed++);
     }
+  }
+}
+
+TEST_CASE("grouped GEMMs' dispatch on random shapes and routings matches per-expert references",
+          "[gpu][moe][random]") {
+  // The fixed cases force configs on a few (N, K); here the dispatch picks for random E, N, K and
+  // expert sizes (mean 1-2048 rows, some experts empty), contiguous in both forms, then masked
+  // with counts of 0 and max_m among them. JITFP8_TEST_SEED draws others.
+  const std::uint64_t seed0 = test::random_shapes_seed(2028);
+  test::ShapeDraws d(seed0);
+  std::uint64_t seed = seed0 * 1000;
+  constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;  // of each operand, half that of D
+  for (int cases = 0; cases < 12;) {
+    const int e = static_cast<int>(d.log_uniform(1, 65));
+    const std::int64_t n_multiple = d.unit() < 0.5 ? 128 : 8;
+    const std::int64_t n = test::ShapeDraws::round_onto(d.log_uniform(16, 8192), n_multiple);
+    const std::int64_t k_multiple = d.unit() < 0.5 ? 128 : 16;
+    const std::int64_t k = test::ShapeDraws::round_onto(d.log_uniform(16, 8192), k_multiple);
+    const double mean = d.log_uniform(1, 2048);
+    std::vector<int> counts(static_cast<std::size_t>(e));
+    std::int64_t rows = 0;
+    for (int& c : counts) {
+      const bool empty = d.unit() < 0.1;
+      c = empty ? 0 : static_cast<int>(d.unit() * 2 * mean);
+      rows += align_up(c, kMoeMAlignment);
+    }
+    const std::int64_t max_m = std::max<std::int64_t>(1, static_cast<std::int64_t>(2 * mean));
+    const std::int64_t masked_rows = e * max_m;
+    if (std::max(rows, masked_rows) * k > kMaxElements || e * n * k > kMaxElements ||
+        std::max(rows, masked_rows) * n > kMaxElements / 2)
+      continue;
+    ++cases;
+    Contiguous p(n, k, counts, static_cast<int>(d.unit() * 200), seed++);
+    for (bool ids : {true, false}) run_contiguous(p, ids, nullptr, seed++);
+
+    std::vector<int> masked(counts.size());
+    for (std::size_t g = 0; g < masked.size(); ++g)
+      masked[g] = g == 0 ? static_cast<int>(max_m) : static_cast<int>(std::min<std::int64_t>(counts[g], max_m));
+    Masked q(e, max_m, n, k, seed++);
+    run_masked(q, masked, static_cast<std::int64_t>(mean), nullptr, seed++);
   }
 }
 
