@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, GPU tests, compute-sanitizer, benchmarks.
 # Usage (from the repository root, with .deps carried):
-#   tools/gpu_check.sh [tests|stress|sanitize|sanitize-all|bench|bench-moe]...   (default: tests sanitize bench)
-# Logs go to $OUT (or ./gpu-check-out): tests.log, stress.log, sanitize.log, sanitize-<tool>.log,
+#   tools/gpu_check.sh [tests|random|stress|sanitize|sanitize-all|bench|bench-moe]...   (default: tests sanitize bench)
+# Logs go to $OUT (or ./gpu-check-out): tests.log, random-<seed>.log, stress.log, sanitize.log, sanitize-<tool>.log,
 # bench_gemm.{txt,json}, bench_quant.{txt,json}, bench_moe.{txt,json}.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +25,17 @@ for step in "${steps[@]}"; do
       timeout ${TESTS_TIMEOUT_S:-1200} "$tests" --order rand > "$out/tests.log" 2>&1 || status=1
       grep -E "^dispatch:|^load-probe:|yardstick|test cases|assertions" "$out/tests.log"
       grep -B2 -A8 "FAILED" "$out/tests.log" | head -60 ;;
+    random)
+      # The [random] cases (the dispatch on random shapes) over other seeds than the suite's own:
+      # RANDOM_SEEDS (default 1-8), each 20-35 s on a fresh H200 cache, until RANDOM_TIMEOUT_S.
+      end=$((SECONDS + ${RANDOM_TIMEOUT_S:-400}))
+      for seed in ${RANDOM_SEEDS:-1 2 3 4 5 6 7 8}; do
+        [ $SECONDS -lt $end ] || { echo "random: out of time before seed $seed"; break; }
+        JITFP8_TEST_SEED=$seed timeout $((end - SECONDS + 5)) "$tests" "[random]" > "$out/random-$seed.log" 2>&1 ||
+          status=1
+        echo "random seed $seed: $(grep -E "^(All tests passed|test cases)" "$out/random-$seed.log" | tail -1)"
+        grep -B2 -A8 "FAILED" "$out/random-$seed.log" | head -40
+      done ;;
     sanitize)
       # Small shapes only: every kernel family under memcheck, the shared-memory kernels under
       # racecheck and synccheck.
