@@ -227,6 +227,27 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   CHECK(test::run_command(kCli + " cache defrag").exit_code == 2);
 }
 
+TEST_CASE("every command prints its usage for --help, -h and help, and runs nothing", "[cli]") {
+  for (const char* args : {"--help", "-h", "help", "info --help", "prewarm -h", "prewarm --arch sm_90a --help x.json",
+                           "cache verify --help", "dump --help", "dump --arch sm_90a gemm_fp8_nt m=1 -h"}) {
+    INFO("jitfp8 " << args);
+    const auto help = test::run_command(kCli + " " + args);
+    CHECK(help.exit_code == 0);
+    CHECK(help.output.rfind("usage: jitfp8 <command>", 0) == 0);
+  }
+  // bench and tune: jitfp8-bench's usage, which lists their options (where it is built).
+  if (std::filesystem::exists(std::filesystem::path(kCli).parent_path() / "jitfp8-bench"))
+    for (const char* args : {"bench --help", "bench moe --help", "tune -h", "tune --list --help x.json"}) {
+      INFO("jitfp8 " << args);
+      const auto help = test::run_command(kCli + " " + args);
+      CHECK(help.exit_code == 0);
+      CHECK(help.output.find("jitfp8 tune [--only OP,...]") != std::string::npos);
+      CHECK(help.output.find("timing:") == std::string::npos);  // no benchmark started
+    }
+  // Without a command it is a usage error.
+  CHECK(test::run_command(kCli).exit_code == 2);
+}
+
 TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-limit]") {
   test::TempDir dir;
   // dump: the config of the kernel a process under set_gemm_sm_limit(66) would run.

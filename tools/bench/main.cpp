@@ -7,8 +7,19 @@
 #include "bench_common.hpp"
 #include "jitfp8/runtime.hpp"
 
+namespace {
+
+// --help or -h anywhere (`jitfp8 bench moe --help`, `jitfp8 tune -h`): the usage, nothing run.
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
+  if (argc < 2 || asks_for_help(argc, argv)) {
     std::printf(
         "usage: jitfp8 bench gemm  [--shapes M,N,K;M,N,K...] [--wgrad-shapes M,N,K;...]\n"
         "                          [--forward-only | --wgrad-only] [--kernels] [--no-workspace] [--d-f32] [--sweep] [--configs BMxBN:splits[w]:mc[:stages[p]][:gN];...] [--wgrad-sweep] [--wgrad-configs BMxBN:st:mc:batch:bufs:pp[:ov[:group_n]];...] [--iters N] [--json FILE]\n"

@@ -10,6 +10,7 @@
 namespace {
 
 constexpr std::string_view kUsage = R"(usage: jitfp8 <command> [options]
+       jitfp8 help, jitfp8 <command> --help: this text (bench and tune: all their options)
 
 commands:
   info                                  library, NVRTC and driver versions, devices, cache roots
@@ -41,14 +42,24 @@ commands:
                                         (--list: name the plans only, no GPU needed)
 )";
 
+bool asks_for_help(std::string_view arg) { return arg == "--help" || arg == "-h" || arg == "help"; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
+  if (argc < 2 || asks_for_help(argv[1])) {
     std::fputs(kUsage.data(), argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   std::string command = argv[1];
+  // `jitfp8 COMMAND --help`: this usage; bench and tune pass it on to jitfp8-bench, whose usage
+  // lists their options.
+  if (command != "bench" && command != "tune")
+    for (int i = 2; i < argc; ++i)
+      if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+        std::fputs(kUsage.data(), stdout);
+        return 0;
+      }
   jitfp8::cli::Args args(std::vector<std::string>(argv + 2, argv + argc));
   try {
     if (command == "info") return jitfp8::cli::run_info(args);
