@@ -59,40 +59,11 @@ namespace {
 constexpr int kBlockK = 128;
 constexpr int kMaxStages = 16;
 
-int num_math_warpgroups(int block_m) { return block_m == 64 ? 1 : 2; }
-
-int num_waves(int block_m) { return block_m == 256 ? 2 : 1; }
-
-int pow2_floor(int x) { return x < 2 ? x : 2 * pow2_floor(x / 2); }
-
-// Mirrors sm90_1d2d::num_col_parts: chunks for the largest power of two <= splits.
-int num_col_parts(int block_m, int splits) {
-  const int frags = num_math_warpgroups(block_m) * num_waves(block_m);
-  return pow2_floor(splits) > frags ? pow2_floor(splits) / frags : 1;
-}
-
-// Mirror sm90_1d2d::num_chunks, owned_chunks and splitk_recv_bytes: a tile's split-K chunks, the
-// ones an owning CTA reduces, and its receive buffer's bytes ((splits - 1) fp32 partials of each).
-std::int64_t splitk_num_chunks(int block_m, int splits) {
-  return num_math_warpgroups(block_m) * num_waves(block_m) * num_col_parts(block_m, splits);
-}
-std::int64_t splitk_owned_chunks(int block_m, int splits) {
-  return (splitk_num_chunks(block_m, splits) + splits - 1) / splits;
-}
-std::int64_t splitk_recv_bytes(int block_m, int block_n, int splits) {
-  return std::int64_t{splits - 1} * splitk_owned_chunks(block_m, splits) *
-         (block_m * block_n * 4 / splitk_num_chunks(block_m, splits));
-}
-
-int num_sfb_per_tile(int block_n) {
-  return (128 - std::gcd(block_n, 128) + block_n + 127) / 128;
-}
-
 // Mirrors the template's dispatch (sm90/gemm_fp8_1d2d.cuh): a tile's B-scale bounds are static
 // (one main loop instantiated per start offset) when it stays in one 128-block or starts at one
 // of at most 4 offsets inside one; otherwise they are found at run time.
 bool runtime_sfb_bounds(int block_n) {
-  return num_sfb_per_tile(block_n) > 1 && 128 / std::gcd(block_n, 128) > 4;
+  return sm90_gemm_num_sfb_per_tile(block_n) > 1 && 128 / std::gcd(block_n, 128) > 4;
 }
 
 // The template's limits: accumulators of (waves + 1) * block_n / 2 floats per math thread must
@@ -100,7 +71,7 @@ bool runtime_sfb_bounds(int block_n) {
 // speed (3, as block_n 176 does, works but is slow).
 bool block_n_allowed(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;
-  return (waves + 1) * block_n / 2 <= 192 && num_sfb_per_tile(block_n) <= 2;
+  return (waves + 1) * block_n / 2 <= 192 && sm90_gemm_num_sfb_per_tile(block_n) <= 2;
 }
 
 // Split-K through the workspace (templates/sm90/splitk_workspace.cuh): each CTA writes (S-1)/S of
@@ -165,8 +136,8 @@ double tile_cycles(int bm, int bn, std::int64_t k, int splits, bool b_shared, bo
   // 4416 x 7168 x 2048 105.0 -> 103.3, 14144 x 2048 x 2048 98.4 -> 96.2, three more level to 1%).
   const double four_offsets = dense && bm == 128 && k_blocks > 16 ? 1.10 : 1.06;
   const double runtime_select = (std::gcd(bn, 128) < 32 ? 1.05 : 1.0) *
-                                (bm == 256 && num_sfb_per_tile(bn) > 1 ? 1.12 : 1.0) *
-                                (num_sfb_per_tile(bn) > 1 && 128 / std::gcd(bn, 128) == 4 ? four_offsets : 1.0);
+                                (bm == 256 && sm90_gemm_num_sfb_per_tile(bn) > 1 ? 1.12 : 1.0) *
+                                (sm90_gemm_num_sfb_per_tile(bn) > 1 && 128 / std::gcd(bn, 128) == 4 ? four_offsets : 1.0);
   const double mma = bm * static_cast<double>(bn) / 32.0 * promotion * runtime_select;
   const double path_select = std::gcd(bn, 128) < 32 ? 1.10 : 1.0;
   const double load = (bm + (b_shared ? bn / 2.0 : bn)) * 128.0 / 48.0;
@@ -595,7 +566,7 @@ std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std
       c.smem_bytes > kSm90MaxSmem)
     return "smem_bytes must be the layout's, at most the SM's";
   if (dsmem_splits > 1 && sm90_gemm_splitk_recv_on_ring(c.block_m, c.block_n) &&
-      splitk_recv_bytes(c.block_m, c.block_n, dsmem_splits) > std::int64_t{c.stages} * (c.block_m + c.block_n) * 128)
+      sm90_gemm_splitk_recv_bytes(c.block_m, c.block_n, dsmem_splits) > std::int64_t{c.stages} * (c.block_m + c.block_n) * 128)
     return "the split-K receive buffer must fit on the ring";
   if (c.pad_turns && (c.block_m != 128 || 128 % c.block_n != 0 || c.splits != 1))
     return "pad_turns needs block_m 128, block_n dividing 128 and no split-K";
@@ -617,69 +588,6 @@ std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std
   return std::nullopt;
 }
 
-int sm90_gemm_dsmem_splits(const Sm90GemmConfig& c) { return c.splits_via_workspace ? 1 : c.splits; }
-
-std::int64_t sm90_gemm_split_tiles(const Sm90GemmConfig& c, std::int64_t m, std::int64_t n) {
-  std::int64_t m_blocks = (m + c.block_m - 1) / c.block_m, n_blocks = (n + c.block_n - 1) / c.block_n;
-  std::int64_t& paired = c.multicast_on_a ? n_blocks : m_blocks;  // the pair's two blocks
-  if (c.multicast == 2) paired += paired % 2;
-  return m_blocks * n_blocks;
-}
-
-std::int64_t sm90_gemm_split_workspace_bytes(int sm_count) {
-  return kSm90SplitWsCounterBytes + std::int64_t{sm_count} * kSm90SplitWsMaxTileArea * 4;
-}
-
-int sm90_gemm_threads(int block_m) { return 128 * num_math_warpgroups(block_m) + 128; }
-
-bool sm90_gemm_splitk_recv_on_ring(int block_m, int block_n) {
-  return num_math_warpgroups(block_m) == 2 && std::gcd(block_n, 128) >= 32;
-}
-
-// Mirrors sm90_1d2d::smem_size; the template static_asserts that the two agree.
-int sm90_gemm_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
-  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
-  const std::int64_t wgs = num_math_warpgroups(block_m);
-  const std::int64_t stage = block_m * 128 + block_n * 128 + block_m * 4;
-  // The receive buffer on the ring or apart (sm90_1d2d::splitk_recv_on_ring), and its barriers.
-  const bool on_ring = sm90_gemm_splitk_recv_on_ring(block_m, block_n);
-  const std::int64_t recv = on_ring ? 0 : splitk_recv_bytes(block_m, block_n, splits);
-  const std::int64_t splitk_barriers = splits > 1 ? splitk_owned_chunks(block_m, splits) + (on_ring ? 2 : wgs) : 0;
-  const std::int64_t bytes = wgs * 64 * block_n * d_bytes + stages * stage + recv +
-                             wgs * 2 * num_sfb_per_tile(block_n) * k_blocks * 4 + stages * 2 * 8 +
-                             splitk_barriers * 8;
-  return static_cast<int>(std::min<std::int64_t>(bytes, 1 << 30));
-}
-
-// Mirrors sm90_1d2d::dense_smem_size_with / d_buffers / dense_smem_size.
-int sm90_gemm_dense_smem_bytes_with(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
-                                    int d_bytes) {
-  return sm90_gemm_smem_bytes(block_m, block_n, k, stages, splits, d_bytes) +
-         num_math_warpgroups(block_m) * (bufs - 1) * 64 * block_n * d_bytes +
-         num_math_warpgroups(block_m) * bufs * 2 * 8 + 2 * 2 * 8;
-}
-
-int sm90_gemm_d_buffers(int block_m, int block_n, std::int64_t k, int stages, int splits, int after, int d_bytes) {
-  const int waves = num_waves(block_m);
-  return waves > 1 && static_cast<std::int64_t>(sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits,
-                                                                                waves, d_bytes)) +
-                                  after <=
-                              kSm90MaxSmem
-             ? waves
-             : 1;
-}
-
-int sm90_gemm_staged_layout_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int bufs,
-                                  int rows, int d_bytes) {
-  return sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, bufs, d_bytes) -
-         num_math_warpgroups(block_m) * bufs * (64 - rows) * block_n * d_bytes;
-}
-
-// Mirrors sm90_1d2d::dense_d_stage_rows.
-bool sm90_gemm_ring_aligned(std::int64_t k_blocks, int stages) {
-  return (stages - k_blocks % stages) % stages * 32 <= k_blocks;
-}
-
 bool sm90_gemm_has_quick_variant(const Sm90GemmConfig& c, std::int64_t k) {
   // Tiles over several B-scale blocks whose start offsets take 2-4 values: a K loop per offset
   // (or two); with more offsets the full kernel already has one loop with run-time bounds.
@@ -689,23 +597,6 @@ bool sm90_gemm_has_quick_variant(const Sm90GemmConfig& c, std::int64_t k) {
   // 64-row tiles inside one B-scale block: the two-accumulator loop (Mainloop1D2D::kOverlap).
   const bool overlapped = c.block_m == 64 && 128 % c.block_n == 0;
   return loop_variants || unrolled || aligned || overlapped;
-}
-
-int sm90_gemm_d_box_rows(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
-  return num_math_warpgroups(block_m) == 2 && splits == 1 &&
-                 sm90_gemm_dense_smem_bytes_with(block_m, block_n, k, stages, splits, 1, d_bytes) > kSm90MaxSmem
-             ? 32
-             : 64;
-}
-
-int sm90_gemm_dense_smem_bytes(int block_m, int block_n, std::int64_t k, int stages, int splits, int d_bytes) {
-  const int rows = sm90_gemm_d_box_rows(block_m, block_n, k, stages, splits, d_bytes);
-  const int bufs = rows < 64 ? 1 : sm90_gemm_d_buffers(block_m, block_n, k, stages, splits, 0, d_bytes);
-  return sm90_gemm_staged_layout_bytes(block_m, block_n, k, stages, splits, bufs, rows, d_bytes);
-}
-
-int sm90_gemm_epilogue_n(int block_m, int block_n, int splits) {
-  return block_n / num_col_parts(block_m, splits);
 }
 
 double sm90_gemm_tile_cycles(int block_m, int block_n, std::int64_t k, int splits, bool b_shared, bool via_ws) {
@@ -784,7 +675,7 @@ Sm90GemmConfig least_modelled(std::int64_t mb, std::int64_t mr, std::int64_t n, 
           // the 128 x 96 in 4 it displaced (384 x 512 x 32768 29.0 against 28.2 us, 128 x 1536 x
           // 32768 27.5 against 27.3; same results file).
           if (splits > 1 && sm90_gemm_splitk_recv_on_ring(bm, bn) &&
-              sm90_gemm_dense_smem_bytes(bm, bn, k, 3, splits, d_bytes) + splitk_recv_bytes(bm, bn, splits) >
+              sm90_gemm_dense_smem_bytes(bm, bn, k, 3, splits, d_bytes) + sm90_gemm_splitk_recv_bytes(bm, bn, splits) >
                   kSm90MaxSmem)
             continue;
           if (splits == 3 && !three_splits_allowed(mb, bm, bn, k_blocks)) continue;

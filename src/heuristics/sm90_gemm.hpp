@@ -32,9 +32,15 @@ struct Sm90GemmConfig {
   nlohmann::json to_json() const;
 };
 
-// Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh). The layout's
-// take D's element bytes last (d_bytes: 2 for bf16, the grouped kernels' only output, 4 for fp32).
+// Mirrors of the template's constexpr helpers (templates/sm90/gemm_fp8_1d2d.cuh), in
+// sm90_gemm_layout.cpp. The layout's take D's element bytes last (d_bytes: 2 for bf16, the
+// grouped kernels' only output, 4 for fp32).
 int sm90_gemm_threads(int block_m);
+// B-scale blocks (128 columns each) a tile of block_n columns may straddle, over its start offsets.
+int sm90_gemm_num_sfb_per_tile(int block_n);
+// A split-K cluster's receive buffer: (splits - 1) fp32 partials of each chunk an owning CTA
+// reduces (sm90_1d2d::splitk_recv_bytes).
+std::int64_t sm90_gemm_splitk_recv_bytes(int block_m, int block_n, int splits);
 // Whether a split-K cluster's receive buffer overlays the TMA ring (sm90_1d2d::splitk_recv_on_ring):
 // 128-row tiles with compile-time B-scale bounds.
 bool sm90_gemm_splitk_recv_on_ring(int block_m, int block_n);
