@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/env_setting.hpp"
 #include "runtime/log.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/trusted_file.hpp"
@@ -148,9 +149,7 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
 KeyLock::~KeyLock() { ::close(fd_); }  // closing releases the flock
 
 std::chrono::milliseconds lock_timeout() {
-  const char* value = std::getenv("JITFP8_LOCK_TIMEOUT_S");
-  double seconds = value ? std::strtod(value, nullptr) : 120.0;
-  if (!(seconds >= 0)) seconds = 120.0;
+  const double seconds = env_number("JITFP8_LOCK_TIMEOUT_S", 0).value_or(120.0);
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 

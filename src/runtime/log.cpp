@@ -2,20 +2,21 @@
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
-#include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
+
+#include "runtime/env_setting.hpp"
 
 namespace jitfp8::detail {
 namespace {
 
 LogLevel level_from_env() {
-  const char* value = std::getenv("JITFP8_LOG");
-  if (value == nullptr) return LogLevel::warn;
-  std::string_view text(value);
-  if (text == "off" || text == "0") return LogLevel::off;
-  if (text == "info") return LogLevel::info;
-  if (text == "debug") return LogLevel::debug;
+  const std::optional<std::string> value = env_choice("JITFP8_LOG", {"off", "0", "warn", "info", "debug"});
+  if (!value) return LogLevel::warn;
+  if (*value == "off" || *value == "0") return LogLevel::off;
+  if (*value == "info") return LogLevel::info;
+  if (*value == "debug") return LogLevel::debug;
   return LogLevel::warn;
 }
 

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "jitfp8/runtime.hpp"
+#include "runtime/env_setting.hpp"
 #include "runtime/launch.hpp"
 
 namespace jitfp8 {
@@ -13,8 +14,7 @@ namespace {
 // Off unless JITFP8_PDL=1: the default stays the plain stream serialization every CUDA user
 // knows, and turning it on is one line (or one variable) for those who measure the gain.
 bool pdl_from_env() {
-  const char* value = std::getenv("JITFP8_PDL");
-  return value != nullptr && std::string_view(value) == "1";
+  return env_choice("JITFP8_PDL", {"1", "0"}) == "1";
 }
 
 std::atomic<bool>& pdl_slot() {

@@ -9,6 +9,7 @@
 
 #include "jitfp8/runtime.hpp"
 #include "runtime/driver_api.hpp"
+#include "runtime/env_setting.hpp"
 #include "runtime/log.hpp"
 
 namespace jitfp8 {
@@ -19,8 +20,7 @@ namespace {
 // thread is started.
 std::atomic<bool>& tiered_slot() {
   static std::atomic<bool> enabled{[] {
-    const char* value = std::getenv("JITFP8_TIERED_COMPILE");
-    return value != nullptr && std::string_view(value) == "1";
+    return env_choice("JITFP8_TIERED_COMPILE", {"1", "0"}) == "1";
   }()};
   return enabled;
 }

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "runtime/disk_cache.hpp"
+#include "runtime/env_setting.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
 #include "runtime/trusted_file.hpp"
@@ -289,8 +290,7 @@ std::mutex tables_mutex;
 std::map<int, std::shared_ptr<const TunedTable>> tables;  // by device ordinal
 
 bool tuned_disabled() {
-  const char* value = std::getenv("JITFP8_TUNED");
-  return value != nullptr && std::string_view(value) == "0";
+  return env_choice("JITFP8_TUNED", {"0", "1"}) == "0";
 }
 
 }  // namespace

@@ -125,19 +125,6 @@ Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   return Child{pid, pipe_fds[0]};
 }
 
-std::string read_all(int fd) {
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return text;
-}
-
 bool read_line(int fd, std::string* line, std::chrono::milliseconds timeout) {
   line->clear();
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -179,32 +166,6 @@ int run_in_fork(const std::function<int()>& check) {
     ::_exit(code);
   }
   return wait_status(pid);
-}
-
-std::string capture_stderr(const std::function<void()>& work) {
-  // A pipe, not a file: writes to it are not subject to RLIMIT_FSIZE, which some tests lower.
-  std::fflush(stderr);
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  std::string text;
-  std::thread reader([&] { text = read_all(fds[0]); });
-  int saved = ::dup(2);
-  ::dup2(fds[1], 2);
-  ::close(fds[1]);
-  auto restore = [&] {
-    std::fflush(stderr);
-    ::dup2(saved, 2);  // closes the pipe's last write end: the reader sees EOF
-    ::close(saved);
-    reader.join();
-  };
-  try {
-    work();
-  } catch (...) {
-    restore();
-    throw;
-  }
-  restore();
-  return text;
 }
 
 int count_lines_with(const std::string& text, const std::string& needle) {

@@ -13,6 +13,7 @@
 
 #include "runtime/cache_entry.hpp"
 #include "runtime/kernel_spec.hpp"
+#include "support/test_env.hpp"
 
 namespace jitfp8::stress {
 
@@ -45,8 +46,7 @@ struct Child {
 };
 Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
             bool quiet = false);
-// Reads until EOF (and closes the pipe).
-std::string read_all(int fd);
+using test::read_all;  // support/test_env.hpp
 // Waits for one line (up to '\n') within `timeout`; false on EOF or timeout.
 bool read_line(int fd, std::string* line, std::chrono::milliseconds timeout);
 // Exit status of a finished child: its exit code, or 128 + the signal that ended it.
@@ -56,8 +56,7 @@ int wait_status(pid_t pid);
 // an exception in the child becomes exit code 99 with the message on stderr.
 int run_in_fork(const std::function<int()>& check);
 
-// Runs `work` with fd 2 redirected to a pipe, and returns what it wrote there.
-std::string capture_stderr(const std::function<void()>& work);
+using test::capture_stderr;  // support/test_env.hpp
 // Lines of `text` that contain `needle`.
 int count_lines_with(const std::string& text, const std::string& needle);
 

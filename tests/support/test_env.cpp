@@ -1,14 +1,18 @@
 #include "support/test_env.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "jitfp8/runtime.hpp"
 
@@ -61,6 +65,45 @@ std::string read_text_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+std::string capture_stderr(const std::function<void()>& work) {
+  // A pipe, not a file: writes to it are not subject to RLIMIT_FSIZE, which some tests lower.
+  std::fflush(stderr);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  std::string text;
+  std::thread reader([&] { text = read_all(fds[0]); });
+  int saved = ::dup(2);
+  ::dup2(fds[1], 2);
+  ::close(fds[1]);
+  auto restore = [&] {
+    std::fflush(stderr);
+    ::dup2(saved, 2);  // closes the pipe's last write end: the reader sees EOF
+    ::close(saved);
+    reader.join();
+  };
+  try {
+    work();
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  return text;
 }
 
 }  // namespace jitfp8::test

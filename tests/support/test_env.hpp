@@ -1,6 +1,7 @@
 // Helpers for CPU tests: scratch directories, running the CLI, a cache root per test.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct CommandResult {
 CommandResult run_command(const std::string& command);
 
 void write_text_file(const std::string& path, const std::string& text);
+
+// Reads a file descriptor until EOF (and closes it).
+std::string read_all(int fd);
+// Runs `work` with fd 2 redirected to a pipe, and returns what it wrote there.
+std::string capture_stderr(const std::function<void()>& work);
 std::string read_text_file(const std::string& path);
 
 }  // namespace jitfp8::test

@@ -1,0 +1,57 @@
+#include "runtime/env_setting.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "runtime/log.hpp"
+
+namespace jitfp8::detail {
+namespace {
+
+// Once per variable and process. Written straight to stderr in the log's format: the log level
+// itself comes from JITFP8_LOG through env_choice. JITFP8_LOG=off silences the others' warnings.
+void warn_ignored(const char* name, std::string_view value, std::string_view takes) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  if (std::string_view(name) != "JITFP8_LOG" && log_level() == LogLevel::off) return;
+  {
+    std::lock_guard lock(mutex);
+    if (!warned.insert(name).second) return;
+  }
+  const std::string line = fmt::format("[jitfp8 warn] {}='{}' ignored: it takes {}\n", name, value, takes);
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+const char* env_value(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : nullptr;
+}
+
+}  // namespace
+
+std::optional<std::string> env_choice(const char* name, std::initializer_list<std::string_view> accepted) {
+  const char* value = env_value(name);
+  if (value == nullptr) return std::nullopt;
+  for (std::string_view word : accepted)
+    if (word == value) return std::string(word);
+  std::string takes;
+  for (std::string_view word : accepted) takes += (takes.empty() ? "" : ", ") + std::string(word);
+  warn_ignored(name, value, takes);
+  return std::nullopt;
+}
+
+std::optional<double> env_number(const char* name, double min) {
+  const char* value = env_value(name);
+  if (value == nullptr) return std::nullopt;
+  char* end = nullptr;
+  const double number = std::strtod(value, &end);
+  if (*end == '\0' && number >= min && number < 1e12) return number;
+  warn_ignored(name, value, fmt::format("a number >= {}", min));
+  return std::nullopt;
+}
+
+}  // namespace jitfp8::detail
