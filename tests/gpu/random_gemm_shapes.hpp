@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,12 @@ struct RandomGemmShape {
 // failure can be replayed.
 inline std::uint64_t random_shapes_seed(std::uint64_t fallback) {
   const char* text = std::getenv("JITFP8_TEST_SEED");
-  const std::uint64_t seed = text != nullptr && *text != '\0' ? std::strtoull(text, nullptr, 10) : fallback;
+  std::uint64_t seed = fallback;
+  if (text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    seed = std::strtoull(text, &end, 10);
+    if (*end != '\0') throw std::runtime_error(std::string("JITFP8_TEST_SEED='") + text + "' is not a decimal seed");
+  }
   std::printf("random shapes: seed %llu (JITFP8_TEST_SEED)\n", static_cast<unsigned long long>(seed));
   return seed;
 }
