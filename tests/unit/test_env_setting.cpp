@@ -48,8 +48,9 @@ TEST_CASE("env_number takes a number at or above its minimum, and warns about an
     ScopedEnv set("JITFP8_TEST_ENV_NUMBER", "2.5");
     CHECK(detail::env_number("JITFP8_TEST_ENV_NUMBER", 0) == 2.5);
   }
-  for (auto [name, text] : {std::pair{"JITFP8_TEST_ENV_WORD", "abc"}, std::pair{"JITFP8_TEST_ENV_NEGATIVE", "-1"},
-                            std::pair{"JITFP8_TEST_ENV_TRAILING", "12s"}}) {
+  for (auto [variable, text] : {std::pair{"JITFP8_TEST_ENV_WORD", "abc"}, std::pair{"JITFP8_TEST_ENV_NEGATIVE", "-1"},
+                                std::pair{"JITFP8_TEST_ENV_TRAILING", "12s"}}) {
+    const char* name = variable;  // a lambda may not capture a structured binding (clang)
     ScopedEnv set(name, text);
     std::optional<double> value;
     const std::string warning = test::capture_stderr([&] { value = detail::env_number(name, 0); });
