@@ -42,12 +42,12 @@ commands:
                                         (--list: name the plans only, no GPU needed)
 )";
 
-bool asks_for_help(std::string_view arg) { return arg == "--help" || arg == "-h" || arg == "help"; }
+bool is_help_flag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || asks_for_help(argv[1])) {
+  if (argc < 2 || is_help_flag(argv[1]) || std::string_view(argv[1]) == "help") {
     std::fputs(kUsage.data(), argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   // lists their options.
   if (command != "bench" && command != "tune")
     for (int i = 2; i < argc; ++i)
-      if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+      if (is_help_flag(argv[i])) {
         std::fputs(kUsage.data(), stdout);
         return 0;
       }
