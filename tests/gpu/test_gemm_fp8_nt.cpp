@@ -413,6 +413,31 @@ TEST_CASE("gemm_fp8_nt under an SM limit plans for those SMs and matches the ref
   CHECK(detail::gemm_fp8_nt_chosen_config(2047, 7168, 1024, device).num_sms > 112);
 }
 
+TEST_CASE("gemm_fp8_nt's dispatch under random SM limits matches the reference", "[gpu][gemm][random][sm-limit]") {
+  // The fixed SM-limit case plans six shapes at five limits; here each random shape runs under a
+  // random limit (1 to all SMs but one), half with the split-K workspace, a quarter into an f32 D.
+  const std::uint64_t seed0 = test::random_shapes_seed(2030);
+  const std::vector<test::RandomGemmShape> shapes = test::draw_gemm_shapes(16, seed0, 8, std::int64_t{1} << 36);
+  const detail::DeviceContext& device = detail::current_device();
+  REQUIRE(device.sm_count > 1);
+  std::mt19937_64 variant(seed0 + 1);
+  const SplitWorkspace workspace;
+  std::uint64_t seed = seed0 * 1000;
+  for (const test::RandomGemmShape& s : shapes) {
+    const int sms = 1 + static_cast<int>(variant() % static_cast<std::uint64_t>(device.sm_count - 1));
+    const bool with_workspace = variant() % 2 == 0;
+    const DType d_dtype = variant() % 4 == 0 ? DType::f32 : DType::bf16;
+    const test::ScopedGemmSmLimit limit(sms);
+    const detail::Sm90GemmConfig c =
+        detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, device, with_workspace, d_dtype == DType::f32);
+    INFO(sms << " SMs: " << c.to_json().dump());
+    CHECK(c.multicast == 1);
+    CHECK(c.num_sms <= sms);
+    if (c.splits > 1 && !c.splits_via_workspace) CHECK(c.num_sms <= sms * 2 / 3);
+    check_problem(s.m, s.n, s.k, seed++, 0, nullptr, with_workspace ? &workspace : nullptr, d_dtype);
+  }
+}
+
 TEST_CASE("gemm_fp8_nt split-K through the workspace replays in a CUDA graph and runs on two streams at once",
           "[gpu][gemm][splitk][workspace][capture]") {
   const auto check_against_reference = [](const Problem& p, std::uint64_t seed) {

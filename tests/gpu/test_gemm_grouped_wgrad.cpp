@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "heuristics/sm90_grouped_wgrad.hpp"
 #include "jitfp8/error.hpp"
@@ -574,6 +576,61 @@ TEST_CASE("gemm_fp8_grouped_wgrad under an SM limit plans for those SMs and matc
     const std::vector<std::uint8_t> flags = workspace.download();
     CHECK(std::all_of(flags.begin(), flags.end(), [](std::uint8_t b) { return b == 0; }));  // left zeroed
   }
+}
+
+TEST_CASE("gemm_fp8_grouped_wgrad's dispatch on random shapes and token counts matches per-expert references",
+          "[gpu][moe_wgrad][random]") {
+  // The fixed cases force configs on a few shapes; here the dispatch picks for random E, M, N and
+  // token counts (mean 1-4096 per expert, some experts empty), half accumulating, half with the
+  // balanced tail's workspace, a quarter under a random SM limit. JITFP8_TEST_SEED draws others.
+  const std::uint64_t seed0 = test::random_shapes_seed(2029);
+  test::ShapeDraws d(seed0);
+  const int sm_count = detail::current_device().sm_count;
+  test::DeviceBuffer<std::uint8_t> workspace(static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()));
+  workspace.poison(0);
+  std::uint64_t seed = seed0 * 1000;
+  for (int cases = 0; cases < 12;) {
+    const int e = static_cast<int>(d.log_uniform(1, 65));
+    const std::int64_t m_multiple = d.unit() < 0.5 ? 128 : 1;
+    const std::int64_t m = test::ShapeDraws::round_onto(d.log_uniform(1, 8192), m_multiple);
+    const std::int64_t n_multiple = d.unit() < 0.5 ? 128 : 4;
+    const std::int64_t n = test::ShapeDraws::round_onto(d.log_uniform(4, 8192), n_multiple);
+    const double mean = d.log_uniform(1, 4096);
+    std::vector<std::int32_t> counts(static_cast<std::size_t>(e));
+    for (std::int32_t& c : counts) {
+      const bool empty = d.unit() < 0.1;
+      c = empty ? 0 : static_cast<std::int32_t>(d.unit() * 2 * mean);
+    }
+    const bool accumulate = d.unit() < 0.5;
+    const bool with_workspace = d.unit() < 0.5;
+    const int sms = d.unit() < 0.25 ? 1 + static_cast<int>(d.unit() * (sm_count - 1)) : 0;
+    const std::int64_t capacity = GroupedProblem::needed_capacity(counts);
+    // At most 2^26 elements of D (fp32) and 2^28 bytes of each operand.
+    if (e * m * n > (std::int64_t{1} << 26) || std::max(m, n) * capacity > (std::int64_t{1} << 28)) continue;
+    ++cases;
+    std::string list;
+    for (std::int32_t c : counts) list += std::to_string(c) + " ";
+    INFO("E=" << e << " M=" << m << " N=" << n << " counts " << list << "accumulate=" << accumulate
+              << " workspace=" << with_workspace << " SM limit " << sms);
+    std::optional<test::ScopedGemmSmLimit> limit;
+    if (sms > 0) limit.emplace(sms);
+    GroupedProblem p(m, n, counts, seed++, accumulate);
+    GroupedGemmWgradArgs args = p.args();
+    if (with_workspace) {
+      args.workspace = workspace.get();
+      args.workspace_bytes = static_cast<std::int64_t>(workspace.size());
+    }
+    const detail::Sm90WgradConfig c = detail::gemm_fp8_grouped_wgrad_planned_config(args, nullptr);
+    INFO("the dispatch's config " << c.to_json().dump());
+    if (sms > 0) CHECK(c.num_sms <= sms);
+    test::prefill_shared_memory();
+    gemm_fp8_grouped_wgrad(args, nullptr);
+    JITFP8_CUDA_CHECK(cudaGetLastError());
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    check(p, seed++, "random");
+  }
+  const std::vector<std::uint8_t> flags = workspace.download();
+  CHECK(std::all_of(flags.begin(), flags.end(), [](std::uint8_t b) { return b == 0; }));  // left zeroed
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad on a grid of one cluster walks every unit", "[gpu][moe_wgrad]") {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
+#include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/quant.hpp"
@@ -328,6 +329,33 @@ TEST_CASE("quantize_mxfp8 column-wise is bit-exact", "[gpu][quant][quantize_mxfp
 }
 TEST_CASE("quantize_mxfp8 both orientations is bit-exact", "[gpu][quant][quantize_mxfp8_fused]") {
   sweep(Kind::mx_both, {16, 48, 144, 528, 1008}, {16, 48, 144, 400, 7168}, 900);
+}
+
+TEST_CASE("quantization family on random shapes is bit-exact", "[gpu][quant][random]") {
+  // The sweeps above take a few M and K per kind; here every kind four times on random shapes
+  // (M 1-4096, a multiple of 16 where the kind needs it; K 16-16384 in multiples of 16; up to
+  // 4M elements), input dtype, strides, output dtype and scale rule. JITFP8_TEST_SEED draws others.
+  const std::uint64_t seed0 = ref::random_shapes_seed(2032);
+  ref::ShapeDraws d(seed0);
+  std::uint64_t seed = seed0 * 1000;
+  for (int i = 0; i < 36;) {
+    const Kind kind = kAllKinds[i % 9];
+    const DType dtype = d.unit() < 0.5 ? DType::bf16 : DType::f32;
+    const std::int64_t m = ref::ShapeDraws::round_onto(d.log_uniform(1, 4096), needs_m16(kind) ? 16 : 1);
+    const std::int64_t k = ref::ShapeDraws::round_onto(d.log_uniform(16, 16384), 16);
+    const std::int64_t padding = d.unit() < 0.25 ? (dtype == DType::bf16 ? 8 : 4) * (1 + static_cast<int>(d.unit() * 3)) : 0;
+    const DType q_dtype = d.unit() < 0.5 ? DType::e4m3 : DType::e5m2;
+    const bool pow2 = d.unit() < 0.5;
+    if (m * k > 4'000'000) continue;
+    ++i;
+    const HostInput in = make_input(dtype, m, k, k + padding, seed++);
+    INFO(kind_name(kind) << " x=" << (dtype == DType::bf16 ? "bf16" : "f32") << " m=" << m << " k=" << k
+                         << " stride=" << k + padding << " q=" << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2")
+                         << (is_mx(kind) ? " rceil=" : " pow2=") << pow2);
+    const Mismatch mm = run_case(kind, in, {q_dtype, pow2, 1e-4f});
+    INFO(mm.first);
+    CHECK(mm.count == 0);
+  }
 }
 
 TEST_CASE("quantization family on all-zero input", "[gpu][quant][zeros]") {
