@@ -17,6 +17,9 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$root/.deps/usr" > "$out/cmake.log" 2>&1 &&
   cmake --build "$build" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 tests=$build/tests/jitfp8_gpu_tests
+# This build's libjitfp8 before any other on an inherited LD_LIBRARY_PATH: another build's copy
+# (made with another compiler) fails to load beside these binaries (2026-12-04).
+export LD_LIBRARY_PATH=$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 status=0
 for step in "${steps[@]}"; do
   case $step in
