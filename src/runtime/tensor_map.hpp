@@ -20,9 +20,13 @@ struct TensorMap2d {
   // How much L2 fetches from DRAM per miss. 256 B takes the row's next K block along with a
   // 128-byte box row; the dense kernel's loads measured faster with 128 B (gemm_fp8_nt.cpp).
   CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+
+  friend bool operator==(const TensorMap2d&, const TensorMap2d&) = default;
 };
 
-// Throws Error(cuda_error) naming `what` when the driver rejects the description.
+// Throws Error(cuda_error) naming `what` when the driver rejects the description. Each thread
+// remembers the last maps it encoded (tensor_map.cpp), so a description seen again costs a
+// lookup instead of the driver's encoding.
 CUtensorMap encode_tensor_map(const TensorMap2d& map, const char* what);
 
 // The map of a K-major e4m3 GEMM operand of `rows` x k bytes (row stride `ld` bytes), as every
