@@ -25,17 +25,19 @@ struct RememberedMap {
   CUtensorMap encoded{};
   bool used = false;
 };
-constexpr std::size_t kRemembered = 16;
+constexpr std::size_t kRemembered = 16;  // slot_of's 4 bits
 thread_local RememberedMap remembered[kRemembered];
 
+// A slot by a multiplicative hash of the fields (the top 4 bits: 16 slots).
 std::size_t slot_of(const TensorMap2d& map) {
+  const std::uint64_t kinds = static_cast<std::uint64_t>(map.dtype) << 16 |
+                              static_cast<std::uint64_t>(map.swizzle) << 8 |
+                              static_cast<std::uint64_t>(map.l2_promotion);
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(map.base) >> 4;
   for (std::uint64_t field : {map.inner, map.outer, map.row_bytes,
-                              static_cast<std::uint64_t>(map.box_inner) << 32 | map.box_outer,
-                              static_cast<std::uint64_t>(map.dtype) << 16 | static_cast<std::uint64_t>(map.swizzle) << 8 |
-                                  static_cast<std::uint64_t>(map.l2_promotion)})
+                              static_cast<std::uint64_t>(map.box_inner) << 32 | map.box_outer, kinds})
     h = (h ^ field) * 0x9E3779B97F4A7C15ull;
-  return static_cast<std::size_t>(h >> 60) % kRemembered;
+  return static_cast<std::size_t>(h >> 60);
 }
 
 }  // namespace
