@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -109,18 +110,23 @@ TEST_CASE("encode_tensor_map gives the driver's encoding of every description, r
   // Other threads remember their own maps (each first makes the device's primary context its
   // current one, as a dispatch does; a throw counts as a failure).
   int bad[4] = {};
+  std::string thrown[4];
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       try {
         detail::current_device();
         bad[t] = mismatches(maps, want, 4, 10 + t);
-      } catch (const std::exception&) {
+      } catch (const std::exception& e) {
         bad[t] = -1;
+        thrown[t] = e.what();
       }
     });
   for (std::thread& th : threads) th.join();
-  for (int b : bad) CHECK(b == 0);
+  for (int t = 0; t < 4; ++t) {
+    INFO("thread " << t << (thrown[t].empty() ? "" : " threw: " + thrown[t]));
+    CHECK(bad[t] == 0);
+  }
 }
 
 TEST_CASE("encode_tensor_map rejects a description the driver rejects, every time", "[gpu][tensor_map]") {
