@@ -12,10 +12,10 @@
 namespace jitfp8::detail {
 namespace {
 
-// The maps this thread encoded last, by description. A dispatch encodes three to six maps, each
-// 60-100 ns in the driver on an H200 host (a tenth of a dispatch's own cost beside the driver's
-// launch: 2026-12-04 results), and calls on the same buffers (a layer's weights, a decode
-// loop's activations) describe the same maps again. The encoding is a function of the
+// The maps this thread encoded last, by description. A GEMM dispatch encodes four to six maps,
+// each 50-100 ns in the driver on an H200 host: about half of the library's own part of a
+// dispatch, whose rest is the driver's launch (2026-12-04 results). Calls on the same buffers (a
+// layer's weights, a decode loop's activations) describe the same maps again. The encoding is a function of the
 // description alone, so a remembered map is the driver's answer: on every device these kernels
 // run on (sm_90a, one descriptor format). Once kernels of another architecture launch in the
 // same process, the key must name the device's architecture too. Fixed-size, per thread: no

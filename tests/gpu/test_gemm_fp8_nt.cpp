@@ -223,6 +223,14 @@ void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
   CHECK(c.relative_rms < (d_dtype == DType::f32 ? 6e-4 : 3e-3));
 }
 
+// A plan under set_gemm_sm_limit(sms): no pairs, a grid within the limit, split-K clusters in
+// grids of at most 2/3 of the SMs (ClusterCapacity::alone).
+void check_plan_within_limit(const detail::Sm90GemmConfig& c, int sms) {
+  CHECK(c.multicast == 1);
+  if (c.splits > 1 && !c.splits_via_workspace) CHECK(c.num_sms <= sms * 2 / 3);
+  CHECK(c.num_sms <= sms);
+}
+
 // The dispatch's own pick for each (M, N, K) against the reference. On a 132-SM device (where the
 // heuristics' rules were measured) the pick is first checked to be the one the case is about.
 template <class PickIsExpected>
@@ -401,10 +409,7 @@ TEST_CASE("gemm_fp8_nt under an SM limit plans for those SMs and matches the ref
       for (bool with_workspace : {false, true}) {
         const detail::Sm90GemmConfig c = detail::gemm_fp8_nt_chosen_config(m, n, k, device, with_workspace);
         INFO(sms << " SMs, m " << m << " n " << n << " k " << k << ": " << c.to_json().dump());
-        // No pairs; split-K clusters in grids of at most 2/3 of the SMs (ClusterCapacity::alone).
-        CHECK(c.multicast == 1);
-        if (c.splits > 1 && !c.splits_via_workspace) CHECK(c.num_sms <= sms * 2 / 3);
-        CHECK(c.num_sms <= sms);
+        check_plan_within_limit(c, sms);
         if (c.splits == 1) CHECK(c.num_sms == sms);  // the persistent grid takes every SM it may
         check_problem(m, n, k, seed++, 0, nullptr, with_workspace ? &workspace : nullptr);
       }
@@ -431,9 +436,7 @@ TEST_CASE("gemm_fp8_nt's dispatch under random SM limits matches the reference",
     const detail::Sm90GemmConfig c =
         detail::gemm_fp8_nt_chosen_config(s.m, s.n, s.k, device, with_workspace, d_dtype == DType::f32);
     INFO(sms << " SMs: " << c.to_json().dump());
-    CHECK(c.multicast == 1);
-    CHECK(c.num_sms <= sms);
-    if (c.splits > 1 && !c.splits_via_workspace) CHECK(c.num_sms <= sms * 2 / 3);
+    check_plan_within_limit(c, sms);
     check_problem(s.m, s.n, s.k, seed++, 0, nullptr, with_workspace ? &workspace : nullptr, d_dtype);
   }
 }

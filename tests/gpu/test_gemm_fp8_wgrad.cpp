@@ -291,7 +291,8 @@ TEST_CASE("gemm_fp8_wgrad's dispatch under random SM limits matches the referenc
   // Each random shape under a random limit (1 to all SMs but one), half accumulating.
   const std::uint64_t seed0 = test::random_shapes_seed(2031);
   const std::vector<test::RandomGemmShape> shapes = test::draw_gemm_shapes(12, seed0, 4, std::int64_t{1} << 35);
-  const int sm_count = devices().at(0).sm_count;
+  const detail::DeviceContext& device = detail::current_device();
+  const int sm_count = device.sm_count;
   REQUIRE(sm_count > 1);
   std::mt19937_64 variant(seed0 + 1);
   std::uint64_t seed = seed0 * 1000;
@@ -299,8 +300,8 @@ TEST_CASE("gemm_fp8_wgrad's dispatch under random SM limits matches the referenc
     const int sms = 1 + static_cast<int>(variant() % static_cast<std::uint64_t>(sm_count - 1));
     const bool accumulate = variant() % 2 == 0;
     const test::ScopedGemmSmLimit limit(sms);
-    const detail::Sm90WgradConfig c =
-        detail::choose_sm90_wgrad_config(detail::sm90_wgrad_m_bucket(s.m), s.n, s.k, sms, true, true);
+    const detail::Sm90WgradConfig c = detail::gemm_fp8_wgrad_chosen_config(
+        detail::sm90_wgrad_m_bucket(s.m), s.n, s.k, detail::gemm_target(device));  // the limit's target
     INFO(sms << " SMs: " << c.to_json().dump());
     CHECK(c.num_sms == sms);
     CHECK(c.multicast == 1);
