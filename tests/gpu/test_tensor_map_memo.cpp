@@ -102,6 +102,9 @@ int mismatches(const std::vector<TensorMap2d>& maps, const std::vector<CUtensorM
 
 TEST_CASE("encode_tensor_map gives the driver's encoding of every description, remembered or not",
           "[gpu][tensor_map]") {
+  // The driver encodes only with a context current: make the device's primary context this
+  // thread's, as a dispatch does.
+  detail::current_device();
   // 72 descriptions against 16 remembered slots per thread: slots are shared, found and overwritten.
   const std::vector<TensorMap2d> maps = random_descriptions(64, 2033);
   std::vector<CUtensorMap> want;
@@ -130,6 +133,7 @@ TEST_CASE("encode_tensor_map gives the driver's encoding of every description, r
 }
 
 TEST_CASE("encode_tensor_map rejects a description the driver rejects, every time", "[gpu][tensor_map]") {
+  detail::current_device();
   TensorMap2d m = random_descriptions(1, 7)[0];
   m.base = static_cast<const char*>(m.base) + 8;  // not 16-byte aligned
   for (int i = 0; i < 3; ++i) CHECK_THROWS_AS(detail::encode_tensor_map(m, "misaligned"), Error);
