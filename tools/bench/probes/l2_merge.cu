@@ -3,11 +3,12 @@
 // the 4 readers of each B panel were merged into one (results 2026-12-03f, section 4). Here every
 // SM streams one panel through the TMA unit (1-D bulk copies into a shared ring, as the GEMMs' loads
 // do), and the panels are shared by groups of SMs chosen in different ways: in one GPC, spread over
-// GPCs, by launch order, in clusters. Run under ncu for the L2 sector counts:
-//   nvcc -O3 -arch=sm_90a -std=c++17 tools/bench/probes/l2_merge.cu -o /tmp/l2_merge
+// GPCs, by launch order, in clusters. Not built by CMake (it needs nvcc); on the GPU machine, from
+// the repository root, and under ncu for the L2 sector counts:
+//   nvcc -O3 -arch=sm_90a -std=c++20 -Iinclude tools/bench/probes/l2_merge.cu -o /tmp/l2_merge
 //   /tmp/l2_merge                      # the GPCs found, each mode's time
 //   ncu --clock-control none --kernel-name read_panels \
-//       --metrics gpu__time_duration.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum \
+//       --metrics gpu__time_duration.sum,lts__t_sectors_srcunit_tex.sum,lts__t_requests_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_tex_lookup_hit.sum,lts__t_sectors_srcunit_tex_lookup_miss.sum \
 //       --csv /tmp/l2_merge
 // A GPC is found as the SMs that run one cluster of 16 CTAs (one CTA per SM); SMs never seen in
 // such a cluster are left out of the GPC modes.
@@ -24,14 +25,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK_CUDA(call)                                                                   \
-  do {                                                                                     \
-    cudaError_t status_ = (call);                                                          \
-    if (status_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(status_));                \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
+#include "probe_inputs.cuh"  // CHECK_CUDA
 
 constexpr int kStages = 8;
 constexpr int kChunk = 16384;                         // one 128 x 128 fp8 tile, as the GEMM's B load
