@@ -14,6 +14,8 @@
 // such a cluster are left out of the GPC modes.
 // Found on an H200 (results 2026-12-04b): readers in one GPC (or TPC, or cluster) that read the same
 // bytes at about the same time cost the L2 one request; readers in different GPCs one each.
+// Added after that run, not run yet: readers 8-32 blocks apart (strideN modes) and the GPC of every
+// block in launch order, to see how the block scheduler deals blocks and clusters over the GPCs.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -70,16 +72,22 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned b
       : "memory");
 }
 
+// By launch order: block b reads panel b % stride + stride * (b / (readers * stride)), so that a
+// panel's readers are the blocks `stride` apart (stride 1: b / readers).
+__host__ __device__ int panel_of_block(int b, int readers, int stride) {
+  return b % stride + stride * (b / (readers * stride));
+}
+
 // One thread per CTA streams its panel through the ring. panel_of_sm (by %smid) picks the panel
-// when by_sm; else the panel is blockIdx.x / readers. A negative panel: the CTA idles.
+// when by_sm; else panel_of_block. A negative panel: the CTA idles.
 __global__ void read_panels(const unsigned char* base, size_t panel_bytes, const int* panel_of_sm, int by_sm,
-                            int readers, int* sm_of_block) {
+                            int readers, int stride, int* sm_of_block) {
   extern __shared__ __align__(1024) unsigned char ring[];
   __shared__ uint64_t full[kStages];
   if (threadIdx.x != 0) return;
   const unsigned sm = sm_id();
   sm_of_block[blockIdx.x] = (int)sm;
-  const int panel = by_sm ? panel_of_sm[sm] : (int)blockIdx.x / readers;
+  const int panel = by_sm ? panel_of_sm[sm] : panel_of_block((int)blockIdx.x, readers, stride);
   if (panel < 0) return;
   for (int s = 0; s < kStages; ++s) mbar_init(&full[s], 1);
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -168,6 +176,7 @@ int main() {
     std::string name;
     std::vector<int> table;  // by SM; empty: by launch order
     int readers, cluster;
+    int stride = 1;  // by launch order: the distance between a panel's readers, in blocks
   };
   // Consecutive SMs of `order` share a panel, per_panel at a time (the spread order deals one SM
   // per GPC in turn, so its groups span as many GPCs as they have SMs).
@@ -203,6 +212,12 @@ int main() {
       {"order4-c2: blockIdx / 4, clusters of 2", {}, 4, 2},
       {"order4-c4: blockIdx / 4, clusters of 4", {}, 4, 4},
       {"order4-c8: blockIdx / 4, clusters of 8", {}, 4, 8},
+      // Readers some blocks apart: where does the block scheduler put blocks 8, 16, 32 apart?
+      {"stride8: readers 8 blocks apart, no cluster", {}, 4, 1, 8},
+      {"stride16: readers 16 blocks apart, no cluster", {}, 4, 1, 16},
+      {"stride32: readers 32 blocks apart, no cluster", {}, 4, 1, 32},
+      {"stride8-c2: readers 8 blocks apart, clusters of 2", {}, 4, 2, 8},
+      {"stride16-c2: readers 16 blocks apart, clusters of 2", {}, 4, 2, 16},
   };
   cudaEvent_t e0, e1;
   CHECK_CUDA(cudaEventCreate(&e0));
@@ -224,7 +239,7 @@ int main() {
         CHECK_CUDA(cudaMemset(flush, rep, flush_bytes));
         CHECK_CUDA(cudaEventRecord(e0));
         CHECK_CUDA(cudaLaunchKernelEx(&cfg, read_panels, (const unsigned char*)data, panel_bytes,
-                                      (const int*)panel_of_sm, by_sm ? 1 : 0, m.readers, sm_of_block));
+                                      (const int*)panel_of_sm, by_sm ? 1 : 0, m.readers, m.stride, sm_of_block));
         CHECK_CUDA(cudaEventRecord(e1));
         CHECK_CUDA(cudaEventSynchronize(e1));
         float ms = 0;
@@ -235,7 +250,7 @@ int main() {
       std::map<int, std::set<int>> gpcs_of_panel;
       for (int b = 0; b < (int)cfg.gridDim.x; ++b) {
         const int sm = sm_of_block[b];
-        const int p = by_sm ? panel_of_sm[sm] : b / m.readers;
+        const int p = by_sm ? panel_of_sm[sm] : panel_of_block(b, m.readers, m.stride);
         if (p >= 0) gpcs_of_panel[p].insert(gpc_of_sm[sm]);
       }
       double mean_gpcs = 0;
@@ -243,6 +258,15 @@ int main() {
       mean_gpcs /= std::max<std::size_t>(1, gpcs_of_panel.size());
       std::printf("round %d | %-50s | %7.1f us | panels %3zu | GPCs per panel %.2f\n", round, m.name.c_str(),
                   best * 1e3, gpcs_of_panel.size(), mean_gpcs);
+      // The block scheduler's dealing: each block's GPC in launch order ('?': an SM of no GPC found).
+      if (round == 0 && !by_sm && m.stride == 1 && m.cluster <= 2) {
+        std::printf("  GPC of blocks 0-%d:", (int)cfg.gridDim.x - 1);
+        for (int b = 0; b < (int)cfg.gridDim.x; ++b) {
+          const int g = gpc_of_sm[sm_of_block[b]];
+          std::printf("%s%c", b % 32 == 0 ? "\n   " : "", g < 0 ? '?' : (char)('0' + g));
+        }
+        std::printf("\n");
+      }
     }
   return 0;
 }
