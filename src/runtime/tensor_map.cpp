@@ -15,20 +15,21 @@ namespace {
 // The maps this thread encoded last, by description. A GEMM dispatch encodes four to six maps,
 // each 50-100 ns in the driver on an H200 host: about half of the library's own part of a
 // dispatch, whose rest is the driver's launch (2026-12-04 results). Calls on the same buffers (a
-// layer's weights, a decode loop's activations) describe the same maps again. The encoding is a function of the
-// description alone, so a remembered map is the driver's answer: on every device these kernels
-// run on (sm_90a, one descriptor format). Once kernels of another architecture launch in the
-// same process, the key must name the device's architecture too. Fixed-size, per thread: no
-// lock, no allocation on the launch path.
+// layer's weights, a decode loop's activations) describe the same maps again. The encoding is a
+// function of the description alone, so a remembered map is the driver's answer: on every device
+// these kernels run on (sm_90a, one descriptor format). Once kernels of another architecture
+// launch in the same process, the key must name the device's architecture too. Fixed-size, per
+// thread: no lock, no allocation on the launch path.
 struct RememberedMap {
   TensorMap2d map{};
   CUtensorMap encoded{};
   bool used = false;
 };
-constexpr std::size_t kRemembered = 16;  // slot_of's 4 bits
+constexpr int kSlotBits = 4;
+constexpr std::size_t kRemembered = std::size_t{1} << kSlotBits;
 thread_local RememberedMap remembered[kRemembered];
 
-// A slot by a multiplicative hash of the fields (the top 4 bits: 16 slots).
+// A slot by a multiplicative hash of the fields (its top kSlotBits bits).
 std::size_t slot_of(const TensorMap2d& map) {
   const std::uint64_t kinds = static_cast<std::uint64_t>(map.dtype) << 16 |
                               static_cast<std::uint64_t>(map.swizzle) << 8 |
@@ -37,7 +38,7 @@ std::size_t slot_of(const TensorMap2d& map) {
   for (std::uint64_t field : {map.inner, map.outer, map.row_bytes,
                               static_cast<std::uint64_t>(map.box_inner) << 32 | map.box_outer, kinds})
     h = (h ^ field) * 0x9E3779B97F4A7C15ull;
-  return static_cast<std::size_t>(h >> 60);
+  return static_cast<std::size_t>(h >> (64 - kSlotBits));
 }
 
 }  // namespace

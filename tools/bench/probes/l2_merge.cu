@@ -103,6 +103,21 @@ __global__ void read_panels(const unsigned char* base, size_t panel_bytes, const
     mbar_wait(&full[i % kStages], (unsigned)((i / kStages) & 1));
 }
 
+// A launch of `blocks` one-warp CTAs, one per SM (kSmem), in clusters of `cluster`.
+struct ClusterLaunch {
+  cudaLaunchAttribute attr{};
+  cudaLaunchConfig_t cfg{};
+  ClusterLaunch(int blocks, int cluster) {
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(32);
+    cfg.dynamicSmemBytes = kSmem;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr, cfg.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;  // cfg points at attr
+};
+
 int main() {
   int sms = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -118,15 +133,8 @@ int main() {
   std::vector<std::set<int>> gpcs;
   for (int rep = 0; rep < 20; ++rep) {
     const int clusters = sms / 16;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(clusters * 16);
-    cfg.blockDim = dim3(32);
-    cfg.dynamicSmemBytes = kSmem;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 16, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr, cfg.numAttrs = 1;
-    CHECK_CUDA(cudaLaunchKernelEx(&cfg, where_am_i, sm_of_block));
+    const ClusterLaunch launch(clusters * 16, 16);
+    CHECK_CUDA(cudaLaunchKernelEx(&launch.cfg, where_am_i, sm_of_block));
     CHECK_CUDA(cudaDeviceSynchronize());
     for (int c = 0; c < clusters; ++c) {
       // Merge this cluster's SMs into the GPC any of them is already in.
@@ -226,14 +234,8 @@ int main() {
     for (const Mode& m : modes) {
       const bool by_sm = !m.table.empty();
       if (by_sm) std::copy(m.table.begin(), m.table.end(), panel_of_sm);
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(by_sm ? sms : groups * readers);
-      cfg.blockDim = dim3(32);
-      cfg.dynamicSmemBytes = kSmem;
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = m.cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-      cfg.attrs = &attr, cfg.numAttrs = 1;
+      const ClusterLaunch launch(by_sm ? sms : groups * readers, m.cluster);
+      const cudaLaunchConfig_t& cfg = launch.cfg;
       float best = 1e30f;
       for (int rep = 0; rep < 5; ++rep) {
         CHECK_CUDA(cudaMemset(flush, rep, flush_bytes));
