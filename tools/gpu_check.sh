@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, GPU tests, compute-sanitizer, benchmarks.
 # Usage (from the repository root, with .deps carried):
-#   tools/gpu_check.sh [tests|random|stress|sanitize|sanitize-all|bench|bench-moe]...   (default: tests sanitize bench)
-# Logs go to $OUT (or ./gpu-check-out): tests.log, random-<seed>.log, stress.log, sanitize.log, sanitize-<tool>.log,
+#   tools/gpu_check.sh [tests|tests-groups|random|stress|sanitize|sanitize-all|bench|bench-moe]...   (default: tests sanitize bench)
+# Logs go to $OUT (or ./gpu-check-out): tests.log, tests-<n>.log, random-<seed>.log, stress.log, sanitize.log, sanitize-<tool>.log,
 # bench_gemm.{txt,json}, bench_quant.{txt,json}, bench_moe.{txt,json}.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +28,10 @@ for step in "${steps[@]}"; do
       timeout ${TESTS_TIMEOUT_S:-1200} "$tests" --order rand > "$out/tests.log" 2>&1 || status=1
       grep -E "^dispatch:|^load-probe:|yardstick|test cases|assertions" "$out/tests.log"
       grep -B2 -A8 "FAILED" "$out/tests.log" | head -60 ;;
+    tests-groups)
+      # The same cases as seven groups of tags in parallel processes (tools/gpu_test_groups.sh):
+      # minutes faster, while `tests` runs them in one process in a random order.
+      "$root/tools/gpu_test_groups.sh" "$tests" || status=1 ;;
     random)
       # The [random] cases (the dispatch on random shapes) over other seeds than the suite's own:
       # RANDOM_SEEDS (default 1-8), each 45-70 s on a fresh H200 cache (2026-12-04), until RANDOM_TIMEOUT_S.
@@ -58,18 +62,22 @@ for step in "${steps[@]}"; do
         > "$out/stress.log" 2>&1 || status=1
       tail -3 "$out/stress.log" ;;
     sanitize-all)
-      # Every GPU test case under memcheck, racecheck and synccheck, each (tool, case) in its own
-      # process with its own time limit, SANITIZE_JOBS at once, except the timing micro-benchmark,
-      # the full-size anchor/yardstick shapes and the tensors past 4 GiB, whose kernels are the
-      # same templates at sizes the sanitizers would take hours over. A case name is matched up
-      # to its first character that Catch's test spec treats specially, then '*'. Per-case logs
-      # stay in $out/sanitize/.
+      # Every GPU test case under memcheck, racecheck and synccheck (or SANITIZE_TOOLS), each
+      # (tool, case) in its own process with its own time limit, SANITIZE_JOBS at once, except the
+      # timing micro-benchmark, the full-size anchor/yardstick shapes and the tensors past 4 GiB,
+      # whose kernels are the same templates at sizes the sanitizers would take hours over. A case
+      # name is matched up to its first character that Catch's test spec treats specially, then
+      # '*'. Per-case logs stay in $out/sanitize/. On an H200 host, 14 at once on a filled kernel
+      # cache (2026-12-04): memcheck 85 s and synccheck 52 s for all 114 cases, racecheck 20 of
+      # them in 480 s. memcheck counts 3 API errors in "encode_tensor_map rejects a description the
+      # driver rejects": the test's deliberate rejections by cuTensorMapEncodeTiled.
       mkdir -p "$out/sanitize"
       "$tests" --list-test-names-only | grep -v -e '^$' -e 'micro-benchmark' -e 'anchor' \
         -e 'yardstick' -e 'load probe' -e 'GiB' | sed -e 's/[],[].*$//' -e 's/$/*/' | sort -u > "$out/sanitize-cases.txt"
       export tests out
       export SANITIZE_CASE_TIMEOUT_S=${SANITIZE_CASE_TIMEOUT_S:-300}
-      for tool in memcheck racecheck synccheck; do
+      tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck}
+      for tool in $tools; do
         awk -v t=$tool '{ print t "\t" NR "\t" $0 }' "$out/sanitize-cases.txt"
       done | xargs -d '\n' -P ${SANITIZE_JOBS:-8} -n 1 bash -c '
         IFS=$(printf "\t") read -r tool n spec <<< "$1"
@@ -79,7 +87,7 @@ for step in "${steps[@]}"; do
         summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed "s/^=* *//")
         cases=$(grep -E "^(All tests passed|test cases)" "$log" | tail -1)
         echo "$tool rc=$rc | $spec | $summary | $cases"' _ > "$out/sanitize.log"
-      for tool in memcheck racecheck synccheck; do
+      for tool in $tools; do
         echo "== $tool: $(grep -c "^$tool rc=0 " "$out/sanitize.log") of $(grep -c "^$tool rc=" "$out/sanitize.log") cases clean"
         grep -E "^$tool rc=[1-9]" "$out/sanitize.log" | head -20
       done

@@ -14,8 +14,9 @@
 // such a cluster are left out of the GPC modes.
 // Found on an H200 (results 2026-12-04b): readers in one GPC (or TPC, or cluster) that read the same
 // bytes at about the same time cost the L2 one request; readers in different GPCs one each.
-// Added after that run, not run yet: readers 8-32 blocks apart (strideN modes) and the GPC of every
-// block in launch order, to see how the block scheduler deals blocks and clusters over the GPCs.
+// The strideN modes (readers 8-32 blocks apart) and the GPC of every block in launch order (results
+// 2026-12-04c): blocks, or clusters of 2, are dealt one to each GPC in turn, from a first GPC that
+// changes between launches, so no fixed stride puts a panel's readers in one GPC (2.6-3.1 GPCs).
 #include <cuda_runtime.h>
 
 #include <algorithm>
