@@ -16,7 +16,8 @@ namespace jitfp8 {
 //   s     = 2^ceil(log2 s)          if pow2_scales     (UE8M0-style, makes 1/s exact)
 //   q     = e4m3_rn_satfinite(x * (1 / s))             (1/s in fp32, then one fp32 product)
 // so that x ~= q * s. Rules: M >= 1, K >= 16 and K % 16 == 0 (the fp8 rows must be 16-byte
-// strided for TMA), M, K < 2^31 and M * ceil(K / 128) < 2^31 (tiles are numbered in 32 bits),
+// strided for TMA), M, K <= 2^31 - 128 and M * ceil(K / 128) < 2^31 (blocks and tiles are
+// numbered in 32 bits),
 // x 16-byte aligned with x_row_stride % 8 == 0 (bf16) or % 4 == 0 (fp32),
 // q 16-byte aligned, scales 16-byte aligned with at least Scales1x128Layout::numel() floats,
 // eps finite and >= 448 * 2^-126 (so every scale is a normal float with a finite reciprocal).
@@ -78,9 +79,9 @@ void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 // If q is not null (fused): also q (M, K) + scales exactly as quantize_1x128 (Scales1x128Layout
 // {M, K}), from the same single read of x.
 // Rules: M >= 1, K >= 16, M % 16 == 0 and K % 16 == 0 (fp8 rows 16-byte strided),
-// K < 2^31, ceil(M / 128) <= 65535; all pointers 16-byte aligned; scales must be null when q is
-// (scales_capacity is then ignored); no output overlaps x or another output. (The same size
-// limits hold for 128x128, with N for M, and MXFP8.)
+// K <= 2^31 - 128, ceil(M / 128) <= 65535; all pointers 16-byte aligned; scales must be null
+// when q is (scales_capacity is then ignored); no output overlaps x or another output. (The
+// same size limits hold for 128x128, with N for M, and MXFP8.)
 struct Quantize1x128TransposedArgs {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;
@@ -126,8 +127,8 @@ void quantize_128x128(const Quantize128x128Args& args, Stream stream);
 
 // ---- row-wise --------------------------------------------------------------------------------
 // x (M, K) -> q (M, K) + one fp32 scale per row (scales[m], M floats), the fp32 rule above with
-// B = the whole row. Rules: M >= 1, K >= 16, K % 16 == 0, M, K < 2^31; pointers 16-byte
-// aligned; scales_capacity >= M.
+// B = the whole row. Rules: M >= 1, K >= 16, K % 16 == 0, M < 2^31, K <= 2^31 - 128 (as the
+// other families); pointers 16-byte aligned; scales_capacity >= M.
 struct QuantizeRowwiseArgs {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;
@@ -189,10 +190,10 @@ void quantize_mxfp8(const QuantizeMxfp8Args& args, Stream stream);
 // (non-decreasing, never past `tokens`), so groups never overlap and nothing past x is read.
 // Rows at or past end'_(num_groups - 1) are not written. An empty group gets the all-zero block
 // scale s = eps / fmax (rounded up to 2^k with pow2_scales) for every column.
-// Rules: num_groups in [1, 65535], tokens >= 1, D >= 16, D % 16 == 0, tokens, D < 2^31;
-// x 16-byte aligned, x_row_stride 0 or >= D and a multiple of 8 (bf16) / 4 (fp32); q, scales,
-// group_ends 16-byte, 16-byte, 4-byte aligned; scales_capacity >= num_groups * D; eps as in
-// "Common rules"; no output overlaps x, group_ends or the other output.
+// Rules: num_groups in [1, 65535], tokens >= 1, D >= 16, D % 16 == 0, tokens < 2^31,
+// D <= 2^31 - 128; x 16-byte aligned, x_row_stride 0 or >= D and a multiple of 8 (bf16) / 4
+// (fp32); q, scales, group_ends 16-byte, 16-byte, 4-byte aligned; scales_capacity >=
+// num_groups * D; eps as in "Common rules"; no output overlaps x, group_ends or the other output.
 struct QuantizeGroupedColwiseArgs {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;
@@ -228,8 +229,9 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& args, Stream str
 // Device data: expert e is written only if off_e + T_e <= tokens and O_e + P_e <= k_capacity
 // (prefix sums in 64 bits); an expert that does not fit is skipped entirely (not written), so
 // nothing is ever read past x or written past KGroupedLayout{R, k_capacity}, whatever the counts.
-// Rules: num_groups >= 1, tokens >= 1, R >= 16, R % 16 == 0, tokens, R < 2^31; k_capacity >= 0,
-// a multiple of 128, k_capacity / 128 <= 65535 (grid.y), R * k_capacity < 2^63;
+// Rules: num_groups in [1, 2^31 - 256], tokens >= 1, R >= 16, R % 16 == 0, tokens < 2^31,
+// R <= 2^31 - 128; k_capacity >= 0, a multiple of 128, k_capacity / 128 <= 65535 (grid.y),
+// R * k_capacity < 2^63;
 // x 16-byte aligned, x_row_stride 0 or >= R and a multiple of 8 (bf16) / 4 (fp32); q and scales
 // 16-byte aligned (both may be null when k_capacity = 0: nothing is written), counts 4-byte
 // aligned; scales_capacity >= KGroupedLayout{R, k_capacity}.scales_numel(); eps as in "Common

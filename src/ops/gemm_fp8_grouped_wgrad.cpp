@@ -61,12 +61,10 @@ void validate(const GroupedGemmWgradArgs& a) {
   const NamedExtent d{"d", a.d, rows_extent(a.d, a.num_groups * a.m, a.n, a.n, 4)};
   const NamedExtent data_a{"a", a.a, rows_extent(a.a, 1, la.data_numel(), 0, 1)};
   const NamedExtent data_b{"b", a.b, rows_extent(a.b, 1, lb.data_numel(), 0, 1)};
+  const NamedExtent scales_a{"a_scales", a.a_scales, rows_extent(a.a_scales, 1, la.scales_numel(), 0, 4)};
+  const NamedExtent scales_b{"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)};
   const NamedExtent tokens{"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)};
-  require_disjoint_output(kFunction, d,
-                          {data_a, data_b,
-                           {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, la.scales_numel(), 0, 4)},
-                           {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)},
-                           tokens});
+  require_disjoint_output(kFunction, d, {data_a, data_b, scales_a, scales_b, tokens});
   // The optional balanced-tail workspace; its size depends on the device's grid: launch_plan.
   if (a.workspace == nullptr) {
     require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
@@ -78,7 +76,7 @@ void validate(const GroupedGemmWgradArgs& a) {
   require_aligned(a.workspace, 4, kFunction, "workspace");
   require_disjoint_output(
       kFunction, {"workspace", a.workspace, rows_extent(a.workspace, 1, a.workspace_bytes, 0, 1)},
-      {d, data_a, data_b, tokens});
+      {d, data_a, data_b, scales_a, scales_b, tokens});
 }
 
 struct PlanKey {

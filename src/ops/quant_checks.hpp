@@ -17,6 +17,10 @@
 namespace jitfp8::detail::quant {
 
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+// The kernels count 128-wide blocks along K (or R, D) as (x + 127) >> 7 in 32-bit ints and index
+// up to 127 past a block's start: x + 127 must stay below 2^31. Past 2^31 - 128, the block count
+// wrapped, and quantize_1x128 wrote scales past the buffer (a review, 2026-12-04).
+constexpr std::int64_t kBlockedExtentMax = kInt32Max - 127;  // 2^31 - 128
 
 inline bool x_dtype_supported(DType d) { return d == DType::bf16 || d == DType::f32; }
 inline bool q_dtype_supported(DType d) { return d == DType::e4m3 || d == DType::e5m2; }
@@ -63,7 +67,8 @@ inline std::int64_t check_input(std::string_view fn, const InputNames& n, const 
   require(cols >= 16, fn, n.cols, cols, "must be >= 16");
   require(cols % 16 == 0, fn, n.cols, cols,
           "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
-  require(cols <= kInt32Max, fn, n.cols, cols, "must be < 2^31");
+  require(cols <= kBlockedExtentMax, fn, n.cols, cols,
+          "must be <= 2^31 - 128 (its 128-wide blocks are counted in 32 bits)");
   require(row_stride == 0 || row_stride >= cols, fn, n.stride, row_stride,
           "must be 0 (contiguous) or >= {}", n.cols);
   const std::int64_t stride = row_stride == 0 ? cols : row_stride;

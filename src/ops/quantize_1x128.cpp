@@ -34,11 +34,13 @@ std::int64_t validate(const Quantize1x128Args& a) {
 
   require_aligned(a.x, 16, kFunction, "x");
   require(a.m >= 1, kFunction, "m", a.m, "must be >= 1");
-  require(a.m <= kInt32Max, kFunction, "m", a.m, "must be < 2^31");
+  require(a.m <= quant::kBlockedExtentMax, kFunction, "m", a.m,
+          "must be <= 2^31 - 128 (scale rows are padded to 4 in 32 bits)");
   require(a.k >= 16, kFunction, "k", a.k, "must be >= 16");
   require(a.k % 16 == 0, kFunction, "k", a.k,
           "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
-  require(a.k <= kInt32Max, kFunction, "k", a.k, "must be < 2^31");
+  require(a.k <= quant::kBlockedExtentMax, kFunction, "k", a.k,
+          "must be <= 2^31 - 128 (its 128-wide blocks are counted in 32 bits)");
   require(a.x_row_stride == 0 || a.x_row_stride >= a.k, kFunction, "x_row_stride", a.x_row_stride,
           "must be 0 (contiguous) or >= k");
   const std::int64_t stride = a.x_row_stride == 0 ? a.k : a.x_row_stride;

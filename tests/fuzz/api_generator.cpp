@@ -35,7 +35,7 @@ std::int64_t ArgGenerator::log_uniform(std::int64_t lo, std::int64_t hi) {
 }
 
 std::int64_t ArgGenerator::hostile_int(std::int64_t current) {
-  switch (pick(0, 19)) {
+  switch (pick(0, 21)) {
     case 0: return 0;
     case 1: return -1;
     case 2: return 1;
@@ -55,6 +55,8 @@ std::int64_t ArgGenerator::hostile_int(std::int64_t current) {
     case 16: return 15;
     case 17: return 65535 * 128;       // the most rows the tile quantizers' grid allows
     case 18: return 65535 * 128 + 16;  // one 16-row step past it
+    case 19: return (std::int64_t{1} << 31) - 128;  // the quantizers' largest K (quant.hpp)
+    case 20: return (std::int64_t{1} << 31) - 112;  // one 16-step past it
     default: return static_cast<std::int64_t>(random_());
   }
 }

@@ -60,7 +60,7 @@ void eps_rule(float eps, DType q_dtype, std::set<std::string>& bad) {
 
 // The input matrix x (M, K) bf16 or fp32, rows x_row_stride elements apart (0: contiguous, a
 // multiple of 8 / 4 elements: 16-byte aligned rows), x 16-byte aligned; M >= 1, K >= 16,
-// K % 16 == 0, both < 2^31; and, per family, M % 16 == 0 (a transposed fp8 output (K, M) has
+// K % 16 == 0, M < 2^31, K <= 2^31 - 128; and, per family, M % 16 == 0 (a transposed fp8 output (K, M) has
 // rows of M bytes) and ceil(M / 128) <= 65535. x must fit in a signed 64-bit byte count.
 struct InputRules {
   const char* x = "x";
@@ -82,7 +82,7 @@ bool input_rules(const InputRules& r, const void* x, DType dtype, std::int64_t r
   const bool rows_in_range = rows >= 1 && rows <= kInt32Max;
   const bool rows_ok = rows_in_range && (!r.rows_multiple_of_16 || rows % 16 == 0) &&
                        (!r.row_blocks_limit || cdiv(rows, 128) <= 65535);
-  const bool cols_ok = cols >= 16 && cols % 16 == 0 && cols <= kInt32Max;
+  const bool cols_ok = cols >= 16 && cols % 16 == 0 && cols <= kInt32Max - 127;
   if (!rows_ok) bad.insert(r.rows);
   if (!cols_ok) bad.insert(r.cols);
   if (!cols_ok) return false;
@@ -188,8 +188,8 @@ std::set<std::string> quantize_violations(const Quantize1x128Args& a) {
   if (!aligned(a.x, 16)) bad.insert("x");
   if (!aligned(a.q, 16)) bad.insert("q");
   if (!aligned(a.scales, 16)) bad.insert("scales");
-  const bool m_ok = a.m >= 1 && a.m <= kInt32Max;
-  const bool k_ok = a.k >= 16 && a.k % 16 == 0 && a.k <= kInt32Max;
+  const bool m_ok = a.m >= 1 && a.m <= kInt32Max - 127;                    // M <= 2^31 - 128
+  const bool k_ok = a.k >= 16 && a.k % 16 == 0 && a.k <= kInt32Max - 127;  // K <= 2^31 - 128
   if (!m_ok) bad.insert("m");
   if (!k_ok) bad.insert("k");
   eps_rule(a.eps, a.q_dtype, bad);
@@ -611,21 +611,19 @@ std::set<std::string> grouped_colwise_violations(const QuantizeGroupedColwiseArg
   return bad;
 }
 
-// quant.hpp quantize_kgrouped: num_groups >= 1; x (tokens, R) as the common input rules (tokens
-// >= 1, R >= 16, R % 16 == 0, both < 2^31); k_capacity >= 0, a multiple of 128, k_capacity / 128
-// <= 65535, R * k_capacity < 2^63; q and scales 16-byte aligned, "both may be null when
-// k_capacity = 0" (then a misaligned non-null pointer, or a negative scales_capacity, is
-// ambiguous: nothing is written); counts 4-byte aligned; scales_capacity >=
-// KGroupedLayout{R, k_capacity}.scales_numel(); eps; no output (q R * k_capacity bytes, scales
-// scales_numel() floats) overlaps x, counts or the other output. The header does not bound
-// num_groups; the implementation keeps it < 2^31: beyond, ambiguous.
+// quant.hpp quantize_kgrouped: num_groups in [1, 2^31 - 256]; x (tokens, R) as the common input
+// rules (tokens >= 1, R >= 16, R % 16 == 0, tokens < 2^31, R <= 2^31 - 128); k_capacity >= 0, a
+// multiple of 128, k_capacity / 128 <= 65535, R * k_capacity < 2^63; q and scales 16-byte
+// aligned, "both may be null when k_capacity = 0" (then a misaligned non-null pointer, or a
+// negative scales_capacity, is ambiguous: nothing is written); counts 4-byte aligned;
+// scales_capacity >= KGroupedLayout{R, k_capacity}.scales_numel(); eps; no output (q R *
+// k_capacity bytes, scales scales_numel() floats) overlaps x, counts or the other output.
 std::set<std::string> kgrouped_violations(const QuantizeKGroupedArgs& a) {
   std::set<std::string> bad;
   if (!q_dtype_ok(a.q_dtype)) bad.insert("q_dtype");
   eps_rule(a.eps, a.q_dtype, bad);
-  const bool g_ok = a.num_groups >= 1;
+  const bool g_ok = a.num_groups >= 1 && a.num_groups <= kInt32Max - 255;
   if (!g_ok) bad.insert("num_groups");
-  if (a.num_groups > kInt32Max) maybe_bad(bad, "num_groups");
   if (!aligned(a.counts, 4)) bad.insert("counts");
   const bool kc_ok = a.k_capacity >= 0 && a.k_capacity % 128 == 0 && a.k_capacity / 128 <= 65535;
   if (!kc_ok) bad.insert("k_capacity");

@@ -468,12 +468,13 @@ TEST_CASE("random argument sets: quantize_experts_mxfp8 rows or columns or both"
 TEST_CASE("largest valid shapes and strides pass validation without overflow", "[api]") {
   const bool gpu = !devices().empty();
   const std::int64_t max32 = (std::int64_t{1} << 31) - 1;
+  const std::int64_t max_quant_k = max32 - 127;  // quant.hpp: K <= 2^31 - 128
   const auto at = [](std::uint64_t address) { return reinterpret_cast<void*>(address); };
   const std::uint64_t high = std::uint64_t{1} << 63;
   Tally tally;
   Quantize1x128Args q;
-  q.m = max32 / ((max32 / 16 * 16 + 127) / 128);  // as many rows as 32-bit tile numbers allow
-  q.k = max32 / 16 * 16;
+  q.m = max32 / ((max_quant_k + 127) / 128);  // as many rows as 32-bit tile numbers allow
+  q.k = max_quant_k;
   q.x_row_stride = std::int64_t{1} << 40;
   q.x = at(1ull << 44);
   q.q = at(high);
@@ -509,7 +510,7 @@ TEST_CASE("largest valid shapes and strides pass validation without overflow", "
              &tally);
   // The tile quantizers: the most rows their grid allows (65535 blocks of 128), the widest K, a
   // row stride that brings x near 2^62 bytes; outputs of about 2^54 bytes each above 2^63.
-  const std::int64_t max_rows = 65535 * 128, max_k = max32 / 16 * 16;
+  const std::int64_t max_rows = 65535 * 128, max_k = max_quant_k;
   Quantize1x128TransposedArgs t;  // fused
   t.m = max_rows;
   t.k = max_k;
@@ -551,7 +552,7 @@ TEST_CASE("largest valid shapes and strides pass validation without overflow", "
   mx.scale_mode = MxScaleMode::rceil;
   check_call(mxfp8_violations(mx), gpu, false, [&] { quantize_mxfp8(mx, nullptr); },
              describe(mx), &tally);
-  QuantizeRowwiseArgs r;  // M and K both at 2^31 - 1 (- 15): x is 2^63 - 17 * 2^32 + 32 bytes
+  QuantizeRowwiseArgs r;  // M 2^31 - 1, K 2^31 - 128: x is 2 (2^31 - 1)(2^31 - 128) bytes, ~2^63
   r.m = max32;
   r.k = max_k;
   r.x = at(1ull << 20);
@@ -1060,6 +1061,7 @@ TEST_CASE("MoE functions: outputs touching another buffer pass, 16 bytes closer 
 TEST_CASE("MoE functions: largest valid shapes pass validation without overflow", "[api][moe][moe-largest]") {
   const bool gpu = !devices().empty();
   const std::int64_t max_k = kMax32 / 16 * 16;  // 2^31 - 16
+  const std::int64_t max_quant_k = kMax32 - 127;  // quant.hpp: K, R, D <= 2^31 - 128
   Tally tally;
   {  // M, K at 2^31 - 1 / - 16, E * N just below 2^31: A, B and D ~2^62 bytes each
     GroupedGemmContiguousArgs g;
@@ -1137,10 +1139,10 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
     check_call(moe_layout_violations(l), gpu, false, [&] { moe_contiguous_layout(l, nullptr); },
                describe(l), &tally);
   }
-  {  // tokens, D at their largest: x 2^63 - 17 * 2^32 + 32 bytes, q ~2^62
+  {  // tokens, D at their largest: x 2 (2^31 - 1)(2^31 - 128) bytes, ~2^63, q ~2^62
     QuantizeGroupedColwiseArgs c;
     c.tokens = kMax32;
-    c.d = max_k;
+    c.d = max_quant_k;
     c.num_groups = 65535;
     c.x = at(1ull << 20);
     c.q = at(kHigh);
@@ -1150,11 +1152,11 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
     check_call(grouped_colwise_violations(c), gpu, false,
                [&] { quantize_grouped_colwise(c, nullptr); }, describe(c), &tally);
   }
-  {  // the same x; k_capacity at the grid limit, 2^31 - 1 groups
+  {  // the same x; k_capacity at the grid limit, 2^31 - 256 groups
     QuantizeKGroupedArgs c;
     c.tokens = kMax32;
-    c.rows = max_k;
-    c.num_groups = kMax32;
+    c.rows = max_quant_k;
+    c.num_groups = kMax32 - 255;
     c.k_capacity = 65535 * 128;
     c.x = at(1ull << 20);
     c.q = at(kHigh);
@@ -1168,7 +1170,7 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
     QuantizeExperts128x128Args q;
     q.experts = 63;
     q.n = 65535 * 128;
-    q.k = max_k;
+    q.k = max_quant_k;
     q.w = at(1ull << 44);
     q.w_expert_stride = (q.n - 1) * q.k + q.k + 8;
     q.q = at(kHigh);
@@ -1189,7 +1191,7 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
     QuantizeExpertsMxfp8Args q;
     q.experts = 63;
     q.n = 65535 * 128;
-    q.k = max_k;
+    q.k = max_quant_k;
     q.w = at(1ull << 44);
     q.q = at(kHigh);
     q.scales = static_cast<std::uint8_t*>(at(kHigh + (1ull << 61)));
@@ -1202,6 +1204,118 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
   }
   CHECK(tally.valid == 14);
   CHECK(tally.ambiguous == 0);
+}
+
+// quant.hpp: K (R for quantize_kgrouped, D for quantize_grouped_colwise), and quantize_1x128's M,
+// are at most 2^31 - 128: the kernels count 128-wide blocks as (x + 127) >> 7 in 32-bit ints.
+// Past it, quantize_1x128 once wrote scales past its buffer (a review, 2026-12-04). One 16-step
+// past the limit each family refuses, naming that argument and no other; at the limit every
+// set passes (the largest-shapes cases above); so does quantize_kgrouped's num_groups at
+// 2^31 - 256, one past it refused.
+TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quantize-blocked-extent]") {
+  const bool gpu = !devices().empty();
+  const std::int64_t past = kMax32 - 127 + 16;  // 2^31 - 112, a multiple of 16
+  Tally tally;
+  const auto only = [](const std::set<std::string>& v, const char* name) {
+    INFO(name);
+    CHECK(v == std::set<std::string>{name});
+  };
+  Quantize1x128Args q;
+  q.m = 2;
+  q.k = past;
+  q.x = at(1ull << 40);
+  q.q = at(2ull << 40);
+  q.scales = static_cast<float*>(at(3ull << 40));
+  q.scales_capacity = kMax64;
+  only(quantize_violations(q), "k");
+  check_call(quantize_violations(q), gpu, false, [&] { quantize_1x128(q, nullptr); }, describe(q), &tally);
+  q.m = kMax32 - 127 + 4;  // M past the limit, K of one block: M * ceil(K / 128) < 2^31 holds
+  q.k = 128;
+  only(quantize_violations(q), "m");
+  check_call(quantize_violations(q), gpu, false, [&] { quantize_1x128(q, nullptr); }, describe(q), &tally);
+  Quantize1x128TransposedArgs t;
+  t.m = 1024;
+  t.k = past;
+  t.x = at(1ull << 44);
+  t.qt = at(2ull << 44);
+  t.qt_scales = static_cast<float*>(at(3ull << 44));
+  t.qt_scales_capacity = kMax64;
+  only(transposed_violations(t), "k");
+  check_call(transposed_violations(t), gpu, false, [&] { quantize_1x128_transposed(t, nullptr); },
+             describe(t), &tally);
+  Quantize128x128Args b;
+  b.n = 256;
+  b.k = past;
+  b.w = at(1ull << 44);
+  b.q = at(2ull << 44);
+  b.scales = static_cast<float*>(at(3ull << 44));
+  b.scales_capacity = kMax64;
+  only(block128_violations(b), "k");
+  check_call(block128_violations(b), gpu, false, [&] { quantize_128x128(b, nullptr); }, describe(b),
+             &tally);
+  QuantizeRowwiseArgs r;
+  r.m = 2;
+  r.k = past;
+  r.x = at(1ull << 40);
+  r.q = at(2ull << 40);
+  r.scales = static_cast<float*>(at(3ull << 40));
+  r.scales_capacity = kMax64;
+  only(rowwise_violations(r), "k");
+  check_call(rowwise_violations(r), gpu, false, [&] { quantize_rowwise(r, nullptr); }, describe(r),
+             &tally);
+  QuantizeMxfp8Args mx;
+  mx.m = 32;
+  mx.k = past;
+  mx.x = at(1ull << 44);
+  mx.q = at(2ull << 44);
+  mx.scales = static_cast<std::uint8_t*>(at(3ull << 44));
+  mx.scales_capacity = kMax64;
+  only(mxfp8_violations(mx), "k");
+  check_call(mxfp8_violations(mx), gpu, false, [&] { quantize_mxfp8(mx, nullptr); }, describe(mx),
+             &tally);
+  QuantizeGroupedColwiseArgs c;
+  c.tokens = 256;
+  c.d = past;
+  c.num_groups = 2;
+  c.x = at(1ull << 44);
+  c.q = at(2ull << 44);
+  c.scales = static_cast<float*>(at(3ull << 44));
+  c.group_ends = static_cast<std::int32_t*>(at(4ull << 44));
+  c.scales_capacity = kMax64;
+  only(grouped_colwise_violations(c), "d");
+  check_call(grouped_colwise_violations(c), gpu, false, [&] { quantize_grouped_colwise(c, nullptr); },
+             describe(c), &tally);
+  QuantizeKGroupedArgs g;
+  g.tokens = 256;
+  g.rows = past;
+  g.num_groups = 2;
+  g.k_capacity = 512;
+  g.x = at(1ull << 44);
+  g.q = at(2ull << 44);
+  g.scales = static_cast<float*>(at(3ull << 44));
+  g.counts = static_cast<std::int32_t*>(at(4ull << 44));
+  g.scales_capacity = kMax64;
+  only(kgrouped_violations(g), "rows");
+  check_call(kgrouped_violations(g), gpu, false, [&] { quantize_kgrouped(g, nullptr); }, describe(g),
+             &tally);
+  g.rows = 256;
+  g.num_groups = kMax32 - 255 + 1;  // one past 2^31 - 256: the kernel shares experts out 256 ways
+  only(kgrouped_violations(g), "num_groups");
+  check_call(kgrouped_violations(g), gpu, false, [&] { quantize_kgrouped(g, nullptr); }, describe(g),
+             &tally);
+  QuantizeExperts128x128Args e;
+  e.experts = 2;
+  e.n = 256;
+  e.k = past;
+  e.w = at(1ull << 44);
+  e.q = at(2ull << 44);
+  e.scales = static_cast<float*>(at(3ull << 44));
+  e.scales_capacity = kMax64;
+  only(experts128_violations(e), "k");
+  check_call(experts128_violations(e), gpu, false, [&] { quantize_experts_128x128(e, nullptr); },
+             describe(e), &tally);
+  CHECK(tally.invalid == 10);
+  CHECK(tally.named["k"] == 6);
 }
 
 // moe.hpp / quant.hpp: group data lives on the device and no call reads it on the host. The

@@ -301,4 +301,7 @@ TEST_CASE("gemm_fp8_grouped_wgrad rejects bad host arguments by name", "[moe_wgr
   expect_rejected([&](auto& g) { ws(g, 0x70000002, 528); }, "workspace");
   expect_rejected([&](auto& g) { ws(g, 0x60000000 - 16, 528); }, "workspace");  // over tokens
   expect_rejected([&](auto& g) { ws(g, 0x50000000 + 64, 528); }, "workspace");  // inside d
+  // Over either scale array: the kernel writes its tail flags there while TMA reads the scales.
+  expect_rejected([&](auto& g) { ws(g, 0x30000000, 528); }, "workspace");  // a_scales
+  expect_rejected([&](auto& g) { ws(g, 0x40000000 + 16, 528); }, "workspace");  // b_scales
 }
