@@ -46,18 +46,31 @@ CacheEntryInfo inspect(const std::string& root, const fs::path& path) {
   auto meta = nlohmann::json::parse(entry.metadata, nullptr, false);
   if (meta.is_object() && meta.contains("kernel") && meta["kernel"].is_string())
     info.kernel = meta["kernel"].get<std::string>();
+  // As the runtime judges an entry (kernel_builder.cpp): it rebuilds one that names no lowered
+  // kernel, so such an entry is invalid here too, and `cache verify` removes it.
+  if (!meta.is_object() || !meta.contains("lowered_name") || !meta["lowered_name"].is_string() ||
+      meta["lowered_name"].get<std::string>().empty()) {
+    info.problem = "its metadata has no lowered kernel name";
+    return info;
+  }
   info.valid = true;
   return info;
 }
 
+// The files of root/v1/<shard>/. A symlink there is not followed (the runtime trusts none
+// either): a shard linked elsewhere had `cache clear` delete that directory's files, and a link
+// loop made every walk throw (a review, 2026-12-04). Nothing here throws.
 template <class Visit>
 void walk(const std::string& root, Visit&& visit) {
   std::error_code ec;
-  fs::path base = fs::path(root) / "v1";
-  if (!fs::is_directory(base, ec)) return;
-  for (const auto& shard : fs::directory_iterator(base, ec)) {
-    if (!shard.is_directory()) continue;
-    for (const auto& file : fs::directory_iterator(shard.path(), ec)) visit(file.path());
+  const fs::path base = fs::path(root) / "v1";
+  if (!fs::is_directory(fs::symlink_status(base, ec))) return;
+  const fs::directory_iterator end;
+  for (fs::directory_iterator shard(base, ec); !ec && shard != end; shard.increment(ec)) {
+    std::error_code shard_ec;
+    if (!fs::is_directory(shard->symlink_status(shard_ec))) continue;
+    for (fs::directory_iterator file(shard->path(), shard_ec); !shard_ec && file != end; file.increment(shard_ec))
+      visit(file->path());
   }
 }
 

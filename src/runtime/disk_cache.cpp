@@ -149,7 +149,10 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
 KeyLock::~KeyLock() { ::close(fd_); }  // closing releases the flock
 
 std::chrono::milliseconds lock_timeout() {
-  const double seconds = env_number("JITFP8_LOCK_TIMEOUT_S", 0).value_or(120.0);
+  // At most 10^7 s (116 days): a deadline of now + 10^10 s passes steady_clock's 64-bit
+  // nanoseconds, and a wrapped deadline made waiters give up at once (a review, 2026-12-04).
+  constexpr double kLongest = 1e7;
+  const double seconds = std::min(env_number("JITFP8_LOCK_TIMEOUT_S", 0).value_or(120.0), kLongest);
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 

@@ -61,7 +61,7 @@ class KeyLock {
   int fd_;
 };
 
-// Seconds to wait for another process's compile: $JITFP8_LOCK_TIMEOUT_S, default 120.
+// Seconds to wait for another process's compile: $JITFP8_LOCK_TIMEOUT_S, default 120, at most 10^7.
 std::chrono::milliseconds lock_timeout();
 
 }  // namespace jitfp8::detail

@@ -31,6 +31,12 @@ constexpr int kVersion = 1;
 
 std::string errno_text() { return std::strerror(errno); }
 
+// A string field's value; "" when it is missing or no string (json::value throws on a number).
+std::string string_field(const nlohmann::json& doc, const char* name) {
+  const auto it = doc.find(name);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 // A key holds only scalars, so that its dump is canonical (nlohmann's objects are sorted).
 bool scalar_object(const nlohmann::json& value) {
   if (!value.is_object() || value.empty()) return false;
@@ -182,9 +188,9 @@ std::optional<std::string> TunedTable::parse(std::string_view text, const TunedD
                                              std::vector<std::string>* skipped) {
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return "not a JSON object";
-  if (doc.value("format", "") != kFormat) return fmt::format("\"format\" is not \"{}\"", kFormat);
+  if (string_field(doc, "format") != kFormat) return fmt::format("\"format\" is not \"{}\"", kFormat);
   if (!doc.contains("version") || doc["version"] != kVersion) return fmt::format("\"version\" is not {}", kVersion);
-  if (doc.value("arch", "") != device.arch || doc.value("device_name", "") != device.name ||
+  if (string_field(doc, "arch") != device.arch || string_field(doc, "device_name") != device.name ||
       !doc.contains("sm_count") || doc["sm_count"] != device.sm_count)
     return fmt::format("tuned for another device (arch, device_name, sm_count must be {}, {}, {})", device.arch,
                        device.name, device.sm_count);

@@ -308,3 +308,68 @@ TEST_CASE("cache roots come from the environment", "[cache]") {
   ::setenv("HOME", "/home/u", 1);
   CHECK(cache_roots() == std::vector<std::string>{"/home/u/.cache/jitfp8"});
 }
+
+// JITFP8_LOCK_TIMEOUT_S takes numbers below 10^12 s, but a deadline of now + 10^10 s passes
+// steady_clock's 64-bit nanoseconds: it wrapped, and waiters gave up at once (a review,
+// 2026-12-04). The wait is held at 10^7 s; now + that is representable.
+TEST_CASE("a huge JITFP8_LOCK_TIMEOUT_S waits at most 10^7 s, and its deadline does not wrap", "[cache][env]") {
+  const char* name = "JITFP8_LOCK_TIMEOUT_S";
+  ::unsetenv(name);
+  CHECK(lock_timeout() == std::chrono::seconds(120));
+  for (const char* text : {"1e10", "9.9e11"}) {
+    ::setenv(name, text, 1);
+    INFO(text);
+    CHECK(lock_timeout() == std::chrono::seconds(10'000'000));
+    const auto now = std::chrono::steady_clock::now();
+    CHECK(now + lock_timeout() > now);
+  }
+  ::setenv(name, "2.5", 1);
+  CHECK(lock_timeout() == std::chrono::milliseconds(2500));
+  ::unsetenv(name);
+}
+
+// `cache verify` judges an entry as the runtime does: whole and checksummed, yet naming no
+// lowered kernel, the runtime rebuilds it, so verify removes it (a review, 2026-12-04).
+TEST_CASE("cache verify removes an entry that names no lowered kernel", "[cache]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  CacheEntry entry = sample_entry();
+  entry.metadata = R"({"kernel":"k"})";
+  REQUIRE(cache_publish(entry));
+  CacheEntry good = sample_entry();
+  good.key.low ^= 1;
+  REQUIRE(cache_publish(good));
+  const std::vector<CacheEntryInfo> listed = cache_entries();
+  REQUIRE(listed.size() == 2);
+  for (const CacheEntryInfo& info : listed) {
+    INFO(info.key);
+    CHECK(info.valid == (info.key == good.key.hex()));
+  }
+  CHECK(cache_remove_invalid().removed_entries == 1);
+  CHECK(cache_entries().size() == 1);
+  CHECK(cache_lookup(good.key));
+}
+
+// The cache commands walk root/v1/<shard>/ without following symlinks: a shard linked to another
+// directory is neither listed nor emptied, and a link loop is no error (a review, 2026-12-04).
+TEST_CASE("cache list, verify and clear follow no symlink below the root", "[cache]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  test::ScopedCacheRoots roots({root});
+  REQUIRE(cache_publish(sample_entry()));  // makes root/v1/01
+  const std::string victim = dir / "victim";
+  fs::create_directories(victim);
+  const std::string foreign = victim + "/" + std::string(32, 'a') + ".kernel";
+  test::write_text_file(foreign, "not ours");
+  fs::create_directory_symlink(victim, root + "/v1/aa");
+  fs::create_directory_symlink("zz", root + "/v1/zz");  // a loop
+  std::vector<CacheEntryInfo> listed;
+  REQUIRE_NOTHROW(listed = cache_entries());
+  CHECK(listed.size() == 1);
+  REQUIRE_NOTHROW(cache_remove_invalid());
+  CHECK(fs::exists(foreign));
+  CacheCleanReport cleared;
+  REQUIRE_NOTHROW(cleared = cache_clear());
+  CHECK(cleared.removed_entries == 1);
+  CHECK(fs::exists(foreign));
+}
