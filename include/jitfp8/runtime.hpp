@@ -111,7 +111,8 @@ struct CacheCleanReport {
   int removed_temporaries = 0;     // left by processes killed while publishing
   std::vector<std::string> failures;
 };
-// Removes invalid entries and stale temporaries from the first (writable) root.
+// Removes invalid entries and stale temporaries from the first (writable) root. An invalid entry
+// whose key another process holds locked (it is rebuilding the entry) is left to that process.
 CacheCleanReport cache_remove_invalid();
 // Removes every entry, temporary and lock file of the first root.
 CacheCleanReport cache_clear();

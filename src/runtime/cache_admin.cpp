@@ -69,7 +69,8 @@ void walk(const std::string& root, Visit&& visit) {
   for (fs::directory_iterator shard(base, ec); !ec && shard != end; shard.increment(ec)) {
     std::error_code shard_ec;
     if (!fs::is_directory(shard->symlink_status(shard_ec))) continue;
-    for (fs::directory_iterator file(shard->path(), shard_ec); !shard_ec && file != end; file.increment(shard_ec))
+    for (fs::directory_iterator file(shard->path(), shard_ec); !shard_ec && file != end;
+         file.increment(shard_ec))
       visit(file->path());
   }
 }
@@ -105,10 +106,20 @@ CacheCleanReport cache_remove_invalid() {
   std::vector<std::string> roots = cache_roots();
   if (roots.empty()) return report;
   walk(roots.front(), [&](const fs::path& path) {
-    if (path.extension() == ".kernel" && !inspect(roots.front(), path).valid)
-      remove(path, &report.removed_entries, &report);
-    else if (is_stale_temporary(path))
+    if (path.extension() == ".kernel") {
+      if (inspect(roots.front(), path).valid) return;
+      detail::Key128 key;
+      if (!parse_key(path.stem().string(), &key)) return remove(path, &report.removed_entries, &report);
+      // Checked again and removed under the key's lock, which a process holds while it rebuilds
+      // the entry and renames the new one into place: without it, a good entry published between
+      // the check and the removal was removed (a review, 2026-12-04). A key whose lock is held is
+      // being rebuilt, and is left to its builder.
+      const auto lock =
+          detail::KeyLock::acquire(key, std::chrono::milliseconds(0), [] { return false; }, nullptr);
+      if (lock && !inspect(roots.front(), path).valid) remove(path, &report.removed_entries, &report);
+    } else if (is_stale_temporary(path)) {
       remove(path, &report.removed_temporaries, &report);
+    }
   });
   return report;
 }

@@ -373,3 +373,26 @@ TEST_CASE("cache list, verify and clear follow no symlink below the root", "[cac
   CHECK(cleared.removed_entries == 1);
   CHECK(fs::exists(foreign));
 }
+
+// `cache verify` removes an invalid entry only under its key's lock, which a process holds while
+// it rebuilds the entry and renames the new one into place; so it never removes an entry
+// published between its check and its removal (a review, 2026-12-04). While another holds the
+// lock, the entry is left to that holder.
+TEST_CASE("cache verify leaves an invalid entry whose key is locked to its builder", "[cache]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  test::ScopedCacheRoots roots({root});
+  const CacheEntry entry = sample_entry();
+  REQUIRE(cache_publish(entry));
+  const std::string path = root + "/v1/01/" + entry.key.hex() + ".kernel";
+  REQUIRE(fs::exists(path));
+  overwrite(path, "corrupt");
+  {
+    const auto lock = KeyLock::acquire(entry.key, std::chrono::milliseconds(0), [] { return false; }, nullptr);
+    REQUIRE(lock);
+    CHECK(cache_remove_invalid().removed_entries == 0);
+    CHECK(fs::exists(path));
+  }
+  CHECK(cache_remove_invalid().removed_entries == 1);
+  CHECK_FALSE(fs::exists(path));
+}
