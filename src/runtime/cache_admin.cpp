@@ -112,11 +112,13 @@ CacheCleanReport cache_remove_invalid() {
       if (!parse_key(path.stem().string(), &key)) return remove(path, &report.removed_entries, &report);
       // Checked again and removed under the key's lock, which a process holds while it rebuilds
       // the entry and renames the new one into place: without it, a good entry published between
-      // the check and the removal was removed (a review, 2026-12-04). A key whose lock is held is
-      // being rebuilt, and is left to its builder.
+      // the check and the removal was removed (a review, 2026-12-04). A key whose lock another
+      // holds is being rebuilt, and is left to its builder; where no lock can be had at all (a
+      // read-only or untrusted root), the entry is removed unlocked, as nobody rebuilds it there.
+      bool held = false;
       const auto lock =
-          detail::KeyLock::acquire(key, std::chrono::milliseconds(0), [] { return false; }, nullptr);
-      if (lock && !inspect(roots.front(), path).valid) remove(path, &report.removed_entries, &report);
+          detail::KeyLock::acquire(key, std::chrono::milliseconds(0), [] { return false; }, &held);
+      if (!held && !inspect(roots.front(), path).valid) remove(path, &report.removed_entries, &report);
     } else if (is_stale_temporary(path)) {
       remove(path, &report.removed_temporaries, &report);
     }
