@@ -11,6 +11,7 @@
 #include "jitfp8/runtime.hpp"
 #include "runtime/cache_entry.hpp"
 #include "runtime/disk_cache.hpp"
+#include "runtime/kernel_builder.hpp"
 
 namespace jitfp8 {
 namespace {
@@ -46,10 +47,9 @@ CacheEntryInfo inspect(const std::string& root, const fs::path& path) {
   auto meta = nlohmann::json::parse(entry.metadata, nullptr, false);
   if (meta.is_object() && meta.contains("kernel") && meta["kernel"].is_string())
     info.kernel = meta["kernel"].get<std::string>();
-  // As the runtime judges an entry (kernel_builder.cpp): it rebuilds one that names no lowered
-  // kernel, so such an entry is invalid here too, and `cache verify` removes it.
-  if (!meta.is_object() || !meta.contains("lowered_name") || !meta["lowered_name"].is_string() ||
-      meta["lowered_name"].get<std::string>().empty()) {
+  // As the runtime judges an entry: one that names no lowered kernel is rebuilt there, so it is
+  // invalid here too, and `cache verify` removes it.
+  if (detail::lowered_name_of(entry).empty()) {
     info.problem = "its metadata has no lowered kernel name";
     return info;
   }

@@ -30,19 +30,18 @@ std::string entry_metadata(const KernelSpec& spec, const CompileResult& compiled
   return meta.dump();
 }
 
-// The lowered name stored with an entry; empty when the metadata is unusable.
+BuiltKernel from_entry(const CacheEntry& entry) {
+  return BuiltKernel{entry.key, entry.payload, lowered_name_of(entry), true, 0};
+}
+
+}  // namespace
+
 std::string lowered_name_of(const CacheEntry& entry) {
   auto meta = nlohmann::json::parse(entry.metadata, nullptr, /*allow_exceptions=*/false);
   if (!meta.is_object() || !meta.contains("lowered_name") || !meta["lowered_name"].is_string())
     return {};
   return meta["lowered_name"].get<std::string>();
 }
-
-BuiltKernel from_entry(const CacheEntry& entry) {
-  return BuiltKernel{entry.key, entry.payload, lowered_name_of(entry), true, 0};
-}
-
-}  // namespace
 
 KeyInputs key_inputs(const KernelSpec& spec) {
   return KeyInputs{library_version(),   nvrtc_version(),         spec.arch.name(),

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cache_entry.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/kernel_spec.hpp"
 
@@ -32,6 +33,10 @@ struct BuiltKernel {
   bool from_cache = false;
   double compile_seconds = 0;  // 0 when found in the cache
 };
+
+// The lowered kernel name an entry's metadata stores; empty when it names none, and then the
+// entry is unusable: cached_kernel rebuilds it, and `jitfp8 cache verify` removes it.
+std::string lowered_name_of(const CacheEntry& entry);
 
 // The usable entry of `key` in the cache roots, if any (no lock, no compile).
 std::optional<BuiltKernel> cached_kernel(const Key128& key);
