@@ -1,5 +1,7 @@
 // Listing, verifying and clearing cache roots (the `jitfp8 cache` subcommands).
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -90,6 +92,20 @@ void remove(const fs::path& path, int* counter, CacheCleanReport* report) {
   else if (ec) report->failures.push_back(fmt::format("{}: {}", path.string(), ec.message()));
 }
 
+// Unlinks a key's lock file unless a process holds it (it is compiling that key): removing a held
+// one let a second process lock a new file at the path and compile the same kernel alongside.
+// Unlinked while locked here, so a process that opened it meanwhile finds, once it has the lock,
+// that the path no longer names its file, and locks the path again (KeyLock::acquire).
+void remove_unheld_lock(const fs::path& path, CacheCleanReport* report) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    int removed = 0;
+    remove(path, &removed, report);
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
 std::vector<CacheEntryInfo> cache_entries() {
@@ -130,12 +146,12 @@ CacheCleanReport cache_clear() {
   CacheCleanReport report;
   std::vector<std::string> roots = cache_roots();
   if (roots.empty()) return report;
-  int locks = 0;
   walk(roots.front(), [&](const fs::path& path) {
-    std::string name = path.filename().string();
     if (path.extension() == ".kernel") remove(path, &report.removed_entries, &report);
-    else if (name.rfind(".tmp-", 0) == 0) remove(path, &report.removed_temporaries, &report);
-    else if (path.extension() == ".lock") remove(path, &locks, &report);
+    // A live writer's temporary is left: it becomes an entry when renamed into place, and
+    // removing it only made that writer's publish fail.
+    else if (is_stale_temporary(path)) remove(path, &report.removed_temporaries, &report);
+    else if (path.extension() == ".lock") remove_unheld_lock(path, &report);
   });
   return report;
 }

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -35,7 +36,11 @@ DirState check_entry_dirs(const std::string& root, const Key128& key, std::strin
 
 // Creates the missing directories of root/v1/xx with mode 0700, then checks them all.
 bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
-  return make_dirs(dir_of_entry(root, key), why) && check_entry_dirs(root, key, why) == DirState::ok;
+  if (!make_dirs(dir_of_entry(root, key), why)) return false;
+  const DirState state = check_entry_dirs(root, key, why);
+  // `missing` sets no reason: a directory removed between its creation and the check.
+  if (state == DirState::missing) *why = fmt::format("{} was removed while being created", dir_of_entry(root, key));
+  return state == DirState::ok;
 }
 
 // Removes temporary files of `key` left by dead processes (killed mid-publish).
@@ -51,6 +56,13 @@ void remove_stale_temporaries(const std::string& dir, const Key128& key) {
       ::unlink((dir + "/" + name).c_str());
   }
   ::closedir(handle);
+}
+
+// Whether `path` (not followed) is the file open as `fd`.
+bool names_open_file(const std::string& path, int fd) {
+  struct stat open_file {}, at_path {};
+  return ::fstat(fd, &open_file) == 0 && ::lstat(path.c_str(), &at_path) == 0 &&
+         open_file.st_dev == at_path.st_dev && open_file.st_ino == at_path.st_ino;
 }
 
 std::string temporary_name(const std::string& dir, const Key128& key) {
@@ -137,13 +149,20 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
   std::string why;
   if (roots.empty() || !ensure_entry_dirs(roots.front(), key, &why)) return nullptr;
   std::string path = fmt::format("{}/{}.lock", dir_of_entry(roots.front(), key), key.hex());
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return nullptr;
-  if (!flock_exclusive(fd, timeout, appeared, waited)) {
+  // `cache clear` unlinks a lock file nobody holds. A process that opened it just before then
+  // holds a lock on a file no longer at the path, which the next opener would not see; so the
+  // lock counts only while the path still names the locked file, and is taken again otherwise.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return nullptr;
+    if (!flock_exclusive(fd, timeout, appeared, waited)) {
+      ::close(fd);
+      return nullptr;
+    }
+    if (names_open_file(path, fd)) return std::unique_ptr<KeyLock>(new KeyLock(fd));
     ::close(fd);
-    return nullptr;
   }
-  return std::unique_ptr<KeyLock>(new KeyLock(fd));
+  return nullptr;
 }
 
 KeyLock::~KeyLock() { ::close(fd_); }  // closing releases the flock

@@ -3,9 +3,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -395,4 +398,69 @@ TEST_CASE("cache verify leaves an invalid entry whose key is locked to its build
   }
   CHECK(cache_remove_invalid().removed_entries == 1);
   CHECK_FALSE(fs::exists(path));
+}
+
+// `cache clear` removes entries, the lock files nobody holds and the temporaries of dead writers;
+// a held lock (its key is being compiled) and a live writer's temporary stay (a review,
+// 2026-12-04: removing a held lock let a second process lock a new file at the path).
+TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  test::ScopedCacheRoots roots({root});
+  CacheEntry held_entry = sample_entry(), free_entry = sample_entry();
+  free_entry.key.low ^= 1;  // the same shard, 01
+  REQUIRE(cache_publish(held_entry));
+  REQUIRE(cache_publish(free_entry));
+  const std::string shard = root + "/v1/01/";
+  const std::string dead_writer = shard + ".tmp-" + free_entry.key.hex() + "-999999999-0-1";
+  const std::string live_writer = shard + ".tmp-" + free_entry.key.hex() + "-" +
+                                  std::to_string(::getpid()) + "-0-2";
+  test::write_text_file(dead_writer, "partial");
+  test::write_text_file(live_writer, "partial");
+  const auto no = [] { return false; };
+  { const auto lock = KeyLock::acquire(free_entry.key, std::chrono::milliseconds(0), no, nullptr); }
+  const auto held = KeyLock::acquire(held_entry.key, std::chrono::milliseconds(0), no, nullptr);
+  REQUIRE(held);
+  REQUIRE(fs::exists(shard + free_entry.key.hex() + ".lock"));
+
+  const CacheCleanReport cleared = cache_clear();
+  CHECK(cleared.removed_entries == 2);
+  CHECK(cleared.removed_temporaries == 1);
+  CHECK(cleared.failures.empty());
+  CHECK_FALSE(fs::exists(dead_writer));
+  CHECK(fs::exists(live_writer));
+  CHECK_FALSE(fs::exists(shard + free_entry.key.hex() + ".lock"));
+  CHECK(fs::exists(shard + held_entry.key.hex() + ".lock"));
+  // Still exclusive: nobody else gets the held key's lock.
+  CHECK_FALSE(KeyLock::acquire(held_entry.key, std::chrono::milliseconds(0), no, nullptr));
+}
+
+// A process that opened a key's lock file just before `cache clear` unlinked it, and then got the
+// lock, holds a file no longer at the path; it must lock the path again rather than compile
+// alongside whoever locked the new file there.
+TEST_CASE("a key lock taken on a file unlinked meanwhile is taken again at the path", "[cache]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  test::ScopedCacheRoots roots({root});
+  const Key128 key = sample_entry().key;
+  const std::string lock_path = root + "/v1/01/" + key.hex() + ".lock";
+  const auto no = [] { return false; };
+  auto first = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
+  REQUIRE(first);
+  std::atomic<bool> waiting_has_lock{false};
+  std::thread waiter([&] {
+    bool waited = false;
+    auto lock = KeyLock::acquire(key, std::chrono::seconds(60), no, &waited);
+    waiting_has_lock = lock != nullptr;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the waiter polls the first file
+  REQUIRE(fs::remove(lock_path));                                 // as `cache clear` would
+  auto second = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
+  REQUIRE(second);  // a new file at the path
+  first.reset();    // the waiter may now lock the unlinked file, which must not count
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK_FALSE(waiting_has_lock.load());
+  second.reset();
+  waiter.join();
+  CHECK(waiting_has_lock.load());
 }
