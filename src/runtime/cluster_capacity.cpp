@@ -109,7 +109,8 @@ ClusterCounts measure_max_active_clusters(const DeviceContext& device) {
       break;
     clusters[size] = count;
   }
-  // The library stays loaded: it is a few bytes, and unloading would need one more driver entry.
+  // The library stays loaded: it is a few bytes, measured once per device, and this may run
+  // inside an application's graph capture, where unloading might not be allowed.
   log(LogLevel::debug, "device {}: clusters of 3 / 4 / 8 CTAs at once: {} / {} / {}", device.device,
       clusters[3], clusters[4], clusters[8]);
   return clusters;

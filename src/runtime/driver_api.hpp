@@ -11,7 +11,7 @@ struct DriverApi {
   X(cuGetErrorString) X(cuGetErrorName) X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) \
   X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuCtxGetCurrent)              \
   X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) \
-  X(cuLibraryLoadData)                                                                        \
+  X(cuLibraryLoadData) X(cuLibraryUnload)                                                    \
   X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
   X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters) X(cuStreamIsCapturing)        \
   X(cuThreadExchangeStreamCaptureMode)

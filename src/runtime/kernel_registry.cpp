@@ -47,8 +47,9 @@ LoadedLibrary load_library(const BuiltKernel& built, const KernelSpec& spec) {
   check_cuda(api.cuLibraryLoadData(&loaded.library, built.cubin.data(), nullptr, nullptr, 0,
                                    nullptr, nullptr, 0),
              fmt::format("loading {}", spec.display_name()).c_str());
-  check_cuda(api.cuLibraryGetKernel(&loaded.kernel, loaded.library, built.lowered_name.c_str()),
-             fmt::format("finding {} in its cubin", built.lowered_name).c_str());
+  const CUresult found = api.cuLibraryGetKernel(&loaded.kernel, loaded.library, built.lowered_name.c_str());
+  if (found != CUDA_SUCCESS) api.cuLibraryUnload(loaded.library);  // nothing else holds it
+  check_cuda(found, fmt::format("finding {} in its cubin", built.lowered_name).c_str());
   ++runtime_counters().loads;
   return loaded;
 }
