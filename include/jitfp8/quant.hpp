@@ -190,7 +190,7 @@ void quantize_mxfp8(const QuantizeMxfp8Args& args, Stream stream);
 // (non-decreasing, never past `tokens`), so groups never overlap and nothing past x is read.
 // Rows at or past end'_(num_groups - 1) are not written. An empty group gets the all-zero block
 // scale s = eps / fmax (rounded up to 2^k with pow2_scales) for every column.
-// Rules: num_groups in [1, 65535], tokens >= 1, D >= 16, D % 16 == 0, tokens < 2^31,
+// Rules: num_groups in [1, 65535], tokens >= 1, D >= 16, D % 16 == 0, tokens <= 2^31 - 256,
 // D <= 2^31 - 128; x 16-byte aligned, x_row_stride 0 or >= D and a multiple of 8 (bf16) / 4
 // (fp32); q, scales, group_ends 16-byte, 16-byte, 4-byte aligned; scales_capacity >=
 // num_groups * D; eps as in "Common rules"; no output overlaps x, group_ends or the other output.

@@ -21,6 +21,9 @@ constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 // up to 127 past a block's start: x + 127 must stay below 2^31. Past 2^31 - 128, the block count
 // wrapped, and quantize_1x128 wrote scales past the buffer (a review, 2026-12-04).
 constexpr std::int64_t kBlockedExtentMax = kInt32Max - 127;  // 2^31 - 128
+// quantize_grouped_colwise's tokens: one group may hold them all, and its rows are walked in
+// 32-bit steps of up to 192 rows (templates/quant/quantize_moe.cuh).
+constexpr std::int64_t kColwiseTokensMax = kInt32Max - 255;  // 2^31 - 256
 
 inline bool x_dtype_supported(DType d) { return d == DType::bf16 || d == DType::f32; }
 inline bool q_dtype_supported(DType d) { return d == DType::e4m3 || d == DType::e5m2; }

@@ -192,6 +192,10 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
   std::int64_t x_bytes = 0;
   const std::int64_t stride =
       check_input(fn, names, a.x, a.x_dtype, a.tokens, a.d, a.x_row_stride, 1, x_bytes);
+  // A group may hold every row, and the kernel walks a group's rows in 32-bit steps of up to 192
+  // past the last one: tokens near 2^31 wrapped them, and no q was written (a review, 2026-12-04).
+  require(a.tokens <= kColwiseTokensMax, fn, "tokens", a.tokens,
+          "must be <= 2^31 - 256 (a group's rows are walked in 32 bits)");
   check_groups(fn, a.num_groups, 65535, a.group_ends, "group_ends");
   require_aligned(a.q, 16, fn, "q");
   require_aligned(a.scales, 16, fn, "scales");

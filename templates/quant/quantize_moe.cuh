@@ -311,8 +311,8 @@ __global__ void __launch_bounds__(256, 2) quantize_grouped_colwise_kernel(
   const int end = min(max(start, load_s32(group_ends + g)), tokens);
   start = min(start, tokens);
   // This block's share of the group's rows: [start + lo, start + lo + rows).
-  const int all = end - start;
-  const int chunk = (all + (int)ranks - 1) / (int)ranks;
+  const int all = end - start;  // < 2^31 - 255 (the host's rule on tokens)
+  const int chunk = (int)(((long long)all + ranks - 1) / ranks);
   const int lo = min(all, (int)rank * chunk);
   const int rows = min(chunk, all - lo);
   start += lo;

@@ -8,6 +8,10 @@
 // cast pass reads it again (from L2: the row was just read); otherwise it is one pass from
 // registers. Block max: warp butterfly, then 32 floats of shared memory.
 //
+// Offsets: a row of up to 2^31 - 128 elements is 2^28 bf16 or 2^29 f32 vectors, and byte
+// offsets reach 4 or 8 GiB, so vector offsets are scaled in 64 bits (v * 16 in int wrapped at a
+// row of 2^30 bf16 elements: an illegal address, 2026-12-04).
+//
 // Special values: NaN is ignored by the max and encodes as 0x7F; an Inf element makes the row's
 // scale Inf (1/s = 0: finite elements -> +-0, the Inf -> 0x7F); beyond-range values saturate.
 #pragma once
@@ -40,7 +44,7 @@ __global__ void __launch_bounds__(kThreads) quantize_rowwise_kernel(
   for (int i = 0; i < kVecs; ++i) {
     const int v = threadIdx.x + i * kThreads;
     if (v < num_vecs) {
-      data[i] = load_stream_16(x_row + v * 16);
+      data[i] = load_stream_16(x_row + (long long)v * 16);
     } else {
       data[i].x = data[i].y = data[i].z = data[i].w = 0u;
     }
@@ -62,13 +66,13 @@ __global__ void __launch_bounds__(kThreads) quantize_rowwise_kernel(
   auto vec_store = [&](int v, const U32x4& d, float inv) {
     const unsigned int w[4] = {d.x, d.y, d.z, d.w};
     if (kXIsBf16) {
-      store_8(q_row + v * 8,
+      store_8(q_row + (long long)v * 8,
               fp8x4<kE5M2>(mul_rn(bf16_lo(w[0]), inv), mul_rn(bf16_hi(w[0]), inv),
                            mul_rn(bf16_lo(w[1]), inv), mul_rn(bf16_hi(w[1]), inv)),
               fp8x4<kE5M2>(mul_rn(bf16_lo(w[2]), inv), mul_rn(bf16_hi(w[2]), inv),
                            mul_rn(bf16_lo(w[3]), inv), mul_rn(bf16_hi(w[3]), inv)));
     } else {
-      store_4(q_row + v * 4,
+      store_4(q_row + (long long)v * 4,
               fp8x4<kE5M2>(mul_rn(f32_from_bits(w[0]), inv), mul_rn(f32_from_bits(w[1]), inv),
                            mul_rn(f32_from_bits(w[2]), inv), mul_rn(f32_from_bits(w[3]), inv)));
     }
@@ -78,7 +82,7 @@ __global__ void __launch_bounds__(kThreads) quantize_rowwise_kernel(
 #pragma unroll
   for (int i = 0; i < kVecs; ++i) amax = vec_amax(amax, data[i]);
   for (int v = kChunk + threadIdx.x; v < num_vecs; v += kThreads)
-    amax = vec_amax(amax, load_stream_16(x_row + v * 16));
+    amax = vec_amax(amax, load_stream_16(x_row + (long long)v * 16));
 
 #pragma unroll
   for (int mask = 16; mask >= 1; mask >>= 1) amax = max_f32(amax, shfl_xor(amax, mask));
@@ -98,7 +102,7 @@ __global__ void __launch_bounds__(kThreads) quantize_rowwise_kernel(
     if (v < num_vecs) vec_store(v, data[i], inv);
   }
   for (int v = kChunk + threadIdx.x; v < num_vecs; v += kThreads)
-    vec_store(v, load_stream_16(x_row + v * 16), inv);
+    vec_store(v, load_stream_16(x_row + (long long)v * 16), inv);
 }
 
 }  // namespace jitfp8

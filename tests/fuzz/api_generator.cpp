@@ -35,7 +35,7 @@ std::int64_t ArgGenerator::log_uniform(std::int64_t lo, std::int64_t hi) {
 }
 
 std::int64_t ArgGenerator::hostile_int(std::int64_t current) {
-  switch (pick(0, 21)) {
+  switch (pick(0, 23)) {
     case 0: return 0;
     case 1: return -1;
     case 2: return 1;
@@ -57,6 +57,8 @@ std::int64_t ArgGenerator::hostile_int(std::int64_t current) {
     case 18: return 65535 * 128 + 16;  // one 16-row step past it
     case 19: return (std::int64_t{1} << 31) - 128;  // the quantizers' largest K (quant.hpp)
     case 20: return (std::int64_t{1} << 31) - 112;  // one 16-step past it
+    case 21: return (std::int64_t{1} << 31) - 256;  // quantize_grouped_colwise's most tokens
+    case 22: return (std::int64_t{1} << 31) - 255;  // one past it
     default: return static_cast<std::int64_t>(random_());
   }
 }

@@ -582,7 +582,8 @@ std::set<std::string> grouped_wgrad_violations(const GroupedGemmWgradArgs& a) {
 }
 
 // quant.hpp quantize_grouped_colwise: num_groups in [1, 65535]; x (tokens, D) as the common
-// input rules (tokens >= 1, D >= 16, D % 16 == 0, both < 2^31, stride, alignment); q, scales
+// input rules (tokens >= 1, D >= 16, D % 16 == 0, both < 2^31, stride, alignment), and tokens
+// <= 2^31 - 256; q, scales
 // 16-byte aligned, group_ends 4-byte aligned; scales_capacity >= num_groups * D; eps; no output
 // (q (tokens, D) bytes, scales num_groups * D floats) overlaps x, group_ends or the other output
 // (x and group_ends, both inputs, may overlap).
@@ -595,6 +596,7 @@ std::set<std::string> grouped_colwise_violations(const QuantizeGroupedColwiseArg
   if (!aligned(a.q, 16)) bad.insert("q");
   if (!aligned(a.scales, 16)) bad.insert("scales");
   if (!aligned(a.group_ends, 4)) bad.insert("group_ends");
+  if (a.tokens > kInt32Max - 255) bad.insert("tokens");
   InputRules r;
   r.rows = "tokens";
   r.cols = "d";

@@ -1139,9 +1139,9 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
     check_call(moe_layout_violations(l), gpu, false, [&] { moe_contiguous_layout(l, nullptr); },
                describe(l), &tally);
   }
-  {  // tokens, D at their largest: x 2 (2^31 - 1)(2^31 - 128) bytes, ~2^63, q ~2^62
+  {  // tokens, D at their largest: x 2 (2^31 - 256)(2^31 - 128) bytes, ~2^63, q ~2^62
     QuantizeGroupedColwiseArgs c;
-    c.tokens = kMax32;
+    c.tokens = kMax32 - 255;
     c.d = max_quant_k;
     c.num_groups = 65535;
     c.x = at(1ull << 20);
@@ -1210,8 +1210,8 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
 // are at most 2^31 - 128: the kernels count 128-wide blocks as (x + 127) >> 7 in 32-bit ints.
 // Past it, quantize_1x128 once wrote scales past its buffer (a review, 2026-12-04). One 16-step
 // past the limit each family refuses, naming that argument and no other; at the limit every
-// set passes (the largest-shapes cases above); so does quantize_kgrouped's num_groups at
-// 2^31 - 256, one past it refused.
+// set passes (the largest-shapes cases above); so do quantize_kgrouped's num_groups and
+// quantize_grouped_colwise's tokens at 2^31 - 256, one past each refused.
 TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quantize-blocked-extent]") {
   const bool gpu = !devices().empty();
   const std::int64_t past = kMax32 - 127 + 16;  // 2^31 - 112, a multiple of 16
@@ -1303,6 +1303,11 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   only(kgrouped_violations(g), "num_groups");
   check_call(kgrouped_violations(g), gpu, false, [&] { quantize_kgrouped(g, nullptr); }, describe(g),
              &tally);
+  c.d = 256;
+  c.tokens = kMax32 - 255 + 1;  // one past 2^31 - 256: one group's rows are walked in 32 bits
+  only(grouped_colwise_violations(c), "tokens");
+  check_call(grouped_colwise_violations(c), gpu, false, [&] { quantize_grouped_colwise(c, nullptr); },
+             describe(c), &tally);
   QuantizeExperts128x128Args e;
   e.experts = 2;
   e.n = 256;
@@ -1314,8 +1319,9 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   only(experts128_violations(e), "k");
   check_call(experts128_violations(e), gpu, false, [&] { quantize_experts_128x128(e, nullptr); },
              describe(e), &tally);
-  CHECK(tally.invalid == 10);
+  CHECK(tally.invalid == 11);
   CHECK(tally.named["k"] == 6);
+  CHECK(tally.named["tokens"] == 1);
 }
 
 // moe.hpp / quant.hpp: group data lives on the device and no call reads it on the host. The
