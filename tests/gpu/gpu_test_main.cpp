@@ -1,16 +1,12 @@
 // Entry point of the GPU test binary: reports "skipped" (exit 77, ctest SKIP_RETURN_CODE) on a
-// machine without a usable GPU instead of failing.
+// machine without a usable Hopper GPU instead of failing (support/gpu_presence.hpp).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
-#include <cuda_runtime.h>
 
-#include <cstdio>
+#include "support/gpu_presence.hpp"
 
 int main(int argc, char** argv) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("no CUDA device: GPU tests skipped\n");
-    return 77;
-  }
+  if (const std::string why = jitfp8::test::missing_gpu(); !why.empty())
+    return jitfp8::test::no_gpu_exit("GPU tests", why);
   return Catch::Session().run(argc, argv);
 }

@@ -30,29 +30,50 @@ using namespace jitfp8;
 namespace {
 
 
+// Rows of poisoned D past its last row: a tile stored past M (or a tensor map of align(M, tile)
+// rows) writes there.
+constexpr std::int64_t kGuardRows = 256;
+
+// One operand's rows of random codes, `ld` bytes apart; the bytes between rows hold 0x7F (an
+// e4m3 NaN), so a kernel that reads them (lda or ldb ignored) makes NaNs.
+std::vector<std::uint8_t> strided_codes(std::int64_t rows, std::int64_t k, std::int64_t ld, std::mt19937_64& rng) {
+  const std::vector<std::uint8_t> codes = test::random_e4m3_codes(static_cast<std::size_t>(rows * k), rng);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(rows * ld), 0x7F);
+  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(codes.begin() + r * k, k, out.begin() + r * ld);
+  return out;
+}
+
+// Operand strides of a Problem (0: K, and N for D).
+struct Strides {
+  std::int64_t lda = 0, ldb = 0, ldd = 0;
+};
+
 // One problem on the device, with its inputs kept for the references. D is bf16 or f32, held
-// as bytes.
+// as bytes, with kGuardRows poisoned rows after it.
 struct Problem {
-  std::int64_t m, n, k, ldd;
+  std::int64_t m, n, k, lda, ldb, ldd;
   DType d_dtype;
   test::DeviceBuffer<std::uint8_t> a, b;
   test::DeviceBuffer<float> sa, sb;
   test::DeviceBuffer<std::uint8_t> d;
 
   Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::uint64_t seed,
-          std::int64_t ldd_ = 0, DType d_dtype_ = DType::bf16)
-      : m(m_), n(n_), k(k_), ldd(ldd_ ? ldd_ : n_), d_dtype(d_dtype_),
-        a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * k)),
-        b(static_cast<std::size_t>(n * k)),
+          std::int64_t ldd_ = 0, DType d_dtype_ = DType::bf16, Strides ab = {})
+      : m(m_), n(n_), k(k_), lda(ab.lda ? ab.lda : k_), ldb(ab.ldb ? ab.ldb : k_), ldd(ldd_ ? ldd_ : n_),
+        d_dtype(d_dtype_),
+        a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * lda)),
+        b(static_cast<std::size_t>(n * ldb)),
         sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel() + 4)),
         sb(static_cast<std::size_t>(Scales128x128Layout{n, k}.numel())),
-        d(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * ldd) * dtype_size(d_dtype)) {
+        d(static_cast<std::size_t>((std::max<std::int64_t>(m, 1) + kGuardRows) * ldd) * dtype_size(d_dtype)) {
     std::mt19937_64 rng(seed);
-    a.upload(test::random_e4m3_codes(a.size(), rng));
-    b.upload(test::random_e4m3_codes(b.size(), rng));
+    a.upload(strided_codes(std::max<std::int64_t>(m, 1), k, lda, rng));
+    b.upload(strided_codes(n, k, ldb, rng));
     sa.upload(test::random_block_scales(sa.size(), rng));
     sb.upload(test::random_block_scales(sb.size(), rng));
     d.poison(0xFF);  // bf16 0xFFFF and f32 0xFFFFFFFF are NaNs: unwritten outputs show
+    // The copies and the poison ran on the legacy stream; a caller may launch on a non-blocking one.
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
 
   GemmFp8Args args() const {
@@ -60,6 +81,7 @@ struct Problem {
     g.m = m, g.n = n, g.k = k;
     g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
     g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    g.lda = lda == k ? 0 : lda, g.ldb = ldb == k ? 0 : ldb;
     g.d = d.get(), g.ldd = ldd, g.d_dtype = d_dtype;
     return g;
   }
@@ -76,6 +98,12 @@ std::vector<int> rows_to_check(std::int64_t m, std::mt19937_64& rng) {
   // sm90_1d2d::block_rows).
   for (int r : {0, 1, 63, 64, 127, 128}) rows.push_back(r);
   for (int back : {1, 2, 4, 5, 64, 65, 128, 129, 256, 257}) rows.push_back(static_cast<int>(m) - back);
+  // One row of every 128-row block: a tile the scheduler skipped or stored twice shows (the
+  // whole-D scan below sees only the skipped one).
+  for (std::int64_t block = 0; block * 128 < m; ++block) {
+    std::uniform_int_distribution<std::int64_t> in_block(block * 128, std::min(m, block * 128 + 128) - 1);
+    rows.push_back(static_cast<int>(in_block(rng)));
+  }
   std::uniform_int_distribution<int> pick(0, static_cast<int>(m) - 1);
   while (rows.size() < 96) rows.push_back(pick(rng));
   return rows;
@@ -148,6 +176,22 @@ Comparison compare_with_reference(const Problem& p, const std::vector<int>& rows
     }
   }
   c.relative_rms = std::sqrt(sum_sq_err / std::max(sum_sq_ref, 1e-300));
+  // Every element of D, not only the sampled rows: none may stay poisoned, none of the padding
+  // between rows or of the guard rows after D may be written (the inputs hold no NaN codes).
+  const std::size_t size = f32 ? 4 : 2;
+  const std::uint32_t poison = f32 ? 0xFFFFFFFFu : 0xFFFFu;
+  std::int64_t stray = 0, unwritten = 0;
+  for (std::int64_t element = 0; element < static_cast<std::int64_t>(d.size() / size); ++element) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, d.data() + element * size, size);
+    const bool inside = element / p.ldd < p.m && element % p.ldd < p.n;
+    if (inside && bits == poison && ++unwritten == 1 && c.first_bad.empty())
+      c.first_bad = "unwritten: row " + std::to_string(element / p.ldd) + " col " + std::to_string(element % p.ldd);
+    if (!inside && bits != poison && ++stray == 1)
+      c.first_bad = "written outside D: row " + std::to_string(element / p.ldd) + " col " +
+                    std::to_string(element % p.ldd);
+  }
+  c.unwritten += unwritten + stray;
   return c;
 }
 
@@ -181,10 +225,12 @@ struct SplitWorkspace {
 // d_dtype: D's type where no config is given (a config's d_fp32 says it otherwise).
 void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
                    std::int64_t ldd = 0, const detail::Sm90GemmConfig* config = nullptr,
-                   const SplitWorkspace* workspace = nullptr, DType d_dtype = DType::bf16) {
+                   const SplitWorkspace* workspace = nullptr, DType d_dtype = DType::bf16,
+                   Strides ab = {}) {
   if (config) d_dtype = config->d_fp32 ? DType::f32 : DType::bf16;
-  INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd << " D " << dtype_name(d_dtype));
-  Problem p(m, n, k, seed, ldd, d_dtype);
+  INFO("M=" << m << " N=" << n << " K=" << k << " lda=" << ab.lda << " ldb=" << ab.ldb << " ldd=" << ldd
+            << " D " << dtype_name(d_dtype));
+  Problem p(m, n, k, seed, ldd, d_dtype, ab);
   GemmFp8Args g = p.args();
   if (workspace) workspace->attach(g);
   INFO("config " << (config ? config->to_json().dump()
@@ -280,6 +326,23 @@ TEST_CASE("gemm_fp8_nt matches the reference on odd shapes and tails", "[gpu][ge
     for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {136, 272}, {576, 7168}, {200, 144}, {2112, 528}, {4096, 16}})
       check_problem(m, n, k, seed++);
+}
+
+TEST_CASE("gemm_fp8_nt reads A and B rows lda and ldb apart", "[gpu][gemm]") {
+  // The bytes between rows hold e4m3 NaN codes: a kernel that steps by K instead reads them.
+  std::uint64_t seed = 150;
+  check_problem(129, 576, 7168, seed++, 0, nullptr, nullptr, DType::bf16, {7168 + 16, 7168 + 48});
+  check_problem(300, 200, 144, seed++, 208, nullptr, nullptr, DType::bf16, {160, 144 + 128});
+  check_problem(7, 2112, 528, seed++, 0, nullptr, nullptr, DType::f32, {544, 0});
+  check_problem(1, 136, 272, seed++, 0, nullptr, nullptr, DType::bf16, {0, 288});
+  check_problem(1000, 4096, 640, seed++, 0, nullptr, nullptr, DType::bf16, {656, 1024});
+}
+
+TEST_CASE("gemm_fp8_nt with M = 0 writes nothing", "[gpu][gemm]") {
+  Problem p(0, 256, 256, 160);
+  gemm_fp8_nt(p.args(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  for (std::uint8_t byte : p.d.download()) REQUIRE(byte == 0xFF);
 }
 
 TEST_CASE("gemm_fp8_nt's dispatch on random shapes matches the reference", "[gpu][gemm][random]") {

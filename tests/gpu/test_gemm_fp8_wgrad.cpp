@@ -36,31 +36,51 @@ std::uint32_t float_bits(float f) {
   return u;
 }
 
+// Rows of D past its last row, poisoned: a tile stored past M writes there.
+constexpr std::int64_t kGuardRows = 256;
+
+// One operand's rows of random codes, `ld` bytes apart; the bytes between rows hold 0x7F (an
+// e4m3 NaN), so a kernel that reads them (lda or ldb ignored) makes NaNs.
+std::vector<std::uint8_t> strided_codes(std::int64_t rows, std::int64_t k, std::int64_t ld, std::mt19937_64& rng) {
+  const std::vector<std::uint8_t> codes = test::random_e4m3_codes(static_cast<std::size_t>(rows * k), rng);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(rows * ld), 0x7F);
+  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(codes.begin() + r * k, k, out.begin() + r * ld);
+  return out;
+}
+
 // One problem on the device, with its inputs (and D's initial contents) kept for the checks.
+// D has kGuardRows poisoned rows after it.
 struct Problem {
-  std::int64_t m, n, k, ldd;
+  std::int64_t m, n, k, ldd, lda, ldb;
   bool accumulate;
   test::DeviceBuffer<std::uint8_t> a, b;
   test::DeviceBuffer<float> sa, sb, d;
   std::vector<float> d0;  // D before the call (poison in overwrite mode)
 
   Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::uint64_t seed,
-          bool accumulate_ = false, std::int64_t ldd_ = 0)
-      : m(m_), n(n_), k(k_), ldd(ldd_ ? ldd_ : n_), accumulate(accumulate_),
-        a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * k)),
-        b(static_cast<std::size_t>(n * k)),
+          bool accumulate_ = false, std::int64_t ldd_ = 0, std::int64_t lda_ = 0, std::int64_t ldb_ = 0)
+      : m(m_), n(n_), k(k_), ldd(ldd_ ? ldd_ : n_), lda(lda_ ? lda_ : k_), ldb(ldb_ ? ldb_ : k_),
+        accumulate(accumulate_),
+        a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * lda)),
+        b(static_cast<std::size_t>(n * ldb)),
         sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel() + 4)),
         sb(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel())),
-        d(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * ldd)) {
+        d(static_cast<std::size_t>((std::max<std::int64_t>(m, 1) + kGuardRows) * ldd)) {
     std::mt19937_64 rng(seed);
-    a.upload(test::random_e4m3_codes(a.size(), rng));
-    b.upload(test::random_e4m3_codes(b.size(), rng));
+    a.upload(strided_codes(std::max<std::int64_t>(m, 1), k, lda, rng));
+    b.upload(strided_codes(n, k, ldb, rng));
     sa.upload(test::random_block_scales(sa.size(), rng));
     sb.upload(test::random_block_scales(sb.size(), rng));
     reset(rng);
   }
 
-  // Overwrite mode: poison everything. Accumulate: random values in D, poison in the padding.
+  // Whether element i of the D buffer belongs to D (not its row padding, not the guard rows).
+  bool inside(std::size_t i) const {
+    return static_cast<std::int64_t>(i) / ldd < m && static_cast<std::int64_t>(i) % ldd < n;
+  }
+
+  // Overwrite mode: poison everything. Accumulate: random values in D, poison in the padding and
+  // the guard rows.
   void reset(std::mt19937_64& rng) {
     d0.assign(d.size(), 0.0f);
     std::uniform_real_distribution<float> value(-64.0f, 64.0f);
@@ -69,11 +89,10 @@ struct Problem {
       std::memcpy(&f, &kPoison, 4);
       return f;
     }();
-    for (std::size_t i = 0; i < d0.size(); ++i) {
-      const bool padding = static_cast<std::int64_t>(i) % ldd >= n;
-      d0[i] = accumulate && !padding ? value(rng) : poison;
-    }
+    for (std::size_t i = 0; i < d0.size(); ++i) d0[i] = accumulate && inside(i) ? value(rng) : poison;
     d.upload(d0);
+    // The copies ran on the legacy stream; a caller may launch on a non-blocking one.
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
 
   GemmFp8WgradArgs args() const {
@@ -82,12 +101,14 @@ struct Problem {
     g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
     g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
     g.d = d.get(), g.ldd = ldd;
+    g.lda = lda == k ? 0 : lda, g.ldb = ldb == k ? 0 : ldb;
     g.accumulate = accumulate;
     return g;
   }
   GemmFp8Args reference_args() const {
     GemmFp8Args g;
     g.m = m, g.n = n, g.k = k;
+    g.lda = lda, g.ldb = ldb;
     g.a = a.get(), g.a_scales = sa.get(), g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
     g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
     return g;
@@ -102,6 +123,12 @@ std::vector<int> rows_to_check(std::int64_t m, std::mt19937_64& rng) {
     return rows;
   }
   for (int r : {0, 1, 63, 64, 127, 128, 255, 256, static_cast<int>(m) - 1}) rows.push_back(r);
+  // One row of every 128-row block: a tile the scheduler skipped or stored twice shows (the
+  // whole-D scan sees only a skipped one).
+  for (std::int64_t block = 0; block * 128 < m; ++block) {
+    std::uniform_int_distribution<std::int64_t> in_block(block * 128, std::min(m, block * 128 + 128) - 1);
+    rows.push_back(static_cast<int>(in_block(rng)));
+  }
   std::uniform_int_distribution<int> pick(0, static_cast<int>(m) - 1);
   while (rows.size() < 96) rows.push_back(pick(rng));
   return rows;
@@ -167,6 +194,15 @@ Comparison compare_with_reference(const Problem& p, const std::vector<int>& rows
     }
   }
   c.relative_rms = std::sqrt(sum_sq_err / std::max(sum_sq_ref, 1e-300));
+  // Every element of the buffer, not only the sampled rows: D holds no NaN (its inputs and D0
+  // have none), and the row padding and guard rows keep their bits.
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const bool bad = p.inside(i) ? std::isnan(d[i]) : float_bits(d[i]) != float_bits(p.d0[i]);
+    if (bad && c.unwritten++ == 0)
+      c.first_bad += std::string(p.inside(i) ? "; unwritten" : "; written outside D") + " at row " +
+                     std::to_string(static_cast<std::int64_t>(i) / p.ldd) + " col " +
+                     std::to_string(static_cast<std::int64_t>(i) % p.ldd);
+  }
   return c;
 }
 
@@ -183,9 +219,10 @@ void check_result(const Problem& p, std::uint64_t seed, const char* what) {
 }
 
 void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
-                   bool accumulate = false, std::int64_t ldd = 0) {
-  INFO("M=" << m << " N=" << n << " K=" << k << " ldd=" << ldd << " accumulate=" << accumulate);
-  Problem p(m, n, k, seed, accumulate, ldd);
+                   bool accumulate = false, std::int64_t ldd = 0, std::int64_t lda = 0, std::int64_t ldb = 0) {
+  INFO("M=" << m << " N=" << n << " K=" << k << " lda=" << lda << " ldb=" << ldb << " ldd=" << ldd
+            << " accumulate=" << accumulate);
+  Problem p(m, n, k, seed, accumulate, ldd, lda, ldb);
   INFO("config " << detail::gemm_fp8_wgrad_planned_config(p.args(), nullptr).to_json().dump() << " (the dispatch's)");
   test::prefill_shared_memory();
   gemm_fp8_wgrad(p.args(), nullptr);
@@ -362,15 +399,23 @@ TEST_CASE("gemm_fp8_wgrad accumulating twice adds the product twice", "[gpu][wgr
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   // D = D0 + 2P: check (D - D0) / 2 against P with the overwrite-mode comparison.
   std::vector<float> d = p.d.download();
-  for (std::size_t i = 0; i < d.size(); ++i) d[i] = (d[i] - start[i]) * 0.5f;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (p.inside(i)) d[i] = (d[i] - start[i]) * 0.5f, p.d0[i] = 0.0f;  // outside: still poison
   p.d.upload(d);
   p.accumulate = false;
-  p.d0.assign(d.size(), 0.0f);
   std::mt19937_64 rng(1);
   Comparison c = compare_with_reference(p, rows_to_check(p.m, rng), nullptr);
   INFO(c.first_bad);
   CHECK(c.worst < 4.0);  // the D0 rounding is now relative to the halved difference
   CHECK(c.relative_rms < 1e-3);
+}
+
+TEST_CASE("gemm_fp8_wgrad reads A and B rows lda and ldb apart", "[gpu][wgrad]") {
+  // The bytes between rows hold e4m3 NaN codes: a kernel that steps by K instead reads them.
+  check_problem(129, 256, 384, 40, false, 0, 384 + 16, 384 + 128);
+  check_problem(1000, 2112, 528, 41, true, 0, 544, 0);
+  check_problem(7, 136, 272, 42, false, 0, 0, 304);
+  check_problem(300, 4096, 1024, 43, true, 4100, 1040, 1056);
 }
 
 TEST_CASE("gemm_fp8_wgrad leaves the padding of a strided D untouched", "[gpu][wgrad]") {

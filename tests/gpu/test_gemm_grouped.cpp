@@ -28,6 +28,14 @@ using namespace jitfp8;
 
 namespace {
 
+// Rows of poisoned D past its end: a tile stored past M (or past an expert's block) writes there.
+constexpr std::int64_t kGuardRows = 256;
+
+// bf16 NaNs (the poison) among D's rows [begin, end), N columns: elements left unwritten.
+std::int64_t poisoned(const std::vector<std::uint16_t>& d, std::int64_t n, std::int64_t begin, std::int64_t end) {
+  return std::count(d.begin() + begin * n, d.begin() + end * n, std::uint16_t{0xFFFF});
+}
+
 constexpr double kRoundingTolerance = 1.0 / 128;
 constexpr double kAccumulationTolerance = 1.0 / 2048;
 
@@ -79,6 +87,12 @@ std::vector<int> sample(int begin, int end, std::mt19937_64& rng, int max_rows =
   }
   rows = {begin, begin + 1, end - 1, end - 2};
   if (end - begin > 130) rows.push_back(begin + 127), rows.push_back(begin + 128);
+  // One row of every 128-row block: a tile stored over another's rows shows (a skipped one shows
+  // in the NaN scans of the checks too).
+  for (int block = begin; block < end; block += 128) {
+    std::uniform_int_distribution<int> in_block(block, std::min(end, block + 128) - 1);
+    rows.push_back(in_block(rng));
+  }
   std::uniform_int_distribution<int> pick(begin, end - 1);
   while (static_cast<int>(rows.size()) < max_rows) rows.push_back(pick(rng));
   return rows;
@@ -106,7 +120,7 @@ struct Contiguous {
         b(static_cast<std::size_t>(e * n * k)),
         sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel() + 4)),
         sb(static_cast<std::size_t>(e * Scales128x128Layout{n, k}.numel())),
-        d(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * n)),
+        d(static_cast<std::size_t>((std::max<std::int64_t>(m, 1) + kGuardRows) * n)),
         ids_dev(static_cast<std::size_t>(std::max<std::int64_t>(m, 1))), ends_dev(static_cast<std::size_t>(e)) {
     std::mt19937_64 rng(seed);
     a.upload(test::random_e4m3_codes(a.size(), rng));
@@ -147,10 +161,15 @@ struct Contiguous {
       if (use_ids) std::erase_if(rows, [&](int r) { return ids[r] != g; });  // ids changed by a test
       compare_rows(dh, n, k, rows, rows, a.get(), sa.get(), m, b.get() + g * n * k, sb.get() + g * sb_numel, c);
     }
-    for (std::int64_t r = 0; r < m; ++r)
-      if (use_ids ? ids[r] < 0 || ids[r] >= e : r >= (e > 0 ? ends.back() : 0))
+    for (std::int64_t r = 0; r < m; ++r) {
+      if (use_ids ? ids[r] < 0 || ids[r] >= e : r >= (e > 0 ? ends.back() : 0)) {
         for (std::int64_t col = 0; col < n; ++col)
           if (dh[r * n + col] != 0) ++c.bad_padding;
+      } else {
+        c.unwritten += poisoned(dh, n, r, r + 1);  // every expert row, sampled or not
+      }
+    }
+    c.clobbered += kGuardRows * n - poisoned(dh, n, m, m + kGuardRows);  // the guard rows
     return c;
   }
 };
@@ -180,6 +199,7 @@ void run_contiguous(Contiguous& p, bool use_ids, const detail::Sm90GemmConfig* c
   INFO(c.first_bad);
   CHECK(c.unwritten == 0);
   CHECK(c.bad_padding == 0);
+  CHECK(c.clobbered == 0);
   CHECK(c.worst < 1.0);
 }
 
@@ -202,7 +222,7 @@ struct Masked {
         b(static_cast<std::size_t>(e * n * k)),
         sa(static_cast<std::size_t>(e * Scales1x128Layout{max_m, k}.numel())),
         sb(static_cast<std::size_t>(e * Scales128x128Layout{n, k}.numel())),
-        d(static_cast<std::size_t>(e * max_m * n)), counts_dev(static_cast<std::size_t>(e)) {
+        d(static_cast<std::size_t>((e * max_m + kGuardRows) * n)), counts_dev(static_cast<std::size_t>(e)) {
     std::mt19937_64 rng(seed);
     a.upload(test::random_e4m3_codes(a.size(), rng));
     b.upload(test::random_e4m3_codes(b.size(), rng));
@@ -234,7 +254,9 @@ struct Masked {
       for (std::int64_t r = valid; r < max_m; ++r)
         for (std::int64_t col = 0; col < n; ++col)
           if (dh[(g * max_m + r) * n + col] != 0xFFFF) ++c.clobbered;
+      c.unwritten += poisoned(dh, n, g * max_m, g * max_m + valid);  // every valid row
     }
+    c.clobbered += kGuardRows * n - poisoned(dh, n, e * max_m, e * max_m + kGuardRows);
     return c;
   }
 };
@@ -488,7 +510,8 @@ TEST_CASE("moe_contiguous_layout matches a CPU layout bit for bit", "[gpu][moe]"
         test::DeviceBuffer<int> counts_dev{counts};
         test::DeviceBuffer<int> ends(static_cast<std::size_t>(e)), starts(static_cast<std::size_t>(e));
         test::DeviceBuffer<int> ids(static_cast<std::size_t>(max_rows + 16));
-        ids.poison(0x7F);
+        // Poisoned: a fresh buffer may hold the last iteration's (equal) values.
+        ids.poison(0x7F), ends.poison(0x7F), starts.poison(0x7F);
         MoeContiguousLayoutArgs args;
         args.num_groups = e, args.counts = counts_dev.get(), args.group_ends = ends.get();
         args.group_starts = with_starts ? starts.get() : nullptr;
@@ -578,11 +601,13 @@ TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu
     INFO(c.first_bad);
     CHECK(c.unwritten == 0);
     CHECK(c.bad_padding == 0);
+    CHECK(c.clobbered == 0);
     CHECK(c.worst < 1.0);
     JITFP8_CUDA_CHECK(cudaMemcpy(p.d.get(), d2.get(), d2.bytes(), cudaMemcpyDeviceToDevice));
     c = p.check(false, replay + 10);
     CHECK(c.unwritten == 0);
     CHECK(c.bad_padding == 0);
+    CHECK(c.clobbered == 0);
     CHECK(c.worst < 1.0);
     const Check mc = q.check(masked_counts, replay);
     CHECK(mc.unwritten == 0);

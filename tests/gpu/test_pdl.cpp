@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "e2e_support.hpp"
@@ -119,6 +120,10 @@ TEST_CASE("under PDL, dense chains (quantize -> GEMM -> weight-gradient GEMM acc
 
     const auto enqueue = [&](cudaStream_t s) {
       JITFP8_CUDA_CHECK(cudaMemsetAsync(dw.get(), 0, dw.bytes(), s));
+      // Poisoned: a kernel that did not run leaves poison, not the last run's bits.
+      JITFP8_CUDA_CHECK(cudaMemsetAsync(d.get(), 0xFF, d.bytes(), s));
+      JITFP8_CUDA_CHECK(cudaMemsetAsync(qa.get(), 0xFF, qa.bytes(), s));
+      JITFP8_CUDA_CHECK(cudaMemsetAsync(sa.get(), 0xFF, sa.bytes(), s));
       jitfp8::Quantize1x128Args q;
       q.x = x.get(), q.m = M, q.k = K, q.q = qa.get(), q.scales = sa.get(), q.scales_capacity = la.numel();
       jitfp8::quantize_1x128(q, s);
@@ -146,6 +151,9 @@ TEST_CASE("under PDL, MoE chains (layout -> contiguous and masked grouped GEMMs 
   const std::int64_t E = 4, K = 1024, tokens = 1000;
   const std::vector<std::int32_t> host_counts = {310, 0, 517, 173};
   const DeviceBuffer<std::int32_t> counts(host_counts);
+  // A second routing of the same tokens: steps 2 and 3 lay it out, so a GEMM that read the
+  // grouping before its griddepcontrol.wait would see the first one's.
+  const DeviceBuffer<std::int32_t> other_counts(std::vector<std::int32_t>{0, 640, 100, 260});
   const std::int64_t rows = jitfp8::moe_contiguous_max_rows(tokens, E);
   const std::int64_t max_m = rows / E;  // the masked view of the same rows
   const std::vector<std::int32_t> host_masked = {static_cast<std::int32_t>(max_m), 0, 77,
@@ -168,13 +176,19 @@ TEST_CASE("under PDL, MoE chains (layout -> contiguous and masked grouped GEMMs 
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
 
     const auto enqueue = [&](cudaStream_t s) {
+      // Every output poisoned first: a kernel that did not run leaves poison, not the last run's bits.
+      for (const auto& [ptr, bytes] : {std::pair<void*, std::size_t>{d.get(), d.bytes()}, {qa.get(), qa.bytes()},
+                                       {sa.get(), sa.bytes()}, {ends.get(), ends.bytes()},
+                                       {m_indices.get(), m_indices.bytes()}})
+        JITFP8_CUDA_CHECK(cudaMemsetAsync(ptr, 0xFF, bytes, s));
       jitfp8::Quantize1x128Args q;
       q.x = x.get(), q.m = rows, q.k = K, q.q = qa.get(), q.scales = sa.get(), q.scales_capacity = la.numel();
       jitfp8::quantize_1x128(q, s);
       for (int step = 0; step < 4; ++step) {
         // Rewrites the grouping that the previous step's contiguous GEMM read.
         jitfp8::MoeContiguousLayoutArgs l;
-        l.num_groups = E, l.counts = counts.get(), l.group_ends = ends.get(), l.m_indices = m_indices.get();
+        l.num_groups = E, l.counts = step < 2 ? counts.get() : other_counts.get(), l.group_ends = ends.get();
+        l.m_indices = m_indices.get();
         l.max_rows = rows;
         jitfp8::moe_contiguous_layout(l, s);
         if (step % 2 == 0) {
@@ -210,6 +224,9 @@ TEST_CASE("under PDL, MoE chains (layout -> contiguous and masked grouped GEMMs 
 
     const auto enqueue = [&](cudaStream_t s) {
       JITFP8_CUDA_CHECK(cudaMemsetAsync(dk.get(), 0, dk.bytes(), s));
+      // Poisoned: a quantizer that did not run leaves poison, not the last run's bits.
+      JITFP8_CUDA_CHECK(cudaMemsetAsync(qk.get(), 0xFF, qk.bytes(), s));
+      JITFP8_CUDA_CHECK(cudaMemsetAsync(sk.get(), 0xFF, sk.bytes(), s));
       for (int step = 0; step < 4; ++step) {
         // Overwrites the operand the previous step's GEMM read, from the other input.
         jitfp8::QuantizeKGroupedArgs q;

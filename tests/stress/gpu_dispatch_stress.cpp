@@ -25,6 +25,7 @@
 #include "jitfp8/runtime.hpp"
 #include "stress/stress_util.hpp"
 #include "support/fp8_reference.hpp"
+#include "support/gpu_presence.hpp"
 
 using namespace jitfp8;
 
@@ -116,11 +117,8 @@ int worker(const std::string& root, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: GPU dispatch stress skipped\n");
-    return 77;
-  }
+  if (const std::string why = jitfp8::test::missing_gpu(); !why.empty())
+    return jitfp8::test::no_gpu_exit("GPU dispatch stress", why);
   if (argc == 4 && std::strcmp(argv[1], "--worker") == 0) return worker(argv[2], std::atoi(argv[3]));
   const int processes = argc > 1 ? std::atoi(argv[1]) : 64;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 16;
