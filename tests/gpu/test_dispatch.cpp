@@ -89,7 +89,7 @@ TEST_CASE("dispatch overhead on a cache hit (micro-benchmark, reported not asser
               "overhead %.2f us (best of %d x %d calls)\n",
               best_api * 1e6, best_raw * 1e6, (best_api - best_raw) * 1e6, kRounds, kCalls);
   JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
-  CHECK(best_api > 0);
+  SUCCEED("timing only: the overhead is reported, never asserted");
 }
 
 TEST_CASE("a loaded kernel launches inside CUDA graph capture and replays", "[dispatch]") {

@@ -295,29 +295,39 @@ void check_dispatch_picks(const std::vector<std::tuple<std::int64_t, std::int64_
 }  // namespace
 
 TEST_CASE("the GPU reference GEMM agrees with a CPU double-precision product", "[gpu][gemm]") {
+  // Its value and its sum of magnitudes (abs_ref, the scale of every tolerance), contiguous and
+  // with rows lda / ldb apart.
   const std::int64_t m = 7, n = 136, k = 272;
-  Problem p(m, n, k, 5);
-  std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
-  test::DeviceBuffer<int> rows_dev{rows};
-  test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n));
-  detail::gemm_reference(p.args(), false, rows_dev.get(), 7, ref_dev.get(), nullptr, nullptr);
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const auto ref = ref_dev.download();
-  const auto a = p.a.download(), b = p.b.download();
-  const auto sa = p.sa.download(), sb = p.sb.download();
-  const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4;
-  for (std::int64_t row = 0; row < m; ++row)
-    for (std::int64_t col = 0; col < n; ++col) {
-      double total = 0;
-      for (std::int64_t kb = 0; kb < kb_count; ++kb) {
-        double partial = 0;
-        for (std::int64_t kk = kb * 128; kk < std::min(k, kb * 128 + 128); ++kk)
-          partial += double(test::e4m3_decode(a[row * k + kk])) * test::e4m3_decode(b[col * k + kk]);
-        total += partial * sa[kb * sa_stride + row] * sb[(col / 128) * kb_count + kb];
+  for (const Strides strides : {Strides{}, Strides{288, 304}}) {
+    INFO("lda " << strides.lda << " ldb " << strides.ldb);
+    Problem p(m, n, k, 5, 0, DType::bf16, strides);
+    std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
+    test::DeviceBuffer<int> rows_dev{rows};
+    test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n)), abs_dev(ref_dev.size());
+    detail::gemm_reference(p.args(), false, rows_dev.get(), 7, ref_dev.get(), abs_dev.get(), nullptr);
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto ref = ref_dev.download(), abs_ref = abs_dev.download();
+    const auto a = p.a.download(), b = p.b.download();
+    const auto sa = p.sa.download(), sb = p.sb.download();
+    const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4;
+    for (std::int64_t row = 0; row < m; ++row)
+      for (std::int64_t col = 0; col < n; ++col) {
+        double total = 0, total_abs = 0;
+        for (std::int64_t kb = 0; kb < kb_count; ++kb) {
+          double partial = 0, partial_abs = 0;
+          for (std::int64_t kk = kb * 128; kk < std::min(k, kb * 128 + 128); ++kk) {
+            const double product =
+                double(test::e4m3_decode(a[row * p.lda + kk])) * test::e4m3_decode(b[col * p.ldb + kk]);
+            partial += product, partial_abs += std::abs(product);
+          }
+          const double scale = double(sa[kb * sa_stride + row]) * sb[(col / 128) * kb_count + kb];
+          total += partial * scale, total_abs += partial_abs * std::abs(scale);
+        }
+        INFO("row " << row << " col " << col);
+        REQUIRE(ref[row * n + col] == Approx(total).epsilon(1e-12).margin(1e-12));
+        REQUIRE(abs_ref[row * n + col] == Approx(total_abs).epsilon(1e-12).margin(1e-12));
       }
-      INFO("row " << row << " col " << col);
-      REQUIRE(ref[row * n + col] == Approx(total).epsilon(1e-12).margin(1e-12));
-    }
+  }
 }
 
 TEST_CASE("gemm_fp8_nt matches the reference on odd shapes and tails", "[gpu][gemm]") {
@@ -876,6 +886,51 @@ TEST_CASE("gemm_fp8_nt with an f32 D matches the reference (the dispatch's picks
     CHECK(c.d_fp32);
     check_problem(m, n, k, seed++, 0, nullptr, &workspace, DType::f32);
   }
+}
+
+// gemm.hpp: a bf16 D is the fp32 sums rounded to nearest even, an f32 D the sums themselves. The
+// same tiles over the same inputs must therefore give bf16 bits equal to the f32 result rounded
+// on the host: a rounding toward zero, or a scale product rounded to bf16, passes the tolerance
+// of the reference comparison (it is within 2^-8) but not this.
+TEST_CASE("gemm_fp8_nt's bf16 D is its f32 D rounded to nearest even, bit for bit", "[gpu][gemm][f32]") {
+  struct Case {
+    int bm, bn, stages, multicast;
+    bool on_a;
+  };
+  const Case cases[] = {{128, 128, 4, 1, true}, {64, 48, 8, 2, false}, {256, 128, 3, 2, true}, {128, 192, 4, 1, true}};
+  std::uint64_t seed = 12700;
+  for (const Case& c : cases)
+    for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {1000, 1000, 1168}, {257, 576, 7168}, {33, 96, 128}}) {
+      INFO(c.bm << " x " << c.bn << " on M=" << m << " N=" << n << " K=" << k);
+      const auto f32_config = make_f32_config(c.bm, c.bn, c.stages, 1, 4, k, c.multicast, c.on_a);
+      if (!f32_config) continue;
+      detail::Sm90GemmConfig bf16_config = make_config(c.bm, c.bn, c.stages, 1, 4, k, c.multicast, c.on_a);
+      while (bf16_config.smem_bytes > detail::kSm90MaxSmem) {
+        --bf16_config.stages;
+        bf16_config.smem_bytes = detail::sm90_gemm_dense_smem_bytes(c.bm, c.bn, k, bf16_config.stages, 1);
+      }
+      Problem wide(m, n, k, seed, 0, DType::f32), narrow(m, n, k, seed, 0, DType::bf16);  // the same inputs
+      ++seed;
+      detail::gemm_fp8_nt_with_config(wide.args(), *f32_config, nullptr);
+      detail::gemm_fp8_nt_with_config(narrow.args(), bf16_config, nullptr);
+      JITFP8_CUDA_CHECK(cudaGetLastError());
+      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<std::uint8_t> f32_bytes = wide.d.download(), bf16_bytes = narrow.d.download();
+      std::int64_t differ = 0;
+      std::string first;
+      for (std::int64_t e = 0; e < m * n; ++e) {
+        float sum;
+        std::uint16_t got;
+        std::memcpy(&sum, f32_bytes.data() + e * 4, 4);
+        std::memcpy(&got, bf16_bytes.data() + e * 2, 2);
+        if (got != test::bf16_from_float(sum) && differ++ == 0)
+          first = "element " + std::to_string(e) + ": f32 " + std::to_string(sum) + ", bf16 bits " +
+                  std::to_string(got) + ", want " + std::to_string(test::bf16_from_float(sum));
+      }
+      INFO(first);
+      CHECK(differ == 0);
+    }
 }
 
 TEST_CASE("gemm_fp8_nt with an f32 D on every epilogue path matches the reference", "[gpu][gemm][f32]") {

@@ -251,31 +251,40 @@ void check_forced(const detail::Sm90WgradConfig& config, const Shapes& shapes, b
 
 TEST_CASE("the GPU reference GEMM with 1x128 B scales agrees with a CPU double-precision product",
           "[gpu][wgrad]") {
+  // Its value and its sum of magnitudes (abs_ref, the scale of every tolerance), contiguous and
+  // with rows lda / ldb apart.
   const std::int64_t m = 7, n = 140, k = 272;
-  Problem p(m, n, k, 5);
-  std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
-  test::DeviceBuffer<int> rows_dev{rows};
-  test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n));
-  detail::gemm_reference(p.reference_args(), true, rows_dev.get(), 7, ref_dev.get(), nullptr,
-                         nullptr);
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const auto ref = ref_dev.download();
-  const auto a = p.a.download(), b = p.b.download();
-  const auto sa = p.sa.download(), sb = p.sb.download();
-  const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4,
-                     sb_stride = (n + 3) / 4 * 4;
-  for (std::int64_t row = 0; row < m; ++row)
-    for (std::int64_t col = 0; col < n; ++col) {
-      double total = 0;
-      for (std::int64_t kb = 0; kb < kb_count; ++kb) {
-        double partial = 0;
-        for (std::int64_t kk = kb * 128; kk < std::min(k, kb * 128 + 128); ++kk)
-          partial += double(test::e4m3_decode(a[row * k + kk])) * test::e4m3_decode(b[col * k + kk]);
-        total += partial * sa[kb * sa_stride + row] * sb[kb * sb_stride + col];
+  for (const auto [lda, ldb] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {288, 320}}) {
+    INFO("lda " << lda << " ldb " << ldb);
+    Problem p(m, n, k, 5, false, 0, lda, ldb);
+    std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
+    test::DeviceBuffer<int> rows_dev{rows};
+    test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n)), abs_dev(ref_dev.size());
+    detail::gemm_reference(p.reference_args(), true, rows_dev.get(), 7, ref_dev.get(), abs_dev.get(), nullptr);
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto ref = ref_dev.download(), abs_ref = abs_dev.download();
+    const auto a = p.a.download(), b = p.b.download();
+    const auto sa = p.sa.download(), sb = p.sb.download();
+    const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4,
+                       sb_stride = (n + 3) / 4 * 4;
+    for (std::int64_t row = 0; row < m; ++row)
+      for (std::int64_t col = 0; col < n; ++col) {
+        double total = 0, total_abs = 0;
+        for (std::int64_t kb = 0; kb < kb_count; ++kb) {
+          double partial = 0, partial_abs = 0;
+          for (std::int64_t kk = kb * 128; kk < std::min(k, kb * 128 + 128); ++kk) {
+            const double product =
+                double(test::e4m3_decode(a[row * p.lda + kk])) * test::e4m3_decode(b[col * p.ldb + kk]);
+            partial += product, partial_abs += std::abs(product);
+          }
+          const double scale = double(sa[kb * sa_stride + row]) * sb[kb * sb_stride + col];
+          total += partial * scale, total_abs += partial_abs * std::abs(scale);
+        }
+        INFO("row " << row << " col " << col);
+        REQUIRE(ref[row * n + col] == Approx(total).epsilon(1e-12).margin(1e-12));
+        REQUIRE(abs_ref[row * n + col] == Approx(total_abs).epsilon(1e-12).margin(1e-12));
       }
-      INFO("row " << row << " col " << col);
-      REQUIRE(ref[row * n + col] == Approx(total).epsilon(1e-12).margin(1e-12));
-    }
+  }
 }
 
 TEST_CASE("gemm_fp8_wgrad matches the reference on odd shapes and tails", "[gpu][wgrad]") {

@@ -64,7 +64,10 @@ int dispatch_and_check(unsigned seed, int* dispatches) {
       bool ok = cudaMalloc(&x_dev, x.size()) == cudaSuccess &&
                 cudaMalloc(&q_dev, static_cast<std::size_t>(m * kK)) == cudaSuccess &&
                 cudaMalloc(&s_dev, static_cast<std::size_t>(layout.numel()) * 4) == cudaSuccess &&
-                cudaMemcpyAsync(x_dev, x.data(), x.size(), cudaMemcpyHostToDevice, stream) == cudaSuccess;
+                cudaMemcpyAsync(x_dev, x.data(), x.size(), cudaMemcpyHostToDevice, stream) == cudaSuccess &&
+                // Poisoned: an element the kernel leaves unwritten (a scale row's padding too) shows.
+                cudaMemsetAsync(q_dev, 0xCD, static_cast<std::size_t>(m * kK), stream) == cudaSuccess &&
+                cudaMemsetAsync(s_dev, 0xCD, static_cast<std::size_t>(layout.numel()) * 4, stream) == cudaSuccess;
       std::vector<std::uint8_t> q(static_cast<std::size_t>(m * kK));
       std::vector<float> scales(static_cast<std::size_t>(layout.numel()));
       if (ok) try {
