@@ -3,10 +3,14 @@
 #include <cstdlib>
 #include <deque>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/env_setting.hpp"
@@ -43,14 +47,20 @@ class BackgroundCompiler {
     if (thread_.joinable()) thread_.join();  // waits for the compile in flight, if any
   }
 
+  // Throws Error(internal) when the thread cannot be started; the job is then not queued (a job
+  // queued with no thread to run it made wait_idle() wait forever).
   void post(std::function<void()> job) {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
-    jobs_.push_back(std::move(job));
     if (!thread_.joinable()) {
-      thread_ = std::thread([this] { run(); });
+      try {
+        thread_ = std::thread([this] { run(); });
+      } catch (const std::system_error& e) {
+        throw Error(ErrorCode::internal, fmt::format("cannot start the background compile thread: {}", e.what()));
+      }
       owner_pid_ = getpid();
     }
+    jobs_.push_back(std::move(job));
     changed_.notify_all();
   }
 
