@@ -114,7 +114,9 @@ struct CacheCleanReport {
 // Removes invalid entries and stale temporaries from the first (writable) root. An invalid entry
 // whose key another process holds locked (it is rebuilding the entry) is left to that process.
 CacheCleanReport cache_remove_invalid();
-// Removes every entry, temporary and lock file of the first root.
+// Removes every entry of the first root, the temporaries of writers no longer running and the
+// lock files no process holds; a held lock (its key is being compiled) and a running writer's
+// temporary stay, and that writer's entry appears when it finishes.
 CacheCleanReport cache_clear();
 
 // Counters since process start, for tests and `jitfp8 info`.

@@ -2,9 +2,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 #include "runtime/cache_entry.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/kernel_builder.hpp"
+#include "runtime/trusted_file.hpp"
 
 namespace jitfp8 {
 namespace {
@@ -94,14 +97,27 @@ void remove(const fs::path& path, int* counter, CacheCleanReport* report) {
 
 // Unlinks a key's lock file unless a process holds it (it is compiling that key): removing a held
 // one let a second process lock a new file at the path and compile the same kernel alongside.
-// Unlinked while locked here, so a process that opened it meanwhile finds, once it has the lock,
-// that the path no longer names its file, and locks the path again (KeyLock::acquire).
+// It is unlinked while locked here, and only while the path still names the file locked here (a
+// second clear may have unlinked it and a compiler locked a new one there meanwhile); a process
+// that opened it meanwhile finds, once it has the lock, that the path no longer names its file,
+// and locks the path again (KeyLock::acquire). Anything at a lock's path that is not a regular
+// file (a symlink: KeyLock refuses it, so the key could never be locked again) is removed
+// outright, and so is every lock file where the file system has no locks.
 void remove_unheld_lock(const fs::path& path, CacheCleanReport* report) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return;
+  int removed = 0;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // gone meanwhile
+  if (!S_ISREG(st.st_mode)) return remove(path, &removed, report);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT)
+      report->failures.push_back(fmt::format("{}: cannot open to lock it: {}", path.string(), std::strerror(errno)));
+    return;
+  }
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    int removed = 0;
-    remove(path, &removed, report);
+    if (detail::names_open_file(path.string(), fd)) remove(path, &removed, report);
+  } else if (errno != EWOULDBLOCK && errno != EINTR) {
+    remove(path, &removed, report);  // no locks here: nobody can hold it
   }
   ::close(fd);
 }

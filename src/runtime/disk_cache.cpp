@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -56,13 +55,6 @@ void remove_stale_temporaries(const std::string& dir, const Key128& key) {
       ::unlink((dir + "/" + name).c_str());
   }
   ::closedir(handle);
-}
-
-// Whether `path` (not followed) is the file open as `fd`.
-bool names_open_file(const std::string& path, int fd) {
-  struct stat open_file {}, at_path {};
-  return ::fstat(fd, &open_file) == 0 && ::lstat(path.c_str(), &at_path) == 0 &&
-         open_file.st_dev == at_path.st_dev && open_file.st_ino == at_path.st_ino;
 }
 
 std::string temporary_name(const std::string& dir, const Key128& key) {
@@ -152,10 +144,17 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
   // `cache clear` unlinks a lock file nobody holds. A process that opened it just before then
   // holds a lock on a file no longer at the path, which the next opener would not see; so the
   // lock counts only while the path still names the locked file, and is taken again otherwise.
+  // One deadline for every attempt; `waited` says whether any attempt saw another holder.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (int attempt = 0; attempt < 8; ++attempt) {
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return nullptr;
-    if (!flock_exclusive(fd, timeout, appeared, waited)) {
+    const auto left = std::max(std::chrono::steady_clock::duration::zero(), deadline - std::chrono::steady_clock::now());
+    bool saw_holder = false;
+    const bool locked = flock_exclusive(fd, std::chrono::duration_cast<std::chrono::milliseconds>(left), appeared,
+                                        &saw_holder);
+    if (waited) *waited = *waited || saw_holder;
+    if (!locked) {
       ::close(fd);
       return nullptr;
     }

@@ -103,6 +103,12 @@ bool flock_exclusive(int fd, std::chrono::milliseconds timeout, const std::funct
   return true;
 }
 
+bool names_open_file(const std::string& path, int fd) {
+  struct stat open_file {}, at_path {};
+  return ::fstat(fd, &open_file) == 0 && ::lstat(path.c_str(), &at_path) == 0 &&
+         open_file.st_dev == at_path.st_dev && open_file.st_ino == at_path.st_ino;
+}
+
 std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why) {
   *missing = false;
   // O_NONBLOCK: opening a FIFO planted at an entry's path must not wait for a writer (it is then

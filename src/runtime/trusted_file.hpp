@@ -33,6 +33,9 @@ bool make_dirs(const std::string& path, std::string* why);
 bool flock_exclusive(int fd, std::chrono::milliseconds timeout, const std::function<bool()>& give_up,
                      bool* waited = nullptr);
 
+// Whether `path` (not followed) is the file open as `fd`: false once it was unlinked or replaced.
+bool names_open_file(const std::string& path, int fd);
+
 // Reads a whole trusted regular file (not a symlink, not a FIFO, at most 1 GiB); nullopt with
 // `why` set otherwise. `missing` on ENOENT.
 std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why);

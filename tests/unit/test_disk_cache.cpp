@@ -433,6 +433,15 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
   CHECK(fs::exists(shard + held_entry.key.hex() + ".lock"));
   // Still exclusive: nobody else gets the held key's lock.
   CHECK_FALSE(KeyLock::acquire(held_entry.key, std::chrono::milliseconds(0), no, nullptr));
+
+  // A symlink at a key's lock path (which KeyLock refuses to open, so that key could never be
+  // locked) is removed, and the key can be locked again.
+  const std::string linked = shard + free_entry.key.hex() + ".lock";
+  fs::create_symlink(dir / "elsewhere", linked);
+  CHECK_FALSE(KeyLock::acquire(free_entry.key, std::chrono::milliseconds(0), no, nullptr));
+  CHECK(cache_clear().failures.empty());
+  CHECK_FALSE(fs::is_symlink(linked));
+  CHECK(KeyLock::acquire(free_entry.key, std::chrono::milliseconds(0), no, nullptr));
 }
 
 // A process that opened a key's lock file just before `cache clear` unlinked it, and then got the
@@ -447,20 +456,22 @@ TEST_CASE("a key lock taken on a file unlinked meanwhile is taken again at the p
   const auto no = [] { return false; };
   auto first = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
   REQUIRE(first);
-  std::atomic<bool> waiting_has_lock{false};
-  std::thread waiter([&] {
-    bool waited = false;
-    auto lock = KeyLock::acquire(key, std::chrono::seconds(60), no, &waited);
+  std::atomic<bool> polling{false}, waiting_has_lock{false}, waiter_done{false};
+  std::jthread waiter([&] {  // joined on every way out of the test
+    // `appeared` is asked between attempts, so once it is the waiter has the first file open.
+    auto lock = KeyLock::acquire(key, std::chrono::seconds(60), [&] { polling = true; return false; }, nullptr);
     waiting_has_lock = lock != nullptr;
+    waiter_done = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the waiter polls the first file
-  REQUIRE(fs::remove(lock_path));                                 // as `cache clear` would
+  while (!polling && !waiter_done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(polling);
+  REQUIRE(fs::remove(lock_path));  // as `cache clear` would
   auto second = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
   REQUIRE(second);  // a new file at the path
   first.reset();    // the waiter may now lock the unlinked file, which must not count
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  CHECK_FALSE(waiting_has_lock.load());
-  second.reset();
+  CHECK_FALSE(waiter_done.load());
+  second.reset();  // now the waiter locks the file at the path
   waiter.join();
   CHECK(waiting_has_lock.load());
 }
