@@ -63,30 +63,38 @@ for step in "${steps[@]}"; do
       tail -3 "$out/stress.log" ;;
     sanitize-all)
       # Every GPU test case under memcheck, racecheck and synccheck (or SANITIZE_TOOLS), each
-      # (tool, case) in its own process with its own time limit, SANITIZE_JOBS at once, except the
-      # timing micro-benchmark, the full-size anchor/yardstick shapes and the tensors past 4 GiB,
-      # whose kernels are the same templates at sizes the sanitizers would take hours over. A case
-      # name is matched up to its first character that Catch's test spec treats specially, then
-      # '*'. Per-case logs stay in $out/sanitize/. On an H200 host, 14 at once on a filled kernel
-      # cache (2026-12-04): memcheck 85 s and synccheck 52 s for all 114 cases, racecheck 20 of
-      # them in 480 s. memcheck counts 3 API errors in "encode_tensor_map rejects a description the
-      # driver rejects": the test's deliberate rejections by cuTensorMapEncodeTiled.
+      # (tool, case) in its own process with its own time limit, SANITIZE_JOBS at once (racecheck:
+      # RACECHECK_JOBS, default 2: one case took 62 GB of host memory under it, and 14 at once
+      # had the host kill one, 2026-12-04), except the timing micro-benchmark, the full-size
+      # anchor/yardstick shapes and the tensors past 4 GiB, whose kernels are the same templates
+      # at sizes the sanitizers would take hours over. A case name is matched up to its first
+      # character that Catch's test spec treats specially, then '*'. Per-case logs stay in
+      # $out/sanitize/. On an H200 host, 14 at once on a filled kernel cache (2026-12-04):
+      # memcheck 85 s and synccheck 52 s for all 114 cases, racecheck 20 of them in 480 s.
+      # memcheck runs with --report-api-errors no: the library checks every driver call itself,
+      # and "encode_tensor_map rejects a description the driver rejects" provokes 3 rejections by
+      # cuTensorMapEncodeTiled on purpose, which memcheck otherwise counts as errors.
       mkdir -p "$out/sanitize"
       "$tests" --list-test-names-only | grep -v -e '^$' -e 'micro-benchmark' -e 'anchor' \
         -e 'yardstick' -e 'load probe' -e 'GiB' | sed -e 's/[],[].*$//' -e 's/$/*/' | sort -u > "$out/sanitize-cases.txt"
       export tests out
       export SANITIZE_CASE_TIMEOUT_S=${SANITIZE_CASE_TIMEOUT_S:-300}
       tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck}
+      : > "$out/sanitize.log"
       for tool in $tools; do
-        awk -v t=$tool '{ print t "\t" NR "\t" $0 }' "$out/sanitize-cases.txt"
-      done | xargs -d '\n' -P ${SANITIZE_JOBS:-8} -n 1 bash -c '
-        IFS=$(printf "\t") read -r tool n spec <<< "$1"
-        log=$out/sanitize/$tool.$n.log
-        timeout $SANITIZE_CASE_TIMEOUT_S compute-sanitizer --tool $tool --error-exitcode 3 "$tests" "$spec" > "$log" 2>&1
-        rc=$?
-        summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed "s/^=* *//")
-        cases=$(grep -E "^(All tests passed|test cases)" "$log" | tail -1)
-        echo "$tool rc=$rc | $spec | $summary | $cases"' _ > "$out/sanitize.log"
+        jobs=${SANITIZE_JOBS:-8}
+        [ "$tool" = racecheck ] && jobs=${RACECHECK_JOBS:-2}
+        awk -v t=$tool '{ print t "\t" NR "\t" $0 }' "$out/sanitize-cases.txt" | xargs -d '\n' -P "$jobs" -n 1 bash -c '
+          IFS=$(printf "\t") read -r tool n spec <<< "$1"
+          log=$out/sanitize/$tool.$n.log
+          options=()
+          [ "$tool" = memcheck ] && options=(--report-api-errors no)
+          timeout $SANITIZE_CASE_TIMEOUT_S compute-sanitizer --tool $tool "${options[@]}" --error-exitcode 3 "$tests" "$spec" > "$log" 2>&1
+          rc=$?
+          summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed "s/^=* *//")
+          cases=$(grep -E "^(All tests passed|test cases)" "$log" | tail -1)
+          echo "$tool rc=$rc | $spec | $summary | $cases"' _ >> "$out/sanitize.log"
+      done
       for tool in $tools; do
         echo "== $tool: $(grep -c "^$tool rc=0 " "$out/sanitize.log") of $(grep -c "^$tool rc=" "$out/sanitize.log") cases clean"
         grep -E "^$tool rc=[1-9]" "$out/sanitize.log" | head -20

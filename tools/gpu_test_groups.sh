@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The GPU tests as seven groups of tags in parallel processes on one GPU: the kernels the cases
 # compile are built on all the host's cores at once, and the GPU runs several cases side by side.
-# On H200 hosts (16 cores, 2026-12-04): 150 s on an empty kernel cache (six groups, the tensors
-# past 4 GiB then in the last), 78 s on a cache an earlier run filled (91-125 s as six groups),
-# against about 10 minutes for the suite in one process (`gpu_check.sh tests`).
+# On H200 hosts (16 cores, 2026-12-04): 210 s on an empty kernel cache, 142 s on a cache an
+# earlier run filled (the tensors past 4 GiB, with the quantizers' longest rows, the longest
+# group), against about 10 minutes for the suite in one process (`gpu_check.sh tests`).
 # Usage: tools/gpu_test_groups.sh [TESTS_BINARY]   (default: $build/tests/jitfp8_gpu_tests)
 # Logs: $OUT (or ./gpu-check-out)/tests-<n>.log, with each case's duration. Exit status 1 if any
 # group failed or ran past GROUP_TIMEOUT_S (default 540).

@@ -34,18 +34,9 @@ namespace {
 // rows) writes there.
 constexpr std::int64_t kGuardRows = 256;
 
-// One operand's rows of random codes, `ld` bytes apart; the bytes between rows hold 0x7F (an
-// e4m3 NaN), so a kernel that reads them (lda or ldb ignored) makes NaNs.
-std::vector<std::uint8_t> strided_codes(std::int64_t rows, std::int64_t k, std::int64_t ld, std::mt19937_64& rng) {
-  const std::vector<std::uint8_t> codes = test::random_e4m3_codes(static_cast<std::size_t>(rows * k), rng);
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(rows * ld), 0x7F);
-  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(codes.begin() + r * k, k, out.begin() + r * ld);
-  return out;
-}
-
-// Operand strides of a Problem (0: K, and N for D).
+// A's and B's row strides in a Problem (0: K).
 struct Strides {
-  std::int64_t lda = 0, ldb = 0, ldd = 0;
+  std::int64_t lda = 0, ldb = 0;
 };
 
 // One problem on the device, with its inputs kept for the references. D is bf16 or f32, held
@@ -67,8 +58,8 @@ struct Problem {
         sb(static_cast<std::size_t>(Scales128x128Layout{n, k}.numel())),
         d(static_cast<std::size_t>((std::max<std::int64_t>(m, 1) + kGuardRows) * ldd) * dtype_size(d_dtype)) {
     std::mt19937_64 rng(seed);
-    a.upload(strided_codes(std::max<std::int64_t>(m, 1), k, lda, rng));
-    b.upload(strided_codes(n, k, ldb, rng));
+    a.upload(test::strided_e4m3_codes(std::max<std::int64_t>(m, 1), k, lda, rng));
+    b.upload(test::strided_e4m3_codes(n, k, ldb, rng));
     sa.upload(test::random_block_scales(sa.size(), rng));
     sb.upload(test::random_block_scales(sb.size(), rng));
     d.poison(0xFF);  // bf16 0xFFFF and f32 0xFFFFFFFF are NaNs: unwritten outputs show

@@ -39,15 +39,6 @@ std::uint32_t float_bits(float f) {
 // Rows of D past its last row, poisoned: a tile stored past M writes there.
 constexpr std::int64_t kGuardRows = 256;
 
-// One operand's rows of random codes, `ld` bytes apart; the bytes between rows hold 0x7F (an
-// e4m3 NaN), so a kernel that reads them (lda or ldb ignored) makes NaNs.
-std::vector<std::uint8_t> strided_codes(std::int64_t rows, std::int64_t k, std::int64_t ld, std::mt19937_64& rng) {
-  const std::vector<std::uint8_t> codes = test::random_e4m3_codes(static_cast<std::size_t>(rows * k), rng);
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(rows * ld), 0x7F);
-  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(codes.begin() + r * k, k, out.begin() + r * ld);
-  return out;
-}
-
 // One problem on the device, with its inputs (and D's initial contents) kept for the checks.
 // D has kGuardRows poisoned rows after it.
 struct Problem {
@@ -67,8 +58,8 @@ struct Problem {
         sb(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel())),
         d(static_cast<std::size_t>((std::max<std::int64_t>(m, 1) + kGuardRows) * ldd)) {
     std::mt19937_64 rng(seed);
-    a.upload(strided_codes(std::max<std::int64_t>(m, 1), k, lda, rng));
-    b.upload(strided_codes(n, k, ldb, rng));
+    a.upload(test::strided_e4m3_codes(std::max<std::int64_t>(m, 1), k, lda, rng));
+    b.upload(test::strided_e4m3_codes(n, k, ldb, rng));
     sa.upload(test::random_block_scales(sa.size(), rng));
     sb.upload(test::random_block_scales(sb.size(), rng));
     reset(rng);
@@ -254,7 +245,7 @@ TEST_CASE("the GPU reference GEMM with 1x128 B scales agrees with a CPU double-p
   // Its value and its sum of magnitudes (abs_ref, the scale of every tolerance), contiguous and
   // with rows lda / ldb apart.
   const std::int64_t m = 7, n = 140, k = 272;
-  for (const auto [lda, ldb] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {288, 320}}) {
+  for (const auto& [lda, ldb] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {288, 320}}) {
     INFO("lda " << lda << " ldb " << ldb);
     Problem p(m, n, k, 5, false, 0, lda, ldb);
     std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};

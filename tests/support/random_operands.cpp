@@ -1,5 +1,6 @@
 #include "support/random_operands.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace jitfp8::test {
@@ -15,6 +16,14 @@ std::vector<std::uint8_t> random_e4m3_codes(std::size_t count, std::mt19937_64& 
     }
   }
   return codes;
+}
+
+std::vector<std::uint8_t> strided_e4m3_codes(std::int64_t rows, std::int64_t k, std::int64_t ld,
+                                             std::mt19937_64& rng) {
+  const std::vector<std::uint8_t> codes = random_e4m3_codes(static_cast<std::size_t>(rows * k), rng);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(rows * ld), 0x7F);
+  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(codes.begin() + r * k, k, out.begin() + r * ld);
+  return out;
 }
 
 std::vector<float> random_block_scales(std::size_t count, std::mt19937_64& rng) {
