@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "cpu_scaled_dot.hpp"
 #include "gpu_support.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
@@ -303,20 +304,12 @@ TEST_CASE("the GPU reference GEMM agrees with a CPU double-precision product", "
     const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4;
     for (std::int64_t row = 0; row < m; ++row)
       for (std::int64_t col = 0; col < n; ++col) {
-        double total = 0, total_abs = 0;
-        for (std::int64_t kb = 0; kb < kb_count; ++kb) {
-          double partial = 0, partial_abs = 0;
-          for (std::int64_t kk = kb * 128; kk < std::min(k, kb * 128 + 128); ++kk) {
-            const double product =
-                double(test::e4m3_decode(a[row * p.lda + kk])) * test::e4m3_decode(b[col * p.ldb + kk]);
-            partial += product, partial_abs += std::abs(product);
-          }
-          const double scale = double(sa[kb * sa_stride + row]) * sb[(col / 128) * kb_count + kb];
-          total += partial * scale, total_abs += partial_abs * std::abs(scale);
-        }
+        const test::ScaledDot want = test::cpu_scaled_dot(&a[row * p.lda], &b[col * p.ldb], k, [&](std::int64_t kb) {
+          return double(sa[kb * sa_stride + row]) * sb[(col / 128) * kb_count + kb];  // 128x128 B scales
+        });
         INFO("row " << row << " col " << col);
-        REQUIRE(ref[row * n + col] == Approx(total).epsilon(1e-12).margin(1e-12));
-        REQUIRE(abs_ref[row * n + col] == Approx(total_abs).epsilon(1e-12).margin(1e-12));
+        REQUIRE(ref[row * n + col] == Approx(want.value).epsilon(1e-12).margin(1e-12));
+        REQUIRE(abs_ref[row * n + col] == Approx(want.magnitude).epsilon(1e-12).margin(1e-12));
       }
   }
 }
