@@ -95,3 +95,12 @@ echo "cache entries: $n0 before, $(find /tmp/ctest -type f -name '*.kernel' | wc
 grep -h -E "^[0-9.]+ s: " /tmp/o6/tests-*.log | sort -rn | head -8
 grep -h "skipped" /tmp/o6/tests-*.log | head
 
+#### scratch/s85g.sh
+#!/bin/bash
+# Session 85 call 7: the cases whose code changed after call 6 (the CPU check of the GPU
+# reference, now through tests/gpu/cpu_scaled_dot.hpp; strided operands from the support library).
+B=scratch/gpubin-s85
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+tar -C /tmp -xzf scratch/testcache.tgz
+export JITFP8_CACHE_DIR=/tmp/ctest JITFP8_REQUIRE_GPU=1
+$B/jitfp8_gpu_tests 'the GPU reference GEMM*,*reads A and B rows lda and ldb apart,gemm_fp8_nt*s bf16 D is its f32 D*,gemm_fp8_nt with M = 0 writes nothing' -d yes 2>&1 | grep -E "^[0-9.]+ s:|passed|failed|FAILED" | head -20
