@@ -17,6 +17,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::int64_t kGemmMRangeMax = std::int64_t{1} << 20;
+
 [[noreturn]] void bad(const std::string& where, const std::string& rule) {
   throw Error(ErrorCode::manifest_error, fmt::format("{}: {}", where, rule));
 }
@@ -48,6 +50,12 @@ ManifestOp parse_op(const json& item, const std::string& where) {
       op.m_min = positive_int(m[0], where + ".m[0]");
       op.m_max = positive_int(m[1], where + ".m[1]");
       if (op.m_min > op.m_max) bad(where + ".m", "min must not exceed max");
+      // The GEMMs' kernels are planned every 64 rows of the range (the quantizers' do not depend
+      // on M): [1, 2^31] took half an hour before any output (a review, 2026-12-04).
+      if (op.op.rfind("gemm_", 0) == 0 && op.m_max - op.m_min > kGemmMRangeMax)
+        bad(where + ".m", fmt::format("a GEMM's range may span at most 2^20 rows, its kernels being planned every "
+                                      "64 rows (got {} rows): split it, or list the sizes you run",
+                                      op.m_max - op.m_min));
     } else {
       op.m_min = op.m_max = positive_int(m, where + ".m");
     }

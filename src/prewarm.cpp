@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -25,12 +26,19 @@ std::vector<detail::KernelSpec> distinct_specs(const std::vector<Manifest>& mani
   std::vector<detail::KernelSpec> specs;
   std::set<std::string> seen;
   for (const Manifest& manifest : manifests)
-    for (const ManifestOp& op : manifest.ops) {
+    for (std::size_t i = 0; i < manifest.ops.size(); ++i) {
+      const ManifestOp& op = manifest.ops[i];
       const detail::OpFamily* family = detail::find_op_family(op.op);
       if (family == nullptr)
         throw Error(ErrorCode::manifest_error,
                     fmt::format("{}: unknown operation '{}'", manifest.model, op.op));
-      for (detail::KernelSpec& spec : family->specs_for(op, arch, target))
+      std::vector<detail::KernelSpec> op_specs;
+      try {
+        op_specs = family->specs_for(op, arch, target);
+      } catch (const Error& e) {  // said where: which manifest and operation
+        throw Error(e.code(), fmt::format("{}: ops[{}]: {}", manifest.model, i, e.what()));
+      }
+      for (detail::KernelSpec& spec : op_specs)
         if (seen.insert(detail::cache_key(spec).hex()).second) specs.push_back(std::move(spec));
     }
   return specs;
@@ -99,6 +107,11 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
       detail::BuiltKernel built;
       try {
         built = detail::build_kernel(specs[i]);
+        // A prewarm exists to fill the cache: a kernel kept in memory only is a failure (the
+        // reason was logged), not "compiled".
+        if (!built.from_cache && !built.published)
+          error = fmt::format("{}: compiled, but not written to the cache (see the warning above)",
+                              specs[i].display_name());
         if (options.load) detail::get_kernel(device, specs[i]);
       } catch (const std::exception& e) {
         error = fmt::format("{}: {}", specs[i].display_name(), e.what());
@@ -116,8 +129,14 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
       if (options.progress) draw_progress(++done, report.kernels);
     }
   };
+  // As many threads as can be started (a failure to start one aborted the process, with the
+  // others running); with none, the work runs on this thread.
   std::vector<std::thread> threads;
-  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  try {
+    for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  } catch (const std::system_error&) {
+    if (threads.empty()) worker();
+  }
   for (std::thread& thread : threads) thread.join();
   report.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -90,7 +90,8 @@ void set_log_level(LogLevel level);
 // Roots searched for cached kernels: the first is written, the others are read-only lookups.
 // Defaults to $JITFP8_CACHE_DIR (':'-separated), else $XDG_CACHE_HOME/jitfp8, else ~/.cache/jitfp8.
 std::vector<std::string> cache_roots();
-// Overrides the roots for this process (an empty list restores the default).
+// Overrides the roots for this process (an empty list restores the default); an empty path
+// among them is an Error(invalid_argument).
 void set_cache_roots(const std::vector<std::string>& roots);
 
 // ---- cache administration (the `jitfp8 cache` subcommands) ----------------------------------
@@ -166,7 +167,7 @@ struct PrewarmReport {
   int kernels = 0;        // distinct kernels the manifests imply
   int compiled = 0;       // built by NVRTC now
   int cached = 0;         // found in a cache root
-  int failed = 0;
+  int failed = 0;         // not built, or built but not written to the first root (errors say)
   std::vector<double> compile_seconds;  // one per compiled kernel
   std::vector<std::string> errors;
   double wall_seconds = 0;

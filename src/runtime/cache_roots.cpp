@@ -3,6 +3,9 @@
 #include <mutex>
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/runtime_state.hpp"
@@ -57,6 +60,11 @@ namespace jitfp8 {
 std::vector<std::string> cache_roots() { return detail::effective_cache_roots(); }
 
 void set_cache_roots(const std::vector<std::string>& roots) {
+  // An empty path would make a root of "" and entries under /v1.
+  for (std::size_t i = 0; i < roots.size(); ++i)
+    if (roots[i].empty())
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("set_cache_roots: argument 'roots[{}]' is empty: a cache root must be a path", i));
   std::lock_guard lock(detail::roots_mutex);
   if (roots.empty()) detail::roots_override.reset();
   else detail::roots_override = roots;

@@ -34,7 +34,10 @@ bool dump_enabled() {
 std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileResult& compiled,
                        const std::string& dir) {
   namespace fs = std::filesystem;
-  std::string base = dir.empty() ? std::getenv("JITFP8_DUMP") : dir;
+  const char* env_dir = std::getenv("JITFP8_DUMP");
+  const std::string base = !dir.empty() ? dir : env_dir != nullptr ? env_dir : "";
+  if (base.empty())
+    throw Error(ErrorCode::invalid_argument, "dump: no folder to write to: name one or set JITFP8_DUMP");
   fs::path folder = fs::path(base) / fmt::format("{}-{}", spec.family, key.hex());
   std::error_code ec;
   fs::create_directories(folder, ec);

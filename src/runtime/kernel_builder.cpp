@@ -104,9 +104,9 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   if (dumping) write_dump(spec, key, compiled);
 
   CacheEntry entry{key, entry_metadata(spec, compiled), compiled.cubin};
-  cache_publish(entry);
+  const bool published = cache_publish(entry);
   return BuiltKernel{key, std::move(compiled.cubin), std::move(compiled.lowered_name), false,
-                     compiled.seconds};
+                     compiled.seconds, published};
 }
 
 }  // namespace jitfp8::detail

@@ -32,6 +32,7 @@ struct BuiltKernel {
   std::string lowered_name;
   bool from_cache = false;
   double compile_seconds = 0;  // 0 when found in the cache
+  bool published = false;      // compiled and written to the cache (else kept in memory only)
 };
 
 // The lowered kernel name an entry's metadata stores; empty when it names none, and then the

@@ -45,13 +45,29 @@ bool scalar_object(const nlohmann::json& value) {
   return true;
 }
 
+// Whether `value` nests deeper than `limit` levels, found without recursion: copying a config
+// nested 100,000 deep overflowed the stack (a review, 2026-12-04).
+bool nested_deeper_than(const nlohmann::json& value, int limit) {
+  std::vector<std::pair<const nlohmann::json*, int>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (!node->is_structured()) continue;
+    if (depth + 1 > limit) return true;
+    for (const nlohmann::json& child : *node) pending.push_back({&child, depth + 1});
+  }
+  return false;
+}
+
 // Why `item` is no entry, or nullopt with `entry` filled.
 std::optional<std::string> entry_from_json(const nlohmann::json& item, TunedEntry* entry) {
   if (!item.is_object()) return "not an object";
   for (const char* field : {"op", "templates"})
     if (!item.contains(field) || !item[field].is_string()) return fmt::format("\"{}\" is not a string", field);
-  for (const char* field : {"config", "replaces"})
+  for (const char* field : {"config", "replaces"}) {
     if (!item.contains(field) || !item[field].is_object()) return fmt::format("\"{}\" is not an object", field);
+    if (nested_deeper_than(item[field], 8)) return fmt::format("\"{}\" nests deeper than 8 levels", field);
+  }
   if (!item.contains("key") || !scalar_object(item["key"]))
     return "\"key\" is not an object of integers, booleans and strings";
   for (const char* field : {"us", "replaced_us"})

@@ -203,6 +203,11 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
              Catch::Contains("ops[0].d_dtype: \"fp16\" must be \"bf16\" or \"f32\""));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 64, "d_dtype": 4}]})"),
              Catch::Contains("ops[0].d_dtype: must be a string"));
+  // A GEMM's kernels are planned every 64 rows: a range of 2^31 rows took half an hour.
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": [1, 2147483648], "n": 512, "k": 512}]})"),
+             Catch::Contains("ops[0].m: a GEMM's range may span at most 2^20 rows"));
+  CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": [1, 1048577], "n": 512, "k": 512}]})"));
+  CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "quantize_1x128", "m": [1, 2147483648], "k": 512}]})"));
 
   Manifest ok = parse_manifest(kManifest);
   CHECK(ok.model == "test");
@@ -225,6 +230,76 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   CHECK(test::run_command(kCli + " prewarm --jobs").exit_code == 2);
   CHECK(test::run_command(kCli + " frobnicate").exit_code == 2);
   CHECK(test::run_command(kCli + " cache defrag").exit_code == 2);
+  // An empty value (`--cache-dir ""` made the root "/"), an option taken for a value, an option
+  // given twice: usage errors that say so, and nothing written.
+  const auto usage_error = [&](const std::string& arguments, const std::string& says) {
+    auto run = test::run_command(kCli + " " + arguments);
+    INFO(arguments << ": " << run.output);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.output, Catch::Contains(says));
+  };
+  test::write_text_file(dir / "m.json", kManifest);
+  usage_error("prewarm --arch sm_90a --cache-dir '' " + dir / "m.json", "--cache-dir needs a value, got an empty one");
+  usage_error("cache clear --cache-dir ''", "--cache-dir needs a value, got an empty one");
+  usage_error("prewarm --jobs --arch sm_90a " + dir / "m.json", "--jobs needs a value, got the option --arch");
+  usage_error("prewarm --jobs 2 --jobs 3 --arch sm_90a " + dir / "m.json", "--jobs given twice");
+  usage_error("prewarm --quiet --quiet --arch sm_90a " + dir / "m.json", "--quiet given twice");
+  usage_error("dump --arch sm_90a --out '' quantize_1x128 k=512", "--out needs a value, got an empty one");
+  usage_error("dump --arch sm_90a quantize_1x128 k=512 k=1024", "k given twice");
+  CHECK_FALSE(std::filesystem::exists("/v1"));
+}
+
+// A prewarm exists to fill the cache: kernels it compiled but could not write there are failures
+// (it said "compiled" and exited 0 before).
+TEST_CASE("prewarm into a cache it cannot write fails, saying why", "[cli]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "m.json", kManifest);
+  test::write_text_file(dir / "a-file", "not a directory");
+  auto run = test::run_command(kCli + " prewarm --quiet --arch sm_90a --cache-dir " + dir / "a-file/cache " +
+                               dir / "m.json");
+  INFO(run.output);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.output, Catch::Contains("not written to the cache"));
+  CHECK(parse_summary(run.output).failed == kKernels);
+}
+
+// A tuned table is read by every process that plans a GEMM: an entry nested 100,000 deep crashed
+// it (a recursive copy overflowed the stack), and a mistyped config field made `cache tuned` stop
+// at that entry. Both are now listed or skipped, and nothing crashes.
+TEST_CASE("cache tuned survives deeply nested and mistyped entries", "[cli][tuned]") {
+  test::TempDir dir;
+  const std::string cache = dir / "c";
+  const detail::TunedDevice h100{"sm_90a", "NVIDIA H100 80GB HBM3", 132};
+  const nlohmann::json pick = detail::choose_sm90_gemm_config(512, 512, 16384, 132, {}, true, false).to_json();
+  nlohmann::json mistyped = pick;
+  mistyped["block_m"] = "64";
+  detail::TunedEntry entry{"gemm_fp8_nt", detail::gemm_fp8_nt_tuning_key(132, 512, 512, 16384, true, false),
+                           mistyped, pick, 13.8, 17.6, detail::templates_digest()};
+  std::string why;
+  REQUIRE(detail::publish_tuned_entries({cache}, h100, {entry}, &why));
+  const std::string path = detail::tuned_table_path(cache, h100);
+  // A second entry whose config nests 100,000 deep, spliced into the file as text.
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "{\"a\":";
+  deep += "1";
+  deep += std::string(100000, '}');
+  std::string text = test::read_text_file(path);
+  const std::size_t entries = text.find("\"entries\"");
+  REQUIRE(entries != std::string::npos);
+  const std::size_t open = text.find('[', entries);
+  const std::string deep_entry = R"({"op": "gemm_fp8_nt", "templates": "t", "key": {"m_key": 1}, "config": )" + deep +
+                                 R"(, "replaces": {}, "us": 1, "replaced_us": 2}, )";
+  text.insert(open + 1, deep_entry);
+  std::filesystem::remove(path);
+  test::write_text_file(path, text);
+  ::chmod(path.c_str(), 0600);
+
+  auto listed = test::run_command(kCli + " cache tuned --cache-dir " + cache);
+  INFO(listed.output.substr(0, 2000));
+  CHECK(listed.exit_code == 0);
+  CHECK_THAT(listed.output, Catch::Contains("nests deeper than 8 levels"));
+  CHECK_THAT(listed.output, Catch::Contains("0x"));  // the mistyped entry, listed with block_m unknown
+  CHECK_THAT(listed.output, Catch::Contains("13.8 us (pick"));
 }
 
 TEST_CASE("every command prints its usage for --help, -h and help, and runs nothing", "[cli]") {

@@ -312,6 +312,21 @@ TEST_CASE("cache roots come from the environment", "[cache]") {
   CHECK(cache_roots() == std::vector<std::string>{"/home/u/.cache/jitfp8"});
 }
 
+// An empty root would put entries under /v1 (`jitfp8 prewarm --cache-dir ""` did): refused,
+// naming it, and the roots in force stay.
+TEST_CASE("set_cache_roots refuses an empty path", "[cache]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  try {
+    set_cache_roots({dir / "other", ""});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::invalid_argument);
+    CHECK_THAT(e.what(), Catch::Contains("'roots[1]'"));
+  }
+  CHECK(cache_roots() == std::vector<std::string>{dir / "cache"});
+}
+
 // JITFP8_LOCK_TIMEOUT_S takes numbers below 10^12 s, but a deadline of now + 10^10 s passes
 // steady_clock's 64-bit nanoseconds: it wrapped, and waiters gave up at once (a review,
 // 2026-12-04). The wait is held at 10^7 s; now + that is representable.

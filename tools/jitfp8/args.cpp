@@ -1,33 +1,58 @@
+#include <algorithm>
 #include <charconv>
 
 #include "cli.hpp"
 
 namespace jitfp8::cli {
 
+Args::Args(std::vector<std::string> args) : given_(std::move(args)) {
+  for (std::size_t i = 0; i < given_.size(); ++i) left_.push_back(i);
+}
+
+bool Args::given_twice(const std::string& name) const {
+  return std::count_if(left_.begin(), left_.end(), [&](std::size_t i) { return given_[i] == name; }) > 1;
+}
+
+// The value is the argument given right after the option: one that is empty or is another option
+// is refused (`--cache-dir ""` made the root "/", and `--jobs --arch sm_90a m.json` took the
+// manifest for the count once --arch had been taken).
 std::optional<std::string> Args::take(const std::string& name) {
-  for (std::size_t i = 0; i < args_.size(); ++i) {
-    if (args_[i] != name) continue;
-    if (i + 1 >= args_.size()) throw UsageError(name + " needs a value");
-    std::string value = args_[i + 1];
-    args_.erase(args_.begin() + static_cast<long>(i), args_.begin() + static_cast<long>(i) + 2);
+  for (std::size_t i = 0; i < left_.size(); ++i) {
+    if (given_[left_[i]] != name) continue;
+    if (given_twice(name)) throw UsageError(name + " given twice");
+    const std::size_t at = left_[i] + 1;
+    if (at >= given_.size()) throw UsageError(name + " needs a value");
+    const std::string& value = given_[at];
+    if (value.empty()) throw UsageError(name + " needs a value, got an empty one");
+    if (value.rfind("--", 0) == 0) throw UsageError(name + " needs a value, got the option " + value);
+    if (i + 1 >= left_.size() || left_[i + 1] != at) throw UsageError(name + " needs a value");
+    left_.erase(left_.begin() + static_cast<long>(i), left_.begin() + static_cast<long>(i) + 2);
     return value;
   }
   return std::nullopt;
 }
 
 bool Args::take_flag(const std::string& name) {
-  for (std::size_t i = 0; i < args_.size(); ++i)
-    if (args_[i] == name) {
-      args_.erase(args_.begin() + static_cast<long>(i));
+  for (std::size_t i = 0; i < left_.size(); ++i)
+    if (given_[left_[i]] == name) {
+      if (given_twice(name)) throw UsageError(name + " given twice");
+      left_.erase(left_.begin() + static_cast<long>(i));
       return true;
     }
   return false;
 }
 
+std::vector<std::string> Args::positional_unchecked() const {
+  std::vector<std::string> rest;
+  for (std::size_t i : left_) rest.push_back(given_[i]);
+  return rest;
+}
+
 std::vector<std::string> Args::positional() const {
-  for (const std::string& arg : args_)
+  std::vector<std::string> rest = positional_unchecked();
+  for (const std::string& arg : rest)
     if (arg.rfind("--", 0) == 0) throw UsageError("unknown option " + arg);
-  return args_;
+  return rest;
 }
 
 int parse_int(const std::string& text, const std::string& what) {

@@ -11,17 +11,21 @@ namespace jitfp8::cli {
 // Arguments after the subcommand. Options are "--name value" or "--flag"; the rest are positional.
 class Args {
  public:
-  Args(std::vector<std::string> args) : args_(std::move(args)) {}
-  // Removes "--name value" and returns value; throws UsageError when the value is missing.
+  Args(std::vector<std::string> args);
+  // Removes "--name value" and returns value; throws UsageError when the value is missing, empty
+  // or another option (as given, whatever was taken before), or the option is given twice.
   std::optional<std::string> take(const std::string& name);
+  // Removes "--name"; throws UsageError when it is given twice.
   bool take_flag(const std::string& name);
   // What remains once options are taken; throws UsageError on an unknown "--option".
   std::vector<std::string> positional() const;
   // Everything, options included, for commands that pass their arguments on.
-  std::vector<std::string> positional_unchecked() const { return args_; }
+  std::vector<std::string> positional_unchecked() const;
 
  private:
-  std::vector<std::string> args_;
+  std::vector<std::string> given_;  // as on the command line
+  std::vector<std::size_t> left_;   // indices into given_ not taken yet
+  bool given_twice(const std::string& name) const;
 };
 
 struct UsageError : std::runtime_error {

@@ -16,14 +16,27 @@ int report_clean(const char* what, const CacheCleanReport& report) {
   return report.failures.empty() ? 0 : 1;
 }
 
+// A config field, or `fallback` where it is missing or of another type (a table's entry is
+// listed whatever it holds; the runtime judges it when it plans).
+template <class T>
+T field_or(const nlohmann::json& c, const char* name, T fallback) {
+  const auto it = c.find(name);
+  if (it == c.end()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return fallback;
+  }
+}
+
 // A gemm_fp8_nt config in the bench's words: "64x128 st8 sk4w mc1"; other ops' configs as JSON.
 std::string config_words(const std::string& op, const nlohmann::json& c) {
   if (op != "gemm_fp8_nt") return c.dump();
-  const std::string exchange = c.value("split_exchange", "");
-  const std::string on = c.value("multicast_on", "none");
-  return fmt::format("{}x{} st{}{} sk{}{} mc{}{}", c.value("block_m", 0), c.value("block_n", 0), c.value("stages", 0),
-                     c.value("pad_turns", false) ? "p" : "", c.value("splits", 0), exchange == "workspace" ? "w" : "",
-                     c.value("multicast", 0), on == "none" ? "" : on);
+  const std::string exchange = field_or<std::string>(c, "split_exchange", "");
+  const std::string on = field_or<std::string>(c, "multicast_on", "none");
+  return fmt::format("{}x{} st{}{} sk{}{} mc{}{}", field_or(c, "block_m", 0), field_or(c, "block_n", 0),
+                     field_or(c, "stages", 0), field_or(c, "pad_turns", false) ? "p" : "", field_or(c, "splits", 0),
+                     exchange == "workspace" ? "w" : "", field_or(c, "multicast", 0), on == "none" ? "" : on);
 }
 
 // The tuned-config tables of every root (jitfp8 tune): their device kind and entries, and which

@@ -14,13 +14,13 @@ namespace jitfp8::cli {
 namespace {
 
 // "m=4096" -> {"m": 4096}; "m=1:4096" -> {"m": [1, 4096]}; "pow2_scales=true"; strings as is.
-nlohmann::json field_value(const std::string& text) {
+nlohmann::json field_value(const std::string& name, const std::string& text) {
   if (text == "true" || text == "false") return text == "true";
   if (auto colon = text.find(':'); colon != std::string::npos)
-    return {parse_int(text.substr(0, colon), "range start"),
-            parse_int(text.substr(colon + 1), "range end")};
+    return {parse_int(text.substr(0, colon), name + "'s range start"),
+            parse_int(text.substr(colon + 1), name + "'s range end")};
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
-    return parse_int(text, "value");
+    return parse_int(text, name + " (a 32-bit integer)");
   return text;
 }
 
@@ -37,7 +37,9 @@ int run_dump(Args args) {
   for (std::size_t i = 1; i < rest.size(); ++i) {
     auto eq = rest[i].find('=');
     if (eq == std::string::npos) throw UsageError("expected field=value, got '" + rest[i] + "'");
-    op[rest[i].substr(0, eq)] = field_value(rest[i].substr(eq + 1));
+    const std::string name = rest[i].substr(0, eq);
+    if (op.contains(name)) throw UsageError(name + " given twice");
+    op[name] = field_value(name, rest[i].substr(eq + 1));
   }
   nlohmann::json manifest = {{"model", "dump"}, {"ops", {op}}};
   ManifestOp parsed = parse_manifest(manifest.dump(), "command line").ops.at(0);
