@@ -104,3 +104,14 @@ export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cu
 tar -C /tmp -xzf scratch/testcache.tgz
 export JITFP8_CACHE_DIR=/tmp/ctest JITFP8_REQUIRE_GPU=1
 $B/jitfp8_gpu_tests 'the GPU reference GEMM*,*reads A and B rows lda and ldb apart,gemm_fp8_nt*s bf16 D is its f32 D*,gemm_fp8_nt with M = 0 writes nothing' -d yes 2>&1 | grep -E "^[0-9.]+ s:|passed|failed|FAILED" | head -20
+#### scratch/s85h.sh
+#!/bin/bash
+# Session 85 call 8: HEAD e25e234 (prewarm counts an unwritten kernel as failed; the CLI's option
+# rules): the GPU cases that prewarm, and a CLI prewarm for this device, on the carried cache.
+B=scratch/gpubin-s85
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+tar -C /tmp -xzf scratch/testcache.tgz
+export JITFP8_CACHE_DIR=/tmp/ctest JITFP8_REQUIRE_GPU=1
+$B/jitfp8_gpu_tests '[dispatch],prewarm with load makes the first gemm_fp8_nt call capturable' -d yes 2>&1 | grep -E "^[0-9.]+ s:|passed|failed|FAILED" | head -20
+$B/jitfp8 prewarm --quiet kernels_cache/qwen3-30b-a3b.json; echo "prewarm (this device) rc $?"
+$B/jitfp8 prewarm --quiet --jobs 2 --jobs 3 kernels_cache/qwen3-30b-a3b.json; echo "repeated option rc $?"
