@@ -9,8 +9,8 @@
 // the scales is compared with the CPU reference of its tile (for the row-wise scale: of all the
 // sampled values), and q and scales start poisoned, so an unwritten, misplaced or wrapped element
 // shows. x is 4 GiB (bf16) or 8 GiB (f32); the MXFP8 scales are 8 GiB (rows padded to 128).
+// The second case runs quantize_grouped_colwise at its most tokens, 2^31 - 256 (its comment).
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
