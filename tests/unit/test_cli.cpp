@@ -246,6 +246,9 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --quiet --quiet --arch sm_90a " + dir / "m.json", "--quiet given twice");
   usage_error("dump --arch sm_90a --out '' quantize_1x128 k=512", "--out needs a value, got an empty one");
   usage_error("dump --arch sm_90a quantize_1x128 k=512 k=1024", "k given twice");
+  usage_error("prewarm --jobs -1 --arch sm_90a " + dir / "m.json", "--jobs must be >= 0");
+  usage_error("prewarm --sms 0 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
+  usage_error("prewarm --sms 2147483647 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
   CHECK_FALSE(std::filesystem::exists("/v1"));
 }
 

@@ -23,8 +23,17 @@ double median(std::vector<double> values) {
 int run_prewarm(Args args) {
   PrewarmOptions options;
   if (auto arch = args.take("--arch")) options.arch = Arch::parse(*arch);
-  if (auto jobs = args.take("--jobs")) options.jobs = parse_int(*jobs, "--jobs");
-  if (auto sms = args.take("--sms")) options.sm_count = parse_int(*sms, "--sms");
+  // Negative counts fell back to the defaults unsaid, and an SM count past any GPU's planned
+  // kernels for a device that cannot exist.
+  if (auto jobs = args.take("--jobs")) {
+    options.jobs = parse_int(*jobs, "--jobs");
+    if (options.jobs < 0) throw UsageError("--jobs must be >= 0 (0: one per hardware thread), got " + *jobs);
+  }
+  if (auto sms = args.take("--sms")) {
+    options.sm_count = parse_int(*sms, "--sms");
+    if (options.sm_count < 1 || options.sm_count > 1024)
+      throw UsageError("--sms must be in [1, 1024], got " + *sms);
+  }
   if (auto limit = args.take("--gemm-sm-limit")) set_gemm_sm_limit(parse_int(*limit, "--gemm-sm-limit"));
   if (auto dir = args.take("--cache-dir")) set_cache_roots({*dir});
   // The bar redraws one line: only for a terminal, not for logs.
