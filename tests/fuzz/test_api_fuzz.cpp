@@ -1216,9 +1216,13 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   const bool gpu = !devices().empty();
   const std::int64_t past = kMax32 - 127 + 16;  // 2^31 - 112, a multiple of 16
   Tally tally;
-  const auto only = [](const std::set<std::string>& v, const char* name) {
+  // `args` breaks exactly the rule of argument `name` (the model says so), and the call refuses it
+  // naming that argument.
+  const auto refused_by_name = [&](const auto& args, auto rules, auto call, const char* name) {
     INFO(name);
-    CHECK(v == std::set<std::string>{name});
+    const std::set<std::string> violations = rules(args);
+    CHECK(violations == std::set<std::string>{name});
+    check_call(violations, gpu, false, [&] { call(args, nullptr); }, describe(args), &tally);
   };
   Quantize1x128Args q;
   q.m = 2;
@@ -1227,12 +1231,10 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   q.q = at(2ull << 40);
   q.scales = static_cast<float*>(at(3ull << 40));
   q.scales_capacity = kMax64;
-  only(quantize_violations(q), "k");
-  check_call(quantize_violations(q), gpu, false, [&] { quantize_1x128(q, nullptr); }, describe(q), &tally);
+  refused_by_name(q, quantize_violations, quantize_1x128, "k");
   q.m = kMax32 - 127 + 4;  // M past the limit, K of one block: M * ceil(K / 128) < 2^31 holds
   q.k = 128;
-  only(quantize_violations(q), "m");
-  check_call(quantize_violations(q), gpu, false, [&] { quantize_1x128(q, nullptr); }, describe(q), &tally);
+  refused_by_name(q, quantize_violations, quantize_1x128, "m");
   Quantize1x128TransposedArgs t;
   t.m = 1024;
   t.k = past;
@@ -1240,9 +1242,7 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   t.qt = at(2ull << 44);
   t.qt_scales = static_cast<float*>(at(3ull << 44));
   t.qt_scales_capacity = kMax64;
-  only(transposed_violations(t), "k");
-  check_call(transposed_violations(t), gpu, false, [&] { quantize_1x128_transposed(t, nullptr); },
-             describe(t), &tally);
+  refused_by_name(t, transposed_violations, quantize_1x128_transposed, "k");
   Quantize128x128Args b;
   b.n = 256;
   b.k = past;
@@ -1250,9 +1250,7 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   b.q = at(2ull << 44);
   b.scales = static_cast<float*>(at(3ull << 44));
   b.scales_capacity = kMax64;
-  only(block128_violations(b), "k");
-  check_call(block128_violations(b), gpu, false, [&] { quantize_128x128(b, nullptr); }, describe(b),
-             &tally);
+  refused_by_name(b, block128_violations, quantize_128x128, "k");
   QuantizeRowwiseArgs r;
   r.m = 2;
   r.k = past;
@@ -1260,9 +1258,7 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   r.q = at(2ull << 40);
   r.scales = static_cast<float*>(at(3ull << 40));
   r.scales_capacity = kMax64;
-  only(rowwise_violations(r), "k");
-  check_call(rowwise_violations(r), gpu, false, [&] { quantize_rowwise(r, nullptr); }, describe(r),
-             &tally);
+  refused_by_name(r, rowwise_violations, quantize_rowwise, "k");
   QuantizeMxfp8Args mx;
   mx.m = 32;
   mx.k = past;
@@ -1270,9 +1266,7 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   mx.q = at(2ull << 44);
   mx.scales = static_cast<std::uint8_t*>(at(3ull << 44));
   mx.scales_capacity = kMax64;
-  only(mxfp8_violations(mx), "k");
-  check_call(mxfp8_violations(mx), gpu, false, [&] { quantize_mxfp8(mx, nullptr); }, describe(mx),
-             &tally);
+  refused_by_name(mx, mxfp8_violations, quantize_mxfp8, "k");
   QuantizeGroupedColwiseArgs c;
   c.tokens = 256;
   c.d = past;
@@ -1282,9 +1276,7 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   c.scales = static_cast<float*>(at(3ull << 44));
   c.group_ends = static_cast<std::int32_t*>(at(4ull << 44));
   c.scales_capacity = kMax64;
-  only(grouped_colwise_violations(c), "d");
-  check_call(grouped_colwise_violations(c), gpu, false, [&] { quantize_grouped_colwise(c, nullptr); },
-             describe(c), &tally);
+  refused_by_name(c, grouped_colwise_violations, quantize_grouped_colwise, "d");
   QuantizeKGroupedArgs g;
   g.tokens = 256;
   g.rows = past;
@@ -1295,19 +1287,13 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   g.scales = static_cast<float*>(at(3ull << 44));
   g.counts = static_cast<std::int32_t*>(at(4ull << 44));
   g.scales_capacity = kMax64;
-  only(kgrouped_violations(g), "rows");
-  check_call(kgrouped_violations(g), gpu, false, [&] { quantize_kgrouped(g, nullptr); }, describe(g),
-             &tally);
+  refused_by_name(g, kgrouped_violations, quantize_kgrouped, "rows");
   g.rows = 256;
   g.num_groups = kMax32 - 255 + 1;  // one past 2^31 - 256: the kernel shares experts out 256 ways
-  only(kgrouped_violations(g), "num_groups");
-  check_call(kgrouped_violations(g), gpu, false, [&] { quantize_kgrouped(g, nullptr); }, describe(g),
-             &tally);
+  refused_by_name(g, kgrouped_violations, quantize_kgrouped, "num_groups");
   c.d = 256;
   c.tokens = kMax32 - 255 + 1;  // one past 2^31 - 256: one group's rows are walked in 32 bits
-  only(grouped_colwise_violations(c), "tokens");
-  check_call(grouped_colwise_violations(c), gpu, false, [&] { quantize_grouped_colwise(c, nullptr); },
-             describe(c), &tally);
+  refused_by_name(c, grouped_colwise_violations, quantize_grouped_colwise, "tokens");
   QuantizeExperts128x128Args e;
   e.experts = 2;
   e.n = 256;
@@ -1316,9 +1302,7 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   e.q = at(2ull << 44);
   e.scales = static_cast<float*>(at(3ull << 44));
   e.scales_capacity = kMax64;
-  only(experts128_violations(e), "k");
-  check_call(experts128_violations(e), gpu, false, [&] { quantize_experts_128x128(e, nullptr); },
-             describe(e), &tally);
+  refused_by_name(e, experts128_violations, quantize_experts_128x128, "k");
   CHECK(tally.invalid == 11);
   CHECK(tally.named["k"] == 6);
   CHECK(tally.named["tokens"] == 1);
