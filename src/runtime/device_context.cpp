@@ -55,6 +55,9 @@ const DeviceContext& current_device() {
   check_cuda(api.cuCtxGetCurrent(&context), "cuCtxGetCurrent");
   if (context == nullptr) {
     // No context yet on this thread: use device 0's primary context, as the CUDA runtime does.
+    // Retained by each such thread and never released: a retain also re-initializes a primary
+    // context that cudaDeviceReset has reset since (a handle kept from the first retain would
+    // not), and the count only keeps the context to process exit, as the runtime's retain does.
     CUdevice device = 0;
     check_cuda(api.cuDeviceGet(&device, 0), "cuDeviceGet");
     check_cuda(api.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");

@@ -67,8 +67,8 @@ std::string temporary_name(const std::string& dir, const Key128& key) {
 
 // Logged once per entry and process, so that a bad file does not flood the log; counted always.
 void report_rejected_entry(const std::string& entry, const std::string& why) {
-  static std::mutex mutex;
-  static std::set<std::string> warned;
+  static auto& mutex = *new std::mutex;  // never destroyed: see BackgroundCompiler
+  static auto& warned = *new std::set<std::string>;
   ++runtime_counters().disk_rejects;
   std::lock_guard lock(mutex);
   if (warned.insert(entry).second) log(LogLevel::warn, "cache entry {} not used: {}", entry, why);

@@ -15,8 +15,10 @@ namespace {
 // Once per variable and process. Written straight to stderr in the log's format: the log level
 // itself comes from JITFP8_LOG through env_choice. JITFP8_LOG=off silences the others' warnings.
 void warn_ignored(const char* name, std::string_view value, std::string_view takes) {
-  static std::mutex mutex;
-  static std::set<std::string> warned;
+  // Never destroyed: a background compile may be the first to get here, and run on while exit
+  // destroys the statics constructed after its thread (BackgroundCompiler, tiered_compile.cpp).
+  static auto& mutex = *new std::mutex;
+  static auto& warned = *new std::set<std::string>;
   if (std::string_view(name) != "JITFP8_LOG" && log_level() == LogLevel::off) return;
   {
     std::lock_guard lock(mutex);

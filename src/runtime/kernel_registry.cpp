@@ -106,31 +106,62 @@ bool may_build_in_background(const KernelSpec& spec, const Key128& key, FirstUse
          !dump_enabled() && libraries().find(key) == nullptr;
 }
 
-// Queues the full kernel of `spec` for the background thread, which builds it (disk cache, lock,
-// NVRTC, publish), loads it in the caller's context and swaps it into the returned TieredKernel,
-// launched as `first` (a quick variant's CUkernel, or null: nothing) until then.
+// On the background thread: the full kernel of `spec` built (disk cache, lock, NVRTC, publish),
+// loaded, and readied on `device` in `context` (that of the call that queued it).
+void* load_in_background(const KernelSpec& spec, const Key128& key, int device, void* context) {
+  // Loading is allowed here while an application thread captures a graph in the global mode.
+  CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
+  check_cuda(driver().cuThreadExchangeStreamCaptureMode(&relaxed), "cuThreadExchangeStreamCaptureMode");
+  if (background_builds_fail()) throw Error(ErrorCode::compile_failed, "failed on purpose (a test hook)");
+  const LoadedLibrary& full = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+  make_context_current(context);
+  prepare_on_device(full, spec, device);
+  ++runtime_counters().upgrades;
+  log(LogLevel::info, "{} takes over on device {} (built in the background)", spec.display_name(), device);
+  return reinterpret_cast<void*>(full.kernel);
+}
+
+// Queues the full kernel of `spec` for the background thread, which swaps it into the returned
+// TieredKernel, launched as `first` (a quick variant's CUkernel, or null: nothing) until then.
 std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const Key128& key, int device,
                                                  void* first) {
   auto quick = std::make_shared<TieredKernel>();
   quick->function.store(first);
   post_background_compile([spec, key, device, quick, context = current_context()] {
     try {
-      // Loading is allowed here while an application thread captures a graph in the global mode.
-      CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
-      check_cuda(driver().cuThreadExchangeStreamCaptureMode(&relaxed), "cuThreadExchangeStreamCaptureMode");
-      const LoadedLibrary& full = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
-      make_context_current(context);
-      prepare_on_device(full, spec, device);
-      quick->settle(reinterpret_cast<void*>(full.kernel));
-      ++runtime_counters().upgrades;
-      log(LogLevel::info, "{} takes over on device {} (built in the background)", spec.display_name(), device);
+      quick->settle(load_in_background(spec, key, device, context));
     } catch (const std::exception& e) {
       quick->settle(nullptr, e.what());
-      log(LogLevel::warn, "{} failed to build in the background (its quick variant or stand-in stays): {}",
+      log(LogLevel::warn,
+          "{} failed to build in the background (its quick variant or stand-in stays until a later plan of it "
+          "builds it again): {}",
           spec.display_name(), e.what());
     }
   });
   return quick;
+}
+
+// A full kernel whose background build failed, asked for by a new plan that has something to
+// launch meanwhile (its quick variant or a stand-in): built again in the background, one attempt
+// at a time (a failure may pass: an out-of-memory load, a context destroyed under the job).
+void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, const Key128& key, int device) {
+  const std::shared_ptr<TieredKernel>& tiered = loaded.tiered;
+  if (tiered->rebuilding.exchange(true)) return;
+  log(LogLevel::info, "{} failed to build in the background ({}); building it again there", spec.display_name(),
+      tiered->failure());
+  try {
+    post_background_compile([spec, key, device, tiered, context = current_context()] {
+      try {
+        tiered->take_over(load_in_background(spec, key, device, context));
+      } catch (const std::exception& e) {
+        log(LogLevel::warn, "{} failed to build in the background again: {}", spec.display_name(), e.what());
+      }
+      tiered->rebuilding.store(false);
+    });
+  } catch (...) {
+    tiered->rebuilding.store(false);
+    throw;
+  }
 }
 
 // The quick variant of `spec`, compiled now (not cached on disk: the full kernel will be) and
@@ -152,12 +183,26 @@ std::shared_ptr<TieredKernel> start_quick(const KernelSpec& spec, const Key128& 
   return build_in_background(spec, key, device, reinterpret_cast<void*>(quick_library.kernel));
 }
 
+// The full kernel of `spec` built (or found) and loaded now, after its background build failed,
+// for a build_now caller with nothing else to launch (a plan with no stand-in, e.g. with tiering
+// off since; a config given explicitly): a kernel loaded the usual way is retried by every such
+// call until a build succeeds, and so is this one. The plans that took a stand-in launch it from
+// then on.
+void build_after_background_failure(const LoadedKernel& loaded, const KernelSpec& spec, const Key128& key,
+                                    int device) {
+  log(LogLevel::info, "{} failed to build in the background ({}); building it now", spec.display_name(),
+      loaded.tiered->failure());
+  const LoadedLibrary& library = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+  prepare_on_device(library, spec, device);
+  loaded.tiered->take_over(reinterpret_cast<void*>(library.kernel));
+}
+
 }  // namespace
 
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use) {
   static OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash> kernels;
   const Key128 key = cache_key(spec);
-  return kernels.get(DeviceKey{device, key}, [&] {
+  const LoadedKernel& kernel = kernels.get(DeviceKey{device, key}, [&] {
     // Built for the device's own architecture: sm_90 and newer have programmatic launches.
     LoadedKernel loaded{nullptr, spec.dynamic_smem_bytes, device, spec.arch.number() >= 90, nullptr};
     std::optional<BuiltKernel> cached;
@@ -183,6 +228,17 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
     loaded.function = reinterpret_cast<void*>(library.kernel);
     return loaded;
   });
+  if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
+    if (first_use == FirstUse::build_now && !launchable_now(kernel)) {
+      // Left to the background by a stand-in plan, asked for by a call with nothing else to
+      // launch: it waits for the build, as its launches would, and retries a failed one itself.
+      kernel.tiered->wait_settled();
+      if (!launchable_now(kernel)) build_after_background_failure(kernel, spec, key, device);
+    } else if (kernel.tiered->settled.load(std::memory_order_acquire)) {
+      rebuild_in_background(kernel, spec, key, device);  // failed; something launches meanwhile
+    }
+  }
+  return kernel;
 }
 
 bool launchable_now(const LoadedKernel& kernel) {

@@ -44,7 +44,9 @@ void make_context_current(void* context);
 // How the first use of a kernel found neither loaded nor in a cache root builds it: now (as its
 // quick variant first, under tiered compilation, where it has one), or, under tiered compilation,
 // in the background only: for a plan that has a stand-in to launch meanwhile (ops/stand_in.hpp).
-// Such a kernel's launches wait for the build (but the plan's take the stand-in).
+// Such a kernel's launches wait for the build (but the plan's take the stand-in). A failed
+// background build is retried by the next request for that kernel: a build_now request with
+// nothing else to launch waits for the build and builds it itself, any other in the background.
 enum class FirstUse { build_now, build_in_background };
 
 // The loaded kernel for `spec` on `device`: in-process registry, then disk cache, then NVRTC.

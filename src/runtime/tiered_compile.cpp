@@ -31,6 +31,10 @@ std::atomic<bool>& tiered_slot() {
 
 // One thread: a second full compile beside the application's own work would take a second core,
 // and the upgrades are not urgent (the quick variants give the same results).
+// At exit its destructor waits for the job in flight, after the function statics constructed
+// after it are destroyed: what a job uses exists before the first job is queued (the registries,
+// the driver and template tables, the counters), or is never destroyed (the warnings' sets of
+// env_setting.cpp and disk_cache.cpp, which a job may be the first to reach).
 class BackgroundCompiler {
  public:
   ~BackgroundCompiler() {
@@ -107,13 +111,19 @@ BackgroundCompiler& background_compiler() {
   return compiler;
 }
 
+std::atomic<bool> builds_fail{false};  // fail_background_builds
+
 }  // namespace
 
 bool tiered_compilation_enabled() { return tiered_slot().load(std::memory_order_relaxed); }
 
-void TieredKernel::settle(void* full, std::string why) {
-  if (full != nullptr) function.store(full, std::memory_order_release);
-  else failure_ = std::move(why);
+void TieredKernel::settle(void* full_kernel, std::string why) {
+  if (full_kernel != nullptr) {
+    function.store(full_kernel, std::memory_order_release);
+    full.store(true, std::memory_order_release);
+  } else {
+    failure_ = std::move(why);
+  }
   {
     std::lock_guard lock(mutex_);
     settled.store(true, std::memory_order_release);
@@ -152,7 +162,7 @@ void* tiered_function(TieredKernel& kernel, Stream stream) {
 
 bool launches_stand_in(TieredKernel& kernel, Stream stream) {
   if (kernel.function.load(std::memory_order_acquire) != nullptr) return false;  // full or quick kernel
-  if (kernel.settled.load(std::memory_order_acquire)) return true;               // failed: the stand-in stays
+  if (kernel.settled.load(std::memory_order_acquire)) return true;  // failed: the stand-in stays (until take_over)
   if (!capturing(stream)) return true;
   log(LogLevel::debug, "a captured launch waits for the kernel its stand-in stood in for");
   kernel.wait_settled();
@@ -162,6 +172,10 @@ bool launches_stand_in(TieredKernel& kernel, Stream stream) {
 void post_background_compile(std::function<void()> job) { background_compiler().post(std::move(job)); }
 
 void pause_background_compiles(bool paused) { background_compiler().pause(paused); }
+
+void fail_background_builds(bool fail) { builds_fail.store(fail); }
+
+bool background_builds_fail() { return builds_fail.load(); }
 
 }  // namespace detail
 

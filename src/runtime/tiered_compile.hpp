@@ -22,12 +22,20 @@ bool tiered_compilation_enabled();
 struct TieredKernel {
   std::atomic<void*> function{nullptr};  // the quick variant's CUkernel (or null), then the full kernel's
   std::atomic<bool> settled{false};      // the full kernel is in `function`, or failed to build
+  std::atomic<bool> full{false};         // the full kernel is in `function`
+  std::atomic<bool> rebuilding{false};   // a build after a failed one is queued or running
 
   // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
-  void settle(void* full, std::string why = {});
+  void settle(void* full_kernel, std::string why = {});
   // Blocks until settle().
   void wait_settled();
-  // Why the full kernel failed to build (settled, no function), else empty.
+  // The full kernel, built again after its first build failed: launched from now on, by the plans
+  // that took a stand-in meanwhile too.
+  void take_over(void* full_kernel) {
+    function.store(full_kernel, std::memory_order_release);
+    full.store(true, std::memory_order_release);
+  }
+  // Why the first background build failed, else empty (kept after take_over).
   const std::string& failure() const { return failure_; }
 
  private:
@@ -54,5 +62,9 @@ void post_background_compile(std::function<void()> job);
 // Test hook: while paused the background thread starts no job (wait_for_background_compiles and
 // captured launches of quick variants then wait until it resumes).
 void pause_background_compiles(bool paused);
+
+// Test hook: while set, every background build fails before it starts, as a failed compile would.
+void fail_background_builds(bool fail);
+bool background_builds_fail();
 
 }  // namespace jitfp8::detail

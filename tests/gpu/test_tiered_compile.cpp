@@ -5,10 +5,13 @@
 // is new to the process and to the disk.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -23,7 +26,9 @@
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
+#include "ops/gemm_target.hpp"
 #include "support/fp8_reference.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/tiered_compile.hpp"
 #include "support/random_operands.hpp"
 #include "support/test_env.hpp"
@@ -324,4 +329,189 @@ TEST_CASE("tiered compilation: a captured launch of a new M waits for its own ke
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   CHECK(fresh.d.download() == from_graph);
   JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+namespace {
+
+struct FailingBackgroundBuilds {
+  FailingBackgroundBuilds() { detail::fail_background_builds(true); }
+  ~FailingBackgroundBuilds() { detail::fail_background_builds(false); }
+};
+
+}  // namespace
+
+TEST_CASE("tiered compilation: a kernel whose background build failed is built again by a later plan of it",
+          "[gpu][tiered]") {
+  // N and K of this test only; M 96 plans 64-row tiles, M 3000 others.
+  const std::int64_t n = 1120, k = 1664;
+  Operands first(1, 96, n, k, 85), fresh(1, 3000, n, k, 86);
+  ScopedTiering tiering;
+  gemm_fp8_nt(first.dense(), nullptr);
+  wait_for_background_compiles();
+
+  const RuntimeStats before = runtime_stats();
+  {
+    const FailingBackgroundBuilds failing;
+    gemm_fp8_nt(fresh.dense(), nullptr);  // the stand-in launches; the background build fails
+    wait_for_background_compiles();
+  }
+  CHECK(runtime_stats().stand_ins == before.stand_ins + 1);
+  CHECK(runtime_stats().upgrades == before.upgrades);
+  CHECK(runtime_stats().compiles == before.compiles);
+  fresh.d.poison(0xFF);
+  gemm_fp8_nt(fresh.dense(), nullptr);  // the stand-in stays
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const ReferenceCheck from_stand_in = check_dense_against_reference(fresh);
+  CHECK(from_stand_in.unwritten == 0);
+  CHECK(from_stand_in.worst < 1.0);
+
+  // A plan of another M (another plan key) with the same config, the M 96 kernel standing in for
+  // it too, builds the failed kernel again, in the background; counted from here (the reference
+  // kernel may have compiled above).
+  const detail::Sm90GemmConfig planned = detail::gemm_fp8_nt_planned_config(fresh.dense(), nullptr);
+  const detail::DeviceContext& device = detail::current_device();
+  std::int64_t later_m = 0;
+  for (std::int64_t m = 3072; m <= 8192 && later_m == 0; m += 64)
+    if (detail::choose_sm90_gemm_config(m, n, k, device.sm_count, detail::cluster_capacity_of(device)).to_json() ==
+        planned.to_json())
+      later_m = m;
+  INFO("planned " << planned.to_json().dump());
+  REQUIRE(later_m > 0);
+  Operands later(1, later_m, n, k, 89);
+  const RuntimeStats failed = runtime_stats();
+  REQUIRE(detail::gemm_fp8_nt_planned_config(later.dense(), nullptr).to_json() == planned.to_json());
+  wait_for_background_compiles();
+  CHECK(runtime_stats().stand_ins == failed.stand_ins + 1);
+  CHECK(runtime_stats().upgrades == failed.upgrades + 1);
+  CHECK(runtime_stats().compiles == failed.compiles + 1);
+  CHECK(detail::launchable_now(detail::get_kernel(device.device, detail::gemm_fp8_nt_spec(n, k, planned, device.arch),
+                                                  detail::FirstUse::build_in_background)));
+
+  // Both plans launch it from then on: the bits of the planned config, nothing compiled.
+  fresh.d.poison(0xFF);
+  detail::gemm_fp8_nt_with_config(fresh.dense(), planned, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const ReferenceCheck from_own = check_dense_against_reference(fresh);
+  CHECK(from_own.unwritten == 0);
+  CHECK(from_own.worst < 1.0);
+  const std::vector<std::uint16_t> own_bits = fresh.d.download();
+  fresh.d.poison(0xFF);
+  gemm_fp8_nt(fresh.dense(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(fresh.d.download() == own_bits);
+  later.d.poison(0xFF);
+  gemm_fp8_nt(later.dense(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<std::uint16_t> later_bits = later.d.download();
+  later.d.poison(0xFF);
+  detail::gemm_fp8_nt_with_config(later.dense(), planned, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(later.d.download() == later_bits);
+  CHECK(runtime_stats().compiles == failed.compiles + 1);
+}
+
+TEST_CASE("tiered compilation: a call with no stand-in waits for its kernel's background build, and retries it",
+          "[gpu][tiered]") {
+  const std::int64_t n = 1152, k = 1664;  // this test's only
+  Operands first(1, 96, n, k, 87), fresh(1, 3000, n, k, 88);
+  ScopedTiering tiering;
+  gemm_fp8_nt(first.dense(), nullptr);
+  wait_for_background_compiles();
+
+  detail::pause_background_compiles(true);
+  gemm_fp8_nt(fresh.dense(), nullptr);  // the stand-in launches; its own build is queued
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const detail::Sm90GemmConfig planned = detail::gemm_fp8_nt_planned_config(fresh.dense(), nullptr);
+  fresh.d.poison(0xFF);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const RuntimeStats before = runtime_stats();
+  std::atomic<bool> done{false};
+  std::string error;
+  std::thread caller([&] {  // the planned config with nothing to stand in: waits for the build
+    try {
+      detail::gemm_fp8_nt_with_config(fresh.dense(), planned, nullptr);
+      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK_FALSE(done.load());  // the build it waits for cannot start while paused
+  {
+    const FailingBackgroundBuilds failing;
+    detail::pause_background_compiles(false);
+    wait_for_background_compiles();  // failed ...
+  }
+  caller.join();  // ... so the caller built the kernel itself, and launched it
+  INFO(error);
+  CHECK(error.empty());
+  CHECK(runtime_stats().upgrades == before.upgrades);
+  CHECK(runtime_stats().compiles == before.compiles + 1);
+  const ReferenceCheck own = check_dense_against_reference(fresh);
+  CHECK(own.unwritten == 0);
+  CHECK(own.worst < 1.0);
+}
+
+TEST_CASE("tiered compilation: threads dispatching new M of one problem at once get correct results",
+          "[gpu][tiered]") {
+  // Quick variants, stand-ins and background builds of one (N, K), this test's only, planned,
+  // built and swapped in while 8 threads dispatch on their own streams; each D against the
+  // reference (a stand-in need not give the planned kernel's bits), then every M again once all
+  // builds are in.
+  const std::int64_t n = 1184, k = 1664;
+  const std::int64_t ms[] = {1, 64, 96, 200, 640, 1000, 1536, 2048, 3000, 4096};
+  constexpr int kThreads = 8, kCalls = 5;
+  struct Outcome {
+    std::int64_t m = 0;
+    ReferenceCheck check;
+    std::string error;
+  };
+  ScopedTiering tiering;
+  const RuntimeStats before = runtime_stats();
+  std::vector<std::vector<Outcome>> outcomes(kThreads);  // checked on this thread: Catch is not thread-safe
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(900 + t);
+      cudaStream_t stream = nullptr;  // a blocking stream: it waits for the legacy stream's poison
+      try {
+        JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+        for (int c = 0; c < kCalls; ++c) {
+          const std::int64_t m = ms[rng() % std::size(ms)];
+          Operands p(1, m, n, k, 1000 + static_cast<std::uint64_t>(t * kCalls + c));
+          gemm_fp8_nt(p.dense(), stream);
+          JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+          outcomes[t].push_back({m, check_dense_against_reference(p), {}});
+        }
+      } catch (const std::exception& e) {
+        outcomes[t].push_back({0, {}, e.what()});
+      }
+      if (stream != nullptr) cudaStreamDestroy(stream);
+    });
+  for (std::thread& thread : threads) thread.join();
+  wait_for_background_compiles();
+  const RuntimeStats after = runtime_stats();
+  INFO("quick compiles " << after.quick_compiles - before.quick_compiles << ", stand-ins "
+                         << after.stand_ins - before.stand_ins << ", upgrades " << after.upgrades - before.upgrades);
+  int dispatches = 0;
+  for (int t = 0; t < kThreads; ++t)
+    for (const Outcome& o : outcomes[t]) {
+      INFO("thread " << t << ", M " << o.m << ": " << o.error);
+      CHECK(o.error.empty());
+      CHECK(o.check.unwritten == 0);
+      CHECK(o.check.worst < 1.0);
+      dispatches += o.error.empty() ? 1 : 0;
+    }
+  CHECK(dispatches == kThreads * kCalls);
+  CHECK(after.upgrades > before.upgrades);
+  for (const std::int64_t m : ms) {
+    INFO("M " << m << " after the builds");
+    Operands p(1, m, n, k, 2000 + static_cast<std::uint64_t>(m));
+    gemm_fp8_nt(p.dense(), nullptr);
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    const ReferenceCheck c = check_dense_against_reference(p);
+    CHECK(c.unwritten == 0);
+    CHECK(c.worst < 1.0);
+  }
 }

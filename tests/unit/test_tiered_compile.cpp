@@ -190,7 +190,7 @@ TEST_CASE("a stand-in is the plan of the nearest M of the same problem whose ker
   CHECK(stand_in_for(3000, 4096) == 0);  // tiered compilation off: every plan builds its own kernel
 }
 
-TEST_CASE("a plan launches its stand-in until its own kernel is built, and for good if that build failed",
+TEST_CASE("a plan launches its stand-in until its own kernel is built, or built again after a failed build",
           "[tiered]") {
   KernelStates kernels;
   const StandInPlan stand_in{&kernels.loaded, StandInConfig{1}, nullptr};
@@ -199,8 +199,16 @@ TEST_CASE("a plan launches its stand-in until its own kernel is built, and for g
   kernels.building.tiered->settle(nullptr, "NVRTC said no");
   CHECK(&plan_to_launch(planned, nullptr) == &stand_in);
   CHECK(kernels.building.tiered->failure() == "NVRTC said no");
+  CHECK_FALSE(launchable_now(kernels.building));
+  // Built in the foreground since, for a call with nothing to stand in (get_kernel).
+  CHECK_FALSE(kernels.building.tiered->full.load());
+  kernels.building.tiered->take_over(reinterpret_cast<void*>(0x2));
+  CHECK(kernels.building.tiered->full.load());
+  CHECK(launchable_now(kernels.building));
+  CHECK(&plan_to_launch(planned, nullptr) == &planned);
   const StandInPlan built{&kernels.quick, StandInConfig{3}, &stand_in};
   kernels.quick.tiered->settle(reinterpret_cast<void*>(0x3));
+  CHECK(kernels.quick.tiered->full.load());
   CHECK(&plan_to_launch(built, nullptr) == &built);
   CHECK(kernels.quick.tiered->function.load() == reinterpret_cast<void*>(0x3));
   const StandInPlan alone{&kernels.loaded, StandInConfig{4}, nullptr};
