@@ -65,7 +65,7 @@ void validate(const GroupedGemmWgradArgs& a) {
   const NamedExtent scales_b{"b_scales", a.b_scales, rows_extent(a.b_scales, 1, lb.scales_numel(), 0, 4)};
   const NamedExtent tokens{"tokens", a.tokens, rows_extent(a.tokens, 1, a.num_groups, 0, 4)};
   require_disjoint_output(kFunction, d, {data_a, data_b, scales_a, scales_b, tokens});
-  // The optional balanced-tail workspace; its size depends on the device's grid: launch_plan.
+  // The optional balanced-tail workspace; its size depends on the device's grid: validate_workspace_size.
   if (a.workspace == nullptr) {
     require(a.workspace_bytes == 0, kFunction, "workspace_bytes", a.workspace_bytes,
             "must be 0 without a workspace");
@@ -125,8 +125,9 @@ CUtensorMap encode_d_map(const GroupedGemmWgradArgs& args, std::uint32_t swizzle
   return result;
 }
 
-// The balanced-tail workspace's size, which depends on the grid (the other rules: validate), still
-// before anything is launched.
+// The balanced-tail workspace's size, which depends on the grid (the other rules: validate), before
+// anything is compiled or launched: for the device's SMs (what the public size function gives,
+// and at least what a plan under an SM limit needs), or a config's.
 void validate_workspace_size(const GroupedGemmWgradArgs& a, int num_sms) {
   if (a.workspace == nullptr) return;
   const std::int64_t needed = grouped_wgrad_workspace_bytes(num_sms);
@@ -135,7 +136,6 @@ void validate_workspace_size(const GroupedGemmWgradArgs& a, int num_sms) {
 }
 
 void launch_plan(const Plan& plan, const GroupedGemmWgradArgs& args, Stream stream) {
-  validate_workspace_size(args, plan.config.num_sms);
   const Sm90WgradConfig& c = plan.config;
   const std::uint32_t d_swizzle = c.block_n % 32 == 0 ? 128 : 64;
   const auto m = static_cast<std::uint64_t>(args.m);
@@ -234,6 +234,7 @@ void gemm_fp8_grouped_wgrad_with_config(const GroupedGemmWgradArgs& args,
   if (!error.empty())
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("gemm_fp8_grouped_wgrad config {}: {}", checked.to_json().dump(), error));
+  validate_workspace_size(args, checked.num_sms);
   const DeviceContext& device = current_device();
   ConfigPlanKey key{};
   key.device = device.device;
@@ -316,7 +317,9 @@ std::int64_t gemm_fp8_grouped_wgrad_workspace_bytes() {
 void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream) {
   using namespace detail;
   validate(args);
-  launch_plan(plan_for(args, current_device(), stream), args, stream);
+  const DeviceContext& device = current_device();
+  validate_workspace_size(args, device.sm_count);
+  launch_plan(plan_for(args, device, stream), args, stream);
 }
 
 }  // namespace jitfp8

@@ -681,3 +681,32 @@ TEST_CASE("gemm_fp8_grouped_wgrad rejects a bad workspace before launching", "[g
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   CHECK(p.d.download() == p.d0);  // nothing written
 }
+
+TEST_CASE("gemm_fp8_grouped_wgrad refuses a workspace too small for the device before loading anything",
+          "[gpu][moe_wgrad]") {
+  // The size rule depends on the device's SMs; it was checked only after the plan had compiled or
+  // loaded its kernel. N 648: no other test plans it, so a plan would load a kernel.
+  GroupedProblem p(1000, 648, {300, 0, 129}, 1500, /*accumulate=*/false);
+  GroupedGemmWgradArgs args = p.args();
+  test::DeviceBuffer<std::uint32_t> workspace(4);
+  args.workspace = workspace.get();
+  args.workspace_bytes = 16;  // one SM's
+  const std::int64_t needed = gemm_fp8_grouped_wgrad_workspace_bytes();
+  REQUIRE(needed > 16);
+  const RuntimeStats before = runtime_stats();
+  try {
+    gemm_fp8_grouped_wgrad(args, nullptr);
+    FAIL("a 16-byte workspace was taken");
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ErrorCode::invalid_argument);
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("workspace_bytes") &&
+                   Catch::Contains("gemm_fp8_grouped_wgrad_workspace_bytes() = " + std::to_string(needed)));
+  }
+  CHECK(runtime_stats().loads == before.loads);
+  CHECK(runtime_stats().compiles == before.compiles);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<float> d = p.d.download();  // D as it was (poison: compared as bits)
+  CHECK(std::memcmp(d.data(), p.d0.data(), d.size() * sizeof(float)) == 0);
+}
