@@ -3,6 +3,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -86,12 +87,67 @@ ManifestOp parse_op(const json& item, const std::string& where) {
   return op;
 }
 
+// Refuses an object that names a field twice, which the JSON parser accepts (the last value
+// wins): {"m": 128, "m": 4096} would prewarm one of the two without a word. A parser callback
+// that follows where it is (the open objects' current keys, the open arrays' element counts).
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string origin) : origin_(std::move(origin)) {}
+
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        open_.push_back(Open{event == json::parse_event_t::object_start, {}, {}, 0});
+        break;
+      case json::parse_event_t::key: {
+        Open& object = open_.back();
+        object.key = parsed.get<std::string>();
+        if (!object.keys.insert(object.key).second)
+          bad(path().empty() ? origin_ : origin_ + ": " + path(), fmt::format("field '{}' given twice", object.key));
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        open_.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Open {
+    bool object;
+    std::set<std::string> keys;  // object: the fields seen
+    std::string key;             // object: the field being read
+    std::size_t index;           // array: the element being read
+  };
+
+  void element_done() {
+    if (!open_.empty() && !open_.back().object) ++open_.back().index;
+  }
+  // Where the innermost open object is, as the other errors say it: "ops[2]".
+  std::string path() const {
+    std::string where;
+    for (std::size_t i = 0; i + 1 < open_.size(); ++i)
+      where += open_[i].object ? (where.empty() ? "" : ".") + open_[i].key : fmt::format("[{}]", open_[i].index);
+    return where;
+  }
+
+  std::string origin_;
+  std::vector<Open> open_;
+};
+
 }  // namespace
 
 Manifest parse_manifest(const std::string& json_text, const std::string& origin) {
   json root;
   try {
-    root = json::parse(json_text);
+    root = json::parse(json_text, DuplicateKeyCheck(origin));
   } catch (const json::exception& error) {  // parse_error, and out_of_range for numbers like 1e999
     bad(origin, fmt::format("not valid JSON: {}", error.what()));
   }

@@ -217,6 +217,15 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
              Catch::Contains("ops[0].m: a GEMM's range may span at most 2^20 rows"));
   CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": [1, 1048577], "n": 512, "k": 512}]})"));
   CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "quantize_1x128", "m": [1, 2147483648], "k": 512}]})"));
+  // A field named twice (the parser let the last one win), wherever it is.
+  CHECK_THAT(error_of(R"({"model": "x", "model": "y", "ops": []})"), Catch::Contains("m.json: field 'model' given twice"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "k": 512}, [1, [2, {}]],
+                                                 {"op": "gemm_fp8_nt", "m": 128, "n": 512, "k": 512, "m": 4096}]})"),
+             Catch::Contains("m.json: ops[2]: field 'm' given twice"));
+  CHECK_THAT(error_of(R"({"model": "x", "description": {"a": {"b": 1, "b": 2}}, "ops": []})"),
+             Catch::Contains("m.json: description.a: field 'b' given twice"));
+  CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "quantize_1x128", "k": 512},
+                                                          {"op": "quantize_1x128", "k": 1024}]})"));
 
   Manifest ok = parse_manifest(kManifest);
   CHECK(ok.model == "test");
@@ -235,7 +244,6 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   CHECK(bad_manifest.output.find("bad.json: needs a string field 'model'") != std::string::npos);
   CHECK(test::run_command(kCli + " prewarm --arch sm_90a " + dir / "missing.json").exit_code ==
         1);
-  CHECK(test::run_command(kCli + " prewarm --arch sm_9 x.json").exit_code == 1);
   CHECK(test::run_command(kCli + " prewarm --jobs").exit_code == 2);
   CHECK(test::run_command(kCli + " frobnicate").exit_code == 2);
   CHECK(test::run_command(kCli + " cache defrag").exit_code == 2);
@@ -258,6 +266,13 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --jobs -1 --arch sm_90a " + dir / "m.json", "--jobs must be >= 0");
   usage_error("prewarm --sms 0 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
   usage_error("prewarm --sms 2147483647 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
+  usage_error("prewarm --arch sm_9 " + dir / "m.json", "--arch: arch 'sm_9': the compute capability must be");
+  usage_error("dump --arch 90a quantize_1x128 k=512", "--arch: arch '90a': must start with 'sm_'");
+  usage_error("info extra", "takes no arguments, got 'extra'");
+  for (const char* action : {"ls", "stats", "verify", "clear", "tuned"})
+    usage_error(std::string("cache ") + action + " --cache-dir " + dir / "no-such-dir",
+                "--cache-dir '" + dir / "no-such-dir" + "' is not a directory");
+  usage_error("cache ls --cache-dir " + dir / "m.json", "is not a directory");
   CHECK_FALSE(std::filesystem::exists("/v1"));
 }
 
@@ -333,6 +348,37 @@ TEST_CASE("every command prints its usage for --help, -h and help, and runs noth
     }
   // Without a command it is a usage error.
   CHECK(test::run_command(kCli).exit_code == 2);
+}
+
+TEST_CASE("bench and tune refuse a malformed number or shape, naming it, before any GPU work", "[cli]") {
+  if (!std::filesystem::exists(std::filesystem::path(kCli).parent_path() / "jitfp8-bench")) {
+    SUCCEED("jitfp8-bench not built here");
+    return;
+  }
+  // atoi read "abc" as 0 and "5x" as 5; sscanf skipped a malformed --shapes item or read "1,2,3x".
+  const std::pair<const char*, const char*> cases[] = {
+      {"bench gemm --iters abc", "--iters must be an integer in [1, 100000], not 'abc'"},
+      {"bench quant --iters 5x", "--iters must be an integer in [1, 100000], not '5x'"},
+      {"bench chain --steps 0", "--steps must be an integer in [1, 100000], not '0'"},
+      {"bench moe --seed -1", "--seed must be an integer in [0, "},
+      {"bench --flush-mb 3x gemm", "--flush-mb must be an integer in [0, 1048576], not '3x'"},
+      {"bench gemm --wgrad-shapes '128,256'", "--wgrad-shapes: '128,256' is not M,N,K"},
+      {"bench gemm --shapes 128,256", "--shapes: '128,256' is not M,N,K"},
+      {"bench gemm --shapes '128,256,512x'", "--shapes: '128,256,512x' is not M,N,K"},
+      {"bench gemm --shapes '128,256,512;;'", "--shapes: '' is not M,N,K"},
+      {"bench gemm --shapes '128,256,0'", "--shapes: '128,256,0' is not M,N,K"},
+      {"bench quant --shapes 4096,x", "--shapes: '4096,x' is not M,K"},
+      {"tune --top 0 m.json", "--top must be an integer in [1, 100000], not '0'"},
+      {"tune --iters 1 m.json", "--iters must be an integer in [2, 100000], not '1'"},
+      {"tune --draws x m.json", "--draws must be an integer in [1, 100000], not 'x'"},
+      {"tune --min-gain 2% m.json", "--min-gain must be a number in [0, 100], not '2%'"},
+  };
+  for (const auto& [arguments, says] : cases) {
+    const auto run = test::run_command(kCli + " " + arguments);
+    INFO("jitfp8 " << arguments << ": " << run.output);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.output, Catch::Contains(says));
+  }
 }
 
 TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-limit]") {

@@ -85,8 +85,8 @@ int run_chain(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--shapes" && i + 1 < argc) shapes = parse_shapes(argv[++i]);
-    else if (arg == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
-    else if (arg == "--iters" && i + 1 < argc) iters = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--steps" && i + 1 < argc) steps = static_cast<int>(parse_count(argv[++i], "--steps", 1, 100000));
+    else if (arg == "--iters" && i + 1 < argc) iters = static_cast<int>(parse_count(argv[++i], "--iters", 1, 100000));
     else {
       std::fprintf(stderr, "jitfp8 bench chain: unknown option '%s' (--shapes, --steps, --iters)\n", arg.c_str());
       return 2;

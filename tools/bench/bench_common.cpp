@@ -1,7 +1,9 @@
 #include "bench_common.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "activity_clock.hpp"
@@ -163,19 +165,70 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
   return timings;
 }
 
-std::vector<Shape> parse_shapes(const std::string& text) {
-  std::vector<Shape> shapes;
+namespace {
+
+// `text` whole as an integer in [min, max].
+std::optional<long long> whole_integer(const std::string& text, long long min, long long max) {
+  long long value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
+    return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::vector<long long>> parse_size_list(const std::string& text, std::size_t fields, const char* what,
+                                                    const char* option) {
+  const auto trimmed = [](const std::string& word) {
+    const std::size_t first = word.find_first_not_of(" \t\r\n");
+    return first == std::string::npos ? std::string() : word.substr(first, word.find_last_not_of(" \t\r\n") - first + 1);
+  };
+  std::vector<std::vector<long long>> items;
   std::stringstream list(text);
   std::string item;
   while (std::getline(list, item, ';')) {
-    Shape s{};
-    if (std::sscanf(item.c_str(), "%lld,%lld,%lld", &s.m, &s.n, &s.k) != 3) {
-      std::fprintf(stderr, "--shapes: '%s' is not M,N,K\n", item.c_str());
+    std::vector<long long> sizes;
+    bool valid = !item.empty() && item.back() != ',';  // getline drops an empty last field
+    std::stringstream words(item);
+    for (std::string word; std::getline(words, word, ',');) {
+      const auto size = whole_integer(trimmed(word), 1, (1ll << 31) - 1);
+      valid = valid && size.has_value();
+      sizes.push_back(size.value_or(0));
+    }
+    if (!valid || sizes.size() != fields) {
+      std::fprintf(stderr, "%s: '%s' is not %s (integers in [1, 2^31))\n", option, item.c_str(), what);
       std::exit(2);
     }
-    shapes.push_back(s);
+    items.push_back(std::move(sizes));
   }
+  if (items.empty()) {
+    std::fprintf(stderr, "%s: no %s in '%s'\n", option, what, text.c_str());
+    std::exit(2);
+  }
+  return items;
+}
+
+std::vector<Shape> parse_shapes(const std::string& text, const char* option) {
+  std::vector<Shape> shapes;
+  for (const std::vector<long long>& s : parse_size_list(text, 3, "M,N,K", option))
+    shapes.push_back(Shape{s[0], s[1], s[2]});
   return shapes;
+}
+
+long long parse_count(const std::string& text, const std::string& option, long long min, long long max) {
+  if (const auto value = whole_integer(text, min, max)) return *value;
+  std::fprintf(stderr, "%s must be an integer in [%lld, %lld], not '%s'\n", option.c_str(), min, max, text.c_str());
+  std::exit(2);
+}
+
+double parse_number(const std::string& text, const std::string& option, double min, double max) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (!text.empty() && ec == std::errc() && end == text.data() + text.size() && value >= min && value <= max)
+    return value;
+  std::fprintf(stderr, "%s must be a number in [%g, %g], not '%s'\n", option.c_str(), min, max, text.c_str());
+  std::exit(2);
 }
 
 double bf16_value(std::uint16_t bits) {

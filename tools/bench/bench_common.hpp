@@ -95,8 +95,16 @@ Timing summarize(std::vector<double> samples);
 struct Shape {
   long long m, n, k;
 };
-// The items of a --shapes list, "M,N,K;M,N,K"; exits with a message on one that is not M,N,K.
-std::vector<Shape> parse_shapes(const std::string& text);
+// The items of a list of `fields` sizes each, "M,N,K;M,N,K" (`what`: "M,N,K"), blanks around a
+// size allowed, a last ';' too; exits 2 naming `option` on an item that is not `fields`
+// integers in [1, 2^31) (an empty one included), or on no item.
+std::vector<std::vector<long long>> parse_size_list(const std::string& text, std::size_t fields, const char* what,
+                                                    const char* option = "--shapes");
+std::vector<Shape> parse_shapes(const std::string& text, const char* option = "--shapes");  // M,N,K
+// The value of a numeric option (--iters N, ...): an integer, or a number, in [min, max]; else
+// exits 2 naming the option and the rule (atoi read "abc" as 0, and "5x" as 5).
+long long parse_count(const std::string& text, const std::string& option, long long min, long long max);
+double parse_number(const std::string& text, const std::string& option, double min, double max);
 
 // A bf16's value.
 double bf16_value(std::uint16_t bits);

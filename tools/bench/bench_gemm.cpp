@@ -330,9 +330,9 @@ int run_gemm(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--shapes" && i + 1 < argc) shapes = parse_shapes(argv[++i]);
-    else if (arg == "--wgrad-shapes" && i + 1 < argc) wgrad_shapes = parse_shapes(argv[++i]);
+    else if (arg == "--wgrad-shapes" && i + 1 < argc) wgrad_shapes = parse_shapes(argv[++i], "--wgrad-shapes");
     else if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
-    else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
+    else if (arg == "--iters" && i + 1 < argc) iters = static_cast<int>(parse_count(argv[++i], "--iters", 1, 100000));
     else if (arg == "--forward-only") wgrad = false;
     else if (arg == "--kernels") g_show_kernels = true;
     else if (arg == "--wgrad-only") forward = false;

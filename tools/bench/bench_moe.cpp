@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <set>
@@ -618,14 +619,14 @@ int run_moe(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
-    else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
+    else if (arg == "--iters" && i + 1 < argc) iters = static_cast<int>(parse_count(argv[++i], "--iters", 1, 100000));
     else if (arg == "--only" && i + 1 < argc) only = argv[++i];
     else if (arg == "--sweep") sweep = true;
     else if (arg == "--uniform-tokens") uniform_tokens = true;
     else if (arg == "--no-split-tail") split_tail = false;
     else if (arg == "--group-ends") group_ends = true;
     else if (arg == "--shapes" && i + 1 < argc) shapes = argv[++i];
-    else if (arg == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (arg == "--seed" && i + 1 < argc) seed = static_cast<std::uint64_t>(parse_count(argv[++i], "--seed", 0, std::numeric_limits<long long>::max()));
     else {
       std::fprintf(stderr, "jitfp8 bench moe: unknown argument '%s'\n", arg.c_str());
       return 2;

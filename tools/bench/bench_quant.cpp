@@ -132,16 +132,12 @@ int run_quant(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
-    else if (arg == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
+    else if (arg == "--iters" && i + 1 < argc) iters = static_cast<int>(parse_count(argv[++i], "--iters", 1, 100000));
     else if (arg == "--moe-only") dense = false;
     else if (arg == "--dense-only") moe = false;
     else if (arg == "--shapes" && i + 1 < argc) {
       shapes.clear();
-      std::stringstream list(argv[++i]);
-      std::string item;
-      long long m, k;
-      while (std::getline(list, item, ';'))
-        if (std::sscanf(item.c_str(), "%lld,%lld", &m, &k) == 2) shapes.push_back({m, k});
+      for (const std::vector<long long>& s : parse_size_list(argv[++i], 2, "M,K")) shapes.push_back({s[0], s[1]});
     } else {
       std::fprintf(stderr, "jitfp8 bench quant: unknown argument '%s'\n", arg.c_str());
       return 2;

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
         "        gemm_fp8_nt gets a split-K workspace as cuBLASLt does, unless --no-workspace;\n"
         "        --d-f32: both write an f32 D instead of bf16 in the forward table; rows end with the\n"
         "        config that ran, \"(tuned)\" where the tuned-config table replaced the pick)\n"
-        "       jitfp8 bench quant [--shapes M,K;...] [--iters N] [--json FILE]\n"
+        "       jitfp8 bench quant [--shapes M,K;...] [--dense-only | --moe-only] [--iters N] [--json FILE]\n"
         "       jitfp8 bench moe   [--only contiguous,masked,kgrouped] [--shapes ExC,N,K;...] [--sweep]\n"
         "                          [--uniform-tokens] [--no-split-tail] [--group-ends] [--seed N] [--iters N]\n"
         "                          [--json FILE]\n"
@@ -56,19 +56,21 @@ int main(int argc, char** argv) {
         "       (the heuristics' picks of the manifests' GEMMs against other configs: gemm_fp8_nt's\n"
         "        against the model's --top next best, gemm_fp8_wgrad's against gemm --wgrad-sweep's\n"
         "        configs in both modes (overwrite, accumulate), the M-grouped contiguous and masked\n"
-        "        GEMMs' against moe --sweep's configs over --draws (4) routings; those that beat the\n"
-        "        pick by --min-gain go into the cache's tuned-config table; --list names the plans\n"
-        "        and stops, without a GPU)\n"
+        "        GEMMs' and the K-grouped gemm_fp8_grouped_wgrad's against moe --sweep's configs over\n"
+        "        --draws (4) routings, each config timed over --iters (default 10, at least 2) runs;\n"
+        "        those that beat the pick by --min-gain (percent, default 2) go into the cache's\n"
+        "        tuned-config table; --list names the plans and stops, without a GPU)\n"
         "Kernel time (the anchors' protocol): each run is an L2 flush, then the body launched on its\n"
         "own; its time is CUPTI's GPU timestamps of the body's kernels, memcpys and memsets, median\n"
-        "of 5 x --iters (default 20) runs; the same random inputs for every contender. gemm's forward\n"
-        "table and moe's M-grouped tables time ours and cuBLASLt in turns, a run of each per round.\n"
+        "of 5 x --iters (default 20, at most 100000) runs; the same random inputs for every\n"
+        "contender. gemm's forward table and moe's M-grouped tables time ours and cuBLASLt in turns,\n"
+        "a run of each per round.\n"
         "%%floor (gemm, moe): the floor over our time; floor = the longer of the FLOPs at 1979 TFLOPS\n"
         "and the operands, scales and D moved once at this device's copy rate, measured first.\n"
         "--timer graph (any benchmark), where CUPTI is not available: CUDA graphs of --iters x\n"
         "(flush, body), event-timed, minus the flushes alone; also counts ~1-2 us of launch gap.\n"
-        "--flush-mb N (any benchmark): the flush memset, default 64 MB; the anchors used 2048 MB,\n"
-        "which also lets power and clocks recover between runs.\n"
+        "--flush-mb N (any benchmark): the flush memset in MB, 64 (the default; less counts as 64)\n"
+        "to 1048576; the anchors used 2048 MB, which also lets power and clocks recover between runs.\n"
         "--sm-limit N (any benchmark): ours under jitfp8::set_gemm_sm_limit(N), cuBLASLt with\n"
         "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET N: the SMs left beside a kernel that holds the rest.\n");
     return argc < 2 ? 2 : 0;
@@ -78,7 +80,7 @@ int main(int argc, char** argv) {
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--flush-mb") == 0 && i + 1 < argc) {
-      jitfp8::bench::set_flush_megabytes(std::strtoull(argv[++i], nullptr, 10));
+      jitfp8::bench::set_flush_megabytes(jitfp8::bench::parse_count(argv[++i], "--flush-mb", 0, 1 << 20));
     } else if (std::strcmp(argv[i], "--sm-limit") == 0 && i + 1 < argc) {
       const char* value = argv[++i];
       char* end = nullptr;

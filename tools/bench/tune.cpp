@@ -75,14 +75,14 @@ int tune(int argc, char** argv) {
     };
     if (arg == "--m") o.m_values = parse_list(value());
     else if (arg == "--only") o.ops = parse_ops(value());
-    else if (arg == "--top") o.top = std::max(1, std::atoi(value().c_str()));
-    else if (arg == "--iters") o.iters = std::max(2, std::atoi(value().c_str()));
-    else if (arg == "--min-gain") o.min_gain = std::atof(value().c_str()) / 100.0;
+    else if (arg == "--top") o.top = static_cast<int>(parse_count(value(), "--top", 1, 100000));
+    else if (arg == "--iters") o.iters = static_cast<int>(parse_count(value(), "--iters", 2, 100000));
+    else if (arg == "--min-gain") o.min_gain = parse_number(value(), "--min-gain", 0, 100) / 100.0;
     else if (arg == "--without-workspace-only") o.with_workspace = false;
     else if (arg == "--with-workspace-only") o.without_workspace = false;
     else if (arg == "--m-indices-only") o.group_ends = false;
     else if (arg == "--group-ends-only") o.m_indices = false;
-    else if (arg == "--draws") o.draws = std::max(1, std::atoi(value().c_str()));
+    else if (arg == "--draws") o.draws = static_cast<int>(parse_count(value(), "--draws", 1, 100000));
     else if (arg == "--dry-run") o.dry_run = true;
     else if (arg == "--list") o.list = true;
     else if (arg == "--json") o.json_path = value();

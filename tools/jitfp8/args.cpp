@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <charconv>
+#include <string_view>
 
 #include "cli.hpp"
+#include "jitfp8/error.hpp"
 
 namespace jitfp8::cli {
 
@@ -53,6 +55,16 @@ std::vector<std::string> Args::positional() const {
   for (const std::string& arg : rest)
     if (arg.rfind("--", 0) == 0) throw UsageError("unknown option " + arg);
   return rest;
+}
+
+Arch parse_arch(const std::string& text) {
+  try {
+    return Arch::parse(text);
+  } catch (const Error& e) {  // a usage error (exit 2), as the other options' values are
+    std::string_view what = e.what();
+    if (what.starts_with("jitfp8: ")) what.remove_prefix(8);  // the tool's own prefix says it
+    throw UsageError("--arch: " + std::string(what));
+  }
 }
 
 int parse_int(const std::string& text, const std::string& what) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "jitfp8/types.hpp"
+
 namespace jitfp8::cli {
 
 // Arguments after the subcommand. Options are "--name value" or "--flag"; the rest are positional.
@@ -33,6 +35,7 @@ struct UsageError : std::runtime_error {
 };
 
 int parse_int(const std::string& text, const std::string& what);
+Arch parse_arch(const std::string& text);  // Arch::parse, its errors as UsageError
 
 int run_info(Args args);
 int run_prewarm(Args args);

@@ -1,4 +1,7 @@
 // jitfp8 cache ls|stats|verify|clear|tuned [--cache-dir DIR]
+#include <filesystem>
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include "cli.hpp"
@@ -66,7 +69,14 @@ int list_tuned() {
 }  // namespace
 
 int run_cache(Args args) {
-  if (auto dir = args.take("--cache-dir")) set_cache_roots({*dir});
+  if (auto dir = args.take("--cache-dir")) {
+    // A mistyped folder read as an empty cache: `ls` listed nothing, `clear` removed nothing, and
+    // both exited 0.
+    std::error_code error;
+    if (!std::filesystem::is_directory(*dir, error))
+      throw UsageError("--cache-dir '" + *dir + "' is not a directory" + (error ? ": " + error.message() : ""));
+    set_cache_roots({*dir});
+  }
   std::vector<std::string> rest = args.positional();
   if (rest.size() != 1) throw UsageError("expects one of: ls, stats, verify, clear, tuned");
   const std::string& action = rest[0];

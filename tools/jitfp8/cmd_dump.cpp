@@ -47,7 +47,7 @@ int run_dump(Args args) {
   Arch arch;
   detail::TargetDevice target(0);
   if (arch_text) {
-    arch = Arch::parse(*arch_text);
+    arch = parse_arch(*arch_text);
     target = detail::gemm_target_without_device(detail::usual_sm_count(arch));
   } else {
     if (devices().empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");

@@ -7,7 +7,8 @@
 namespace jitfp8::cli {
 
 int run_info(Args args) {
-  args.positional();
+  if (const std::vector<std::string> rest = args.positional(); !rest.empty())
+    throw UsageError("takes no arguments, got '" + rest.front() + "'");
   int nvrtc = nvrtc_version();
   fmt::print("libjitfp8 {}\n", library_version());
   fmt::print("NVRTC     {}.{}\n", nvrtc / 1000, (nvrtc % 1000) / 10);

@@ -22,7 +22,7 @@ double median(std::vector<double> values) {
 
 int run_prewarm(Args args) {
   PrewarmOptions options;
-  if (auto arch = args.take("--arch")) options.arch = Arch::parse(*arch);
+  if (auto arch = args.take("--arch")) options.arch = parse_arch(*arch);
   // Negative counts fell back to the defaults unsaid, and an SM count past any GPU's planned
   // kernels for a device that cannot exist.
   if (auto jobs = args.take("--jobs")) {

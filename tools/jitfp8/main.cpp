@@ -26,7 +26,7 @@ commands:
                                         write source, options, NVRTC log, PTX, cubin and config of
                                         the kernels of one operation, e.g.
                                         jitfp8 dump --arch sm_90a quantize_1x128 x_dtype=bf16
-  bench gemm|quant|moe|chain [--shapes ...] [--iters N] [--json FILE]
+  bench gemm|quant|moe|chain [--shapes ...] [--iters N] [--json FILE (not chain)]
                                         time the kernels beside cuBLASLt (needs a GPU)
   tune [--only OP,...] [--m M,M,...] [--top N] [--iters N] [--min-gain PCT]
        [--with-workspace-only | --without-workspace-only] [--m-indices-only | --group-ends-only]
