@@ -14,7 +14,7 @@ enum class ErrorCode {
   compile_failed,    // NVRTC rejected a kernel; the message carries name, options and log
   cache_error,       // the on-disk cache could not be used as asked (never for a plain miss)
   manifest_error,    // a prewarm manifest is malformed
-  internal,          // a bug in jitfp8
+  internal,          // a bug in jitfp8, or the system refused it a resource (a thread)
 };
 
 std::string_view error_code_name(ErrorCode code);

@@ -19,8 +19,9 @@ namespace jitfp8 {
 // B = the K-major W^T that the weight quantization writes).
 //
 // Alignment rules (TMA): a, b and d 16-byte aligned; a_scales 16-byte aligned; b_scales 4-byte
-// aligned; K % 16 == 0 and lda, ldb multiples of 16 (fp8 rows 16-byte strided); N and ldd
-// multiples of 8 for a bf16 D, of 4 for an f32 D (D's rows 16-byte strided); lda >= K, ldb >= K,
+// aligned; K >= 16, K % 16 == 0 and lda, ldb multiples of 16 (fp8 rows 16-byte strided); N and
+// ldd multiples of 8 for a bf16 D, of 4 for an f32 D (D's rows 16-byte strided), N >= that
+// multiple; lda >= K, ldb >= K,
 // ldd >= N; row strides at most 2^31 - 1 units of 16 bytes (lda, ldb <= (2^31 - 1) * 16,
 // ldd <= (2^31 - 1) * 8 for bf16, * 4 for f32: the TMA stride limit). M >= 0 (M = 0 launches
 // nothing), M < 2^31; N and K are baked into the compiled kernel (one kernel per weight shape and

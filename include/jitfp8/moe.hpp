@@ -35,7 +35,7 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // Device values out of range (an id >= E, ends past M or decreasing) are not detected: rows
 // with an id outside [-1, E) are treated as padding, ends are clamped to [0, M].
 // Rules (host-checked): E >= 1, M >= 0 (0 launches nothing; M need not be a multiple of
-// kMoeMAlignment), N % 8 == 0, K % 16 == 0; a, b, d, a_scales 16-byte aligned, b_scales 4-byte aligned,
+// kMoeMAlignment), N >= 8, N % 8 == 0, K >= 16, K % 16 == 0; a, b, d, a_scales 16-byte aligned, b_scales 4-byte aligned,
 // m_indices / group_ends 4-byte aligned; capacities as for gemm_fp8_nt (b_scales_capacity >=
 // E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs;
 // exactly one of m_indices and group_ends; E, M, N, K < 2^31 and E * N < 2^31 (B is one
@@ -88,7 +88,7 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // computed; A rows past the count inside the last tile may be read, their products discarded.
 // expected_m: the host's guess of the typical masked_m, for the heuristics only (any value gives
 // correct results; <= 0 means max_m).
-// Rules: E >= 1, max_m >= 1, N % 8 == 0, K % 16 == 0, alignment and capacities as above
+// Rules: E >= 1, max_m >= 1, N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, alignment and capacities as above
 // (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
 // aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31.
 struct GroupedGemmMaskedArgs {

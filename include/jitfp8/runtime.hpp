@@ -70,8 +70,8 @@ bool programmatic_dependent_launch();
 // the library and replaces the quick one for the launches after it is loaded. A launch into a
 // stream that is being captured into a CUDA graph waits for the full kernel instead, so graphs
 // never keep a quick variant. Quick variants are not written to the disk cache; prewarming
-// compiles full kernels only. Kernels with no quick variant (64-row tiles within one B-scale
-// block, the weight-gradient and quantization kernels) compile as before.
+// compiles full kernels only. Kernels with no quick variant (64-row tiles straddling B-scale
+// blocks at 8 offsets, the weight-gradient and quantization kernels) compile as before.
 // Stand-ins: where a GEMM (dense or M-grouped) has already run on the same problem but another M
 // (another row count of the grouped GEMMs), a new M whose kernel is not at hand compiles nothing
 // in the foreground: its launches take the kernel that M had (a config that serves this M too,
@@ -80,7 +80,11 @@ bool programmatic_dependent_launch();
 void set_tiered_compilation(bool enabled);
 bool tiered_compilation();
 // Blocks until every full kernel that tiered compilation queued is built and loaded (or failed
-// to build, logged: its quick variant or stand-in then stays). Benchmarks call it before timing.
+// to build, logged: its quick variant, or its plans' stand-in, then stays until a later plan of
+// that kernel builds it again, in the background, or in the foreground where that plan has
+// nothing else to launch, e.g. with tiering off). Benchmarks call it before timing.
+// A background build loads its kernel into the context of the call that queued it: call this
+// before destroying that context (cuCtxDestroy, cudaDeviceReset), or that build may fail.
 void wait_for_background_compiles();
 
 // JITFP8_LOG=info|debug, or set here. Events go to stderr.
@@ -157,7 +161,9 @@ Manifest load_manifest(const std::string& path);
 
 struct PrewarmOptions {
   std::optional<Arch> arch;  // default: the current device's (needs a driver)
-  int sm_count = 0;          // heuristics input when there is no device; 0: the arch's usual
+  int sm_count = 0;          // plan the GEMMs for this many SMs (neither the device's tuned
+                             // tables nor its measured cluster room then apply); 0: the
+                             // device's without `arch`, the arch's usual count with it
                              // (the GEMM SM limit, set_gemm_sm_limit, applies to either)
   int jobs = 0;              // parallel compiles; 0: hardware threads
   bool load = false;         // also load into the current device, ready for graph capture

@@ -22,7 +22,9 @@ struct Arch {
   int minor = 0;
   bool arch_specific = false;
 
-  // "sm_90a", "sm_90", "sm_100a"; throws jitfp8::Error on anything else.
+  // "sm_" and a compute capability of two or three digits, "a" after it for the arch-specific
+  // target: "sm_90a", "sm_90", "sm_100a"; throws jitfp8::Error(invalid_argument) on anything else.
+  // (Which archs the kernels serve is decided where they are planned: sm_90a today.)
   static Arch parse(std::string_view text);
   std::string name() const;  // the inverse of parse
   int number() const { return major * 10 + minor; }
