@@ -69,20 +69,23 @@ bool programmatic_dependent_launch();
 // slower to run), and launched at once; the full kernel is compiled on a background thread of
 // the library and replaces the quick one for the launches after it is loaded. A launch into a
 // stream that is being captured into a CUDA graph waits for the full kernel instead, so graphs
-// never keep a quick variant. Quick variants are not written to the disk cache; prewarming
+// never keep a quick variant, unless the full kernel failed to build (the same bits either way).
+// Quick variants are not written to the disk cache; prewarming
 // compiles full kernels only. Kernels with no quick variant (64-row tiles straddling B-scale
 // blocks at 8 offsets, the weight-gradient and quantization kernels) compile as before.
 // Stand-ins: where a GEMM (dense or M-grouped) has already run on the same problem but another M
 // (another row count of the grouped GEMMs), a new M whose kernel is not at hand compiles nothing
 // in the foreground: its launches take the kernel that M had (a config that serves this M too,
 // the nearest M's; correct, maybe slower) while its own kernel is built in the background; a
-// captured launch waits for its own. Process-wide; read at each first use of a kernel or plan.
+// captured launch waits for its own (and takes the stand-in if that build failed).
+// Process-wide; read at each first use of a kernel or plan.
 void set_tiered_compilation(bool enabled);
 bool tiered_compilation();
 // Blocks until every full kernel that tiered compilation queued is built and loaded (or failed
-// to build, logged: its quick variant, or its plans' stand-in, then stays until a later plan of
-// that kernel builds it again, in the background, or in the foreground where that plan has
-// nothing else to launch, e.g. with tiering off). Benchmarks call it before timing.
+// to build, logged: its quick variant, or its plans' stand-in, then stays until the next call
+// that plans that kernel builds it again: at once, or in the background for a new plan that has a
+// stand-in; the plans made already do not retry, but take the kernel once it is built).
+// Benchmarks call it before timing.
 // A background build loads its kernel into the context of the call that queued it: call this
 // before destroying that context (cuCtxDestroy, cudaDeviceReset), or that build may fail.
 void wait_for_background_compiles();

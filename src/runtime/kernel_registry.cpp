@@ -116,9 +116,15 @@ void* load_in_background(const KernelSpec& spec, const Key128& key, int device, 
   const LoadedLibrary& full = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
   make_context_current(context);
   prepare_on_device(full, spec, device);
+  return reinterpret_cast<void*>(full.kernel);
+}
+
+// Counts and logs a full kernel built in the background that took over (`took`: it was not in
+// place yet).
+void report_upgrade(bool took, const KernelSpec& spec, int device) {
+  if (!took) return;
   ++runtime_counters().upgrades;
   log(LogLevel::info, "{} takes over on device {} (built in the background)", spec.display_name(), device);
-  return reinterpret_cast<void*>(full.kernel);
 }
 
 // Queues the full kernel of `spec` for the background thread, which swaps it into the returned
@@ -130,29 +136,30 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
   post_background_compile([spec, key, device, quick, context = current_context()] {
     try {
       quick->settle(load_in_background(spec, key, device, context));
+      report_upgrade(true, spec, device);
     } catch (const std::exception& e) {
       quick->settle(nullptr, e.what());
       log(LogLevel::warn,
-          "{} failed to build in the background (its quick variant or stand-in stays until a later plan of it "
-          "builds it again): {}",
+          "{} failed to build in the background (its quick variant or stand-in stays until a later call "
+          "that plans it builds it again): {}",
           spec.display_name(), e.what());
     }
   });
   return quick;
 }
 
-// A full kernel whose background build failed, asked for by a new plan that has something to
-// launch meanwhile (its quick variant or a stand-in): built again in the background, one attempt
-// at a time (a failure may pass: an out-of-memory load, a context destroyed under the job).
+// A full kernel whose background build failed, asked for by a new stand-in plan: built again in
+// the background, one attempt at a time (a failure may pass: an out-of-memory load, a context
+// destroyed under the job), unless it has taken over meanwhile.
 void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, const Key128& key, int device) {
   const std::shared_ptr<TieredKernel>& tiered = loaded.tiered;
   if (tiered->rebuilding.exchange(true)) return;
-  log(LogLevel::info, "{} failed to build in the background ({}); building it again there", spec.display_name(),
-      tiered->failure());
+  log(LogLevel::info, "{} failed to build in the background; building it again there", spec.display_name());
   try {
     post_background_compile([spec, key, device, tiered, context = current_context()] {
       try {
-        tiered->take_over(load_in_background(spec, key, device, context));
+        if (!tiered->full.load(std::memory_order_acquire))
+          report_upgrade(tiered->take_over(load_in_background(spec, key, device, context)), spec, device);
       } catch (const std::exception& e) {
         log(LogLevel::warn, "{} failed to build in the background again: {}", spec.display_name(), e.what());
       }
@@ -184,17 +191,22 @@ std::shared_ptr<TieredKernel> start_quick(const KernelSpec& spec, const Key128& 
 }
 
 // The full kernel of `spec` built (or found) and loaded now, after its background build failed,
-// for a build_now caller with nothing else to launch (a plan with no stand-in, e.g. with tiering
-// off since; a config given explicitly): a kernel loaded the usual way is retried by every such
-// call until a build succeeds, and so is this one. The plans that took a stand-in launch it from
-// then on.
+// for a build_now caller (a plan without a stand-in, e.g. with tiering off since; a config given
+// explicitly; prewarm with load): a kernel loaded the usual way is retried by every such call
+// until a build succeeds, and so is this one. Its quick variant, or the stand-in of the plans
+// that took one, gives way to it from then on. A failure throws where nothing else launches,
+// else is logged (the quick variant stays).
 void build_after_background_failure(const LoadedKernel& loaded, const KernelSpec& spec, const Key128& key,
                                     int device) {
-  log(LogLevel::info, "{} failed to build in the background ({}); building it now", spec.display_name(),
-      loaded.tiered->failure());
-  const LoadedLibrary& library = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
-  prepare_on_device(library, spec, device);
-  loaded.tiered->take_over(reinterpret_cast<void*>(library.kernel));
+  log(LogLevel::info, "{} failed to build in the background; building it now", spec.display_name());
+  try {
+    const LoadedLibrary& library = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+    prepare_on_device(library, spec, device);
+    loaded.tiered->take_over(reinterpret_cast<void*>(library.kernel));
+  } catch (const Error& e) {
+    if (!launchable_now(loaded)) throw;
+    log(LogLevel::warn, "{} failed to build again (its quick variant stays): {}", spec.display_name(), e.what());
+  }
 }
 
 }  // namespace
@@ -228,14 +240,15 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
     loaded.function = reinterpret_cast<void*>(library.kernel);
     return loaded;
   });
+  // A full kernel left to the background thread. A build_now call with nothing else to launch
+  // waits for that build, as its launches would; a failed build is retried by the next call:
+  // now by a build_now call, in the background by a stand-in plan.
   if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
-    if (first_use == FirstUse::build_now && !launchable_now(kernel)) {
-      // Left to the background by a stand-in plan, asked for by a call with nothing else to
-      // launch: it waits for the build, as its launches would, and retries a failed one itself.
-      kernel.tiered->wait_settled();
-      if (!launchable_now(kernel)) build_after_background_failure(kernel, spec, key, device);
-    } else if (kernel.tiered->settled.load(std::memory_order_acquire)) {
-      rebuild_in_background(kernel, spec, key, device);  // failed; something launches meanwhile
+    if (first_use == FirstUse::build_now && !launchable_now(kernel)) kernel.tiered->wait_settled();
+    const TieredKernel& tiered = *kernel.tiered;
+    if (tiered.settled.load(std::memory_order_acquire) && !tiered.full.load(std::memory_order_acquire)) {
+      if (first_use == FirstUse::build_now) build_after_background_failure(kernel, spec, key, device);
+      else rebuild_in_background(kernel, spec, key, device);
     }
   }
   return kernel;

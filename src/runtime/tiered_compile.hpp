@@ -30,10 +30,10 @@ struct TieredKernel {
   // Blocks until settle().
   void wait_settled();
   // The full kernel, built again after its first build failed: launched from now on, by the plans
-  // that took a stand-in meanwhile too.
-  void take_over(void* full_kernel) {
+  // that took a stand-in meanwhile too. False if another build had already taken over.
+  bool take_over(void* full_kernel) {
     function.store(full_kernel, std::memory_order_release);
-    full.store(true, std::memory_order_release);
+    return !full.exchange(true, std::memory_order_acq_rel);
   }
   // Why the first background build failed, else empty (kept after take_over).
   const std::string& failure() const { return failure_; }
@@ -46,13 +46,14 @@ struct TieredKernel {
 
 // The function for a launch of `kernel` into `stream`: the full kernel once it is loaded; a stream
 // being captured waits for it first (graphs keep what they captured), and so does every launch
-// while there is nothing else to run; else the quick variant. Null: the full kernel failed to
-// build and there is no quick variant.
+// while there is nothing else to run; else the quick variant. Once the build has failed, the quick
+// variant (captured too, until a build takes over), or null where there is none.
 void* tiered_function(TieredKernel& kernel, Stream stream);
 
 // Whether a launch into `stream` of a plan whose kernel is `kernel` takes the plan's stand-in: the
-// full kernel is still being built (or failed to build) and there is no quick variant, and the
-// stream is not being captured (a capture waits for the full kernel instead).
+// full kernel is still being built and there is no quick variant, and the stream is not being
+// captured (a capture waits for the full kernel instead); or the build failed (captured too,
+// until a build takes over).
 bool launches_stand_in(TieredKernel& kernel, Stream stream);
 
 // Runs `job` on the background compile thread (started at first use, joined at exit; jobs not

@@ -202,7 +202,8 @@ TEST_CASE("a plan launches its stand-in until its own kernel is built, or built 
   CHECK_FALSE(launchable_now(kernels.building));
   // Built in the foreground since, for a call with nothing to stand in (get_kernel).
   CHECK_FALSE(kernels.building.tiered->full.load());
-  kernels.building.tiered->take_over(reinterpret_cast<void*>(0x2));
+  CHECK(kernels.building.tiered->take_over(reinterpret_cast<void*>(0x2)));
+  CHECK_FALSE(kernels.building.tiered->take_over(reinterpret_cast<void*>(0x2)));  // taken over already
   CHECK(kernels.building.tiered->full.load());
   CHECK(launchable_now(kernels.building));
   CHECK(&plan_to_launch(planned, nullptr) == &planned);
