@@ -123,3 +123,42 @@ done
 
 # ---- call 8 (the run tool's command line)
 export LD_LIBRARY_PATH=$PWD/scratch/gpubin-s86:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1; for i in 1 2; do JITFP8_LOG=info JITFP8_CACHE_DIR=/tmp/cti$i scratch/gpubin-s86/jitfp8_gpu_tests 'tiered compilation: threads dispatching new M*' > /tmp/l$i.txt 2>&1; echo "run $i rc $?: $(grep -c 'the full kernel follows' /tmp/l$i.txt) quick compiles, $(grep -c 'stands in for' /tmp/l$i.txt) stand-in plans, $(grep -c 'takes over' /tmp/l$i.txt) taken over, $(grep -c 'built in the background; a stand-in' /tmp/l$i.txt) left to the background; $(tail -1 /tmp/l$i.txt)"; done
+
+# ---- scratch/s86g.sh (call 9's scratch/gpubin-mut: a build_now call with a quick variant left the rebuild to the background)
+#!/bin/bash
+# Session 86 call 9: after the retry review: a build_now call rebuilds a failed kernel at once
+# even where its quick variant runs (new case), background rebuilds skip a kernel taken over and
+# count one upgrade; the 8-thread case also with failing background builds (new). [tiered] in
+# three random orders; the threads cases three times more; the new case on a library that leaves
+# that rebuild to the background (must fail); group 7 of the suite (the tiered cases' group).
+B=scratch/gpubin-s86
+LIBS=$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+export LD_LIBRARY_PATH=$PWD/$B:$LIBS JITFP8_REQUIRE_GPU=1
+mkdir -p /tmp/o9; trap 'tar -C /tmp -czf $OUT/o9.tgz o9' EXIT
+for seed in 6 7 8; do
+  echo "== [tiered] order rand seed $seed"
+  JITFP8_CACHE_DIR=/tmp/ct$seed $B/jitfp8_gpu_tests '[tiered]' --order rand --rng-seed $seed -d yes 2>&1 | grep -E "^[0-9.]+ s:|passed|failed|FAILED|with expansion|^  " | grep -v "jitfp8 warn" | head -30
+done
+for i in 1 2 3; do
+  echo "== threads, run $i"
+  JITFP8_CACHE_DIR=/tmp/cth$i $B/jitfp8_gpu_tests 'tiered compilation: threads dispatching new M*' -d yes 2>&1 | grep -E "^[0-9.]+ s:|passed|failed|FAILED|with expansion|^  " | head -20
+done
+echo "== the quick-variant case without the rebuild at once (must fail)"
+LD_LIBRARY_PATH=$PWD/scratch/gpubin-mut:$LIBS JITFP8_CACHE_DIR=/tmp/ctm $B/jitfp8_gpu_tests 'tiered compilation: a quick variant whose full kernel failed*' 2>&1 | grep -E "passed|failed|FAILED|with expansion|^  " | head -20
+echo "== group 7"
+tar -C /tmp -xzf scratch/testcache.tgz
+JITFP8_CACHE_DIR=/tmp/ctest timeout 400 $B/jitfp8_gpu_tests '~[gemm]~[wgrad]~[moe]~[moe_wgrad]~[quant]~[large-tensors]' --order rand -d yes > /tmp/o9/group7.log 2>&1; echo "group 7 rc $?: $(grep -E '^(All tests passed|test cases)' /tmp/o9/group7.log | tail -1)"
+grep -B2 -A8 FAILED /tmp/o9/group7.log | head -30
+
+# ---- scratch/s86h.sh (call 9's scratch/gpubin-mut: a build_now call with a quick variant left the rebuild to the background)
+#!/bin/bash
+# Session 86 call 10: the quick-variant case counts compiles after its first reference check
+# (seed 6 of call 9 ran it first in the process: the reference kernel's compile counted); [tiered]
+# in the orders of seeds 6, 9 and 10.
+B=scratch/gpubin-s86
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1
+for seed in 6 9 10; do
+  echo "== [tiered] order rand seed $seed"
+  JITFP8_CACHE_DIR=/tmp/cu$seed $B/jitfp8_gpu_tests '[tiered]' --order rand --rng-seed $seed 2>&1 | grep -E "passed|failed|FAILED|with expansion|^  " | grep -v "jitfp8 warn" | head -20
+done
+
