@@ -106,14 +106,20 @@ bool may_build_in_background(const KernelSpec& spec, const Key128& key, FirstUse
          !dump_enabled() && libraries().find(key) == nullptr;
 }
 
-// On the background thread: the full kernel of `spec` built (disk cache, lock, NVRTC, publish),
-// loaded, and readied on `device` in `context` (that of the call that queued it).
+// The library of `spec`'s full kernel: loaded in this process, else built (disk cache, lock,
+// NVRTC, publish) and loaded.
+const LoadedLibrary& full_library(const KernelSpec& spec, const Key128& key) {
+  return libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+}
+
+// On the background thread: the full kernel of `spec` (full_library) readied on `device` in
+// `context` (that of the call that queued it).
 void* load_in_background(const KernelSpec& spec, const Key128& key, int device, void* context) {
   // Loading is allowed here while an application thread captures a graph in the global mode.
   CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
   check_cuda(driver().cuThreadExchangeStreamCaptureMode(&relaxed), "cuThreadExchangeStreamCaptureMode");
   if (background_builds_fail()) throw Error(ErrorCode::compile_failed, "failed on purpose (a test hook)");
-  const LoadedLibrary& full = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+  const LoadedLibrary& full = full_library(spec, key);
   make_context_current(context);
   prepare_on_device(full, spec, device);
   return reinterpret_cast<void*>(full.kernel);
@@ -200,7 +206,7 @@ void build_after_background_failure(const LoadedKernel& loaded, const KernelSpec
                                     int device) {
   log(LogLevel::info, "{} failed to build in the background; building it now", spec.display_name());
   try {
-    const LoadedLibrary& library = libraries().get(key, [&] { return load_library(build_kernel(spec), spec); });
+    const LoadedLibrary& library = full_library(spec, key);
     prepare_on_device(library, spec, device);
     loaded.tiered->take_over(reinterpret_cast<void*>(library.kernel));
   } catch (const Error& e) {

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "reference_rows.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/layouts.hpp"
@@ -89,11 +90,7 @@ TEST_CASE("a GEMM on another device's stream is refused naming the stream, and r
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<int> rows(static_cast<std::size_t>(m));
   for (int r = 0; r < m; ++r) rows[static_cast<std::size_t>(r)] = r;
-  test::DeviceBuffer<int> rows_dev{rows};
-  test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n)), abs_dev(static_cast<std::size_t>(m * n));
-  detail::gemm_reference(g, false, rows_dev.get(), static_cast<int>(m), ref_dev.get(), abs_dev.get(), stream);
-  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+  const auto [ref, abs_ref] = test::reference_rows(g, false, rows, stream);
   const std::vector<std::uint16_t> got = d.download();
   double worst = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {

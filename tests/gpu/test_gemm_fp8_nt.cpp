@@ -11,6 +11,7 @@
 
 #include "cpu_scaled_dot.hpp"
 #include "gpu_support.hpp"
+#include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
@@ -123,14 +124,7 @@ struct Comparison {
 // columns of D (ldd > n) were left alone.
 Comparison compare_with_reference(const Problem& p, const std::vector<int>& rows,
                                   cudaStream_t stream) {
-  test::DeviceBuffer<int> rows_dev{rows};
-  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n));
-  test::DeviceBuffer<double> abs_dev(ref_dev.size());
-  detail::gemm_reference(p.args(), false, rows_dev.get(), static_cast<int>(rows.size()),
-                         ref_dev.get(), abs_dev.get(), stream);
-  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const std::vector<double> ref = ref_dev.download();
-  const std::vector<double> abs_ref = abs_dev.download();
+  const auto [ref, abs_ref] = test::reference_rows(p.args(), false, rows, stream);
   const std::vector<std::uint8_t> d = p.d.download();
   const bool f32 = p.d_dtype == DType::f32;
   const double rounding = f32 ? kRoundingToleranceF32 : kRoundingTolerance;
@@ -294,11 +288,7 @@ TEST_CASE("the GPU reference GEMM agrees with a CPU double-precision product", "
     INFO("lda " << strides.lda << " ldb " << strides.ldb);
     Problem p(m, n, k, 5, 0, DType::bf16, strides);
     std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
-    test::DeviceBuffer<int> rows_dev{rows};
-    test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n)), abs_dev(ref_dev.size());
-    detail::gemm_reference(p.args(), false, rows_dev.get(), 7, ref_dev.get(), abs_dev.get(), nullptr);
-    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const auto ref = ref_dev.download(), abs_ref = abs_dev.download();
+    const auto [ref, abs_ref] = test::reference_rows(p.args(), false, rows);
     const auto a = p.a.download(), b = p.b.download();
     const auto sa = p.sa.download(), sb = p.sb.download();
     const std::int64_t kb_count = (k + 127) / 128, sa_stride = (m + 3) / 4 * 4;

@@ -10,6 +10,7 @@
 
 #include "cpu_scaled_dot.hpp"
 #include "gpu_support.hpp"
+#include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
@@ -146,14 +147,7 @@ struct Comparison {
 
 Comparison compare_with_reference(const Problem& p, const std::vector<int>& rows,
                                   cudaStream_t stream) {
-  test::DeviceBuffer<int> rows_dev{rows};
-  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n));
-  test::DeviceBuffer<double> abs_dev(ref_dev.size());
-  detail::gemm_reference(p.reference_args(), /*b_scales_1x128=*/true, rows_dev.get(),
-                         static_cast<int>(rows.size()), ref_dev.get(), abs_dev.get(), stream);
-  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const std::vector<double> ref = ref_dev.download();
-  const std::vector<double> abs_ref = abs_dev.download();
+  const auto [ref, abs_ref] = test::reference_rows(p.reference_args(), /*b_scales_1x128=*/true, rows, stream);
   const std::vector<float> d = p.d.download();
   Comparison c;
   double sum_sq_ref = 0, sum_sq_err = 0;
@@ -250,11 +244,7 @@ TEST_CASE("the GPU reference GEMM with 1x128 B scales agrees with a CPU double-p
     INFO("lda " << lda << " ldb " << ldb);
     Problem p(m, n, k, 5, false, 0, lda, ldb);
     std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
-    test::DeviceBuffer<int> rows_dev{rows};
-    test::DeviceBuffer<double> ref_dev(static_cast<std::size_t>(m * n)), abs_dev(ref_dev.size());
-    detail::gemm_reference(p.reference_args(), true, rows_dev.get(), 7, ref_dev.get(), abs_dev.get(), nullptr);
-    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const auto ref = ref_dev.download(), abs_ref = abs_dev.download();
+    const auto [ref, abs_ref] = test::reference_rows(p.reference_args(), true, rows);
     const auto a = p.a.download(), b = p.b.download();
     const auto sa = p.sa.download(), sb = p.sb.download();
     const std::int64_t sa_stride = (m + 3) / 4 * 4, sb_stride = (n + 3) / 4 * 4;

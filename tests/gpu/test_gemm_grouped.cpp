@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "heuristics/sm90_grouped.hpp"
@@ -53,13 +54,7 @@ void compare_rows(const std::vector<std::uint16_t>& d, std::int64_t n, std::int6
   if (d_rows.empty()) return;
   GemmFp8Args g;
   g.m = a_m, g.n = n, g.k = k, g.a = a, g.a_scales = sa, g.b = b_e, g.b_scales = sb_e;
-  test::DeviceBuffer<int> rows_dev{a_rows};
-  test::DeviceBuffer<double> ref_dev(a_rows.size() * static_cast<std::size_t>(n));
-  test::DeviceBuffer<double> abs_dev(ref_dev.size());
-  detail::gemm_reference(g, false, rows_dev.get(), static_cast<int>(a_rows.size()), ref_dev.get(),
-                         abs_dev.get(), nullptr);
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const auto ref = ref_dev.download(), abs_ref = abs_dev.download();
+  const auto [ref, abs_ref] = test::reference_rows(g, false, a_rows);
   for (std::size_t r = 0; r < d_rows.size(); ++r)
     for (std::int64_t col = 0; col < n; ++col) {
       const std::uint16_t bits = d[static_cast<std::size_t>(d_rows[r]) * n + col];

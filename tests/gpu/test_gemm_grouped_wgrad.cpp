@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "heuristics/sm90_grouped_wgrad.hpp"
@@ -176,13 +177,7 @@ Comparison compare(const GroupedProblem& p, std::uint64_t seed) {
     r.b = p.b.get() + p.n * o[g], r.ldb = pe;
     r.b_scales = p.sb.get() + sb_stride * o[g] / 128;
     r.b_scales_capacity = sb_stride * (pe / 128);
-    test::DeviceBuffer<int> rows_dev{rows};
-    test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n));
-    test::DeviceBuffer<double> abs_dev(ref_dev.size());
-    detail::gemm_reference(r, true, rows_dev.get(), static_cast<int>(rows.size()), ref_dev.get(),
-                           abs_dev.get(), nullptr);
-    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+    const auto [ref, abs_ref] = test::reference_rows(r, true, rows);
     std::int64_t bad = 0, row_lo = p.m, row_hi = -1, col_lo = p.n, col_hi = -1;
     for (std::size_t ri = 0; ri < rows.size(); ++ri)
       for (std::int64_t col = 0; col < p.n; ++col) {

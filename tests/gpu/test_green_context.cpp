@@ -23,6 +23,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "reference_rows.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/moe.hpp"
@@ -180,12 +181,7 @@ std::size_t differing_bytes(const std::vector<std::uint8_t>& x, const std::vecto
 void check_dense_against_reference(const GemmFp8Args& g, const std::vector<std::uint8_t>& d) {
   std::vector<int> rows(static_cast<std::size_t>(g.m));
   for (int r = 0; r < g.m; ++r) rows[static_cast<std::size_t>(r)] = r;
-  test::DeviceBuffer<int> rows_dev{rows};
-  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(g.n)), abs_dev(ref_dev.size());
-  detail::gemm_reference(g, false, rows_dev.get(), static_cast<int>(rows.size()), ref_dev.get(), abs_dev.get(),
-                         nullptr);
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+  const auto [ref, abs_ref] = test::reference_rows(g, false, rows);
   double worst = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
     std::uint16_t bits = 0;

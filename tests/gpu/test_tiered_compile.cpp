@@ -18,6 +18,7 @@
 
 #include "e2e_support.hpp"
 #include "gpu_support.hpp"
+#include "reference_rows.hpp"
 #include "heuristics/sm90_gemm.hpp"
 #include "heuristics/sm90_grouped.hpp"
 #include "jitfp8/gemm.hpp"
@@ -157,12 +158,7 @@ ReferenceCheck check_dense_against_reference(const Operands& p) {
   std::vector<int> rows;
   for (std::int64_t r = 0; r < p.m; r += 7) rows.push_back(static_cast<int>(r));
   rows.push_back(static_cast<int>(p.m - 1));
-  test::DeviceBuffer<int> rows_dev{rows};
-  test::DeviceBuffer<double> ref_dev(rows.size() * static_cast<std::size_t>(p.n)), abs_dev(ref_dev.size());
-  detail::gemm_reference(p.dense(), false, rows_dev.get(), static_cast<int>(rows.size()), ref_dev.get(),
-                         abs_dev.get(), nullptr);
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<double> ref = ref_dev.download(), abs_ref = abs_dev.download();
+  const auto [ref, abs_ref] = test::reference_rows(p.dense(), false, rows);
   const std::vector<std::uint16_t> d = p.d.download();
   ReferenceCheck c;
   for (std::size_t r = 0; r < rows.size(); ++r)
