@@ -162,3 +162,21 @@ for seed in 6 9 10; do
   JITFP8_CACHE_DIR=/tmp/cu$seed $B/jitfp8_gpu_tests '[tiered]' --order rand --rng-seed $seed 2>&1 | grep -E "passed|failed|FAILED|with expansion|^  " | grep -v "jitfp8 warn" | head -20
 done
 
+
+# ---- scratch/s86i.sh
+#!/bin/bash
+# Session 86 call 11 (final review): the GPU tests share test::reference_rows (tests/gpu/
+# reference_rows.hpp) instead of nine copies of the reference call, and the registry one
+# full_library: every group whose tests call the reference (not [quant], [large-tensors]), in
+# parallel on the carried cache.
+B=scratch/gpubin-s86
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1
+tar -C /tmp -xzf scratch/testcache.tgz
+export JITFP8_CACHE_DIR=/tmp/ctest
+groups=("[gemm]" "[wgrad]" "[moe],[moe_wgrad]" "~[gemm]~[wgrad]~[moe]~[moe_wgrad]~[quant]~[large-tensors]")
+for i in "${!groups[@]}"; do
+  ( timeout 300 $B/jitfp8_gpu_tests "${groups[$i]}" --order rand > /tmp/g$i.log 2>&1
+    echo "group ${groups[$i]}: rc=$? $(grep -E '^(All tests passed|test cases)' /tmp/g$i.log | tail -1)" ) &
+done
+wait
+grep -h -B2 -A8 FAILED /tmp/g*.log | head -30
