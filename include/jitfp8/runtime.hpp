@@ -108,7 +108,8 @@ struct CacheEntryInfo {
   std::string key;          // from the file name
   std::string kernel;       // from the entry's metadata, when readable
   std::uint64_t bytes = 0;
-  bool valid = false;       // whole, checksummed, trusted, and stored under its own key
+  bool valid = false;       // whole, checksummed, trusted, stored under its own key, and its
+                            // cubin defines the kernel its metadata names (as the runtime judges)
   std::string problem;      // why not, when !valid
 };
 // Every entry under every root (temporary and lock files excluded), each one checked.

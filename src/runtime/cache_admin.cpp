@@ -52,10 +52,10 @@ CacheEntryInfo inspect(const std::string& root, const fs::path& path) {
   auto meta = nlohmann::json::parse(entry.metadata, nullptr, false);
   if (meta.is_object() && meta.contains("kernel") && meta["kernel"].is_string())
     info.kernel = meta["kernel"].get<std::string>();
-  // As the runtime judges an entry: one that names no lowered kernel is rebuilt there, so it is
-  // invalid here too, and `cache verify` removes it.
-  if (detail::lowered_name_of(entry).empty()) {
-    info.problem = "its metadata has no lowered kernel name";
+  // As the runtime judges an entry: one that names no lowered kernel, or whose cubin lacks it, is
+  // rebuilt there, so it is invalid here too, and `cache verify` removes it.
+  if (auto problem = detail::unusable_entry_problem(entry)) {
+    info.problem = *problem;
     return info;
   }
   info.valid = true;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "jitfp8/runtime.hpp"
+#include "runtime/cubin_elf.hpp"
 #include "runtime/debug_dump.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/log.hpp"
@@ -30,18 +31,19 @@ std::string entry_metadata(const KernelSpec& spec, const CompileResult& compiled
   return meta.dump();
 }
 
-BuiltKernel from_entry(const CacheEntry& entry) {
-  return BuiltKernel{entry.key, entry.payload, lowered_name_of(entry), true, 0};
-}
-
-}  // namespace
-
+// The lowered kernel name an entry's metadata stores; empty when it names none.
 std::string lowered_name_of(const CacheEntry& entry) {
   auto meta = nlohmann::json::parse(entry.metadata, nullptr, /*allow_exceptions=*/false);
   if (!meta.is_object() || !meta.contains("lowered_name") || !meta["lowered_name"].is_string())
     return {};
   return meta["lowered_name"].get<std::string>();
 }
+
+BuiltKernel from_entry(const CacheEntry& entry) {
+  return BuiltKernel{entry.key, entry.payload, lowered_name_of(entry), true, 0};
+}
+
+}  // namespace
 
 KeyInputs key_inputs(const KernelSpec& spec) {
   return KeyInputs{library_version(),   nvrtc_version(),         spec.arch.name(),
@@ -64,12 +66,20 @@ Key128 cache_key(const KeyInputs& in) {
 
 Key128 cache_key(const KernelSpec& spec) { return cache_key(key_inputs(spec)); }
 
+std::optional<std::string> unusable_entry_problem(const CacheEntry& entry) {
+  const std::string name = lowered_name_of(entry);
+  if (name.empty()) return std::string("its metadata has no lowered kernel name");
+  return cubin_kernel_problem(std::string_view(entry.payload.data(), entry.payload.size()), name);
+}
+
 std::optional<BuiltKernel> cached_kernel(const Key128& key) {
   if (auto entry = cache_lookup(key)) {
-    BuiltKernel built = from_entry(*entry);
-    if (!built.lowered_name.empty()) return built;
-    // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
-    report_rejected_entry("of key " + key.hex(), "its metadata has no lowered kernel name");
+    if (auto problem = unusable_entry_problem(*entry)) {
+      // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
+      report_rejected_entry("of key " + key.hex(), *problem);
+      return std::nullopt;
+    }
+    return from_entry(*entry);
   }
   return std::nullopt;
 }

@@ -35,9 +35,10 @@ struct BuiltKernel {
   bool published = false;      // compiled and written to the cache (else kept in memory only)
 };
 
-// The lowered kernel name an entry's metadata stores; empty when it names none, and then the
-// entry is unusable: cached_kernel rebuilds it, and `jitfp8 cache verify` removes it.
-std::string lowered_name_of(const CacheEntry& entry);
+// Why a whole, checksummed entry is still unusable: its metadata names no lowered kernel, or its
+// cubin does not define that kernel (runtime/cubin_elf.hpp); nullopt when it is usable. The
+// runtime rebuilds such an entry (cached_kernel), and `jitfp8 cache verify` removes it.
+std::optional<std::string> unusable_entry_problem(const CacheEntry& entry);
 
 // The usable entry of `key` in the cache roots, if any (no lock, no compile).
 std::optional<BuiltKernel> cached_kernel(const Key128& key);

@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <span>
 #include <stdexcept>
 #include <thread>
 
@@ -17,6 +19,7 @@
 #include "jitfp8/types.hpp"
 #include "ops/quantize_1x128.hpp"
 #include "support/test_env.hpp"
+#include "support/tiny_cubin.hpp"
 
 namespace jitfp8::stress {
 
@@ -52,9 +55,11 @@ detail::CacheEntry synthetic_entry(int index, std::size_t payload_bytes, std::ui
   entry.key = synthetic_key(index);
   entry.metadata = fmt::format(R"({{"kernel":"synthetic{}","lowered_name":"_Z9synthetic","salt":{}}})",
                                index, salt);
-  entry.payload.resize(payload_bytes);
+  entry.payload = test::tiny_cubin("_Z9synthetic");
+  const std::size_t elf_bytes = entry.payload.size();
+  entry.payload.resize(std::max(payload_bytes, elf_bytes));
   std::uint64_t state = salt * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(index);
-  for (char& byte : entry.payload) {
+  for (char& byte : std::span(entry.payload).subspan(elf_bytes)) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     byte = static_cast<char>(state >> 56);
   }

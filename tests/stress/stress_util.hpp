@@ -22,8 +22,9 @@ std::vector<detail::KernelSpec> quant_specs();
 extern const char* const kManifest;
 constexpr int kManifestKernels = 4;
 
-// A whole entry of `payload_bytes` for synthetic key number `index`. Not a real cubin: the
-// cache layer never looks inside the payload, and the checksum is what proves it whole.
+// A whole entry of `payload_bytes` (at least a tiny cubin's few hundred) for synthetic key number
+// `index`: test::tiny_cubin, which the runtime's cubin check accepts, then salted random bytes. The
+// checksum is what proves it whole.
 detail::CacheEntry synthetic_entry(int index, std::size_t payload_bytes, std::uint64_t salt);
 detail::Key128 synthetic_key(int index);
 

@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <functional>
 #include <random>
+#include <string_view>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "jitfp8/runtime.hpp"
 #include "runtime/cache_entry.hpp"
@@ -94,6 +96,20 @@ std::vector<Damage> damages() {
       {"checksummed, metadata not JSON", reencoded([](CacheEntry& e) { e.metadata = "{oops"; })},
       {"checksummed, no lowered name", reencoded([](CacheEntry& e) { e.metadata = "{}"; })},
       {"checksummed, empty payload", reencoded([](CacheEntry& e) { e.payload.clear(); })},
+      // Whole and checksummed, but the cubin does not define the kernel (runtime/cubin_elf.hpp).
+      {"checksummed, payload not an ELF file", reencoded([](CacheEntry& e) { e.payload[1] ^= 1; })},
+      {"checksummed, cubin cut in half", reencoded([](CacheEntry& e) { e.payload.resize(e.payload.size() / 2); })},
+      {"checksummed, names a kernel its cubin lacks", reencoded([](CacheEntry& e) {
+         auto meta = nlohmann::json::parse(e.metadata);
+         meta["lowered_name"] = meta["lowered_name"].get<std::string>() + "x";
+         e.metadata = meta.dump();
+       })},
+      {"checksummed, the cubin's kernel renamed", reencoded([](CacheEntry& e) {
+         const std::string name = nlohmann::json::parse(e.metadata)["lowered_name"];
+         const std::string_view payload(e.payload.data(), e.payload.size());
+         for (std::size_t at = payload.find(name); at != std::string_view::npos; at = payload.find(name, at + 1))
+           e.payload[at + name.size() - 1] ^= 1;  // every copy: the symbol's name and the section names
+       })},
       // Last: the directory stays for the `cache verify` check below.
       {"a FIFO", [](const std::string& path, const std::string&) {
          fs::remove_all(path);

@@ -19,6 +19,7 @@
 #include "runtime/disk_cache.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "support/test_env.hpp"
+#include "support/tiny_cubin.hpp"
 
 using namespace jitfp8;
 using namespace jitfp8::detail;
@@ -32,7 +33,9 @@ CacheEntry sample_entry() {
   CacheEntry entry;
   entry.key = Key128{0x0123456789abcdefULL, 0xfedcba9876543210ULL};
   entry.metadata = R"({"kernel":"k","lowered_name":"_Z1kv"})";
-  for (int i = 0; i < 1000; ++i) entry.payload.push_back(static_cast<char>(i * 7));
+  entry.payload = test::tiny_cubin("_Z1kv", 600);
+  for (std::size_t i = entry.payload.size() - 600; i < entry.payload.size(); ++i)
+    entry.payload[i] = static_cast<char>(i * 7);
   return entry;
 }
 
@@ -347,23 +350,29 @@ TEST_CASE("a huge JITFP8_LOCK_TIMEOUT_S waits at most 10^7 s, and its deadline d
 }
 
 // `cache verify` judges an entry as the runtime does: whole and checksummed, yet naming no
-// lowered kernel, the runtime rebuilds it, so verify removes it (a review, 2026-12-04).
-TEST_CASE("cache verify removes an entry that names no lowered kernel", "[cache]") {
+// lowered kernel, or one its cubin does not define, the runtime rebuilds it, so verify removes it
+// (a review, 2026-12-04).
+TEST_CASE("cache verify removes an entry that names no lowered kernel, or one its cubin lacks", "[cache]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir / "cache"});
-  CacheEntry entry = sample_entry();
-  entry.metadata = R"({"kernel":"k"})";
-  REQUIRE(cache_publish(entry));
+  CacheEntry nameless = sample_entry();
+  nameless.metadata = R"({"kernel":"k"})";
+  REQUIRE(cache_publish(nameless));
+  CacheEntry lacking = sample_entry();
+  lacking.key.low ^= 2;
+  lacking.metadata = R"({"kernel":"k","lowered_name":"_Z1xv"})";
+  REQUIRE(cache_publish(lacking));
   CacheEntry good = sample_entry();
   good.key.low ^= 1;
   REQUIRE(cache_publish(good));
   const std::vector<CacheEntryInfo> listed = cache_entries();
-  REQUIRE(listed.size() == 2);
+  REQUIRE(listed.size() == 3);
   for (const CacheEntryInfo& info : listed) {
     INFO(info.key);
     CHECK(info.valid == (info.key == good.key.hex()));
+    if (info.key == lacking.key.hex()) CHECK(info.problem == "its cubin defines no kernel _Z1xv");
   }
-  CHECK(cache_remove_invalid().removed_entries == 1);
+  CHECK(cache_remove_invalid().removed_entries == 2);
   CHECK(cache_entries().size() == 1);
   CHECK(cache_lookup(good.key));
 }
