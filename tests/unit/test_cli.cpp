@@ -268,6 +268,8 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --sms 2147483647 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
   usage_error("prewarm --arch sm_9 " + dir / "m.json", "--arch: arch 'sm_9': the compute capability must be");
   usage_error("dump --arch 90a quantize_1x128 k=512", "--arch: arch '90a': must start with 'sm_'");
+  // --arch is checked before the operation's fields: a bad one is named first.
+  usage_error("dump --arch 90a no_such_op k=512 k=1", "--arch: arch '90a': must start with 'sm_'");
   usage_error("info extra", "takes no arguments, got 'extra'");
   for (const char* action : {"ls", "stats", "verify", "clear", "tuned"})
     usage_error(std::string("cache ") + action + " --cache-dir " + dir / "no-such-dir",

@@ -28,7 +28,9 @@ nlohmann::json field_value(const std::string& name, const std::string& text) {
 
 int run_dump(Args args) {
   std::string out = args.take("--out").value_or("jitfp8-dump");
-  std::optional<std::string> arch_text = args.take("--arch");
+  // The options are checked before the operation's fields, as in the other commands.
+  std::optional<Arch> given_arch;
+  if (auto arch_text = args.take("--arch")) given_arch = parse_arch(*arch_text);
   if (auto limit = args.take("--gemm-sm-limit")) set_gemm_sm_limit(parse_int(*limit, "--gemm-sm-limit"));
   std::vector<std::string> rest = args.positional();
   if (rest.empty()) throw UsageError("needs an operation, e.g. quantize_1x128");
@@ -46,8 +48,8 @@ int run_dump(Args args) {
 
   Arch arch;
   detail::TargetDevice target(0);
-  if (arch_text) {
-    arch = parse_arch(*arch_text);
+  if (given_arch) {
+    arch = *given_arch;
     target = detail::gemm_target_without_device(detail::usual_sm_count(arch));
   } else {
     if (devices().empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");
