@@ -33,13 +33,18 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // Padding rows of D are written with zeros (so D holds no stale data); padding rows of A are
 // never read for a whole padding tile, and their products are discarded otherwise.
 // Device values out of range (an id >= E, ends past M or decreasing) are not detected: rows
-// with an id outside [-1, E) are treated as padding, ends are clamped to [0, M].
+// with an id outside [-1, E) are treated as padding, ends are clamped to [0, M]. Nor is a
+// misaligned grouping (an end that is not a multiple of kMoeMAlignment, a run of ids starting
+// inside an aligned block): a tile computes the expert of its first row, and writes zeros to its
+// rows of any other expert. Nothing outside A, B and D is read or written either way.
 // Rules (host-checked): E >= 1, M >= 0 (0 launches nothing; M need not be a multiple of
 // kMoeMAlignment), N >= 8, N % 8 == 0, K >= 16, K % 16 == 0; a, b, d, a_scales 16-byte aligned, b_scales 4-byte aligned,
 // m_indices / group_ends 4-byte aligned; capacities as for gemm_fp8_nt (b_scales_capacity >=
 // E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs;
 // exactly one of m_indices and group_ends; E, M, N, K < 2^31 and E * N < 2^31 (B is one
-// (E * N, K) tensor map).
+// (E * N, K) tensor map). Shared memory bounds two more: K up to about 2^21 (the B-scale tiles),
+// and with group_ends E up to a few 10^4 (the ends table; m_indices has no such bound); past
+// them no tile configuration fits, and the call throws Error(unsupported) before any launch.
 struct GroupedGemmContiguousArgs {
   std::int64_t num_groups = 0;  // E
   std::int64_t m = 0, n = 0, k = 0;
@@ -85,12 +90,16 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // masked_m (E) int32 on the device: rows [0, masked_m[e]) of expert e are computed (values
 // clamped to [0, max_m]); rows past it are never written (D keeps what it held there), and
 // neither the tiles past it nor the 64-row slices of the last tile that lie wholly past it are
-// computed; A rows past the count inside the last tile may be read, their products discarded.
+// computed; A rows past the count may be read up to the end of the last tile, or of the last
+// pair of tiles where the heuristics pair them (inside A: the tensor map clips at max_m), their
+// products discarded.
 // expected_m: the host's guess of the typical masked_m, for the heuristics only (any value gives
 // correct results; <= 0 means max_m).
 // Rules: E >= 1, max_m >= 1, N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, alignment and capacities as above
 // (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
 // aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31.
+// Its per-expert tables live in shared memory: E past about 2 * 10^4, or K past about 2^21,
+// throws Error(unsupported) before any launch (no tile configuration fits).
 struct GroupedGemmMaskedArgs {
   std::int64_t num_groups = 0;
   std::int64_t max_m = 0, n = 0, k = 0;

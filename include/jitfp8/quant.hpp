@@ -63,13 +63,16 @@ void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 //   floor (OCP MX v1.0): b = clamp(floor(log2 amax) - emax + 127, 0, 254), emax = 8 (e4m3) or 15
 //          (e5m2): the largest element may exceed fmax and saturate, as the spec has it.
 //   rceil: b = clamp(ceil(log2(amax / fmax)) + 127, 0, 254), amax / fmax in fp32 RN: never saturates.
-//   amax = 0 or tiny: b = 0 (scale 2^-127, codes 0). amax = +Inf: b = 255 and every element of the
-//   block encodes as NaN (0x7F). No eps. q = fp8_rn_satfinite(x * 2^(127 - b)) (exact product
-//   unless it is an fp32 subnormal).
+//   amax = 0 or tiny: b = 0 (scale 2^-127). The codes are 0 only when amax = 0: a tiny nonzero
+//   block is multiplied by 2^127 (e4m3, floor: an element 2^-120 encodes as 128). amax = +Inf:
+//   b = 255 and every element of the block encodes as NaN (0x7F). No eps.
+//   q = fp8_rn_satfinite(x * 2^(127 - b)) (exact product unless it is an fp32 subnormal).
 // Every function validates all of its arguments (shapes, strides, 16-byte alignment, capacities,
 // eps, overlaps) before anything is compiled or launched, and throws Error(invalid_argument)
 // naming the argument and the rule. Outputs are written exactly within their layouts.
 // x rows are `x_row_stride` elements apart (0: contiguous), a multiple of 8 (bf16) / 4 (fp32).
+// For the overlap rules, x is its whole strided extent, the gaps between its rows included: an
+// output placed in those gaps is refused.
 
 // ---- 1x128 along M (weight-gradient operands) and the fused both-orientations variant ------
 // x (M, K) -> qt (K, M): qt[k][m] = fp8(x[m][k] / st), contiguous rows of M bytes, with one fp32

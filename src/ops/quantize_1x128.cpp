@@ -153,13 +153,17 @@ std::vector<KernelSpec> quantize_1x128_specs_for(const ManifestOp& op, const Arc
                 fmt::format("quantize_1x128: x_dtype \"{}\" must be \"bf16\" or \"f32\"",
                             op.x_dtype));
   }
-  // The kernels the op's m range needs (quantize_1x128_uses_tile_kernel; the rule is monotone in
-  // m); both when the manifest leaves k out.
+  // The kernels the op's m range needs; both when the manifest leaves k out. The m that take the
+  // tile kernel (quantize_1x128_uses_tile_kernel) form one interval, [512, 65535 * 128] for a
+  // large enough k, which may lie inside the range: the plain kernel serves the range unless both
+  // ends take the tile kernel, and the tile kernel serves it if its first m past m_min does.
   const DType q_dtype = manifest_q_dtype(op);
+  const std::int64_t first_tile_m = std::max(op.m_min, kTilePathMinRows);
   std::vector<KernelSpec> specs;
-  if (op.k == 0 || !quantize_1x128_uses_tile_kernel(op.m_min, op.k))
+  if (op.k == 0 || !quantize_1x128_uses_tile_kernel(op.m_min, op.k) ||
+      !quantize_1x128_uses_tile_kernel(op.m_max, op.k))
     specs.push_back(quantize_1x128_spec(dtype, op.pow2_scales, arch, q_dtype));
-  if (op.k == 0 || quantize_1x128_uses_tile_kernel(op.m_max, op.k))
+  if (op.k == 0 || (first_tile_m <= op.m_max && quantize_1x128_uses_tile_kernel(first_tile_m, op.k)))
     specs.push_back(quantize_tile_spec(
         "quantize_1x128", quantize_1x128_rows_variant(dtype, q_dtype, op.pow2_scales), arch));
   return specs;

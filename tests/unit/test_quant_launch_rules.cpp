@@ -1,6 +1,8 @@
 // Shape-dependent kernel choices of the quantizers: which kernel quantize_1x128 runs, and the
 // stash and cluster size of quantize_grouped_colwise. The GPU tests rely on these to reach every
 // path; the prewarm lists must contain what the rules can pick.
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "jitfp8/runtime.hpp"
@@ -35,6 +37,27 @@ TEST_CASE("quantize_1x128 prewarms the kernels its m range can reach", "[quant]"
   CHECK(count(4096, 8192, 7168) == 1);
   CHECK(count(1, 65536, 2048) == 1);
   CHECK(count(1, 1, 0) == 2);  // k left out: both
+
+  // Every range over the rule's edges: exactly the kernels some m of the range launches. The tile
+  // kernel's m form an interval inside [1, 2^24] (a review, 2026-12-04: [512, 2^24] prewarmed
+  // neither kernel, [1, 2^24] only the plain one).
+  const std::vector<std::int64_t> edges = {1, 511, 512, 513, 4096, 65535LL * 128, 65535LL * 128 + 1, 1LL << 24};
+  for (std::int64_t k : {2048, 4080, 4096, 7168})
+    for (std::size_t lo = 0; lo < edges.size(); ++lo)
+      for (std::size_t hi = lo; hi < edges.size(); ++hi) {
+        bool plain = false, tile = false;
+        for (std::size_t i = lo; i <= hi; ++i)
+          (quantize_1x128_uses_tile_kernel(edges[i], k) ? tile : plain) = true;
+        ManifestOp op;
+        op.op = "quantize_1x128";
+        op.m_min = edges[lo], op.m_max = edges[hi], op.k = k;
+        bool prewarmed_plain = false, prewarmed_tile = false;
+        for (const KernelSpec& spec : find_op_family("quantize_1x128")->specs_for(op, arch, 132))
+          (spec.header == "quant/quantize_1x128.cuh" ? prewarmed_plain : prewarmed_tile) = true;
+        INFO("m [" << edges[lo] << ", " << edges[hi] << "], k " << k);
+        CHECK(prewarmed_plain == plain);
+        CHECK(prewarmed_tile == tile);
+      }
 }
 
 TEST_CASE("quantize_grouped_colwise: small groups take the small stash, large ones clusters",

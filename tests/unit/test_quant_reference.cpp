@@ -67,6 +67,19 @@ TEST_CASE("E8M0 scales: floor (OCP) and rceil", "[quant_reference]") {
   }
   // rceil of a subnormal ideal scale just above 2^-127 rounds to 2^-126 (b = 1).
   CHECK(e8m0_block_scale(448.0f * std::ldexp(1.0f, -127) * 1.5f, DType::e4m3, true) == 1);
+  // A tiny nonzero block keeps nonzero codes (quant.hpp): b = 0 multiplies it by 2^127, so an
+  // element 2^-120 encodes as 128 (e4m3 0x70) with floor, and 448 * 2^-128 as 224 (0x76) with rceil.
+  {
+    std::vector<float> tiny(32, 0.0f);
+    tiny[3] = std::ldexp(1.0f, -120);
+    QuantizedMx floor = ref_mx32(tiny, 1, 32, DType::e4m3, false);
+    CHECK(floor.scales[0] == 0);
+    CHECK(floor.q[3] == 0x70);
+    tiny[3] = 448.0f * std::ldexp(1.0f, -128);
+    QuantizedMx rceil = ref_mx32(tiny, 1, 32, DType::e4m3, true);
+    CHECK(rceil.scales[0] == 0);
+    CHECK(rceil.q[3] == 0x76);  // 224 = 1.75 * 2^7
+  }
   CHECK(e8m0_value(127) == 1.0f);
   CHECK(e8m0_value(0) == std::ldexp(1.0f, -127));
   CHECK(std::isnan(e8m0_value(255)));

@@ -305,6 +305,60 @@ void expect_rejected(const Args& good, const char* argument, F mutate,
 
 }  // namespace
 
+// The shared-memory bounds moe.hpp states: the masked tables past about 2 * 10^4 experts, the
+// group_ends table past a few 10^4, K past about 2^21 (B-scale tiles) find no config: unsupported.
+TEST_CASE("grouped GEMMs: the shared-memory bounds on E and K that moe.hpp states", "[moe][heuristics]") {
+  const auto fits = [](Sm90Grouping g, std::int64_t e, std::int64_t k) {
+    try {
+      choose_sm90_grouped_config(g, 4096, e, 4096, k, 132);
+      return true;
+    } catch (const Error& error) {
+      CHECK(error.code() == ErrorCode::unsupported);
+      return false;
+    }
+  };
+  CHECK(fits(Sm90Grouping::masked, 20000, 7168));
+  CHECK_FALSE(fits(Sm90Grouping::masked, 28000, 7168));
+  CHECK(fits(Sm90Grouping::contiguous_ends, 20000, 7168));
+  CHECK_FALSE(fits(Sm90Grouping::contiguous_ends, 56000, 7168));
+  CHECK(fits(Sm90Grouping::contiguous_ids, 56000, 7168));
+  CHECK(fits(Sm90Grouping::contiguous_ids, 1 << 20, 7168));
+  for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends, Sm90Grouping::masked}) {
+    CHECK(fits(g, 8, std::int64_t{1} << 21));
+    CHECK_FALSE(fits(g, 8, std::int64_t{1} << 22));
+  }
+}
+
+// The size limits moe.hpp documents, each at its edge: accepted just below, refused at it, naming
+// the argument (fake addresses far apart, capacities large enough, so no other rule fires).
+TEST_CASE("grouped GEMMs refuse shapes at their documented size limits", "[moe][validation]") {
+  const std::uintptr_t tb = std::uintptr_t{1} << 40;
+  const std::int64_t huge = std::int64_t{1} << 40;
+  GroupedGemmContiguousArgs c;
+  c.m = 128, c.n = 2048, c.k = 128;
+  c.a = fake<void>(1 * tb), c.a_scales = fake<float>(2 * tb), c.a_scales_capacity = huge;
+  c.b = fake<void>(3 * tb), c.b_scales = fake<float>(4 * tb), c.b_scales_capacity = huge;
+  c.d = fake<void>(5 * tb), c.group_ends = fake<std::int32_t>(6 * tb);
+  c.num_groups = (std::int64_t{1} << 20) - 1;  // E * N = 2^31 - 2048
+  REQUIRE_NOTHROW(validate_grouped_contiguous(c));
+  const std::function<void(const GroupedGemmContiguousArgs&)> call_c = [](const GroupedGemmContiguousArgs& a) {
+    gemm_fp8_grouped_contiguous(a, nullptr);
+  };
+  expect_rejected(c, "num_groups", [](GroupedGemmContiguousArgs& a) { a.num_groups += 1; }, call_c);  // E * N = 2^31
+
+  GroupedGemmMaskedArgs m;
+  m.num_groups = 1, m.max_m = std::int64_t{1} << 20, m.k = 128;
+  m.a = fake<void>(1 * tb), m.a_scales = fake<float>(2 * tb), m.a_scales_capacity = huge;
+  m.b = fake<void>(3 * tb), m.b_scales = fake<float>(4 * tb), m.b_scales_capacity = huge;
+  m.d = fake<void>(8 * tb), m.masked_m = fake<std::int32_t>(16 * tb);  // D: 2^42 bytes
+  m.n = (std::int64_t{1} << 21) - 16;  // tiles: 2^14 * (2^17 - 1)
+  REQUIRE_NOTHROW(validate_grouped_masked(m));
+  const std::function<void(const GroupedGemmMaskedArgs&)> call_m = [](const GroupedGemmMaskedArgs& a) {
+    gemm_fp8_grouped_masked(a, nullptr);
+  };
+  expect_rejected(m, "max_m", [](GroupedGemmMaskedArgs& a) { a.n += 16; }, call_m);  // 2^31 tiles
+}
+
 TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe][validation]") {
   const std::uintptr_t gb = std::uintptr_t{1} << 30;
   GroupedGemmContiguousArgs c;

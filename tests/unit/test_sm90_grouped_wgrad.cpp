@@ -291,6 +291,19 @@ TEST_CASE("gemm_fp8_grouped_wgrad rejects bad host arguments by name", "[moe_wgr
   expect_rejected([](auto& g) { g.b_scales_capacity = 0; }, "b_scales_capacity");
   expect_rejected([](auto& g) { g.d = reinterpret_cast<float*>(const_cast<void*>(g.a)); }, "d");
   expect_rejected([](auto& g) { g.d = reinterpret_cast<float*>(0x60000000 - 64); }, "d");  // over tokens
+  // The size limits of moe.hpp, one past each (the sizes that fit are not launched here: no GPU).
+  const auto far_apart = [](auto& g) {
+    const std::uintptr_t tb = std::uintptr_t{1} << 40;
+    g.a = reinterpret_cast<const void*>(1 * tb), g.b = reinterpret_cast<const void*>(2 * tb);
+    g.a_scales = reinterpret_cast<const float*>(3 * tb), g.b_scales = reinterpret_cast<const float*>(4 * tb);
+    g.d = reinterpret_cast<float*>(5 * tb), g.tokens = reinterpret_cast<const std::int32_t*>(7 * tb);
+    g.a_scales_capacity = g.b_scales_capacity = std::int64_t{1} << 40;
+  };
+  expect_rejected([&](auto& g) { far_apart(g), g.num_groups = (1 << 20) + 1; }, "num_groups");
+  expect_rejected([&](auto& g) { far_apart(g), g.k_capacity = std::int64_t{1} << 31; }, "k_capacity");
+  expect_rejected([&](auto& g) { far_apart(g), g.num_groups = 1, g.m = 1 << 19, g.n = 1 << 18; }, "m");  // M * N = 2^37
+  expect_rejected([&](auto& g) { far_apart(g), g.num_groups = 2048, g.m = 65536, g.n = 16384; },
+                  "num_groups");  // 2^31 tiles
   // The balanced-tail workspace (its size against the device's SMs is checked on the GPU).
   const auto ws = [](auto& g, std::uintptr_t at, std::int64_t bytes) {
     g.workspace = reinterpret_cast<void*>(at), g.workspace_bytes = bytes;
