@@ -150,9 +150,9 @@ void disjoint_rules(const std::vector<Buffer>& buffers, std::set<std::string>& b
 
 // moe.hpp, both M-grouped GEMMs: E >= 1; N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, N, K < 2^31
 // (gemm.hpp's contract); b 16-byte aligned, b_scales 4-byte aligned; b_scales_capacity >= E *
-// Scales128x128Layout{N, K}.numel(). B is (E, N, K). The header bounds neither E nor E * N; the
-// implementation keeps E * N < 2^31 (B is one 2D TMA tensor of E * N rows): ambiguous, and
-// either num_groups or n may be named. Returns whether the shapes are valid, with B's extent
+// Scales128x128Layout{N, K}.numel(). B is (E, N, K). E * N < 2^31 (B is one 2D TMA tensor of
+// E * N rows): here either num_groups or n may be named (the unit tests pin which one is, at the
+// limit's edge, in test_sm90_grouped_heuristics.cpp). Returns whether the shapes are valid, with B's extent
 // and its scales' bytes.
 bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* b,
                     const float* b_scales, std::int64_t b_scales_capacity, u128* b_bytes,
@@ -466,16 +466,15 @@ std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousA
 
 // moe.hpp moe_contiguous_layout: E >= 1, max_rows >= 0; counts, group_ends, m_indices (and
 // group_starts when given) 4-byte aligned; outputs (group_ends E, group_starts E, m_indices
-// max_rows int32) disjoint from counts (E int32) and from each other. The header bounds neither
-// E nor max_rows (the implementation keeps both < 2^31, the kernels count in 32 bits): beyond,
-// ambiguous.
+// max_rows int32) disjoint from counts (E int32) and from each other; E and max_rows < 2^31
+// (the kernels count in 32 bits), each naming itself.
 std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
   std::set<std::string> bad;
   const bool e_ok = a.num_groups >= 1, rows_ok = a.max_rows >= 0;
   if (!e_ok) bad.insert("num_groups");
   if (!rows_ok) bad.insert("max_rows");
-  if (a.num_groups > kInt32Max) maybe_bad(bad, "num_groups");
-  if (a.max_rows > kInt32Max) maybe_bad(bad, "max_rows");
+  if (a.num_groups > kInt32Max) bad.insert("num_groups");
+  if (a.max_rows > kInt32Max) bad.insert("max_rows");
   if (!aligned(a.counts, 4)) bad.insert("counts");
   if (!aligned(a.group_ends, 4)) bad.insert("group_ends");
   if (a.group_starts != nullptr && !aligned(a.group_starts, 4)) bad.insert("group_starts");
@@ -495,8 +494,9 @@ std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
 // A (E, max_m, K), D (E, max_m, N) bf16 disjoint from the inputs. expected_m is a hint for the
 // heuristics ("any value >= 1 gives correct results"); whether 0 or a negative value is an
 // error the header leaves open, and the implementation takes a value below 1 as max_m: no rule.
-// Undocumented implementation limits: E * max_m < 2^31 (the rows of the 2D A and D tensors) and
-// E * ceil(max_m / 64) * ceil(N / 16) < 2^31 (the tile counter): ambiguous.
+// Limits whose argument the oracle leaves open (any of those below may be named; the unit tests
+// pin the name at each edge): E * max_m < 2^31 (the rows of the 2D A and D tensors) and
+// E * ceil(max_m / 64) * ceil(N / 16) < 2^31 (the tile counter).
 std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) {
   std::set<std::string> bad;
   u128 b_bytes = 0, sb_bytes = 0;
@@ -536,7 +536,8 @@ std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) 
 // (E device int32) non-null and 4-byte aligned (its type; the header lists no rule for it);
 // a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), b_scales_capacity the same
 // with N; A (M x k_capacity bytes), B (N x k_capacity), D (E, M, N) fp32 disjoint from the
-// inputs. Undocumented implementation limits, ambiguous: E <= 2^20, k_capacity <= 2^31 - 128,
+// inputs. Limits whose argument the oracle leaves open (the unit tests of
+// test_sm90_grouped_wgrad.cpp pin it): E <= 2^20, k_capacity <= 2^31 - 128,
 // E * ceil(M / 64) * ceil(N / 16) < 2^31 (tile counter), M * N < 2^37 (TMA stride of D).
 std::set<std::string> grouped_wgrad_violations(const GroupedGemmWgradArgs& a) {
   std::set<std::string> bad;
