@@ -430,15 +430,18 @@ bool deep_padded_ring_pays(const Sm90GemmConfig& c, std::int64_t m_blocks, std::
 // (N 7168 and 8192: 128 x 112 and 128 x 128 in 2 splits 0-5% slower), nor where 32 columns fill
 // the SMs (N 2112 and below), nor below 56 K blocks (N 4096, K 4096: 8.4 -> 8.7), nor under
 // set_gemm_sm_limit (clusters.alone; not measured there).
-// tools/bench/results/2026-12-02b-glm-4.5-air-h200.md. Returns the width, or 0 where the rule
-// does not apply.
-int one_band_split_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int64_t n, std::int64_t k_blocks,
-                           int sm_count, const ClusterCapacity& clusters) {
+// tools/bench/results/2026-12-02b-glm-4.5-air-h200.md. Nor where that tile's ring is shallower
+// than 3 stages (K past about 440000: its per-K-block B-scale table fills the shared memory; a
+// review, 2026-12-04: 128 x 4608 x 548480 picked 128 x 80 at 2 stages, 24 bytes past the limit).
+// Returns the width, or 0 where the rule does not apply.
+int one_band_split_block_n(const Sm90GemmConfig& pick, std::int64_t mr, std::int64_t n, std::int64_t k,
+                           std::int64_t k_blocks, int sm_count, const ClusterCapacity& clusters, int d_bytes) {
   if (mr != 128 || k_blocks < 56 || clusters.alone) return 0;
   if (pick.block_m != 64 || pick.block_n >= 128 || pick.splits != 1) return 0;
   const int cap = split_k_grid_cap(2, sm_count, clusters);
   for (int bn = 16; bn <= 96; bn += 16)
-    if (2 * ((n + bn - 1) / bn) <= cap) return bn >= 48 ? bn : 0;
+    if (2 * ((n + bn - 1) / bn) <= cap)
+      return bn >= 48 && ring_depths(128, bn, k, 2, k_blocks, d_bytes).deepest >= 3 ? bn : 0;
   return 0;
 }
 
@@ -733,12 +736,12 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   if (best.splits_via_workspace && one_band_rule_over_workspace(mr, k_blocks)) {
     double cluster_cycles = 0;
     const Sm90GemmConfig cluster_pick = least_modelled(mb, mr, n, k, sm_count, clusters, false, d_fp32, cluster_cycles);
-    if (one_band_split_block_n(cluster_pick, mr, n, k_blocks, sm_count, clusters) > 0) {
+    if (one_band_split_block_n(cluster_pick, mr, n, k, k_blocks, sm_count, clusters, d_bytes) > 0) {
       best = cluster_pick;
       best_cycles = cluster_cycles;
     }
   }
-  if (const int bn = one_band_split_block_n(best, mr, n, k_blocks, sm_count, clusters); bn > 0) {
+  if (const int bn = one_band_split_block_n(best, mr, n, k, k_blocks, sm_count, clusters, d_bytes); bn > 0) {
     best.block_m = 128;
     best.block_n = bn;
     best.splits = 2;

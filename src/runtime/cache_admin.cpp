@@ -43,6 +43,18 @@ CacheEntryInfo inspect(const std::string& root, const fs::path& path) {
     info.problem = "file name is not a key";
     return info;
   }
+  // Where and how the runtime looks (cache_lookup): in the key's own shard, below trusted
+  // directories only (a review, 2026-12-04: a world-writable shard's entries and an entry moved
+  // to another shard were listed as valid, and verify kept them).
+  if (path.parent_path().filename() != key.hex().substr(0, 2)) {
+    info.problem = fmt::format("not in its key's directory ({})", detail::entry_path(root, key));
+    return info;
+  }
+  std::string untrusted;
+  if (detail::check_entry_dirs(root, key, &untrusted) != detail::DirState::ok) {
+    info.problem = untrusted.empty() ? "its directory is gone" : untrusted;
+    return info;
+  }
   detail::CacheEntry entry;
   bool missing = false;
   if (auto problem = detail::read_entry_file(info.path, key, &entry, &missing)) {

@@ -48,12 +48,13 @@ Section section_at(Reader& reader, std::uint64_t table, std::uint64_t index) {
                  reader.at<std::uint64_t>(at + 56)};
 }
 
-// Whether the NUL-terminated string at `offset` of the string table `strings` is `name`.
+// Whether the NUL-terminated string at `offset` of the string table `strings` is `name`: its
+// name.size() + 1 bytes compared, never a scan of the rest of the table (once per symbol, that
+// made a large table without NULs quadratic: a review, 2026-12-04).
 bool names(std::string_view bytes, const Section& strings, std::uint64_t offset, std::string_view name) {
-  if (offset >= strings.size) return false;
+  if (offset >= strings.size || strings.size - offset < name.size() + 1) return false;
   const std::string_view table = bytes.substr(strings.offset, strings.size);
-  const std::size_t end = table.find('\0', offset);
-  return end != std::string_view::npos && table.substr(offset, end - offset) == name;
+  return table.substr(offset, name.size()) == name && table[offset + name.size()] == '\0';
 }
 
 }  // namespace
@@ -72,11 +73,11 @@ std::optional<std::string> cubin_kernel_problem(std::string_view cubin, std::str
   if (section_bytes != kSectionBytes || !reader.holds(table, sections, kSectionBytes))
     return std::string("its cubin's section table runs past its end");
 
-  bool any_symbols = false;
+  // The first symbol table only: an ELF file has at most one, and a forged file repeating a
+  // large one in every section header would make the reading quadratic.
   for (std::uint64_t s = 0; s < sections; ++s) {
     const Section symbols = section_at(reader, table, s);
     if (symbols.type != kSymtab) continue;
-    any_symbols = true;
     if (symbols.entry_size != kSymbolBytes || symbols.link >= sections ||
         !reader.holds(symbols.offset, symbols.size / kSymbolBytes, kSymbolBytes))
       return std::string("its cubin's symbol table runs past its end");
@@ -89,10 +90,11 @@ std::optional<std::string> cubin_kernel_problem(std::string_view cubin, std::str
       const bool defined = reader.at<std::uint16_t>(at + 6) != 0;  // not SHN_UNDEF
       if (function && defined && names(cubin, strings, reader.at<std::uint32_t>(at), name)) return std::nullopt;
     }
+    if (!reader.ok) return std::string("its cubin's tables run past its end");
+    return fmt::format("its cubin defines no kernel {}", name);
   }
   if (!reader.ok) return std::string("its cubin's tables run past its end");
-  if (!any_symbols) return std::string("its cubin has no symbol table");
-  return fmt::format("its cubin defines no kernel {}", name);
+  return std::string("its cubin has no symbol table");
 }
 
 }  // namespace jitfp8::detail

@@ -28,11 +28,6 @@ std::string dir_of_entry(const std::string& root, const Key128& key) {
   return fmt::format("{}/v1/{}", root, key.hex().substr(0, 2));
 }
 
-// root, root/v1 and root/v1/xx (check_trusted_dirs).
-DirState check_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
-  return check_trusted_dirs({root, root + "/v1", dir_of_entry(root, key)}, why);
-}
-
 // Creates the missing directories of root/v1/xx with mode 0700, then checks them all.
 bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
   if (!make_dirs(dir_of_entry(root, key), why)) return false;
@@ -64,6 +59,10 @@ std::string temporary_name(const std::string& dir, const Key128& key) {
 }
 
 }  // namespace
+
+DirState check_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
+  return check_trusted_dirs({root, root + "/v1", dir_of_entry(root, key)}, why);
+}
 
 // Logged once per entry and process, so that a bad file does not flood the log; counted always.
 void report_rejected_entry(const std::string& entry, const std::string& why) {

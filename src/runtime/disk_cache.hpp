@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/cache_entry.hpp"
+#include "runtime/trusted_file.hpp"
 
 namespace jitfp8::detail {
 
@@ -19,6 +20,10 @@ std::vector<std::string> effective_cache_roots();
 
 // Where `key` lives under `root`: <root>/v1/<first two hex digits>/<32 hex digits>.kernel
 std::string entry_path(const std::string& root, const Key128& key);
+
+// Whether the directories of `key`'s entry (root, root/v1, root/v1/<shard>) exist and are
+// trusted (runtime/trusted_file.hpp), with why not in `why`.
+DirState check_entry_dirs(const std::string& root, const Key128& key, std::string* why);
 
 // Reads the file at `path` as the entry of `key`: a trusted regular file (not a symlink), whole
 // and checksummed. Returns why not, or nullopt and fills `entry`. `missing` on ENOENT.

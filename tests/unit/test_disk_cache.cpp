@@ -377,6 +377,40 @@ TEST_CASE("cache verify removes an entry that names no lowered kernel, or one it
   CHECK(cache_lookup(good.key));
 }
 
+// `cache ls` and `verify` judge an entry where and how the runtime looks for it: in its key's
+// own shard, below trusted directories (a review, 2026-12-04: both were listed valid, and kept).
+TEST_CASE("cache list and verify refuse an entry outside its shard or below an untrusted one", "[cache]") {
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  test::ScopedCacheRoots roots({root});
+  CacheEntry entry = sample_entry();  // shard 01
+  REQUIRE(cache_publish(entry));
+  REQUIRE(cache_lookup(entry.key));
+  REQUIRE(cache_entries().size() == 1);
+  CHECK(cache_entries()[0].valid);
+
+  SECTION("moved to another shard") {
+    fs::create_directories(root + "/v1/zz");
+    fs::permissions(root + "/v1/zz", fs::perms::owner_all);
+    fs::rename(entry_path(root, entry.key), root + "/v1/zz/" + entry.key.hex() + ".kernel");
+    CHECK_FALSE(cache_lookup(entry.key));
+    const std::vector<CacheEntryInfo> listed = cache_entries();
+    REQUIRE(listed.size() == 1);
+    CHECK_FALSE(listed[0].valid);
+    CHECK(listed[0].problem == "not in its key's directory (" + entry_path(root, entry.key) + ")");
+  }
+  SECTION("a shard writable by others") {
+    fs::permissions(root + "/v1/01", fs::perms::all);
+    CHECK_FALSE(cache_lookup(entry.key));
+    const std::vector<CacheEntryInfo> listed = cache_entries();
+    REQUIRE(listed.size() == 1);
+    CHECK_FALSE(listed[0].valid);
+    CHECK_THAT(listed[0].problem, Catch::Contains("writable"));
+  }
+  CHECK(cache_remove_invalid().removed_entries == 1);
+  CHECK(cache_entries().empty());
+}
+
 // The cache commands walk root/v1/<shard>/ without following symlinks: a shard linked to another
 // directory is neither listed nor emptied, and a link loop is no error (a review, 2026-12-04).
 TEST_CASE("cache list, verify and clear follow no symlink below the root", "[cache]") {

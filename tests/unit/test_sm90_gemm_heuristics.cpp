@@ -301,6 +301,31 @@ TEST_CASE("gemm heuristics split one band of rows over a long K on the narrowest
   }
 }
 
+// One band of rows over a very long K: every pick fits (a review, 2026-12-04: from K 439808 the
+// 2-split rule took 128-row tiles at 2 stages, and from 548480 past the shared memory, so the
+// kernel failed to compile), or the chooser says no config fits (K past the B-scale table's room).
+TEST_CASE("gemm heuristics pick configs that fit for one band of rows over K up to the limit", "[gemm][heuristics]") {
+  int picked = 0, unsupported = 0;
+  for (std::int64_t m : {65, 100, 128})
+    for (std::int64_t n : {2816, 4096, 4608, 6336})
+      for (std::int64_t k = 65536; k <= 3400000; k = (k * 21 / 20 + 15) / 16 * 16)
+        for (const bool with_workspace : {false, true})
+          for (const bool d_fp32 : {false, true}) {
+            INFO("m " << m << " n " << n << " k " << k << " workspace " << with_workspace << " f32 " << d_fp32);
+            try {
+              const Sm90GemmConfig c = choose_sm90_gemm_config(m, n, k, 132, {}, with_workspace, d_fp32);
+              INFO(c.to_json().dump());
+              REQUIRE_FALSE(sm90_gemm_config_problem(c, sm90_gemm_m_key(m), n, k, 132, {}, with_workspace, d_fp32));
+              ++picked;
+            } catch (const Error& e) {
+              REQUIRE(e.code() == ErrorCode::unsupported);
+              ++unsupported;
+            }
+          }
+  CHECK(picked > 0);
+  CHECK(unsupported > 0);
+}
+
 TEST_CASE("gemm heuristics run one band of rows over wide N on 128-row tiles unsplit, the width by rounds",
           "[gemm][heuristics]") {
   // H200, 2026-12-03 (results 2026-12-03e): M 65-128 over 16+ K blocks, 128 x BN alone, BN of
