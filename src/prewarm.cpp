@@ -112,7 +112,10 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
         if (!built.from_cache && !built.published)
           error = fmt::format("{}: compiled, but not written to the cache (see the warning above)",
                               specs[i].display_name());
-        if (options.load) detail::get_kernel(device, specs[i]);
+        // Loaded from the cubin in hand: looked up again, a kernel not written to the cache was
+        // compiled twice, and under tiered compilation left to the background thread (a review,
+        // 2026-12-04).
+        if (options.load) detail::get_kernel(device, specs[i], detail::FirstUse::build_now, &built);
       } catch (const std::exception& e) {
         error = fmt::format("{}: {}", specs[i].display_name(), e.what());
       }

@@ -26,7 +26,9 @@ namespace jitfp8 {
 // ldd <= (2^31 - 1) * 8 for bf16, * 4 for f32: the TMA stride limit). M >= 0 (M = 0 launches
 // nothing), M < 2^31; N and K are baked into the compiled kernel (one kernel per weight shape and
 // D type), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not
-// overlap the inputs.
+// overlap the inputs. Shared memory bounds K further: past about 3.1 * 10^6 (B's scales for every
+// K block are staged there) no tile configuration fits, and the call throws Error(unsupported)
+// before anything is launched.
 struct GemmFp8Args {
   std::int64_t m = 0, n = 0, k = 0;
   const void* a = nullptr;

@@ -29,7 +29,7 @@ struct Strides {
 // Every rule of gemm.hpp, before anything is compiled, launched or written.
 Strides validate(const GemmFp8WgradArgs& a) {
   require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
-  require(a.n >= 1 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [1, 2^31)");
+  require(a.n >= 4 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [4, 2^31)");
   require(a.k >= 16 && a.k <= kInt32Max, kFunction, "k", a.k, "must be in [16, 2^31)");
   require(a.k % 16 == 0, kFunction, "k", a.k,
           "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");

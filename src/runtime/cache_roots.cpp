@@ -42,7 +42,8 @@ std::vector<std::string> effective_cache_roots() {
     std::lock_guard lock(roots_mutex);
     if (roots_override) return *roots_override;
   }
-  if (std::string dirs = env("JITFP8_CACHE_DIR"); !dirs.empty()) return split_roots(dirs);
+  // A value that names no folder (":") reads as unset, as runtime.hpp says, not as no cache.
+  if (std::vector<std::string> roots = split_roots(env("JITFP8_CACHE_DIR")); !roots.empty()) return roots;
   if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return {xdg + "/jitfp8"};
   if (std::string home = env("HOME"); !home.empty()) return {home + "/.cache/jitfp8"};
   return {};

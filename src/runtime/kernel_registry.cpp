@@ -217,14 +217,14 @@ void build_after_background_failure(const LoadedKernel& loaded, const KernelSpec
 
 }  // namespace
 
-const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use) {
+const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use, const BuiltKernel* built) {
   static OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash> kernels;
   const Key128 key = cache_key(spec);
   const LoadedKernel& kernel = kernels.get(DeviceKey{device, key}, [&] {
     // Built for the device's own architecture: sm_90 and newer have programmatic launches.
     LoadedKernel loaded{nullptr, spec.dynamic_smem_bytes, device, spec.arch.number() >= 90, nullptr};
     std::optional<BuiltKernel> cached;
-    if (may_build_in_background(spec, key, first_use) && !(cached = cached_kernel(key))) {
+    if (built == nullptr && may_build_in_background(spec, key, first_use) && !(cached = cached_kernel(key))) {
       if (first_use == FirstUse::build_in_background) {
         log(LogLevel::info, "{} is built in the background; a stand-in launches meanwhile", spec.display_name());
         loaded.tiered = build_in_background(spec, key, device, nullptr);
@@ -238,6 +238,7 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
       }
     }
     const LoadedLibrary& library = libraries().get(key, [&] {
+      if (built != nullptr) return load_library(*built, spec);
       if (!cached) return load_library(build_kernel(spec), spec);
       log(LogLevel::info, "cache hit {} key={}", spec.display_name(), key.hex());
       return load_library(*cached, spec);

@@ -11,6 +11,7 @@
 
 namespace jitfp8::detail {
 
+struct BuiltKernel;   // runtime/kernel_builder.hpp
 struct TieredKernel;  // runtime/tiered_compile.hpp
 
 // A kernel loaded on one device, ready to launch. Lives until process exit; never moves.
@@ -51,7 +52,10 @@ enum class FirstUse { build_now, build_in_background };
 
 // The loaded kernel for `spec` on `device`: in-process registry, then disk cache, then NVRTC.
 // Threads asking for the same missing kernel wait for one build; other keys are not blocked.
-const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use = FirstUse::build_now);
+// `built`: the kernel's cubin in hand (prewarm with load has just built it): loaded as it is, not
+// looked up or compiled again, and never left to the background thread.
+const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use = FirstUse::build_now,
+                               const BuiltKernel* built = nullptr);
 
 // Whether `kernel` launches now, without waiting: loaded, or running as its quick variant.
 bool launchable_now(const LoadedKernel& kernel);

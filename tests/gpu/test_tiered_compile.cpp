@@ -29,6 +29,7 @@
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/op_family.hpp"
 #include "support/fp8_reference.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/tiered_compile.hpp"
@@ -552,4 +553,38 @@ TEST_CASE("tiered compilation: threads dispatching new M of one problem at once 
 TEST_CASE("tiered compilation: threads dispatching new M at once while background builds fail get correct results",
           "[gpu][tiered]") {
   dispatch_new_m_from_threads(1216, 1664, /*failing=*/true);
+}
+
+// Prewarm with load loads the cubin it has just built (a review, 2026-12-04). Into a cache it
+// cannot write, the load looked the kernel up again and compiled it a second time; under tiering
+// that lookup took the quick-variant path, and left the full kernel to the background thread.
+TEST_CASE("tiered compilation: prewarm with load loads the full kernel it built, compiled once", "[gpu][tiered]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "v1", "not a directory");  // the root cannot be written
+  const test::ScopedCacheRoots roots({dir.path()});
+  const bool tiering = tiered_compilation();
+  set_tiered_compilation(true);
+  const Manifest manifest = parse_manifest(
+      R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": [4096, 4096], "n": 1216, "k": 1664}]})");
+  const detail::DeviceContext& device = detail::current_device();
+  const std::vector<detail::KernelSpec> specs =
+      detail::find_op_family("gemm_fp8_nt")->specs_for(manifest.ops.at(0), device.arch, detail::gemm_target(device));
+  bool quick = false;
+  for (const detail::KernelSpec& spec : specs) quick = quick || spec.has_quick_variant;
+  REQUIRE(quick);  // else the quick-variant path could not be taken
+
+  PrewarmOptions options;
+  options.load = true;
+  const RuntimeStats before = runtime_stats();
+  const PrewarmReport report = prewarm({manifest}, options);
+  const RuntimeStats after = runtime_stats();
+  wait_for_background_compiles();
+  const RuntimeStats settled = runtime_stats();
+  set_tiered_compilation(tiering);
+  CHECK(report.kernels == static_cast<int>(specs.size()));
+  CHECK(report.failed == report.kernels);  // compiled, but not written to the cache
+  CHECK(after.compiles - before.compiles == specs.size());
+  CHECK(after.quick_compiles == before.quick_compiles);
+  CHECK(after.loads - before.loads == specs.size());
+  CHECK(settled.compiles == after.compiles);  // nothing left to the background thread
 }

@@ -307,8 +307,13 @@ TEST_CASE("cache roots come from the environment", "[cache]") {
   } restore;
   ::setenv("JITFP8_CACHE_DIR", "/a/b:/c//:", 1);
   CHECK(cache_roots() == std::vector<std::string>{"/a/b", "/c"});
-  ::unsetenv("JITFP8_CACHE_DIR");
   ::setenv("XDG_CACHE_HOME", "/x", 1);
+  // A value naming no folder reads as unset (a review, 2026-12-04: it gave no cache at all).
+  for (const char* none : {":", "::", ""}) {
+    ::setenv("JITFP8_CACHE_DIR", none, 1);
+    CHECK(cache_roots() == std::vector<std::string>{"/x/jitfp8"});
+  }
+  ::unsetenv("JITFP8_CACHE_DIR");
   CHECK(cache_roots() == std::vector<std::string>{"/x/jitfp8"});
   ::unsetenv("XDG_CACHE_HOME");
   ::setenv("HOME", "/home/u", 1);
