@@ -11,8 +11,8 @@
 namespace jitfp8::detail {
 
 // Why `cubin` cannot serve the kernel `name`: it is not a 64-bit little-endian ELF for CUDA
-// (EM_CUDA), a table runs past its end, or no symbol table defines a function of that name.
-// nullopt when it does.
+// (EM_CUDA), a table runs past its end, or its symbol table (the first) defines no function of
+// that name; nullopt when it does.
 std::optional<std::string> cubin_kernel_problem(std::string_view cubin, std::string_view name);
 
 }  // namespace jitfp8::detail
