@@ -121,7 +121,8 @@ struct CacheCleanReport {
   std::vector<std::string> failures;
 };
 // Removes invalid entries and stale temporaries from the first (writable) root. An invalid entry
-// whose key another process holds locked (it is rebuilding the entry) is left to that process.
+// whose key another process holds locked (it is rebuilding the entry) is left to that process, and
+// so is one invalid only because a directory above it is untrusted (fix its permissions).
 CacheCleanReport cache_remove_invalid();
 // Removes every entry of the first root, the temporaries of writers no longer running and the
 // lock files no process holds; a held lock (its key is being compiled) and a running writer's

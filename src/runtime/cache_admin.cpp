@@ -31,7 +31,8 @@ bool parse_key(const std::string& hex, detail::Key128* key) {
   return true;
 }
 
-CacheEntryInfo inspect(const std::string& root, const fs::path& path) {
+// `untrusted_dirs`, when given: set when the entry is invalid only for its directories' trust.
+CacheEntryInfo inspect(const std::string& root, const fs::path& path, bool* untrusted_dirs = nullptr) {
   CacheEntryInfo info;
   info.root = root;
   info.path = path.string();
@@ -53,6 +54,7 @@ CacheEntryInfo inspect(const std::string& root, const fs::path& path) {
   std::string untrusted;
   if (detail::check_entry_dirs(root, key, &untrusted) != detail::DirState::ok) {
     info.problem = untrusted.empty() ? "its directory is gone" : untrusted;
+    if (untrusted_dirs != nullptr) *untrusted_dirs = true;
     return info;
   }
   detail::CacheEntry entry;
@@ -151,7 +153,10 @@ CacheCleanReport cache_remove_invalid() {
   if (roots.empty()) return report;
   walk(roots.front(), [&](const fs::path& path) {
     if (path.extension() == ".kernel") {
-      if (inspect(roots.front(), path).valid) return;
+      // An entry below untrusted directories is listed invalid but left in place: the runtime
+      // neither reads nor writes there, and fixing the permissions (chmod go-w) restores it.
+      bool untrusted_dirs = false;
+      if (inspect(roots.front(), path, &untrusted_dirs).valid || untrusted_dirs) return;
       detail::Key128 key;
       if (!parse_key(path.stem().string(), &key)) return remove(path, &report.removed_entries, &report);
       // Checked again and removed under the key's lock, which a process holds while it rebuilds

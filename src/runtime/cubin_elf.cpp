@@ -1,7 +1,10 @@
 #include "runtime/cubin_elf.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -48,13 +51,18 @@ Section section_at(Reader& reader, std::uint64_t table, std::uint64_t index) {
                  reader.at<std::uint64_t>(at + 56)};
 }
 
-// Whether the NUL-terminated string at `offset` of the string table `strings` is `name`: its
-// name.size() + 1 bytes compared, never a scan of the rest of the table (once per symbol, that
-// made a large table without NULs quadratic: a review, 2026-12-04).
-bool names(std::string_view bytes, const Section& strings, std::uint64_t offset, std::string_view name) {
-  if (offset >= strings.size || strings.size - offset < name.size() + 1) return false;
-  const std::string_view table = bytes.substr(strings.offset, strings.size);
-  return table.substr(offset, name.size()) == name && table[offset + name.size()] == '\0';
+// The offsets in `table` where `name` followed by a NUL starts, ascending: one pass over the
+// table, so that each symbol's name is then a lookup. Comparing the name at each symbol's offset
+// costs symbols x name length, and both come from the file (a review, 2026-12-04: scanning
+// for the NUL per symbol made a large table without NULs quadratic).
+std::vector<std::uint64_t> offsets_of(std::string_view table, std::string_view name) {
+  std::string pattern(name);
+  pattern.push_back('\0');
+  const std::boyer_moore_horspool_searcher searcher(pattern.begin(), pattern.end());
+  std::vector<std::uint64_t> offsets;
+  for (auto at = table.begin(); (at = std::search(at, table.end(), searcher)) != table.end(); ++at)
+    offsets.push_back(static_cast<std::uint64_t>(at - table.begin()));
+  return offsets;
 }
 
 }  // namespace
@@ -84,11 +92,13 @@ std::optional<std::string> cubin_kernel_problem(std::string_view cubin, std::str
     const Section strings = section_at(reader, table, symbols.link);
     if (!reader.holds(strings.offset, strings.size, 1))
       return std::string("its cubin's string table runs past its end");
-    for (std::uint64_t i = 0; i < symbols.size / kSymbolBytes; ++i) {
+    const std::vector<std::uint64_t> named = offsets_of(cubin.substr(strings.offset, strings.size), name);
+    for (std::uint64_t i = 0; i < symbols.size / kSymbolBytes && !named.empty(); ++i) {
       const std::uint64_t at = symbols.offset + i * kSymbolBytes;
       const bool function = (reader.at<std::uint8_t>(at + 4) & 0xf) == kFunc;
       const bool defined = reader.at<std::uint16_t>(at + 6) != 0;  // not SHN_UNDEF
-      if (function && defined && names(cubin, strings, reader.at<std::uint32_t>(at), name)) return std::nullopt;
+      if (function && defined && std::binary_search(named.begin(), named.end(), reader.at<std::uint32_t>(at)))
+        return std::nullopt;
     }
     if (!reader.ok) return std::string("its cubin's tables run past its end");
     return fmt::format("its cubin defines no kernel {}", name);

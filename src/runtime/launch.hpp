@@ -52,8 +52,10 @@ enum class FirstUse { build_now, build_in_background };
 
 // The loaded kernel for `spec` on `device`: in-process registry, then disk cache, then NVRTC.
 // Threads asking for the same missing kernel wait for one build; other keys are not blocked.
-// `built`: the kernel's cubin in hand (prewarm with load has just built it): loaded as it is, not
-// looked up or compiled again, and never left to the background thread.
+// `built`: the kernel's cubin in hand (prewarm with load has just built it): where the kernel is
+// new to `device`, loaded as it is, not looked up or compiled again, and never left to the
+// background thread. A kernel registered already goes the usual way (one whose background build
+// failed is built again, as for any build_now call).
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use = FirstUse::build_now,
                                const BuiltKernel* built = nullptr);
 

@@ -383,7 +383,8 @@ TEST_CASE("cache verify removes an entry that names no lowered kernel, or one it
 }
 
 // `cache ls` and `verify` judge an entry where and how the runtime looks for it: in its key's
-// own shard, below trusted directories (a review, 2026-12-04: both were listed valid, and kept).
+// own shard, below trusted directories (a review, 2026-12-04: both were listed valid). Verify
+// removes the misplaced one and leaves the other, which fixed permissions restore.
 TEST_CASE("cache list and verify refuse an entry outside its shard or below an untrusted one", "[cache]") {
   test::TempDir dir;
   const std::string root = dir / "cache";
@@ -403,6 +404,8 @@ TEST_CASE("cache list and verify refuse an entry outside its shard or below an u
     REQUIRE(listed.size() == 1);
     CHECK_FALSE(listed[0].valid);
     CHECK(listed[0].problem == "not in its key's directory (" + entry_path(root, entry.key) + ")");
+    CHECK(cache_remove_invalid().removed_entries == 1);  // the runtime never looks there
+    CHECK(cache_entries().empty());
   }
   SECTION("a shard writable by others") {
     fs::permissions(root + "/v1/01", fs::perms::all);
@@ -411,9 +414,12 @@ TEST_CASE("cache list and verify refuse an entry outside its shard or below an u
     REQUIRE(listed.size() == 1);
     CHECK_FALSE(listed[0].valid);
     CHECK_THAT(listed[0].problem, Catch::Contains("writable"));
+    // Left in place (a review, 2026-12-04): fixing the permissions restores it.
+    CHECK(cache_remove_invalid().removed_entries == 0);
+    fs::permissions(root + "/v1/01", fs::perms::owner_all);
+    CHECK(cache_lookup(entry.key));
+    CHECK(cache_entries()[0].valid);
   }
-  CHECK(cache_remove_invalid().removed_entries == 1);
-  CHECK(cache_entries().empty());
 }
 
 // The cache commands walk root/v1/<shard>/ without following symlinks: a shard linked to another
