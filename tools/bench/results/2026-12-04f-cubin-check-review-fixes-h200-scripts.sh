@@ -68,3 +68,18 @@ done
 export LD_LIBRARY_PATH=$PWD/$B:$DEPS
 $B/jitfp8_gpu_tests "~[gemm]~[wgrad]~[moe]~[moe_wgrad]~[quant]~[large-tensors]" --order rand --rng-seed 87 > $OUT/g7.log 2>&1
 echo "group 7 seed 87 rc=$?"; tail -3 $OUT/g7.log
+#!/usr/bin/env bash
+# Call 6: the whole GPU suite on the final library over the carried cache, cache verify (every real
+# cubin through the one-pass name search), the prewarm-with-load case, the dispatch stress.
+B=scratch/gpubin-c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1
+tar -C /tmp -xzf scratch/testcache.tgz
+export JITFP8_CACHE_DIR=/tmp/ctest
+mkdir -p /tmp/o6
+trap 'tar -C /tmp -czf $OUT/o6.tgz o6' EXIT
+OUT_SAVE=$OUT
+OUT=/tmp/o6 tools/gpu_test_groups.sh $PWD/$B/jitfp8_gpu_tests; echo "suite rc=$?"
+OUT=$OUT_SAVE
+$B/jitfp8 cache verify --cache-dir /tmp/ctest 2>&1 | tail -2
+$B/jitfp8 cache stats --cache-dir /tmp/ctest 2>&1 | tail -2
+$B/jitfp8_gpu_dispatch_stress 16 8 2>&1 | tail -2; echo "stress rc=${PIPESTATUS[0]}"
