@@ -39,10 +39,6 @@ std::string lowered_name_of(const CacheEntry& entry) {
   return meta["lowered_name"].get<std::string>();
 }
 
-BuiltKernel from_entry(const CacheEntry& entry) {
-  return BuiltKernel{entry.key, entry.payload, lowered_name_of(entry), true, 0};
-}
-
 }  // namespace
 
 KeyInputs key_inputs(const KernelSpec& spec) {
@@ -66,22 +62,24 @@ Key128 cache_key(const KeyInputs& in) {
 
 Key128 cache_key(const KernelSpec& spec) { return cache_key(key_inputs(spec)); }
 
-std::optional<std::string> unusable_entry_problem(const CacheEntry& entry) {
-  const std::string name = lowered_name_of(entry);
+std::optional<std::string> unusable_entry_problem(const CacheEntry& entry, std::string* lowered_name) {
+  std::string name = lowered_name_of(entry);
   if (name.empty()) return std::string("its metadata has no lowered kernel name");
-  return cubin_kernel_problem(std::string_view(entry.payload.data(), entry.payload.size()), name);
+  auto problem = cubin_kernel_problem(std::string_view(entry.payload.data(), entry.payload.size()), name);
+  if (lowered_name != nullptr) *lowered_name = std::move(name);
+  return problem;
 }
 
 std::optional<BuiltKernel> cached_kernel(const Key128& key) {
-  if (auto entry = cache_lookup(key)) {
-    if (auto problem = unusable_entry_problem(*entry)) {
-      // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
-      report_rejected_entry("of key " + key.hex(), *problem);
-      return std::nullopt;
-    }
-    return from_entry(*entry);
+  std::optional<CacheEntry> entry = cache_lookup(key);
+  if (!entry) return std::nullopt;
+  std::string lowered_name;
+  if (auto problem = unusable_entry_problem(*entry, &lowered_name)) {
+    // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
+    report_rejected_entry("of key " + key.hex(), *problem);
+    return std::nullopt;
   }
-  return std::nullopt;
+  return BuiltKernel{key, std::move(entry->payload), std::move(lowered_name), true, 0};
 }
 
 BuiltKernel build_kernel(const KernelSpec& spec) {

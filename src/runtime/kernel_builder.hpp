@@ -38,7 +38,8 @@ struct BuiltKernel {
 // Why a whole, checksummed entry is still unusable: its metadata names no lowered kernel, or its
 // cubin does not define that kernel (runtime/cubin_elf.hpp); nullopt when it is usable. The
 // runtime rebuilds such an entry (cached_kernel), and `jitfp8 cache verify` removes it.
-std::optional<std::string> unusable_entry_problem(const CacheEntry& entry);
+// `lowered_name`, when given, receives the name the metadata stores.
+std::optional<std::string> unusable_entry_problem(const CacheEntry& entry, std::string* lowered_name = nullptr);
 
 // The usable entry of `key` in the cache roots, if any (no lock, no compile).
 std::optional<BuiltKernel> cached_kernel(const Key128& key);

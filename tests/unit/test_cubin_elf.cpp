@@ -30,13 +30,21 @@ void put(std::vector<char>& bytes, std::size_t at, T value) {
   std::memcpy(bytes.data() + at, &value, sizeof(T));
 }
 
-// Where the symbol table's second symbol (the tiny cubin's kernel) starts.
+template <class T>
+T get(const std::vector<char>& bytes, std::size_t at) {
+  T value{};
+  std::memcpy(&value, bytes.data() + at, sizeof(T));
+  return value;
+}
+
+// Where section `index`'s header starts (e_shoff at byte 40).
+std::size_t section_header(const std::vector<char>& cubin, int index) {
+  return get<std::uint64_t>(cubin, 40) + 64 * static_cast<std::size_t>(index);
+}
+
+// Where the symbol table's second symbol (the tiny cubin's kernel) starts: section 4 is .symtab.
 std::size_t tiny_kernel_symbol(const std::vector<char>& cubin) {
-  std::uint64_t sections = 0;
-  std::memcpy(&sections, cubin.data() + 40, 8);
-  std::uint64_t symbols = 0;
-  std::memcpy(&symbols, cubin.data() + sections + 4 * 64 + 24, 8);  // section 4: .symtab
-  return symbols + 24;
+  return get<std::uint64_t>(cubin, section_header(cubin, 4) + 24) + 24;
 }
 
 // Random damage: 1-4 edits of bit flips, random bytes, random 64-bit values, or a cut. Whatever
@@ -83,13 +91,6 @@ void check_damages(const std::vector<Damage>& damages) {
     REQUIRE(why);
     CHECK(*why == damage.expected);
   }
-}
-
-// Where section `index`'s header starts.
-std::size_t section_header(const std::vector<char>& cubin, int index) {
-  std::uint64_t sections = 0;
-  std::memcpy(&sections, cubin.data() + 40, 8);
-  return sections + 64 * static_cast<std::size_t>(index);
 }
 
 }  // namespace
@@ -156,9 +157,7 @@ TEST_CASE("cubin check: a cubin from NVRTC defines its lowered kernel", "[cache]
   CHECK(problem(cubin, compiled.lowered_name + "x"));
   CHECK(problem(cubin, compiled.lowered_name.substr(0, compiled.lowered_name.size() - 1)));
   // Its section table sits before its program headers: a cut into the section table is refused.
-  std::uint64_t sections = 0;
-  std::memcpy(&sections, cubin.data() + 40, 8);
-  for (std::size_t size = 0; size < sections + 64; size += 61) {
+  for (std::size_t size = 0; size < section_header(cubin, 1); size += 61) {
     INFO(size);
     REQUIRE(problem(std::vector<char>(cubin.begin(), cubin.begin() + size), compiled.lowered_name));
   }
