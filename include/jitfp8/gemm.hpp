@@ -24,7 +24,7 @@ namespace jitfp8 {
 // multiple; lda >= K, ldb >= K,
 // ldd >= N; row strides at most 2^31 - 1 units of 16 bytes (lda, ldb <= (2^31 - 1) * 16,
 // ldd <= (2^31 - 1) * 8 for bf16, * 4 for f32: the TMA stride limit). M >= 0 (M = 0 launches
-// nothing), M < 2^31; N and K are baked into the compiled kernel (one kernel per weight shape and
+// nothing); M, N, K < 2^31; N and K are baked into the compiled kernel (one kernel per weight shape and
 // D type), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not
 // overlap the inputs. Shared memory bounds K further: past about 3.1 * 10^6 (B's scales for every
 // K block are staged there) no tile configuration fits, and the call throws Error(unsupported)

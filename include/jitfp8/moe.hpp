@@ -91,8 +91,9 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // clamped to [0, max_m]); rows past it are never written (D keeps what it held there), and
 // neither the tiles past it nor the 64-row slices of the last tile that lie wholly past it are
 // computed; A rows past the count may be read up to the end of the last tile, or of the last
-// pair of tiles where the heuristics pair them (inside A: the tensor map clips at max_m), their
-// products discarded.
+// pair of tiles where the heuristics pair them, their products discarded: up to 256 rows, which
+// past max_m are the next expert's first rows (A is one (E * max_m, K) tensor to the tensor map,
+// which clips only at its end), so do not write those while the GEMM runs.
 // expected_m: the host's guess of the typical masked_m, for the heuristics only (any value gives
 // correct results; <= 0 means max_m).
 // Rules: E >= 1, max_m >= 1, N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, alignment and capacities as above
@@ -123,7 +124,10 @@ void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream);
 // along the tokens; tokens [T_e, P_e) are padding and never read. D (E, M, N) fp32, experts back
 // to back. An expert with T_e = 0 leaves D_e unchanged with accumulate and zeroes it otherwise.
 // k_capacity: the padded token columns the buffers hold (sum of P_e must not exceed it: experts
-// that would read past it are computed as empty; this is not detected otherwise).
+// that would read past it are computed as empty; this is not detected otherwise). Counts that
+// sum past the tokens quantize_kgrouped was given are not detected either: it skips an expert
+// whose tokens lie past x (quant.hpp), which leaves that expert's columns of A and B as they
+// were, and this GEMM reads them.
 // Rules: E >= 1, M >= 1, N % 4 == 0 (N >= 4), k_capacity % 128 == 0 and >= 0; a, b, d, scales
 // 16-byte aligned; a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), same for B
 // with N; tokens non-null and 4-byte aligned; D disjoint from the inputs. Limits: E <= 2^20,

@@ -81,7 +81,7 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
       return !sm90_grouped_config_problem(grouping, c, e, k, key.sms, target.clusters.alone);
     });
     return plan_with_tuned(
-        device.device, pick, tuned, why,
+        device.device, stream, pick, tuned, why,
         fmt::format("{} rows_key {} groups {} n {} k {}", function, key.rows_key, e, n, k),
         [&](const Sm90GemmConfig& c) { return gemm_fp8_grouped_spec(grouping, e, n, k, c, device.arch); },
         stand_in);
@@ -301,8 +301,9 @@ void gemm_fp8_grouped_contiguous_with_config(const GroupedGemmContiguousArgs& ar
                 fmt::format("{} config {}: {}", kContiguous, config.to_json().dump(), *error));
   if (args.m == 0) return;
   const DeviceContext& device = current_device();
-  const LoadedKernel& kernel =
-      get_kernel(device.device, gemm_fp8_grouped_spec(g, args.num_groups, args.n, args.k, config, device.arch));
+  const LoadedKernel& kernel = get_kernel(
+      device.device, gemm_fp8_grouped_spec(g, args.num_groups, args.n, args.k, config, device.arch),
+      first_use_on(stream));
   launch_contiguous(kernel, config, args, stream);
 }
 
@@ -328,7 +329,8 @@ void gemm_fp8_grouped_masked_with_config(const GroupedGemmMaskedArgs& args,
   const DeviceContext& device = current_device();
   const LoadedKernel& kernel = get_kernel(
       device.device,
-      gemm_fp8_grouped_spec(Sm90Grouping::masked, args.num_groups, args.n, args.k, config, device.arch));
+      gemm_fp8_grouped_spec(Sm90Grouping::masked, args.num_groups, args.n, args.k, config, device.arch),
+      first_use_on(stream));
   launch_masked(kernel, config, args, stream);
 }
 

@@ -292,7 +292,7 @@ const Plan& plan_for(const GroupedGemmWgradArgs& args, const DeviceContext& devi
     const auto tuned = gemm_fp8_grouped_wgrad_tuned_config(*tuned_table_of(device), pick, target, key.m_bucket,
                                                            args.n, key.tokens_bucket, key.groups, &why);
     return plan_with_tuned(
-        device.device, pick, tuned, why,
+        device.device, stream, pick, tuned, why,
         fmt::format("{} m_bucket {} n {} tokens_bucket {} groups {}", kFunction, key.m_bucket, args.n,
                     key.tokens_bucket, key.groups),
         [&](const Sm90WgradConfig& c) { return gemm_fp8_grouped_wgrad_spec(args.n, c, device.arch); });

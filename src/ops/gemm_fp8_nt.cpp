@@ -254,7 +254,7 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
   require_sm90a(kFunction, device.arch);
   validate_workspace_size(args, device.sm_count);
   const LoadedKernel& kernel =
-      get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, config, device.arch));
+      get_kernel(device.device, gemm_fp8_nt_spec(args.n, args.k, config, device.arch), first_use_on(stream));
   launch_gemm_fp8_nt(kernel, config, args, strides, stream);
 }
 
@@ -288,7 +288,7 @@ const Plan& plan_for(const GemmFp8Args& args, const DeviceContext& device, Strea
       return !sm90_gemm_config_problem(c, key.m_key, args.n, args.k, key.sms, target.clusters, with_workspace, d_fp32);
     });
     return plan_with_tuned(
-        device.device, pick, tuned, why, fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
+        device.device, stream, pick, tuned, why, fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
         [&](const Sm90GemmConfig& c) { return gemm_fp8_nt_spec(args.n, args.k, c, device.arch); }, stand_in);
   });
 }

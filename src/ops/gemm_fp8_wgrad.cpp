@@ -222,7 +222,7 @@ const Plan& plan_for(const GemmFp8WgradArgs& args, const DeviceContext& device, 
       return !sm90_wgrad_config_problem(c, key.sms, target.clusters.alone);
     });
     return plan_with_tuned(
-        device.device, pick, tuned, why,
+        device.device, stream, pick, tuned, why,
         fmt::format("{} m_bucket {} n {} k {}", kFunction, key.m_bucket, args.n, args.k),
         [&](const Sm90WgradConfig& c) { return gemm_fp8_wgrad_spec(args.n, args.k, c, device.arch); }, stand_in);
   });

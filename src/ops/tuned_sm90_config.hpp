@@ -63,12 +63,13 @@ struct KernelPlan {
 // and why (warn: `why` from the lookup, or the build failure). spec_of(config): its KernelSpec.
 // stand_in (find_stand_in): a plan of the same problem whose kernel is loaded; the new plan's
 // kernel, where it is neither loaded nor on disk, is then built in the background, `stand_in`
-// launching meanwhile (a tuned config's build failure is then logged, not a fallback).
+// launching meanwhile (a tuned config's build failure is then logged, not a fallback). Without
+// one, the plan made for a launch into `stream` builds as first_use_on(stream) says.
 template <class Config, class SpecOf>
-KernelPlan<Config> plan_with_tuned(int device, const Config& pick, const std::optional<Config>& tuned,
+KernelPlan<Config> plan_with_tuned(int device, Stream stream, const Config& pick, const std::optional<Config>& tuned,
                                    std::string why, std::string_view words, const SpecOf& spec_of,
                                    const KernelPlan<Config>* stand_in = nullptr) {
-  const FirstUse first_use = stand_in != nullptr ? FirstUse::build_in_background : FirstUse::build_now;
+  const FirstUse first_use = stand_in != nullptr ? FirstUse::build_in_background : first_use_on(stream);
   const auto with_stand_in = [&](KernelPlan<Config> plan) {
     if (stand_in != nullptr && !launchable_now(*plan.kernel)) {
       plan.stand_in = stand_in;

@@ -57,8 +57,9 @@ class PrimaryContextScope {
 
 // Stops at the first failing step and leaves the rest unknown: a GEMM then runs on the
 // conservative caps, it does not fail.
-ClusterCounts measure_max_active_clusters(const DeviceContext& device) {
+ClusterCounts measure_max_active_clusters(const DeviceContext& device, bool* complete) {
   ClusterCounts clusters{};
+  if (complete != nullptr) *complete = false;
   const DriverApi& api = driver();
   const auto ok = [&](CUresult result, const char* step) {
     if (result == CUDA_SUCCESS) return true;
@@ -106,9 +107,10 @@ ClusterCounts measure_max_active_clusters(const DeviceContext& device) {
     config.numAttrs = 1;
     int count = 0;
     if (!ok(api.cuOccupancyMaxActiveClusters(&count, function, &config), "cuOccupancyMaxActiveClusters"))
-      break;
+      return clusters;
     clusters[size] = count;
   }
+  if (complete != nullptr) *complete = true;
   // The library stays loaded: it is a few bytes, measured once per device, and this may run
   // inside an application's graph capture, where unloading might not be allowed.
   log(LogLevel::debug, "device {}: clusters of 3 / 4 / 8 CTAs at once: {} / {} / {}", device.device,
@@ -117,12 +119,21 @@ ClusterCounts measure_max_active_clusters(const DeviceContext& device) {
 }
 
 int max_active_clusters(const DeviceContext& device, int size) {
-  static std::array<std::once_flag, kMaxDevices> once;
-  static std::array<ClusterCounts, kMaxDevices> capacities;
+  struct Capacity {
+    std::mutex mutex;
+    ClusterCounts counts{};
+    int attempts = 0;
+    bool complete = false;
+  };
+  static std::array<Capacity, kMaxDevices> capacities;  // asked when a plan is made, not per launch
   if (device.device < 0 || device.device >= kMaxDevices || size < 2 || size > kMaxClusterSize) return 0;
-  std::call_once(once[device.device],
-                 [&] { capacities[device.device] = measure_max_active_clusters(device); });
-  return capacities[device.device][size];
+  Capacity& capacity = capacities[device.device];
+  std::lock_guard lock(capacity.mutex);
+  if (!capacity.complete && capacity.attempts < kClusterMeasureAttempts) {
+    ++capacity.attempts;
+    capacity.counts = measure_max_active_clusters(device, &capacity.complete);
+  }
+  return capacity.counts[size];
 }
 
 }  // namespace jitfp8::detail

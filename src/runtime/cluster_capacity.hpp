@@ -11,15 +11,20 @@ namespace jitfp8::detail {
 
 // Clusters of `size` CTAs (2 to 8) that `device` holds at once, each CTA alone on its SM; 0 where
 // the driver could not tell (the callers then keep their conservative rules). Measured once per
-// device, through a trivial kernel the driver compiles from PTX (no NVRTC). A context of the
+// device, through a trivial kernel the driver compiles from PTX (no NVRTC); a measurement the
+// driver refused a step of (a device short of memory for the probe) is taken again at the next
+// call, up to kClusterMeasureAttempts times in all, so that one bad moment does not leave every
+// later plan of the process on the conservative rules. A context of the
 // device must be current (as after current_device()); where it is a green context, the device's
 // primary context is made current for the measurement, so that the count is the whole device's.
 int max_active_clusters(const DeviceContext& device, int size);
 
 // The counts by cluster size (index 2 to 8; 0 where unknown), measured now (tests; the call
 // above measures once per device).
+// `complete`, where given: whether every step succeeded.
 constexpr int kMaxClusterSize = 8;  // the portable limit
+constexpr int kClusterMeasureAttempts = 3;
 using ClusterCounts = std::array<int, kMaxClusterSize + 1>;
-ClusterCounts measure_max_active_clusters(const DeviceContext& device);
+ClusterCounts measure_max_active_clusters(const DeviceContext& device, bool* complete = nullptr);
 
 }  // namespace jitfp8::detail

@@ -102,8 +102,8 @@ void prepare_on_device(const LoadedLibrary& library, const KernelSpec& spec, int
 // thread, because its full kernel is not loaded in this process (a dump compiles the full kernel
 // in the foreground). The caller still looks in the cache roots.
 bool may_build_in_background(const KernelSpec& spec, const Key128& key, FirstUse first_use) {
-  return (first_use == FirstUse::build_in_background || spec.has_quick_variant) && tiered_compilation_enabled() &&
-         !dump_enabled() && libraries().find(key) == nullptr;
+  return (first_use == FirstUse::build_in_background || (first_use == FirstUse::build_now && spec.has_quick_variant)) &&
+         tiered_compilation_enabled() && !dump_enabled() && libraries().find(key) == nullptr;
 }
 
 // The library of `spec`'s full kernel: loaded in this process, else built (disk cache, lock,
@@ -139,18 +139,20 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
                                                  void* first) {
   auto quick = std::make_shared<TieredKernel>();
   quick->function.store(first);
-  post_background_compile([spec, key, device, quick, context = current_context()] {
-    try {
-      quick->settle(load_in_background(spec, key, device, context));
-      report_upgrade(true, spec, device);
-    } catch (const std::exception& e) {
-      quick->settle(nullptr, e.what());
-      log(LogLevel::warn,
-          "{} failed to build in the background (its quick variant or stand-in stays until a later call "
-          "that plans it builds it again): {}",
-          spec.display_name(), e.what());
-    }
-  });
+  post_background_compile(
+      {[spec, key, device, quick, context = current_context()] {
+         try {
+           quick->settle(load_in_background(spec, key, device, context));
+           report_upgrade(true, spec, device);
+         } catch (const std::exception& e) {
+           quick->settle(nullptr, e.what());
+           log(LogLevel::warn,
+               "{} failed to build in the background (its quick variant or stand-in stays until a later call "
+               "that plans it builds it again): {}",
+               spec.display_name(), e.what());
+         }
+       },
+       [quick](const char* why) { quick->settle(nullptr, why); }});
   return quick;
 }
 
@@ -162,15 +164,17 @@ void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, c
   if (tiered->rebuilding.exchange(true)) return;
   log(LogLevel::info, "{} failed to build in the background; building it again there", spec.display_name());
   try {
-    post_background_compile([spec, key, device, tiered, context = current_context()] {
-      try {
-        if (!tiered->full.load(std::memory_order_acquire))
-          report_upgrade(tiered->take_over(load_in_background(spec, key, device, context)), spec, device);
-      } catch (const std::exception& e) {
-        log(LogLevel::warn, "{} failed to build in the background again: {}", spec.display_name(), e.what());
-      }
-      tiered->rebuilding.store(false);
-    });
+    post_background_compile(
+        {[spec, key, device, tiered, context = current_context()] {
+           try {
+             if (!tiered->full.load(std::memory_order_acquire))
+               report_upgrade(tiered->take_over(load_in_background(spec, key, device, context)), spec, device);
+           } catch (const std::exception& e) {
+             log(LogLevel::warn, "{} failed to build in the background again: {}", spec.display_name(), e.what());
+           }
+           tiered->rebuilding.store(false);
+         },
+         [tiered](const char*) { tiered->rebuilding.store(false); }});
   } catch (...) {
     tiered->rebuilding.store(false);
     throw;
@@ -197,7 +201,7 @@ std::shared_ptr<TieredKernel> start_quick(const KernelSpec& spec, const Key128& 
 }
 
 // The full kernel of `spec` built (or found) and loaded now, after its background build failed,
-// for a build_now caller (a plan without a stand-in, e.g. with tiering off since; a config given
+// for a build_now or full_now caller (a plan without a stand-in, e.g. with tiering off since; a config given
 // explicitly; prewarm with load): a kernel loaded the usual way is retried by every such call
 // until a build succeeds, and so is this one. Its quick variant, or the stand-in of the plans
 // that took one, gives way to it from then on. A failure throws where nothing else launches,
@@ -247,14 +251,15 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
     loaded.function = reinterpret_cast<void*>(library.kernel);
     return loaded;
   });
-  // A full kernel left to the background thread. A build_now call with nothing else to launch
-  // waits for that build, as its launches would; a failed build is retried by the next call:
-  // now by a build_now call, in the background by a stand-in plan.
+  // A full kernel left to the background thread. A build_now or full_now call with nothing else
+  // to launch waits for that build, as its launches would; a failed build is retried by the next
+  // call: now by a build_now or full_now call, in the background by a stand-in plan.
   if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
-    if (first_use == FirstUse::build_now && !launchable_now(kernel)) kernel.tiered->wait_settled();
+    const bool now = first_use != FirstUse::build_in_background;
+    if (now && !launchable_now(kernel)) kernel.tiered->wait_settled();
     const TieredKernel& tiered = *kernel.tiered;
     if (tiered.settled.load(std::memory_order_acquire) && !tiered.full.load(std::memory_order_acquire)) {
-      if (first_use == FirstUse::build_now) build_after_background_failure(kernel, spec, key, device);
+      if (now) build_after_background_failure(kernel, spec, key, device);
       else rebuild_in_background(kernel, spec, key, device);
     }
   }

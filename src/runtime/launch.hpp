@@ -42,13 +42,21 @@ const DeviceContext& current_device();
 void* current_context();
 void make_context_current(void* context);
 
-// How the first use of a kernel found neither loaded nor in a cache root builds it: now (as its
-// quick variant first, under tiered compilation, where it has one), or, under tiered compilation,
-// in the background only: for a plan that has a stand-in to launch meanwhile (ops/stand_in.hpp).
-// Such a kernel's launches wait for the build (but the plan's take the stand-in). A failed
-// background build is retried by the next request for that kernel: a build_now request with
-// nothing else to launch waits for the build and builds it itself, any other in the background.
-enum class FirstUse { build_now, build_in_background };
+// How the first use of a kernel found neither loaded nor in a cache root builds it:
+// - build_now: now (as its quick variant first, under tiered compilation, where it has one);
+// - full_now: the full kernel now, never a quick variant: for a launch into a stream being
+//   captured, which would wait for the full kernel anyway (a graph keeps what it captured);
+// - build_in_background: under tiered compilation, in the background only: for a plan that has
+//   a stand-in to launch meanwhile (ops/stand_in.hpp). Such a kernel's launches wait for the
+//   build (but the plan's take the stand-in).
+// A failed background build is retried by the next request for that kernel: a build_now or
+// full_now request with nothing else to launch waits for the build and builds it itself, any
+// other in the background.
+enum class FirstUse { build_now, full_now, build_in_background };
+
+// The first use for a kernel launched into `stream`: full_now where tiered compilation is on and
+// the stream is being captured (queried only then), else build_now.
+FirstUse first_use_on(Stream stream);
 
 // The loaded kernel for `spec` on `device`: in-process registry, then disk cache, then NVRTC.
 // Threads asking for the same missing kernel wait for one build; other keys are not blocked.

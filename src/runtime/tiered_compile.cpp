@@ -14,6 +14,7 @@
 #include "jitfp8/runtime.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/env_setting.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/log.hpp"
 
 namespace jitfp8 {
@@ -42,20 +43,29 @@ class BackgroundCompiler {
       thread_.detach();  // a fork()ed child: the thread (and maybe the mutex) stayed with the parent
       return;
     }
+    std::deque<BackgroundJob> dropped;
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
-      jobs_.clear();
+      dropped.swap(jobs_);
     }
     changed_.notify_all();
+    // Settled, so that a launch waiting for one (another thread, or a static's destructor that
+    // launches) takes the failed-build path instead of waiting forever.
+    for (BackgroundJob& job : dropped) job.drop("not built: the process is exiting");
     if (thread_.joinable()) thread_.join();  // waits for the compile in flight, if any
   }
 
   // Throws Error(internal) when the thread cannot be started; the job is then not queued (a job
-  // queued with no thread to run it made wait_idle() wait forever).
-  void post(std::function<void()> job) {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return;
+  // queued with no thread to run it made wait_idle() wait forever). Once stopping (the job in
+  // flight at exit posts another), the job is dropped at once.
+  void post(BackgroundJob job) {
+    std::unique_lock lock(mutex_);
+    if (stopping_) {
+      lock.unlock();
+      job.drop("not built: the process is exiting");
+      return;
+    }
     if (!thread_.joinable()) {
       try {
         thread_ = std::thread([this] { run(); });
@@ -87,11 +97,15 @@ class BackgroundCompiler {
     while (true) {
       changed_.wait(lock, [&] { return stopping_ || (!paused_ && !jobs_.empty()); });
       if (stopping_) return;
-      std::function<void()> job = std::move(jobs_.front());
+      BackgroundJob job = std::move(jobs_.front());
       jobs_.pop_front();
       busy_ = true;
       lock.unlock();
-      job();  // catches its own errors
+      try {
+        job.run();  // catches its own errors, unless its handler throws (out of memory)
+      } catch (...) {
+        job.drop("its build ended in an error it could not report");
+      }
       lock.lock();
       busy_ = false;
       changed_.notify_all();
@@ -100,7 +114,7 @@ class BackgroundCompiler {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::function<void()>> jobs_;
+  std::deque<BackgroundJob> jobs_;
   bool busy_ = false, paused_ = false, stopping_ = false;
   std::thread thread_;
   pid_t owner_pid_ = 0;
@@ -118,14 +132,15 @@ std::atomic<bool> builds_fail{false};  // fail_background_builds
 bool tiered_compilation_enabled() { return tiered_slot().load(std::memory_order_relaxed); }
 
 void TieredKernel::settle(void* full_kernel, std::string why) {
-  if (full_kernel != nullptr) {
-    function.store(full_kernel, std::memory_order_release);
-    full.store(true, std::memory_order_release);
-  } else {
-    failure_ = std::move(why);
-  }
   {
     std::lock_guard lock(mutex_);
+    if (settled.load(std::memory_order_relaxed)) return;  // a job that failed after it settled
+    if (full_kernel != nullptr) {
+      function.store(full_kernel, std::memory_order_release);
+      full.store(true, std::memory_order_release);
+    } else {
+      failure_ = std::move(why);
+    }
     settled.store(true, std::memory_order_release);
   }
   settled_cv_.notify_all();
@@ -147,6 +162,10 @@ bool capturing(Stream stream) {
 
 }  // namespace
 
+FirstUse first_use_on(Stream stream) {
+  return tiered_compilation_enabled() && capturing(stream) ? FirstUse::full_now : FirstUse::build_now;
+}
+
 void* tiered_function(TieredKernel& kernel, Stream stream) {
   if (!kernel.settled.load(std::memory_order_acquire)) {
     if (kernel.function.load(std::memory_order_acquire) == nullptr) {
@@ -162,14 +181,17 @@ void* tiered_function(TieredKernel& kernel, Stream stream) {
 
 bool launches_stand_in(TieredKernel& kernel, Stream stream) {
   if (kernel.function.load(std::memory_order_acquire) != nullptr) return false;  // full or quick kernel
-  if (kernel.settled.load(std::memory_order_acquire)) return true;  // failed: the stand-in stays (until take_over)
+  // Settled since the load above, maybe by a build that succeeded: read `function` again (a
+  // captured launch would otherwise keep the stand-in in its graph).
+  if (kernel.settled.load(std::memory_order_acquire))
+    return kernel.function.load(std::memory_order_acquire) == nullptr;  // failed: the stand-in stays (until take_over)
   if (!capturing(stream)) return true;
   log(LogLevel::debug, "a captured launch waits for the kernel its stand-in stood in for");
   kernel.wait_settled();
   return kernel.function.load(std::memory_order_acquire) == nullptr;
 }
 
-void post_background_compile(std::function<void()> job) { background_compiler().post(std::move(job)); }
+void post_background_compile(BackgroundJob job) { background_compiler().post(std::move(job)); }
 
 void pause_background_compiles(bool paused) { background_compiler().pause(paused); }
 

@@ -26,6 +26,7 @@ struct TieredKernel {
   std::atomic<bool> rebuilding{false};   // a build after a failed one is queued or running
 
   // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
+  // Only the first call counts.
   void settle(void* full_kernel, std::string why = {});
   // Blocks until settle().
   void wait_settled();
@@ -56,9 +57,18 @@ void* tiered_function(TieredKernel& kernel, Stream stream);
 // until a build takes over).
 bool launches_stand_in(TieredKernel& kernel, Stream stream);
 
-// Runs `job` on the background compile thread (started at first use, joined at exit; jobs not
-// started by then are dropped).
-void post_background_compile(std::function<void()> job);
+// Work for the background compile thread. `run` catches its own errors. `drop(why)` is called
+// where the job will not run: queued or posted once the process is exiting (the thread is joined
+// then, and the queue is not worked off); and after a `run` that threw all the same. It must
+// settle whatever waits for `run` (again, maybe: TieredKernel::settle keeps the first), and may
+// run while the process's statics are being destroyed, so it only touches what the job holds.
+struct BackgroundJob {
+  std::function<void()> run;
+  std::function<void(const char* why)> drop;
+};
+
+// Queues `job` for the background compile thread (started at first use, joined at exit).
+void post_background_compile(BackgroundJob job);
 
 // Test hook: while paused the background thread starts no job (wait_for_background_compiles and
 // captured launches of quick variants then wait until it resumes).

@@ -239,32 +239,49 @@ TEST_CASE("tiered compilation: the quick variant of an M-grouped GEMM gives the 
   }
 }
 
-TEST_CASE("tiered compilation: a launch captured into a graph waits for the full kernel", "[gpu][tiered]") {
+TEST_CASE("tiered compilation: a first use inside a capture builds the full kernel, not a quick variant",
+          "[gpu][tiered]") {
   const std::int64_t m = 256, n = 800, k = 1152;
   const detail::Sm90GemmConfig config = dense_config(128, 160, 4, 1, k);
-  Operands p(1, m, n, k, 9);
+  REQUIRE(detail::sm90_gemm_has_quick_variant(config, k));
+  // A plan's first use too, on a problem of its own (no stand-in): 11 K blocks.
+  Operands p(1, m, n, k, 9), planned(1, m, 928, 1408, 10);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream's poison, which `stream` does not wait for
   cudaStream_t stream = nullptr;
   JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  std::vector<std::uint16_t> from_graph;
+  std::vector<std::uint16_t> from_graph, planned_from_graph;
   {
     ScopedTiering tiering;
     const RuntimeStats before = runtime_stats();
-    // The first use of the kernel falls inside the capture: its quick variant is compiled, and
-    // the launch waits for the full kernel, which the graph then holds.
-    const test::CapturedGraph graph(stream, [&] { detail::gemm_fp8_nt_with_config(p.dense(), config, stream); });
+    // The captured launches would wait for the full kernels (a graph keeps what it captured), so
+    // their first uses build those at once, in the foreground, and no quick variant.
+    const test::CapturedGraph graph(stream, [&] {
+      detail::gemm_fp8_nt_with_config(p.dense(), config, stream);
+      gemm_fp8_nt(planned.dense(), stream);
+    });
     const RuntimeStats after = runtime_stats();
-    CHECK(after.quick_compiles == before.quick_compiles + 1);
-    CHECK(after.upgrades == before.upgrades + 1);  // before the capture ended
+    CHECK(after.quick_compiles == before.quick_compiles);
+    CHECK(after.compiles == before.compiles + 2);
+    CHECK(after.upgrades == before.upgrades);
+    CHECK(after.stand_ins == before.stand_ins);
+    // The plan's kernel is one that has a quick variant, so the counts above say something.
+    CHECK(detail::sm90_gemm_has_quick_variant(detail::gemm_fp8_nt_planned_config(planned.dense(), stream), 1408));
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
     from_graph = p.d.download();
+    const ReferenceCheck c = check_dense_against_reference(planned);
+    CHECK(c.unwritten == 0);
+    CHECK(c.worst < 1.0);
+    planned_from_graph = planned.d.download();
   }
   p.d.poison(0xFF);
+  planned.d.poison(0xFF);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  detail::gemm_fp8_nt_with_config(p.dense(), config, stream);  // the full kernel, now loaded
+  detail::gemm_fp8_nt_with_config(p.dense(), config, stream);  // the full kernels, loaded
+  gemm_fp8_nt(planned.dense(), stream);
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   CHECK(p.d.download() == from_graph);
+  CHECK(planned.d.download() == planned_from_graph);
   JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 

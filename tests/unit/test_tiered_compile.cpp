@@ -3,9 +3,19 @@
 // from less code; which plan stands in for a new one, and when a plan launches it. That they compute the full kernels' bits is checked on the GPU
 // (tests/gpu/test_tiered_compile.cpp).
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <thread>
+
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "heuristics/sm90_gemm.hpp"
 #include "heuristics/sm90_grouped.hpp"
@@ -214,4 +224,73 @@ TEST_CASE("a plan launches its stand-in until its own kernel is built, or built 
   CHECK(kernels.quick.tiered->function.load() == reinterpret_cast<void*>(0x3));
   const StandInPlan alone{&kernels.loaded, StandInConfig{4}, nullptr};
   CHECK(&plan_to_launch(alone, nullptr) == &alone);
+}
+
+namespace {
+
+// One write per line: the lines come from two threads.
+void say(const std::string& line) { [[maybe_unused]] auto n = ::write(STDOUT_FILENO, line.data(), line.size()); }
+
+BackgroundJob saying(const std::string& name, std::function<void()> run = {}) {
+  return {run ? std::move(run) : [name] { say(name + " ran\n"); },
+          [name](const char* why) { say(fmt::format("{} dropped: {}\n", name, why)); }};
+}
+
+}  // namespace
+
+// Run by the next case in a process of its own: the background thread must be started by this
+// process (a fork()ed child leaves the parent's alone at exit), and the test ends in its exit.
+// Hidden, and a no-op in any other run (a tag filter also picks hidden cases).
+TEST_CASE("background jobs at exit: the child", "[.][tiered]") {
+  if (std::getenv("JITFP8_TEST_EXIT_CHILD") == nullptr) return;
+  post_background_compile(saying("D", [] { throw 1; }));  // as a handler that throws would
+  std::atomic<bool> started{false};
+  post_background_compile(saying("A", [&started] {
+    say("A started\n");
+    started = true;
+    // Still in flight when the process exits: what it posts is dropped.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    post_background_compile(saying("B"));
+    say("A ended\n");
+  }));
+  post_background_compile(saying("C"));
+  while (!started) std::this_thread::yield();
+  say("exiting\n");
+}
+
+TEST_CASE("background jobs that will not run at exit are dropped, each settling what waits for it", "[tiered]") {
+  std::array<char, 4096> self{};
+  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
+  REQUIRE(length > 0);
+  const std::string command = fmt::format("JITFP8_TEST_EXIT_CHILD=1 '{}' 'background jobs at exit: the child' 2>&1", self.data());
+  FILE* child = ::popen(command.c_str(), "r");
+  REQUIRE(child != nullptr);
+  std::string output;
+  std::array<char, 256> chunk{};
+  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), child)) output.append(chunk.data(), n);
+  const int status = ::pclose(child);
+  INFO(output);
+  CHECK(status == 0);
+  CHECK(output.find("D dropped: its build ended in an error it could not report\n") != std::string::npos);
+  CHECK(output.find("A started\nexiting\n") != std::string::npos);
+  CHECK(output.find("C dropped: not built: the process is exiting\n") != std::string::npos);  // queued behind A
+  CHECK(output.find("A ended\n") != std::string::npos);    // the job in flight is waited for
+  CHECK(output.find("B dropped: not built: the process is exiting\n") != std::string::npos);  // posted by A
+  CHECK(output.find("ran\n") == std::string::npos);
+  CHECK(output.find("A dropped") == std::string::npos);
+}
+
+TEST_CASE("a tiered kernel keeps the first settling of its build", "[tiered]") {
+  TieredKernel built, failed;
+  built.settle(reinterpret_cast<void*>(0x5));
+  built.settle(nullptr, "a job that failed after it settled");
+  CHECK(built.full.load());
+  CHECK(built.function.load() == reinterpret_cast<void*>(0x5));
+  CHECK(built.failure().empty());
+  failed.settle(nullptr, "NVRTC said no");
+  failed.settle(nullptr, "again");
+  CHECK_FALSE(failed.full.load());
+  CHECK(failed.failure() == "NVRTC said no");
+  built.wait_settled();  // returns at once
+  failed.wait_settled();
 }
