@@ -1,8 +1,10 @@
 #include "bench_common.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -238,14 +240,6 @@ double bf16_value(std::uint16_t bits) {
   return value;
 }
 
-std::vector<int> sample_rows(long long m) {
-  std::vector<int> rows;
-  const long long count = std::min<long long>(m, 64);
-  for (long long r = 0; r < count; ++r) rows.push_back(static_cast<int>(r * (m / count)));
-  if (rows.back() != m - 1) rows.push_back(static_cast<int>(m - 1));
-  return rows;
-}
-
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n, bool f32) {
   std::vector<std::uint16_t> all = d.download();
@@ -261,6 +255,16 @@ std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std:
       }
     }
   return out;
+}
+
+void write_results(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "jitfp8 bench: cannot write the results to '%s': %s\n", path.c_str(), std::strerror(errno));
+    std::exit(1);
+  }
 }
 
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "row_sample.hpp"
+
 namespace jitfp8::bench {
 
 inline void check(cudaError_t status, const char* what) {
@@ -112,12 +114,21 @@ double bf16_value(std::uint16_t bits);
 // The accuracy yardstick of the anchors: 1 - 2 sum(xy) / sum(x^2 + y^2).
 double calc_diff(const std::vector<double>& x, const std::vector<double>& y);
 
-// The rows an accuracy check samples out of m: up to 64 spread evenly from row 0, and the last.
-std::vector<int> sample_rows(long long m);
+// Fills `d` with all-ones bytes, NaN as bf16 and as fp32: before the one run an accuracy check
+// reads, so that an element it leaves unwritten shows as NaN, never as a value an earlier run
+// (timing, a sweep's other config) left there.
+template <class T>
+void poison(const DeviceArray<T>& d, cudaStream_t stream) {
+  BENCH_CHECK(cudaMemsetAsync(d.ptr, 0xFF, d.count * sizeof(T), stream));
+}
 
 // Rows of a bf16 D, or of an f32 D (f32: the buffer's 16-bit units hold two per element).
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n, bool f32 = false);
+
+// Writes `text` (a --json file) to `path`, or exits 1 naming it: a missing directory or a full
+// disk must not lose a run's results silently.
+void write_results(const std::string& path, const std::string& text);
 
 int run_gemm(int argc, char** argv);
 // jitfp8 tune MANIFEST... (tune_gemm.cpp)

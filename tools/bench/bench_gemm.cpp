@@ -2,12 +2,12 @@
 // then gemm_fp8_wgrad (weight gradient) beside cuBLASLt with 1x128 scales on both operands and
 // fp32 output.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <random>
@@ -76,38 +76,57 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 // --d-f32: our forward GEMMs (and cuBLASLt's) write an f32 D instead of bf16.
 bool g_d_f32 = false;
 
+// One --configs item "BMxBN:splits[w]:mc[:stages[p]][:gN]", its words as written.
+struct ForwardConfigItem {
+  int bm = 0, bn = 0, splits = 1, stages = 16, group_n = 8;
+  std::string mc;
+  bool via_ws = false, pad_turns = false;
+};
+// nullopt unless the whole item is read: "128x128:1:1:abc" is an error, not 16 stages.
+std::optional<ForwardConfigItem> parse_forward_config_item(std::string item) {
+  ForwardConfigItem c;
+  if (const auto g = item.find(":g"); g != std::string::npos) {
+    char* end = nullptr;
+    c.group_n = static_cast<int>(std::strtol(item.c_str() + g + 2, &end, 10));
+    if (end == item.c_str() + g + 2 || *end != '\0' || c.group_n < 1) return std::nullopt;
+    item.erase(g);
+  }
+  char split_word[8] = {0}, mc[8] = {0};
+  int used = 0;  // characters read by the four fields
+  if (std::sscanf(item.c_str(), "%dx%d:%7[^:]:%7[^:]%n", &c.bm, &c.bn, split_word, mc, &used) < 4)
+    return std::nullopt;
+  char* end = nullptr;
+  c.splits = static_cast<int>(std::strtol(split_word, &end, 10));
+  c.via_ws = *end == 'w' && end[1] == '\0';
+  if (end == split_word || (*end != '\0' && !c.via_ws)) return std::nullopt;
+  c.mc = mc;
+  const char* rest = item.c_str() + used;  // "" or ":stages[p]"
+  if (*rest == '\0') return c;
+  if (*rest != ':' || !std::isdigit(static_cast<unsigned char>(rest[1]))) return std::nullopt;
+  c.stages = static_cast<int>(std::strtol(rest + 1, &end, 10));
+  c.pad_turns = *end == 'p';
+  if (*(end + (c.pad_turns ? 1 : 0)) != '\0') return std::nullopt;
+  return c;
+}
+
 // --configs "BMxBN:splits[w]:mc[:stages[p]][:gN];..." (mc 1, 2a or 2b; w: the splits meet through
 // the workspace): these forward configs instead of the model's 40 best, with the deepest pipeline
 // that fits or the given stages (p: on padded whole ring turns, pad_turns), the tile order's
 // group of N N-units (group_n, default 8), for every shape (ones the shape cannot take are
-// skipped). Split-K grids: one cluster (or split group) per tile.
+// skipped). Split-K grids: one cluster (or split group) per tile. run_gemm checks every item's
+// words before any GPU work.
 std::string g_forward_configs;
 std::vector<detail::Sm90GemmConfig> parse_forward_configs(const std::string& text, long long m, long long n,
                                                           long long k, int sm_count) {
   std::vector<detail::Sm90GemmConfig> configs;
-  for (std::string item : config_items(text)) {
-    int group_n = 8;
-    if (const auto g = item.find(":g"); g != std::string::npos) {
-      char* end = nullptr;
-      group_n = static_cast<int>(std::strtol(item.c_str() + g + 2, &end, 10));
-      if (end == item.c_str() + g + 2 || *end != '\0' || group_n < 1)
-        throw std::runtime_error("--configs: cannot parse '" + item + "'");
-      item.erase(g);
-    }
-    int bm = 0, bn = 0, splits = 1, stages = 16;
-    char split_word[8] = {0}, mc[8] = {0}, pad[2] = {0};
-    const int fields =
-        std::sscanf(item.c_str(), "%dx%d:%7[^:]:%7[^:]:%d%1[p]", &bm, &bn, split_word, mc, &stages, pad);
-    if (fields < 4) throw std::runtime_error("--configs: cannot parse '" + item + "'");
-    char* end = nullptr;
-    splits = static_cast<int>(std::strtol(split_word, &end, 10));
-    const bool via_ws = *end == 'w' && end[1] == '\0';
-    if (end == split_word || (*end != '\0' && !via_ws)) throw std::runtime_error("--configs: cannot parse '" + item + "'");
-    auto c = forward_config(bm, bn, splits, std::string(mc) == "1" ? 1 : 2, std::string(mc) != "2b",
-                            stages, m, n, k, sm_count, via_ws, g_d_f32);
+  for (const std::string& item : config_items(text)) {
+    const std::optional<ForwardConfigItem> w = parse_forward_config_item(item);
+    if (!w) throw std::runtime_error("--configs: cannot parse '" + item + "'");
+    auto c = forward_config(w->bm, w->bn, w->splits, w->mc == "1" ? 1 : 2, w->mc != "2b", w->stages, m, n, k,
+                            sm_count, w->via_ws, g_d_f32);
     if (c) {
-      c->pad_turns = pad[0] == 'p';
-      c->group_n = group_n;
+      c->pad_turns = w->pad_turns;
+      c->group_n = w->group_n;
       configs.push_back(*c);
     }
   }
@@ -197,14 +216,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     DeviceArray<float> d_ours(s.m * s.n), d_acc(s.m * s.n), d_cublas(s.m * s.n);
     fill_normal_1x128(a, sa, s.m, s.k, rng(), stream);
     fill_normal_1x128(b, sb, s.n, s.k, rng(), stream);
-    std::vector<float> d0(static_cast<std::size_t>(s.m * s.n));
-    {
-      std::normal_distribution<float> normal(0.0f, 4.0f);
-      for (std::size_t i = 0; i < d0.size(); i += 64) {
-        const float v = normal(rng);
-        for (std::size_t j = i; j < std::min(d0.size(), i + 64); ++j) d0[j] = v + 0.001f * (j - i);
-      }
-    }
+    const std::vector<float> d0 = accumulate_base(static_cast<std::size_t>(s.m * s.n), rng);
     GemmFp8WgradArgs g;
     g.m = s.m, g.n = s.n, g.k = s.k;
     g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
@@ -262,12 +274,10 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     if (cublas_ok) bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
     const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
     const Timing ours = timed[0], ours_acc = timed[1];
-    const Timing theirs = cublas_ok ? timed[2] : Timing{};
-    // Accuracy against the double-precision reference on a sample of rows; the accumulate mode
-    // once more from D0, checked as (D - D0).
-    std::vector<int> rows;
-    for (int r = 0; r < std::min<long long>(s.m, 64); ++r)
-      rows.push_back(static_cast<int>(r * (s.m / std::min<long long>(s.m, 64))));
+    const Timing theirs = cublas_ok ? timed[2] : Timing{NAN, NAN};  // NaN: absent (JSON null), never 0 us
+    // Accuracy against the double-precision reference on a sample of rows: ours once more over a
+    // poisoned D, the accumulate mode once more from D0, checked as (D - D0).
+    const std::vector<int> rows = sample_rows(s.m);
     DeviceArray<int> rows_dev(rows.size());
     rows_dev.upload(rows);
     DeviceArray<double> ref(rows.size() * s.n);
@@ -276,6 +286,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     ref_args.a = a.ptr, ref_args.a_scales = sa.ptr, ref_args.b = b.ptr, ref_args.b_scales = sb.ptr;
     detail::gemm_reference(ref_args, /*b_scales_1x128=*/true, rows_dev.ptr,
                            static_cast<int>(rows.size()), ref.ptr, nullptr, stream);
+    poison(d_ours, stream);
+    gemm_fp8_wgrad(g, stream);
     BENCH_CHECK(cudaMemcpyAsync(d_acc.ptr, d0.data(), d0.size() * 4, cudaMemcpyHostToDevice, stream));
     gemm_fp8_wgrad(g_acc, stream);
     BENCH_CHECK(cudaStreamSynchronize(stream));
@@ -347,6 +359,12 @@ int run_gemm(int argc, char** argv) {
       return 2;
     }
   }
+  for (const std::string& item : config_items(g_forward_configs))
+    if (!parse_forward_config_item(item)) {
+      std::fprintf(stderr, "jitfp8 bench gemm: --configs: cannot parse '%s' (expected BMxBN:splits[w]:mc[:stages[p]][:gN])\n",
+                   item.c_str());
+      return 2;
+    }
   cudaStream_t stream;
   BENCH_CHECK(cudaStreamCreate(&stream));
   cublasLtHandle_t handle;
@@ -404,14 +422,15 @@ int run_gemm(int argc, char** argv) {
     if (cublas_ok) bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
     const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
     const Timing ours = timed[0];
-    const Timing theirs = cublas_ok ? timed[1] : Timing{};
-    // Accuracy of both against the double-precision reference on a sample of rows.
-    std::vector<int> rows;
-    for (int r = 0; r < std::min<long long>(s.m, 64); ++r)
-      rows.push_back(static_cast<int>(r * (s.m / std::min<long long>(s.m, 64))));
+    const Timing theirs = cublas_ok ? timed[1] : Timing{NAN, NAN};  // NaN: absent (JSON null), never 0 us
+    // Accuracy of both against the double-precision reference on a sample of rows; ours from one
+    // more run over a poisoned D (cuBLASLt's D is its last timed run's).
+    const std::vector<int> rows = sample_rows(s.m);
     DeviceArray<int> rows_dev(rows.size());
     rows_dev.upload(rows);
     DeviceArray<double> ref(rows.size() * s.n);
+    poison(d_ours, stream);
+    gemm_fp8_nt(g, stream);
     detail::gemm_reference(g, false, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr, nullptr, stream);
     BENCH_CHECK(cudaStreamSynchronize(stream));
     std::vector<double> ref_host = ref.download();
@@ -432,7 +451,7 @@ int run_gemm(int argc, char** argv) {
                tuned ? " (tuned)" : "");
     print_kernels(ours, theirs);
     std::fflush(stdout);
-    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"tuned", tuned},
+    results.push_back({{"kind", "forward"}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"tuned", tuned},
                        {"ours_us", ours.median_us},
                        {"ours_tflops", tf_ours}, {"floor_us", row_floor.us()}, {"cublaslt_us", theirs.median_us},
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
@@ -442,7 +461,7 @@ int run_gemm(int argc, char** argv) {
   if (wgrad)
     run_wgrad(wgrad_shapes, iters, sweep, results, handle, workspace.ptr, workspace_bytes, stream,
               rng, copy_gbs);
-  if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+  if (!json_path.empty()) write_results(json_path, results.dump(2) + "\n");
   cublasLtDestroy(handle);
   return 0;
 }

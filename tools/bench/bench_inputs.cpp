@@ -86,4 +86,14 @@ void fill_normal_128x128(DeviceArray<std::uint8_t>& q, DeviceArray<float>& scale
   fill_normal_128x128(q.ptr, scales.ptr, static_cast<std::int64_t>(scales.count), rows, k, seed, stream);
 }
 
+std::vector<float> accumulate_base(std::size_t count, std::mt19937_64& rng) {
+  std::vector<float> d0(count);
+  std::normal_distribution<float> normal(0.0f, 4.0f);
+  for (std::size_t i = 0; i < d0.size(); i += 64) {
+    const float v = normal(rng);
+    for (std::size_t j = i; j < std::min(d0.size(), i + 64); ++j) d0[j] = v + 0.001f * (j - i);
+  }
+  return d0;
+}
+
 }  // namespace jitfp8::bench

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
+#include <vector>
 
 #include "bench_common.hpp"
 
@@ -22,5 +24,10 @@ void fill_normal_1x128(std::uint8_t* q, float* scales, std::int64_t scales_capac
                        long long k, std::uint64_t seed, cudaStream_t stream);
 void fill_normal_128x128(std::uint8_t* q, float* scales, std::int64_t scales_capacity, long long rows,
                          long long k, std::uint64_t seed, cudaStream_t stream);
+
+// A known D0 for checking an accumulate mode as D - D0 (count floats): a normal value (sigma 4)
+// per run of 64 elements plus a small ramp, so that an add onto the wrong element shows; cheap
+// for a D of a few GB.
+std::vector<float> accumulate_base(std::size_t count, std::mt19937_64& rng);
 
 }  // namespace jitfp8::bench

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -117,6 +116,16 @@ void place_rows(const PackedOperand& e, std::uint8_t* q, float* scales, long lon
 }
 
 double bf16_at(const std::vector<std::uint16_t>& d, std::size_t i) { return bf16_value(d[i]); }
+
+// D as one run of `ours` leaves a poisoned D (poison, bench_common.hpp): what the dispatch itself
+// writes, not what a timing run or the last config of a --sweep left there.
+template <class T>
+std::vector<T> output_of_one_run(DeviceArray<T>& d, const std::function<void()>& ours, cudaStream_t stream) {
+  poison(d, stream);
+  ours();
+  BENCH_CHECK(cudaStreamSynchronize(stream));
+  return d.download();
+}
 
 // Accuracy against the fp64 reference of each expert on up to 8 sampled rows: returns the
 // yardstick diff of `got_row(e, r, c)` over all samples.
@@ -284,6 +293,12 @@ struct MGroupedInputs {
 std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& ours, const MGroupedInputs& in,
                                                   DeviceArray<std::uint16_t>& d, const std::vector<long long>& d_rows,
                                                   Context& ctx) {
+  // cuBLASLt's VEC128 layout wants A's scale rows in steps of 4 (--uniform-tokens with C % 4 != 0).
+  for (long long rows : in.counts)
+    if (rows % 4 != 0) {
+      fmt::print("(cuBLASLt left out: its 1x128 scales need M % 4 == 0, an expert has {} rows)\n", rows);
+      return {time_kernels_in_turns({ours}, ctx.stream, 3, ctx.iters)[0], Timing{NAN, NAN}};
+    }
   std::vector<std::unique_ptr<CublasLtGemm>> gemms;
   std::vector<std::uint16_t*> outs;
   for (std::size_t e = 0; e < in.counts.size(); ++e) {
@@ -362,8 +377,8 @@ void run_contiguous(Context& ctx) {
     g.b_scales_capacity = static_cast<std::int64_t>(in.b_scales.count);
     g.d = d.ptr;
     if (ctx.group_ends) g.group_ends = group_ends.ptr; else g.m_indices = m_indices.ptr;
-    const auto [ours, theirs] =
-        time_beside_cublas_loop([&] { gemm_fp8_grouped_contiguous(g, ctx.stream); }, in, d_cublas, starts, ctx);
+    const auto run_ours = [&] { gemm_fp8_grouped_contiguous(g, ctx.stream); };
+    const auto [ours, theirs] = time_beside_cublas_loop(run_ours, in, d_cublas, starts, ctx);
     const detail::Sm90Grouping contiguous_grouping =
         ctx.group_ends ? detail::Sm90Grouping::contiguous_ends : detail::Sm90Grouping::contiguous_ids;
     if (ctx.sweep)
@@ -375,7 +390,8 @@ void run_contiguous(Context& ctx) {
 
     std::vector<GemmFp8Args> experts;
     for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
-    const std::vector<std::uint16_t> d_host = d.download(), d_cublas_host = d_cublas.download();
+    const std::vector<std::uint16_t> d_host = output_of_one_run(d, run_ours, ctx.stream),
+                                     d_cublas_host = d_cublas.download();
     auto at = [&](const std::vector<std::uint16_t>& h) {
       return [&, h_ptr = &h](std::size_t e, int r, long long col) {
         return bf16_at(*h_ptr, static_cast<std::size_t>((starts[e] + r) * c.n + col));
@@ -434,8 +450,8 @@ void run_masked(Context& ctx) {
     g.b = in.b.ptr, g.b_scales = in.b_scales.ptr;
     g.b_scales_capacity = static_cast<std::int64_t>(in.b_scales.count);
     g.d = d.ptr, g.masked_m = masked_m.ptr, g.expected_m = c.expected;
-    const auto [ours, theirs] =
-        time_beside_cublas_loop([&] { gemm_fp8_grouped_masked(g, ctx.stream); }, in, d_cublas, rows0, ctx);
+    const auto run_ours = [&] { gemm_fp8_grouped_masked(g, ctx.stream); };
+    const auto [ours, theirs] = time_beside_cublas_loop(run_ours, in, d_cublas, rows0, ctx);
     if (ctx.sweep)
       time_sweep(ctx, "masked_sweep", detail::Sm90Grouping::masked, c, c.expected, in.flops(),
                  grouped_sweep_configs(detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k),
@@ -445,7 +461,8 @@ void run_masked(Context& ctx) {
 
     std::vector<GemmFp8Args> experts;
     for (std::size_t e = 0; e < in.counts.size(); ++e) experts.push_back(in.expert(e, nullptr));
-    const std::vector<std::uint16_t> d_host = d.download(), d_cublas_host = d_cublas.download();
+    const std::vector<std::uint16_t> d_host = output_of_one_run(d, run_ours, ctx.stream),
+                                     d_cublas_host = d_cublas.download();
     auto at = [&](const std::vector<std::uint16_t>& h) {
       return [&, h_ptr = &h](std::size_t e, int r, long long col) {
         return bf16_at(*h_ptr, static_cast<std::size_t>((rows0[e] + r) * c.n + col));
@@ -469,6 +486,22 @@ void run_masked(Context& ctx) {
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
                            {"diff_cublaslt", diff_cublas}});
   }
+}
+
+// The accumulate mode checked as bench gemm checks it: D set to a known D0, one run of `g_acc`
+// (which writes d), D - D0. D0 from a generator of its own, so that ctx.rng's draws (the cases'
+// inputs) stay as they were.
+std::vector<float> accumulated_minus_base(DeviceArray<float>& d, const GroupedGemmWgradArgs& g_acc,
+                                          cudaStream_t stream) {
+  std::mt19937_64 rng(2029);
+  const std::vector<float> d0 = accumulate_base(d.count, rng);
+  BENCH_CHECK(cudaStreamSynchronize(stream));  // the timed runs, before D0 replaces their sums
+  d.upload(d0);
+  gemm_fp8_grouped_wgrad(g_acc, stream);
+  BENCH_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> acc = d.download();
+  for (std::size_t i = 0; i < acc.size(); ++i) acc[i] -= d0[i];
+  return acc;
 }
 
 // --sweep: K-grouped candidate configs (tile shape x staging) timed beside the heuristic's.
@@ -501,9 +534,9 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
 void run_kgrouped(Context& ctx) {
   fmt::print("\nK-grouped weight gradient: D_e (M, N) fp32 (+)= A_e (M, T_e) . B_e (N, T_e)^T, token "
              "counts on the device (ours) / on the host (cuBLASLt, one GEMM per expert, fp32 out)\n");
-  fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} | {}\n",
+  fmt::print("{:>12} {:>6} {:>6} | {:>9} {:>7} {:>6} {:>6} | {:>9} {:>7} {:>6} | {:>9} {:>7} | {:>6} | {:>6} {:>6} | {:>8} {:>8} {:>8} | {}\n",
              "E x tokens", "M", "N", "ours us", "TFLOPS", "%peak", "%floor", "acc us", "TFLOPS", "%floor", "cuBLASLt", "TFLOPS",
-             "ratio", "DG", "acc/DG", "diff", "diff cuBL", "config");
+             "ratio", "DG", "acc/DG", "diff", "diff acc", "diff cuBL", "config");
   for (const KGroupedCase& c : with_extra(kKGrouped, ctx.extra_k_grouped)) {
     const std::vector<long long> tokens = ctx.uniform_tokens ? std::vector<long long>(c.groups, c.expected)
                                                              : group_sizes(c.groups, c.expected, 128, ctx.rng);
@@ -512,7 +545,11 @@ void run_kgrouped(Context& ctx) {
       if (t > 0) seeds.push_back(ctx.rng()), seeds.push_back(ctx.rng());
     if (!ctx.wanted(c.groups, c.expected, c.m, c.n)) continue;
     auto seed = seeds.begin();
-    const long long capacity = sum(tokens);  // every count is already a multiple of 128
+    // Expert e's block holds P_e = align(T_e, 128) token columns, and k_capacity is their sum
+    // (moe.hpp): the drawn counts are multiples of 128, --uniform-tokens' need not be.
+    std::vector<long long> padded;
+    for (long long t : tokens) padded.push_back(align_up(t, 128));
+    const long long capacity = sum(padded);
     const KGroupedLayout la{c.m, capacity}, lb{c.n, capacity};
     DeviceArray<std::uint8_t> a(la.data_numel()), b(lb.data_numel());
     DeviceArray<float> sa(la.scales_numel()), sb(lb.scales_numel());
@@ -520,21 +557,21 @@ void run_kgrouped(Context& ctx) {
     DeviceArray<float> d(c.groups * c.m * c.n), d_acc(c.groups * c.m * c.n), d_cublas(c.groups * c.m * c.n);
     long long prefix = 0;
     for (int e = 0; e < c.groups; ++e) {
-      const long long t = tokens[e];
+      const long long t = tokens[e], p = padded[e];
       GemmFp8Args x;  // expert e as a dense 1D1D product, for cuBLASLt and the reference
-      x.m = c.m, x.n = c.n, x.k = t;
+      x.m = c.m, x.n = c.n, x.k = t, x.lda = p, x.ldb = p;  // rows of the (rows, P_e) blocks
       x.a = a.ptr + la.data_offset(prefix), x.a_scales = sa.ptr + la.scales_offset(prefix);
       x.b = b.ptr + lb.data_offset(prefix), x.b_scales = sb.ptr + lb.scales_offset(prefix);
       x.a_scales_capacity = Scales1x128Layout{c.m, t}.numel();
       x.b_scales_capacity = Scales1x128Layout{c.n, t}.numel();
-      if (t > 0) {
+      if (t > 0) {  // the whole (rows, P_e) blocks: padding columns are never read
         fill_normal_1x128(a.ptr + la.data_offset(prefix), sa.ptr + la.scales_offset(prefix),
-                          x.a_scales_capacity, c.m, t, *seed++, ctx.stream);
+                          x.a_scales_capacity, c.m, p, *seed++, ctx.stream);
         fill_normal_1x128(b.ptr + lb.data_offset(prefix), sb.ptr + lb.scales_offset(prefix),
-                          x.b_scales_capacity, c.n, t, *seed++, ctx.stream);
+                          x.b_scales_capacity, c.n, p, *seed++, ctx.stream);
       }
       experts.push_back(x);
-      prefix += t;
+      prefix += p;
     }
     std::vector<std::int32_t> counts(tokens.begin(), tokens.end());
     DeviceArray<std::int32_t> counts_dev(counts.size());
@@ -559,11 +596,14 @@ void run_kgrouped(Context& ctx) {
       GemmFp8WgradArgs w;
       w.m = c.m, w.n = c.n, w.k = tokens[e];
       w.a = experts[e].a, w.a_scales = experts[e].a_scales, w.b = experts[e].b, w.b_scales = experts[e].b_scales;
+      w.lda = experts[e].lda, w.ldb = experts[e].ldb;
       gemms.push_back(std::make_unique<CublasLtWgrad>(w, ctx.handle, ctx.workspace->ptr, ctx.workspace->count));
       outs.push_back(d_cublas.ptr + e * c.m * c.n);
     }
     bool cublas_ok = true;
     for (auto& gemm : gemms) cublas_ok = cublas_ok && gemm->ok();
+    // The loop has no GEMM for an expert without tokens, whose D_e ours zeroes (moe.hpp): zero.
+    BENCH_CHECK(cudaMemset(d_cublas.ptr, 0, d_cublas.count * 4));
     // Ours (overwrite, accumulate) and the cuBLASLt loop timed in turns (time_kernels_in_turns).
     std::vector<std::function<void()>> bodies = {[&] { gemm_fp8_grouped_wgrad(g, ctx.stream); },
                                                  [&] { gemm_fp8_grouped_wgrad(g_acc, ctx.stream); }};
@@ -573,13 +613,15 @@ void run_kgrouped(Context& ctx) {
     const Timing ours = timed[0], ours_acc = timed[1];
     const Timing theirs = cublas_ok ? timed[2] : Timing{NAN, NAN};
 
-    const std::vector<float> d_host = d.download(), d_cublas_host = d_cublas.download();
+    const std::vector<float> d_host = output_of_one_run(d, bodies[0], ctx.stream), d_cublas_host = d_cublas.download(),
+                             acc_host = accumulated_minus_base(d_acc, g_acc, ctx.stream);
     auto at = [&](const std::vector<float>& h) {
       return [&, h_ptr = &h](std::size_t e, int r, long long col) {
         return static_cast<double>((*h_ptr)[static_cast<std::size_t>((e * c.m + r) * c.n + col)]);
       };
     };
     const double diff_ours = sampled_diff(experts, true, at(d_host), ctx.stream);
+    const double diff_acc = sampled_diff(experts, true, at(acc_host), ctx.stream);
     const double diff_cublas = cublas_ok ? sampled_diff(experts, true, at(d_cublas_host), ctx.stream) : NAN;
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
@@ -592,11 +634,11 @@ void run_kgrouped(Context& ctx) {
     const detail::Sm90WgradConfig planned = detail::gemm_fp8_grouped_wgrad_planned_config(g, ctx.stream);
     const bool tuned = planned.to_json() !=
                        detail::grouped_wgrad_chosen_config(g, detail::gemm_target(detail::current_device())).to_json();
-    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% {:>5.1f}% | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} | {}\n",
+    fmt::print("{:>12} {:>6} {:>6} | {:>9.1f} {:>7.0f} {:>5.1f}% {:>5.1f}% | {:>9.1f} {:>7.0f} {:>5.1f}% | {:>9.1f} {:>7.0f} | {:>5.2f}x | {} | {:>8.1e} {:>8.1e} {:>8.1e} | {}\n",
                fmt::format("{}x{}", c.groups, c.expected), c.m, c.n, ours.median_us, tf, 100 * tf / kPeakTflops,
                100 * floor_us / ours.median_us, ours_acc.median_us, tf_acc, 100 * acc_floor_us / ours_acc.median_us,
                theirs.median_us, tf_cublas, tf / tf_cublas,
-               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_cublas,
+               vs_deepgemm(tf_acc, c.deepgemm_tflops), diff_ours, diff_acc, diff_cublas,
                config_words(planned) + (tuned ? " (tuned)" : ""));
     std::fflush(stdout);
     ctx.results.push_back({{"kind", "k_grouped"}, {"groups", c.groups}, {"expected_tokens", c.expected},
@@ -605,7 +647,8 @@ void run_kgrouped(Context& ctx) {
                            {"floor_us", floor_us}, {"acc_floor_us", acc_floor_us},
                            {"cublaslt_loop_us", theirs.median_us}, {"cublaslt_loop_tflops", tf_cublas},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
-                           {"diff_cublaslt", diff_cublas}, {"config", planned.to_json()}, {"tuned", tuned}});
+                           {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas},
+                           {"config", planned.to_json()}, {"tuned", tuned}});
   }
 }
 
@@ -692,7 +735,7 @@ int run_moe(int argc, char** argv) {
     ctx.rng.seed(section.seed + 1000 * seed);
     section.run(ctx);
   }
-  if (!json_path.empty()) std::ofstream(json_path) << ctx.results.dump(2) << "\n";
+  if (!json_path.empty()) write_results(json_path, ctx.results.dump(2) + "\n");
   cublasLtDestroy(ctx.handle);
   return 0;
 }

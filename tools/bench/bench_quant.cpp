@@ -1,7 +1,6 @@
 // jitfp8 bench quant: every quantization kernel's throughput (bytes read + written) against
 // this device's copy bandwidth, measured in the same run (a fixed H100 figure read 139% on an
 // H200).
-#include <fstream>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -247,7 +246,7 @@ int run_quant(int argc, char** argv) {
     }
   }
   if (moe) run_quant_moe(stream, iters, copy_gbs, rng, results);
-  if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+  if (!json_path.empty()) write_results(json_path, results.dump(2) + "\n");
   return 0;
 }
 

@@ -140,8 +140,9 @@ class CublasLtWgrad {
     set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode));
     set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof(a_scale));
     set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale));
-    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
-    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
+    // B and A rows g.ldb and g.lda apart where set (K-grouped experts: their padded token columns).
+    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.ldb ? g.ldb : g.k), "layout a");
+    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.lda ? g.lda : g.k), "layout b");
     check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_32F, g.n, g.m, g.n), "layout d");
     target_sm_limit(desc_);
     cublasLtMatmulPreference_t preference;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -144,7 +143,8 @@ int TuneRecorder::finish(const std::string& device_name) const {
              recorded_, plans_, 100 * options_.min_gain,
              plans_ > 0 ? 100 * (std::exp(log_gain_ / plans_) - 1) : 0.0);
   if (!options_.json_path.empty()) {
-    std::ofstream(options_.json_path) << nlohmann::json{{"device", device_name}, {"sms", sms_}, {"plans", results_}}.dump(1);
+    write_results(options_.json_path,
+                  nlohmann::json{{"device", device_name}, {"sms", sms_}, {"plans", results_}}.dump(1));
     fmt::print("results written to {}\n", options_.json_path);
   }
   if (options_.dry_run || recorded_ == 0) return 0;

@@ -74,8 +74,8 @@ GemmFp8WgradArgs args_for(const WgradTuneKey& key, Operands& in, bool accumulate
   return g;
 }
 
-// The anchors' accuracy yardstick of `c`'s D against the double-precision reference on up to 65
-// rows, the worse of its two modes: overwriting a poisoned D (unwritten elements show as NaN),
+// The anchors' accuracy yardstick of `c`'s D against the double-precision reference on the rows
+// of sample_rows, the worse of its two modes: overwriting a poisoned D (unwritten elements show as NaN),
 // then accumulating onto that result (D / 2 against the reference: an element not accumulated
 // shows as half its value).
 double accuracy(const WgradTuneKey& key, const detail::Sm90WgradConfig& c, Operands& in, cudaStream_t stream) {
