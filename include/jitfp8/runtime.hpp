@@ -79,6 +79,8 @@ bool programmatic_dependent_launch();
 // in the foreground: its launches take the kernel that M had (a config that serves this M too,
 // the nearest M's; correct, maybe slower) while its own kernel is built in the background; a
 // captured launch waits for its own (and takes the stand-in if that build failed).
+// The background thread builds one kernel at a time, in the order queued, except that a kernel a
+// launch or call waits for is built next.
 // Process-wide; read at each first use of a kernel or plan.
 void set_tiered_compilation(bool enabled);
 bool tiered_compilation();

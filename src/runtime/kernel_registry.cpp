@@ -152,7 +152,7 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
                spec.display_name(), e.what());
          }
        },
-       [quick](const char* why) { quick->settle(nullptr, why); }});
+       [quick](const char* why) { quick->settle(nullptr, why); }, quick.get()});
   return quick;
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/tiered_compile.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <string_view>
@@ -78,6 +79,20 @@ class BackgroundCompiler {
     changed_.notify_all();
   }
 
+  void hurry(const TieredKernel* kernel) {
+    std::lock_guard lock(mutex_);
+    const auto job = std::find_if(jobs_.begin(), jobs_.end(), [&](const BackgroundJob& j) { return j.settles == kernel; });
+    if (job == jobs_.end() || job == jobs_.begin()) return;
+    BackgroundJob hurried = std::move(*job);
+    jobs_.erase(job);
+    jobs_.push_front(std::move(hurried));
+  }
+
+  const TieredKernel* first_queued() {
+    std::lock_guard lock(mutex_);
+    return jobs_.empty() ? nullptr : jobs_.front().settles;
+  }
+
   void wait_idle() {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return stopping_ || (jobs_.empty() && !busy_); });
@@ -147,6 +162,9 @@ void TieredKernel::settle(void* full_kernel, std::string why) {
 }
 
 void TieredKernel::wait_settled() {
+  // Settled ones return at once, also once the process is exiting (the compiler may be gone).
+  if (settled.load(std::memory_order_acquire)) return;
+  hurry_background_compile(this);
   std::unique_lock lock(mutex_);
   settled_cv_.wait(lock, [&] { return settled.load(std::memory_order_acquire); });
 }
@@ -193,7 +211,11 @@ bool launches_stand_in(TieredKernel& kernel, Stream stream) {
 
 void post_background_compile(BackgroundJob job) { background_compiler().post(std::move(job)); }
 
+void hurry_background_compile(const TieredKernel* kernel) { background_compiler().hurry(kernel); }
+
 void pause_background_compiles(bool paused) { background_compiler().pause(paused); }
+
+const TieredKernel* first_queued_background_build() { return background_compiler().first_queued(); }
 
 void fail_background_builds(bool fail) { builds_fail.store(fail); }
 

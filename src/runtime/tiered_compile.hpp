@@ -28,7 +28,8 @@ struct TieredKernel {
   // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
   // Only the first call counts.
   void settle(void* full_kernel, std::string why = {});
-  // Blocks until settle().
+  // Blocks until settle(), having moved the job that settles it ahead of the queued others: a
+  // caller that waits for one kernel does not wait for the builds queued before it.
   void wait_settled();
   // The full kernel, built again after its first build failed: launched from now on, by the plans
   // that took a stand-in meanwhile too. False if another build had already taken over.
@@ -62,17 +63,26 @@ bool launches_stand_in(TieredKernel& kernel, Stream stream);
 // then, and the queue is not worked off); and after a `run` that threw all the same. It must
 // settle whatever waits for `run` (again, maybe: TieredKernel::settle keeps the first), and may
 // run while the process's statics are being destroyed, so it only touches what the job holds.
+// `settles`: the TieredKernel that `run` settles, if any: a caller that waits for that kernel
+// moves the job to the front of the queue (hurry_background_compile).
 struct BackgroundJob {
   std::function<void()> run;
   std::function<void(const char* why)> drop;
+  const TieredKernel* settles = nullptr;
 };
 
 // Queues `job` for the background compile thread (started at first use, joined at exit).
 void post_background_compile(BackgroundJob job);
 
+// Moves the queued job that settles `kernel` (if it has not started) to the front of the queue.
+void hurry_background_compile(const TieredKernel* kernel);
+
 // Test hook: while paused the background thread starts no job (wait_for_background_compiles and
 // captured launches of quick variants then wait until it resumes).
 void pause_background_compiles(bool paused);
+
+// Test hook: the kernel that the first queued (not started) job settles; null if none or no job.
+const TieredKernel* first_queued_background_build();
 
 // Test hook: while set, every background build fails before it starts, as a failed compile would.
 void fail_background_builds(bool fail);

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -293,4 +295,38 @@ TEST_CASE("a tiered kernel keeps the first settling of its build", "[tiered]") {
   CHECK(failed.failure() == "NVRTC said no");
   built.wait_settled();  // returns at once
   failed.wait_settled();
+}
+
+TEST_CASE("a background build that a caller waits for runs ahead of the builds queued before it", "[tiered]") {
+  std::mutex mutex;
+  std::vector<std::string> order;
+  const auto job = [&](const std::string& name, TieredKernel* settles) {
+    return BackgroundJob{[&, name, settles] {
+                           {
+                             std::lock_guard lock(mutex);
+                             order.push_back(name);
+                           }
+                           if (settles != nullptr) settles->settle(reinterpret_cast<void*>(0x1));
+                         },
+                         [](const char*) {}, settles};
+  };
+  TieredKernel waited, hurried;
+  pause_background_compiles(true);
+  post_background_compile(job("A", nullptr));
+  post_background_compile(job("B", &hurried));
+  post_background_compile(job("C", &waited));
+  hurry_background_compile(&hurried);
+  CHECK(first_queued_background_build() == &hurried);
+  std::thread waiter([&] { waited.wait_settled(); });
+  // The waiter hurries C before it blocks (bounded: a waiter that does not leaves B first).
+  for (int i = 0; i < 10000 && first_queued_background_build() != &waited; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(first_queued_background_build() == &waited);
+  pause_background_compiles(false);
+  waiter.join();
+  wait_for_background_compiles();
+  CHECK(order == std::vector<std::string>{"C", "B", "A"});
+  CHECK(waited.full.load());
+  CHECK(hurried.full.load());
+  CHECK(first_queued_background_build() == nullptr);
 }
