@@ -70,7 +70,9 @@ bool programmatic_dependent_launch();
 // the library and replaces the quick one for the launches after it is loaded. A launch into a
 // stream that is being captured into a CUDA graph waits for the full kernel instead, so graphs
 // never keep a quick variant, unless the full kernel failed to build (the same bits either way);
-// a kernel's first use inside a capture compiles its full kernel at once, and no quick variant.
+// a kernel's first use inside a capture compiles no quick variant: its full kernel is built at
+// once (in the background where its plan has a stand-in, or another thread's first use outside a
+// capture has already started the kernel as a quick variant; the capture waits for it then).
 // Quick variants are not written to the disk cache; prewarming
 // compiles full kernels only. Kernels with no quick variant (64-row tiles straddling B-scale
 // blocks at 8 offsets, the weight-gradient and quantization kernels) compile as before.

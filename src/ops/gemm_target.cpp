@@ -16,7 +16,8 @@ std::atomic<int> g_gemm_sm_limit{0};
 }  // namespace
 
 ClusterCapacity cluster_capacity_of(const DeviceContext& device) {
-  return {max_active_clusters(device, 3), max_active_clusters(device, 4), max_active_clusters(device, 8)};
+  const ClusterCounts clusters = max_active_clusters(device);  // one measurement (or lookup) for all three
+  return {clusters[3], clusters[4], clusters[8]};
 }
 
 int limited_sm_count(int device_sms, int limit) {

@@ -111,14 +111,15 @@ ClusterCounts measure_max_active_clusters(const DeviceContext& device, bool* com
     clusters[size] = count;
   }
   if (complete != nullptr) *complete = true;
-  // The library stays loaded: it is a few bytes, measured once per device, and this may run
-  // inside an application's graph capture, where unloading might not be allowed.
+  // The library stays loaded: it is a few bytes, loaded at most kClusterMeasureAttempts times
+  // per device, and this may run inside an application's graph capture, where unloading might
+  // not be allowed.
   log(LogLevel::debug, "device {}: clusters of 3 / 4 / 8 CTAs at once: {} / {} / {}", device.device,
       clusters[3], clusters[4], clusters[8]);
   return clusters;
 }
 
-int max_active_clusters(const DeviceContext& device, int size) {
+ClusterCounts max_active_clusters(const DeviceContext& device) {
   struct Capacity {
     std::mutex mutex;
     ClusterCounts counts{};
@@ -126,14 +127,14 @@ int max_active_clusters(const DeviceContext& device, int size) {
     bool complete = false;
   };
   static std::array<Capacity, kMaxDevices> capacities;  // asked when a plan is made, not per launch
-  if (device.device < 0 || device.device >= kMaxDevices || size < 2 || size > kMaxClusterSize) return 0;
+  if (device.device < 0 || device.device >= kMaxDevices) return {};
   Capacity& capacity = capacities[device.device];
   std::lock_guard lock(capacity.mutex);
   if (!capacity.complete && capacity.attempts < kClusterMeasureAttempts) {
     ++capacity.attempts;
     capacity.counts = measure_max_active_clusters(device, &capacity.complete);
   }
-  return capacity.counts[size];
+  return capacity.counts;
 }
 
 }  // namespace jitfp8::detail

@@ -9,22 +9,23 @@
 
 namespace jitfp8::detail {
 
-// Clusters of `size` CTAs (2 to 8) that `device` holds at once, each CTA alone on its SM; 0 where
-// the driver could not tell (the callers then keep their conservative rules). Measured once per
-// device, through a trivial kernel the driver compiles from PTX (no NVRTC); a measurement the
-// driver refused a step of (a device short of memory for the probe) is taken again at the next
-// call, up to kClusterMeasureAttempts times in all, so that one bad moment does not leave every
-// later plan of the process on the conservative rules. A context of the
-// device must be current (as after current_device()); where it is a green context, the device's
-// primary context is made current for the measurement, so that the count is the whole device's.
-int max_active_clusters(const DeviceContext& device, int size);
-
-// The counts by cluster size (index 2 to 8; 0 where unknown), measured now (tests; the call
-// above measures once per device).
-// `complete`, where given: whether every step succeeded.
 constexpr int kMaxClusterSize = 8;  // the portable limit
 constexpr int kClusterMeasureAttempts = 3;
+// Clusters of each size (index 2 to 8) that a device holds at once, each CTA alone on its SM; 0
+// where the driver could not tell (the callers then keep their conservative rules).
 using ClusterCounts = std::array<int, kMaxClusterSize + 1>;
+
+// The counts of `device`: measured at the first call, through a trivial kernel the driver
+// compiles from PTX (no NVRTC), then kept. A measurement the driver refused a step of (a device
+// short of memory for the probe) is not kept: each later call (a new plan) measures again, up to
+// kClusterMeasureAttempts measurements in all, so that one bad moment does not leave every
+// later plan of the process on the conservative rules. A context of the device must be current
+// (as after current_device()); where it is a green context, the device's primary context is made
+// current for the measurement, so that the counts are the whole device's.
+ClusterCounts max_active_clusters(const DeviceContext& device);
+
+// One measurement, now (tests; the call above keeps one). `complete`, where given: whether every
+// step succeeded.
 ClusterCounts measure_max_active_clusters(const DeviceContext& device, bool* complete = nullptr);
 
 }  // namespace jitfp8::detail

@@ -349,9 +349,7 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
 
     // The cluster capacity is the whole device's even when a green context is current as it is
     // measured (the driver's occupancy query answers for the current context).
-    detail::ClusterCounts whole{};
-    for (int size = 2; size <= detail::kMaxClusterSize; ++size)
-      whole[size] = detail::max_active_clusters(device, size);
+    const detail::ClusterCounts whole = detail::max_active_clusters(device);
     REQUIRE(whole[3] * 3 > sms);  // more than the context's SMs could hold: the check tells them apart
     {
       const ScopedCurrent current(green.context());

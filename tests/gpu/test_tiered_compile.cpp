@@ -252,6 +252,7 @@ TEST_CASE("tiered compilation: a first use inside a capture builds the full kern
   std::vector<std::uint16_t> from_graph, planned_from_graph;
   {
     ScopedTiering tiering;
+    wait_for_background_compiles();  // other cases' builds, which would add to the counts
     const RuntimeStats before = runtime_stats();
     // The captured launches would wait for the full kernels (a graph keeps what it captured), so
     // their first uses build those at once, in the foreground, and no quick variant.
@@ -282,6 +283,51 @@ TEST_CASE("tiered compilation: a first use inside a capture builds the full kern
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   CHECK(p.d.download() == from_graph);
   CHECK(planned.d.download() == planned_from_graph);
+  JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+TEST_CASE("tiered compilation: a captured launch of a quick variant waits for its full kernel", "[gpu][tiered]") {
+  const std::int64_t m = 256, n = 1312, k = 1536;
+  const detail::Sm90GemmConfig config = dense_config(128, 160, 4, 1, k);
+  REQUIRE(detail::sm90_gemm_has_quick_variant(config, k));
+  Operands p(1, m, n, k, 11);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream's poison, which `stream` does not wait for
+  cudaStream_t stream = nullptr;
+  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<std::uint16_t> from_graph;
+  {
+    ScopedTiering tiering;
+    wait_for_background_compiles();
+    // An eager first step runs the quick variant, its full kernel held back ...
+    detail::pause_background_compiles(true);
+    const RuntimeStats before = runtime_stats();
+    detail::gemm_fp8_nt_with_config(p.dense(), config, stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+    CHECK(runtime_stats().quick_compiles == before.quick_compiles + 1);
+    // ... then a capture: its launch waits for the full kernel, built once the thread resumes.
+    std::jthread resume([] {  // joined however the capture ends
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      detail::pause_background_compiles(false);
+    });
+    const test::CapturedGraph graph(stream, [&] { detail::gemm_fp8_nt_with_config(p.dense(), config, stream); });
+    resume.join();
+    const RuntimeStats after = runtime_stats();
+    CHECK(after.upgrades == before.upgrades + 1);  // before the capture ended
+    CHECK(after.quick_compiles == before.quick_compiles + 1);
+    p.d.poison(0xFF);
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+    graph.launch(stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const ReferenceCheck c = check_dense_against_reference(p);
+    CHECK(c.unwritten == 0);
+    CHECK(c.worst < 1.0);
+    from_graph = p.d.download();
+  }
+  p.d.poison(0xFF);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  detail::gemm_fp8_nt_with_config(p.dense(), config, stream);  // the full kernel, loaded
+  JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CHECK(p.d.download() == from_graph);
   JITFP8_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
