@@ -288,7 +288,8 @@ const Plan& plan_for(const GemmFp8Args& args, const DeviceContext& device, Strea
       return !sm90_gemm_config_problem(c, key.m_key, args.n, args.k, key.sms, target.clusters, with_workspace, d_fp32);
     });
     return plan_with_tuned(
-        device.device, stream, pick, tuned, why, fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
+        device.device, stream, pick, tuned, why,
+        fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
         [&](const Sm90GemmConfig& c) { return gemm_fp8_nt_spec(args.n, args.k, c, device.arch); }, stand_in);
   });
 }

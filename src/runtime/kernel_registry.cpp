@@ -102,8 +102,9 @@ void prepare_on_device(const LoadedLibrary& library, const KernelSpec& spec, int
 // thread, because its full kernel is not loaded in this process (a dump compiles the full kernel
 // in the foreground). The caller still looks in the cache roots.
 bool may_build_in_background(const KernelSpec& spec, const Key128& key, FirstUse first_use) {
-  return (first_use == FirstUse::build_in_background || (first_use == FirstUse::build_now && spec.has_quick_variant)) &&
-         tiered_compilation_enabled() && !dump_enabled() && libraries().find(key) == nullptr;
+  const bool quick_first = first_use == FirstUse::build_now && spec.has_quick_variant;  // not full_now
+  return (first_use == FirstUse::build_in_background || quick_first) && tiered_compilation_enabled() &&
+         !dump_enabled() && libraries().find(key) == nullptr;
 }
 
 // The library of `spec`'s full kernel: loaded in this process, else built (disk cache, lock,
@@ -201,8 +202,8 @@ std::shared_ptr<TieredKernel> start_quick(const KernelSpec& spec, const Key128& 
 }
 
 // The full kernel of `spec` built (or found) and loaded now, after its background build failed,
-// for a build_now or full_now caller (a plan without a stand-in, e.g. with tiering off since; a config given
-// explicitly; prewarm with load): a kernel loaded the usual way is retried by every such call
+// for a build_now or full_now caller (a plan without a stand-in, e.g. with tiering off since; a
+// config given explicitly; prewarm with load): a kernel loaded the usual way is retried by every such call
 // until a build succeeds, and so is this one. Its quick variant, or the stand-in of the plans
 // that took one, gives way to it from then on. A failure throws where nothing else launches,
 // else is logged (the quick variant stays).

@@ -82,7 +82,8 @@ class BackgroundCompiler {
   void hurry(const TieredKernel* kernel) {
     std::lock_guard lock(mutex_);
     if (stopping_) return;  // exiting: the queue was dropped
-    const auto job = std::find_if(jobs_.begin(), jobs_.end(), [&](const BackgroundJob& j) { return j.settles == kernel; });
+    const auto job =
+        std::find_if(jobs_.begin(), jobs_.end(), [&](const BackgroundJob& j) { return j.settles == kernel; });
     if (job == jobs_.end() || job == jobs_.begin()) return;
     BackgroundJob hurried = std::move(*job);
     jobs_.erase(job);

@@ -276,7 +276,8 @@ TEST_CASE("background jobs that will not run at exit are dropped, each settling 
   std::array<char, 4096> self{};
   const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
   REQUIRE(length > 0);
-  const std::string command = fmt::format("JITFP8_TEST_EXIT_CHILD=1 '{}' 'background jobs at exit: the child' 2>&1", self.data());
+  const std::string command =
+      fmt::format("JITFP8_TEST_EXIT_CHILD=1 '{}' 'background jobs at exit: the child' 2>&1", self.data());
   FILE* child = ::popen(command.c_str(), "r");
   REQUIRE(child != nullptr);
   std::string output;
