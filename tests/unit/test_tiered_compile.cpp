@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -238,14 +239,14 @@ BackgroundJob saying(const std::string& name, std::function<void()> run = {}) {
           [name](const char* why) { say(fmt::format("{} dropped: {}\n", name, why)); }};
 }
 
-}  // namespace
-
 // Set by the destructor of a static made after the background compiler: at exit, just before
 // the compiler's destructor runs.
 std::atomic<bool> g_exit_started{false};
 struct ExitSignal {
   ~ExitSignal() { g_exit_started = true; }
 };
+
+}  // namespace
 
 // Run by the next case in a process of its own: the background thread must be started by this
 // process (a fork()ed child leaves the parent's alone at exit), and the test ends in its exit.
