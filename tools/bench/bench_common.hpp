@@ -122,6 +122,16 @@ void poison(const DeviceArray<T>& d, cudaStream_t stream) {
   BENCH_CHECK(cudaMemsetAsync(d.ptr, 0xFF, d.count * sizeof(T), stream));
 }
 
+// D as one run of `write` leaves it over a poisoned D: what that run itself writes, not what a
+// timing run or the last config of a sweep left there.
+template <class T, class Write>
+std::vector<T> output_of_one_run(DeviceArray<T>& d, const Write& write, cudaStream_t stream) {
+  poison(d, stream);
+  write();
+  BENCH_CHECK(cudaStreamSynchronize(stream));
+  return d.download();
+}
+
 // Rows of a bf16 D, or of an f32 D (f32: the buffer's 16-bit units hold two per element).
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n, bool f32 = false);

@@ -117,16 +117,6 @@ void place_rows(const PackedOperand& e, std::uint8_t* q, float* scales, long lon
 
 double bf16_at(const std::vector<std::uint16_t>& d, std::size_t i) { return bf16_value(d[i]); }
 
-// D as one run of `ours` leaves a poisoned D (poison, bench_common.hpp): what the dispatch itself
-// writes, not what a timing run or the last config of a --sweep left there.
-template <class T>
-std::vector<T> output_of_one_run(DeviceArray<T>& d, const std::function<void()>& ours, cudaStream_t stream) {
-  poison(d, stream);
-  ours();
-  BENCH_CHECK(cudaStreamSynchronize(stream));
-  return d.download();
-}
-
 // Accuracy against the fp64 reference of each expert on up to 8 sampled rows: returns the
 // yardstick diff of `got_row(e, r, c)` over all samples.
 template <class GotFn>

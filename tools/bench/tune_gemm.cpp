@@ -89,7 +89,7 @@ GemmFp8Args args_for(const GemmTuneKey& key, Operands& in, void* workspace, std:
 // against the double-precision reference on the rows of sample_rows.
 double accuracy(const GemmFp8Args& g, const detail::Sm90GemmConfig& c, Operands& in, cudaStream_t stream) {
   const std::vector<int> rows = sample_rows(g.m);
-  BENCH_CHECK(cudaMemsetAsync(in.d.ptr, 0xFF, in.d.count * 2, stream));
+  poison(in.d, stream);
   detail::gemm_fp8_nt_with_config(g, c, stream);
   DeviceArray<int> rows_dev(rows.size());
   rows_dev.upload(rows);

@@ -161,10 +161,7 @@ double diff_from_pick(const std::vector<std::uint16_t>& pick, const std::vector<
 // D of `run(c)` over a poisoned buffer.
 std::vector<std::uint16_t> output_of(const detail::Sm90GemmConfig& c, const GemmRun& run,
                                      DeviceArray<std::uint16_t>& d, cudaStream_t stream) {
-  BENCH_CHECK(cudaMemsetAsync(d.ptr, 0xFF, d.count * 2, stream));
-  run(c);
-  BENCH_CHECK(cudaStreamSynchronize(stream));
-  return d.download();
+  return output_of_one_run(d, [&] { run(c); }, stream);
 }
 
 // The pick, its shallower rings and the sweep's configs that the dispatch would take, timed on

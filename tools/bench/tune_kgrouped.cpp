@@ -116,7 +116,7 @@ std::vector<float> output_of(const detail::Sm90WgradConfig& c, const GroupedGemm
                              cudaStream_t stream) {
   GroupedGemmWgradArgs accumulate = overwrite;
   accumulate.accumulate = true;
-  BENCH_CHECK(cudaMemsetAsync(in.d.ptr, 0xFF, in.d.count * 4, stream));
+  poison(in.d, stream);
   detail::gemm_fp8_grouped_wgrad_with_config(overwrite, c, stream);
   detail::gemm_fp8_grouped_wgrad_with_config(accumulate, c, stream);
   BENCH_CHECK(cudaStreamSynchronize(stream));

@@ -88,7 +88,7 @@ double accuracy(const WgradTuneKey& key, const detail::Sm90WgradConfig& c, Opera
   ref_args.a = in.a.ptr, ref_args.a_scales = in.sa.ptr, ref_args.b = in.b.ptr, ref_args.b_scales = in.sb.ptr;
   detail::gemm_reference(ref_args, /*b_scales_1x128=*/true, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr,
                          nullptr, stream);
-  BENCH_CHECK(cudaMemsetAsync(in.d.ptr, 0xFF, in.d.count * 2, stream));
+  poison(in.d, stream);
   detail::gemm_fp8_wgrad_with_config(args_for(key, in, false), c, stream);
   BENCH_CHECK(cudaStreamSynchronize(stream));
   const std::vector<double> ref_host = ref.download();
