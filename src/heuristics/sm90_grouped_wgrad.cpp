@@ -27,6 +27,8 @@ std::string sm90_grouped_wgrad_config_error(const Sm90WgradConfig& c) {
   std::string error = sm90_wgrad_config_error(c);
   if (!error.empty()) return error;
   if (c.block_m == 192) return "block_m 192 (three math warpgroups) is for the dense kernel only";
+  if (c.num_sms > kSm90GroupedWgradMaxClusters * c.multicast)
+    return fmt::format("num_sms must be at most {} x multicast (the tail plan's clusters)", kSm90GroupedWgradMaxClusters);
   if (c.smem_bytes != sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs))
     return "smem_bytes must be the template's layout size";
   if (c.smem_bytes < kSm90GroupedWgradMinSmem)
@@ -145,6 +147,7 @@ Sm90WgradConfig choose_sm90_grouped_wgrad_config(std::int64_t m, std::int64_t n,
     c.pingpong = pingpong;
     c.overlap = overlap;
   }
+  c.num_sms = std::min(c.num_sms, kSm90GroupedWgradMaxClusters * c.multicast);
   const std::string error = sm90_grouped_wgrad_config_error(c);
   if (!error.empty())
     throw Error(ErrorCode::unsupported,

@@ -16,6 +16,9 @@ namespace jitfp8::detail {
 // The kernel keeps its per-SM tensor-map slots exclusive by never sharing an SM: its dynamic
 // shared memory must exceed half of an SM's (228 KB).
 inline constexpr int kSm90GroupedWgradMinSmem = 233472 / 2 + 1;
+// The most clusters the K-grouped kernel's balanced tail plans for (common/k_grouped_scheduler.cuh,
+// kStride): a grid of more (a device, or a prewarm's --sms, past 256 SMs unpaired) takes fewer.
+inline constexpr int kSm90GroupedWgradMaxClusters = 256;
 
 // Tokens per expert the config is chosen for: k_capacity / E rounded up to a power of two
 // (>= 128), so nearby capacities share a kernel.

@@ -177,7 +177,7 @@ std::string sm90_wgrad_config_error(const Sm90WgradConfig& c) {
   if (c.multicast != 1 && c.multicast != 2) return "multicast must be 1 or 2";
   if (c.num_sms < c.multicast || c.num_sms % c.multicast != 0)
     return "num_sms must be a positive multiple of multicast";
-  if (c.group_n < 1) return "group_n must be >= 1";
+  if (c.group_n < 1 || c.group_n > 1024) return "group_n must be in [1, 1024]";
   const int boxes = sm90_wgrad_store_boxes(c.block_n);
   if (c.epi_batch < 1 || boxes % c.epi_batch != 0)
     return fmt::format("epi_batch must divide the {} store boxes of a wave", boxes);
@@ -223,7 +223,6 @@ std::optional<std::string> sm90_wgrad_launch_problem(const Sm90WgradConfig& c, i
     return fmt::format("threads must be {}", sm90_wgrad_threads(c.block_m));
   if (c.smem_bytes != sm90_wgrad_smem_bytes(c.block_m, c.block_n, c.stages, c.epi_batch, c.epi_bufs))
     return "smem_bytes must be the layout's";
-  if (c.group_n > 1024) return "group_n must be in [1, 1024]";
   if (c.multicast == 2 && (alone || sm_count % 2 != 0)) return "pairs need an even SM count and no SM limit";
   if (c.num_sms > sm_count) return fmt::format("num_sms must be at most the {} SMs", sm_count);
   return std::nullopt;

@@ -72,8 +72,8 @@ Sm90WgradConfig sm90_wgrad_config_from_json(const nlohmann::json& json, std::str
 std::optional<std::string> sm90_wgrad_config_problem(const Sm90WgradConfig& c, int sm_count, bool alone);
 
 // The part of sm90_wgrad_config_problem that does not depend on the kernel's form (dense or
-// K-grouped: sm90_grouped_wgrad_config_problem): the derived fields, group_n's range, pairs and
-// the grid, for a config whose template rules already pass.
+// K-grouped: sm90_grouped_wgrad_config_problem): the derived fields, pairs and the grid, for a
+// config whose template rules (sm90_wgrad_config_error, group_n's range included) already pass.
 std::optional<std::string> sm90_wgrad_launch_problem(const Sm90WgradConfig& c, int sm_count, bool alone);
 
 // Fills the derived fields (smem_bytes, threads, num_sms for the cluster size) of a config

@@ -77,15 +77,18 @@ struct KGroupedPiece {
   bool sets;      // whether the flag is written after
 };
 
-template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN>
+template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupNAsked>
 struct KGroupedTileScheduler {
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "clusters of 1 or 2 CTAs");
   static_assert(kNumSMs % kNumMulticast == 0, "grid must be a whole number of clusters");
+  static_assert(kGroupNAsked >= 1, "group size");
   static constexpr bool kPairOnN = kNumMulticast == 2 && kMulticastOnA;
   static constexpr bool kPairOnM = kNumMulticast == 2 && !kMulticastOnA;
   static constexpr u32 kNumUnitsN = kPairOnN ? (kNumNBlocks + 1) / 2 : kNumNBlocks;
+  // Capped at the N-units, as TileScheduler's: a band's units then fit in 32 bits.
+  static constexpr u32 kGroupN = kGroupNAsked < kNumUnitsN ? kGroupNAsked : kNumUnitsN;
   static constexpr u32 kStride = kNumSMs / kNumMulticast;
-  static_assert(kStride <= 256, "quotient(): fewer than 512 tail units");
+  static_assert(kStride <= 256, "quotient(): fewer than 512 tail units");  // kSm90GroupedWgradMaxClusters
   // The epilogue's cost in the tail's layout, in K blocks (about 2 us of a 256 x 128 tile, 1 us
   // a block).
   static constexpr u32 kEpilogueWeight = 2;

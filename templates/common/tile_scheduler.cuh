@@ -37,17 +37,21 @@ JITFP8_DEVICE u32 stage_tx_bytes(u32 full_bytes, u32 rows, u32 block_m) {
   return full_bytes - (block_m - rows) * 128 - (block_m - (rows + 3) / 4 * 4) * 4;
 }
 
-template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN,
+template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupNAsked,
           u32 kClusterSize = kNumMulticast>
 struct TileScheduler {
   static_assert(kNumMulticast == 1 || kNumMulticast == 2, "clusters of 1 or 2 CTAs");
   static_assert(kNumMulticast == 1 || kClusterSize == kNumMulticast, "multicast pairs are the cluster");
   static_assert(kNumSMs % kClusterSize == 0, "grid must be a whole number of clusters");
-  static_assert(kGroupN >= 1, "group size");
+  static_assert(kGroupNAsked >= 1, "group size");
   static constexpr bool kPairOnN = kNumMulticast == 2 && kMulticastOnA;   // pair = 2 N blocks
   static constexpr bool kPairOnM = kNumMulticast == 2 && !kMulticastOnA;  // pair = 2 M blocks
   static constexpr u32 kNumUnitsN = kPairOnN ? (kNumNBlocks + 1) / 2 : kNumNBlocks;
   static constexpr u32 kStride = kNumSMs / kClusterSize;
+  // A group wider than the N-units walks as one of all of them; so capped, a group's units
+  // (kGroupN x M-units) never exceed the tile count, which fits in 32 bits (a config's group_n of
+  // up to 1024 times 2^22 M-units would not).
+  static constexpr u32 kGroupN = kGroupNAsked < kNumUnitsN ? kGroupNAsked : kNumUnitsN;
 
   // The last group holds the N-units left over (kNumUnitsN % kGroupN, when not 0).
   static constexpr u32 kLastGroupN = kNumUnitsN % kGroupN != 0 ? kNumUnitsN % kGroupN : kGroupN;
@@ -117,9 +121,10 @@ struct TileScheduler {
 // form TileScheduler had before 2026-11-27i): one register less across the walk. The 1D1D kernel
 // keeps it: with TileScheduler's carried (group, unit in group) its 128 x 144 weight-gradient
 // tiles spilled 8 bytes, and its code did not shrink anyway.
-template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupN>
+template <u32 BLOCK_M, u32 kNumNBlocks, u32 kNumMulticast, bool kMulticastOnA, u32 kNumSMs, u32 kGroupNAsked>
 struct DividingTileScheduler {
-  using Walk = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN>;
+  using Walk = TileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupNAsked>;
+  static constexpr u32 kGroupN = Walk::kGroupN;  // capped at the N-units
 
   u32 num_units_m;
   u32 num_units;

@@ -152,11 +152,11 @@ struct GroupedTileScheduler {
   }
 
   // Unit u of an expert with num_units_m M-units -> its (M, N) unit, in the grouped order of the
-  // dense walk; the group by a short loop (at most kNumUnitsN / kGroupN + 1 steps), not a division.
+  // dense walk; the group by a short loop (at most kNumUnitsN / Base::kGroupN + 1 steps), not a division.
   JITFP8_DEVICE static void map_unit(u32 u, u32 num_units_m, u32& um, u32& un) {
-    const u32 units_per_group = kGroupN * num_units_m;
+    const u32 units_per_group = Base::kGroupN * num_units_m;  // the group capped at the N-units
     u32 first_n = 0, in_group = u;
-    while (in_group >= units_per_group) in_group -= units_per_group, first_n += kGroupN;
+    while (in_group >= units_per_group) in_group -= units_per_group, first_n += Base::kGroupN;
     Base::place(first_n, in_group, um, un);
   }
 

@@ -19,7 +19,9 @@ using namespace jitfp8;
 using namespace jitfp8::detail;
 
 TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgrad][heuristics]") {
-  for (int sms : {132, 114, 78, 131, 67, 7, 2, 1})  // odd and small: set_gemm_sm_limit
+  // Odd and small: set_gemm_sm_limit; past 256 (a prewarm's --sms up to 1024): the tail plan's
+  // clusters (kSm90GroupedWgradMaxClusters) cap the grid of unpaired tiles.
+  for (int sms : {132, 114, 78, 131, 67, 7, 2, 1, 300, 1024})
     for (std::int64_t groups : {1, 4, 8, 16, 64, 256})
       for (std::int64_t n : {4, 48, 576, 2048, 4096, 7168})
         for (std::int64_t m : {1, 64, 100, 2048, 4096, 7168})
@@ -33,6 +35,7 @@ TEST_CASE("grouped wgrad heuristics choose valid configs for a sweep", "[moe_wgr
             CHECK(c.num_sms <= sms);
             CHECK(c.num_sms > 0);
             CHECK(c.num_sms % c.multicast == 0);
+            CHECK(c.num_sms / c.multicast <= kSm90GroupedWgradMaxClusters);
             // A pure function of (M bucket, N, token bucket, groups, SMs).
             const std::int64_t tokens = sm90_grouped_wgrad_tokens_bucket(cap, groups);
             CHECK(choose_sm90_grouped_wgrad_config(sm90_wgrad_m_bucket(m), n, tokens * groups,

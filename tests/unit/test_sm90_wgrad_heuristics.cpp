@@ -46,6 +46,12 @@ TEST_CASE("wgrad configs that break a template rule are rejected", "[wgrad][heur
   CHECK_THROWS_AS(make_sm90_wgrad_config(128, 128, 0, 1, true, 132, 3, 1), Error);  // batch
   CHECK_THROWS_AS(make_sm90_wgrad_config(128, 128, 0, 1, true, 132, 1, 3), Error);  // buffers
   CHECK(make_sm90_wgrad_config(128, 128, 0, 2, true, 133).num_sms == 132);
+  // The tile order's group width (checked for the *_with_config entry points too).
+  for (int group_n : {0, 1025}) {
+    Sm90WgradConfig g = make_sm90_wgrad_config(128, 128, 0, 1, true, 132);
+    g.group_n = group_n;
+    CHECK(sm90_wgrad_config_error(g) == "group_n must be in [1, 1024]");
+  }
   // The software-pipelined loop needs room for two accumulator tiles.
   Sm90WgradConfig c = make_sm90_wgrad_config(128, 192, 0, 1, true, 132);
   c.overlap = true;
