@@ -41,9 +41,17 @@ ManifestOp parse_op(const json& item, const std::string& where) {
   ManifestOp op;
   if (!item.contains("op") || !item["op"].is_string()) bad(where, "needs a string field 'op'");
   op.op = item["op"].get<std::string>();
-  if (detail::find_op_family(op.op) == nullptr)
+  const detail::OpFamily* family = detail::find_op_family(op.op);
+  if (family == nullptr)
     bad(where + ".op", fmt::format("unknown operation '{}' (known: {})", op.op,
                                    fmt::join(detail::op_family_names(), ", ")));
+  // The op's own fields (op_family.hpp): another known field is a mistake, not a default.
+  for (const auto& [name, value] : item.items())
+    if (name != "op" && name != "comment" && !detail::field_listed(family->fields, name))
+      bad(where + "." + name, fmt::format("{} takes no '{}' (its fields: {})", op.op, name, family->fields));
+  for (const char* name : {"m", "n", "k", "groups"})
+    if (detail::field_listed(family->required, name) && !item.contains(name))
+      bad(where, fmt::format("{} needs '{}' (its required fields: {})", op.op, name, family->required));
   if (item.contains("m")) {
     const json& m = item["m"];
     if (m.is_array()) {
@@ -60,6 +68,8 @@ ManifestOp parse_op(const json& item, const std::string& where) {
     } else {
       op.m_min = op.m_max = positive_int(m, where + ".m");
     }
+    if (op.op.rfind("gemm_", 0) == 0 && op.m_max > std::numeric_limits<std::int32_t>::max())
+      bad(where + ".m", "a GEMM's m must be below 2^31 (its dispatch's rule)");
   }
   if (item.contains("n")) op.n = positive_int(item["n"], where + ".n");
   if (item.contains("k")) op.k = positive_int(item["k"], where + ".k");

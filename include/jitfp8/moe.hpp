@@ -5,7 +5,8 @@
 // The M-grouped forms plan their config (tile, stages, pairs) once per (device, SMs, grouping form,
 // E, rows key, N, K): the heuristics' pick, or the config `jitfp8 tune` recorded for this device
 // kind where it beat that pick (kernels_cache/README.md; JITFP8_TUNED=0 ignores them). Rows key:
-// contiguous, M rounded up to 128; masked, expected_m's bucket.
+// contiguous, M rounded up to 128; masked, the bucket of min(expected_m, max_m), of max_m where
+// expected_m <= 0 (so a manifest's masked m prewarms callers whose expected_m, or max_m, is in it).
 #pragma once
 
 #include <cstdint>

@@ -25,15 +25,20 @@ constexpr std::string_view kMasked = "gemm_fp8_grouped_masked";
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 
-// The rules both forms share: E, N, K, B and its scales.
-void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::int64_t k,
-                     const void* b, const float* b_scales, std::int64_t b_scales_capacity) {
+// The rules both forms share on the kernels' shape (E, N, K): the dispatch's and prewarm's.
+void validate_shape(std::string_view f, std::int64_t e, std::int64_t n, std::int64_t k) {
   require(e >= 1 && e <= kInt32Max, f, "num_groups", e, "must be in [1, 2^31)");
   require(n >= 8 && n <= kInt32Max, f, "n", n, "must be in [8, 2^31)");
   require(n % 8 == 0, f, "n", n, "must be a multiple of 8 (bf16 rows of D must be 16-byte strided for TMA)");
   require(k >= 16 && k <= kInt32Max, f, "k", k, "must be in [16, 2^31)");
   require(k % 16 == 0, f, "k", k, "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
   require(e * n <= kInt32Max, f, "num_groups", e, "num_groups * n must be < 2^31 (B is one (E * N, K) tensor), n = {}", n);
+}
+
+// The rules both forms share: E, N, K, B and its scales.
+void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::int64_t k,
+                     const void* b, const float* b_scales, std::int64_t b_scales_capacity) {
+  validate_shape(f, e, n, k);
   require_aligned(b, 16, f, "b");
   require_aligned(b_scales, 4, f, "b_scales");
   const std::int64_t sb = Scales128x128Layout{n, k}.numel();
@@ -263,8 +268,7 @@ std::vector<std::int64_t> rows_keys(Sm90Grouping grouping, const ManifestOp& op)
 
 std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& op,
                                                               const Arch& arch, const TargetDevice& target) {
-  if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
-    throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_contiguous: needs groups, n and k");
+  manifest_shape_rules([&] { validate_shape(kContiguous, op.groups, op.n, op.k); });
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   for (const std::int64_t m : rows_keys(Sm90Grouping::contiguous_ids, op)) {
@@ -279,8 +283,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& 
 
 std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, const Arch& arch,
                                                           const TargetDevice& target) {
-  if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
-    throw Error(ErrorCode::manifest_error, "gemm_fp8_grouped_masked: needs groups, n and k");
+  manifest_shape_rules([&] { validate_shape(kMasked, op.groups, op.n, op.k); });
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const Sm90Grouping g = Sm90Grouping::masked;

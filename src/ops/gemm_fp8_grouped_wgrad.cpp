@@ -23,27 +23,30 @@ namespace {
 constexpr std::string_view kFunction = "gemm_fp8_grouped_wgrad";
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
-// Every rule of moe.hpp, before anything is compiled, launched or written.
-void validate(const GroupedGemmWgradArgs& a) {
-  require(a.num_groups >= 1 && a.num_groups <= (std::int64_t{1} << 20), kFunction, "num_groups",
-          a.num_groups, "must be in [1, 2^20]");
-  require(a.m >= 1 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [1, 2^31)");
-  require(a.n >= 4 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [4, 2^31)");
-  require(a.n % 4 == 0, kFunction, "n", a.n,
+// The rules of moe.hpp on the shape (E, M, N, the token capacity): the dispatch's and prewarm's.
+void validate_shape(std::int64_t e, std::int64_t m, std::int64_t n, std::int64_t k_capacity) {
+  require(e >= 1 && e <= (std::int64_t{1} << 20), kFunction, "num_groups", e, "must be in [1, 2^20]");
+  require(m >= 1 && m <= kInt32Max, kFunction, "m", m, "must be in [1, 2^31)");
+  require(n >= 4 && n <= kInt32Max, kFunction, "n", n, "must be in [4, 2^31)");
+  require(n % 4 == 0, kFunction, "n", n,
           "must be a multiple of 4 (fp32 rows of D 16-byte strided, written in 16-byte units)");
-  require(a.k_capacity >= 0 && a.k_capacity <= kInt32Max - 127, kFunction, "k_capacity",
-          a.k_capacity, "must be in [0, 2^31 - 128]");
-  require(a.k_capacity % 128 == 0, kFunction, "k_capacity", a.k_capacity,
+  require(k_capacity >= 0 && k_capacity <= kInt32Max - 127, kFunction, "k_capacity", k_capacity,
+          "must be in [0, 2^31 - 128]");
+  require(k_capacity % 128 == 0, kFunction, "k_capacity", k_capacity,
           "must be a multiple of 128 (experts' columns are padded to 128)");
   // Tile counter of the kernel (32-bit): E x the smallest tiles (64 x 16) of one expert.
-  const unsigned __int128 tiles = static_cast<unsigned __int128>(a.num_groups) *
-                                  static_cast<unsigned __int128>((a.m + 63) / 64) *
-                                  static_cast<unsigned __int128>((a.n + 15) / 16);
-  require(tiles < (static_cast<unsigned __int128>(1) << 31), kFunction, "num_groups",
-          a.num_groups, "times the tiles of one (m, n) output must stay below 2^31");
+  const unsigned __int128 tiles = static_cast<unsigned __int128>(e) * static_cast<unsigned __int128>((m + 63) / 64) *
+                                  static_cast<unsigned __int128>((n + 15) / 16);
+  require(tiles < (static_cast<unsigned __int128>(1) << 31), kFunction, "num_groups", e,
+          "times the tiles of one (m, n) output must stay below 2^31");
   // The 3D map of D: an expert's stride M * N * 4 bytes below the TMA limit (2^40).
-  require(a.m * a.n < (std::int64_t{1} << 37), kFunction, "m", a.m,
+  require(m * n < (std::int64_t{1} << 37), kFunction, "m", m,
           "times n must be below 2^37 (TMA stride of D's expert dimension)");
+}
+
+// Every rule of moe.hpp, before anything is compiled, launched or written.
+void validate(const GroupedGemmWgradArgs& a) {
+  validate_shape(a.num_groups, a.m, a.n, a.k_capacity);
   require_aligned(a.a, 16, kFunction, "a");
   require_aligned(a.b, 16, kFunction, "b");
   require_aligned(a.d, 16, kFunction, "d");
@@ -203,9 +206,8 @@ KernelSpec gemm_fp8_grouped_wgrad_spec(std::int64_t n, const Sm90WgradConfig& c,
 
 std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
                                                          const TargetDevice& target) {
-  if (op.n <= 0 || op.k <= 0 || op.groups <= 0)
-    throw Error(ErrorCode::manifest_error,
-                "gemm_fp8_grouped_wgrad: needs n, k (the token capacity) and groups");
+  // The manifest's k is the token capacity (k_capacity), its largest m the M checked.
+  manifest_shape_rules([&] { validate_shape(op.groups, std::max(op.m_max, op.m_min), op.n, op.k); });
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const std::int64_t tokens_bucket = sm90_grouped_wgrad_tokens_bucket(op.k, op.groups);

@@ -26,21 +26,25 @@ struct Strides {
   std::int64_t lda, ldb, ldd;
 };
 
+// The rules of gemm.hpp on the kernel's shape (N, K and D's type): the dispatch's and prewarm's.
+void validate_shape(std::int64_t n, std::int64_t k, DType d_dtype) {
+  if (d_dtype != DType::bf16 && d_dtype != DType::f32)
+    fail_argument(kFunction, "d_dtype", std::string(dtype_name(d_dtype)), "must be bf16 or f32");
+  const std::int64_t n_multiple = 16 / static_cast<std::int64_t>(dtype_size(d_dtype));  // D's rows 16-byte strided
+  require(n >= n_multiple && n <= kInt32Max, kFunction, "n", n, "must be in [{}, 2^31) with a {} D", n_multiple,
+          dtype_name(d_dtype));
+  require(n % n_multiple == 0, kFunction, "n", n,
+          "must be a multiple of {} ({} rows of D must be 16-byte strided for TMA)", n_multiple,
+          dtype_name(d_dtype));
+  require(k >= 16 && k <= kInt32Max, kFunction, "k", k, "must be in [16, 2^31)");
+  require(k % 16 == 0, kFunction, "k", k, "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+}
+
 // Every rule of gemm.hpp, before anything is compiled, launched or written.
 Strides validate(const GemmFp8Args& a) {
-  if (a.d_dtype != DType::bf16 && a.d_dtype != DType::f32)
-    fail_argument(kFunction, "d_dtype", std::string(dtype_name(a.d_dtype)), "must be bf16 or f32");
+  validate_shape(a.n, a.k, a.d_dtype);
   const auto d_bytes = static_cast<std::int64_t>(dtype_size(a.d_dtype));
-  const std::int64_t n_multiple = 16 / d_bytes;  // D's rows 16-byte strided
   require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
-  require(a.n >= n_multiple && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [{}, 2^31) with a {} D",
-          n_multiple, dtype_name(a.d_dtype));
-  require(a.n % n_multiple == 0, kFunction, "n", a.n,
-          "must be a multiple of {} ({} rows of D must be 16-byte strided for TMA)", n_multiple,
-          dtype_name(a.d_dtype));
-  require(a.k >= 16 && a.k <= kInt32Max, kFunction, "k", a.k, "must be in [16, 2^31)");
-  require(a.k % 16 == 0, kFunction, "k", a.k,
-          "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
   const Strides s{require_row_stride(kFunction, "lda", a.lda, a.k, "k", 1),
                   require_row_stride(kFunction, "ldb", a.ldb, a.k, "k", 1),
                   require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", d_bytes)};
@@ -139,12 +143,11 @@ Sm90GemmConfig gemm_fp8_nt_chosen_config(std::int64_t m, std::int64_t n, std::in
 
 std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& arch,
                                               const TargetDevice& target) {
-  if (op.n <= 0 || op.k <= 0)
-    throw Error(ErrorCode::manifest_error, "gemm_fp8_nt: needs n and k");
   if (op.d_dtype != "bf16" && op.d_dtype != "f32")
     throw Error(ErrorCode::manifest_error,
                 fmt::format("gemm_fp8_nt: d_dtype \"{}\" must be \"bf16\" or \"f32\"", op.d_dtype));
   const bool d_fp32 = op.d_dtype == "f32";
+  manifest_shape_rules([&] { validate_shape(op.n, op.k, d_fp32 ? DType::f32 : DType::bf16); });
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const std::int64_t last = sm90_gemm_m_key(std::max(op.m_max, op.m_min));
@@ -228,6 +231,9 @@ void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& conf
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("{} config {}: threads must be {} for block_m {}", kFunction, config.to_json().dump(),
                             sm90_gemm_threads(config.block_m), config.block_m));
+  if (config.group_n < 1 || config.group_n > 1024)
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{} config {}: group_n must be in [1, 1024]", kFunction, config.to_json().dump()));
   if (config.d_fp32 != (args.d_dtype == DType::f32))
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("{} config {}: d_dtype must be the args' ({})", kFunction, config.to_json().dump(),

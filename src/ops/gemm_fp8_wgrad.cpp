@@ -26,16 +26,20 @@ struct Strides {
   std::int64_t lda, ldb, ldd;
 };
 
+// The rules of gemm.hpp on the kernel's shape (N, K): the dispatch's and prewarm's.
+void validate_shape(std::int64_t n, std::int64_t k) {
+  require(n >= 4 && n <= kInt32Max, kFunction, "n", n, "must be in [4, 2^31)");
+  require(k >= 16 && k <= kInt32Max, kFunction, "k", k, "must be in [16, 2^31)");
+  require(k % 16 == 0, kFunction, "k", k, "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+  require(n % 4 == 0, kFunction, "n", n,
+          "must be a multiple of 4 (fp32 rows of D 16-byte strided, and TMA writes D in "
+          "16-byte units: a row end inside one would be touched)");
+}
+
 // Every rule of gemm.hpp, before anything is compiled, launched or written.
 Strides validate(const GemmFp8WgradArgs& a) {
   require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
-  require(a.n >= 4 && a.n <= kInt32Max, kFunction, "n", a.n, "must be in [4, 2^31)");
-  require(a.k >= 16 && a.k <= kInt32Max, kFunction, "k", a.k, "must be in [16, 2^31)");
-  require(a.k % 16 == 0, kFunction, "k", a.k,
-          "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
-  require(a.n % 4 == 0, kFunction, "n", a.n,
-          "must be a multiple of 4 (fp32 rows of D 16-byte strided, and TMA writes D in "
-          "16-byte units: a row end inside one would be touched)");
+  validate_shape(a.n, a.k);
   const Strides s{require_row_stride(kFunction, "lda", a.lda, a.k, "k", 1),
                   require_row_stride(kFunction, "ldb", a.ldb, a.k, "k", 1),
                   require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", 4)};
@@ -154,8 +158,7 @@ Sm90WgradConfig gemm_fp8_wgrad_chosen_config(std::int64_t m_bucket, std::int64_t
 
 std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
                                                  const TargetDevice& target) {
-  if (op.n <= 0 || op.k <= 0)
-    throw Error(ErrorCode::manifest_error, "gemm_fp8_wgrad: needs n and k");
+  manifest_shape_rules([&] { validate_shape(op.n, op.k); });
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));

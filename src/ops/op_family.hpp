@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heuristics/sm90_gemm.hpp"
+#include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/kernel_spec.hpp"
 
@@ -28,7 +29,29 @@ struct TargetDevice {
 struct OpFamily {
   std::string_view op;  // the name used in manifests and the CLI
   std::vector<KernelSpec> (*specs_for)(const ManifestOp& op, const Arch& arch, const TargetDevice& target);
+  // The manifest fields the op takes besides "op" and "comment", and those it needs, space
+  // separated. Any other is an error naming it: d_dtype on a quantizer (meant as x_dtype), or a
+  // GEMM without m, would prewarm other kernels than the dispatch's without a word. A quantizer
+  // takes the shape fields to describe the op; only some of its kernels depend on them.
+  std::string_view fields;
+  std::string_view required;
 };
+
+// Whether `field` is one of `list`'s space-separated words.
+bool field_listed(std::string_view list, std::string_view field);
+
+// Runs `check`, the dispatch's own rules for the op's shape, with an Error(invalid_argument)
+// rethrown as Error(manifest_error): a shape the dispatch refuses is named before anything
+// compiles (the templates' own asserts would fail each kernel's compile instead).
+template <class Check>
+void manifest_shape_rules(Check&& check) {
+  try {
+    check();
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::invalid_argument) throw;
+    throw Error(ErrorCode::manifest_error, e.what());
+  }
+}
 
 // nullptr when no family has that name.
 const OpFamily* find_op_family(std::string_view op);

@@ -173,7 +173,7 @@ TEST_CASE("prewarm for a wrong architecture: Error(unsupported), nothing compile
     options.arch = Arch::parse(arch);
     INFO(arch);
     try {
-      prewarm({parse_manifest(R"({"model": "m", "ops": [{"op": "gemm_fp8_nt", "n": 256, "k": 256}]})")},
+      prewarm({parse_manifest(R"({"model": "m", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 256, "k": 256}]})")},
               options);
       FAIL("no error");
     } catch (const Error& e) {

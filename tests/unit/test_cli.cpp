@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -208,14 +210,33 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
              Catch::Contains("ops[0].k: must be an integer"));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "q_dtype": "e3m4"}]})"),
              Catch::Contains("ops[0].q_dtype: \"e3m4\" must be \"e4m3\" or \"e5m2\""));
-  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 64, "d_dtype": "fp16"}]})"),
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 512, "k": 64, "d_dtype": "fp16"}]})"),
              Catch::Contains("ops[0].d_dtype: \"fp16\" must be \"bf16\" or \"f32\""));
-  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 64, "d_dtype": 4}]})"),
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 512, "k": 64, "d_dtype": 4}]})"),
              Catch::Contains("ops[0].d_dtype: must be a string"));
+  // A field the op does not take, or a GEMM without one it needs: not a default taken unsaid.
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "k": 512, "d_dtype": "f32"}]})"),
+             Catch::Contains("ops[0].d_dtype: quantize_1x128 takes no 'd_dtype'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_wgrad", "m": 64, "n": 512, "k": 512, "d_dtype": "f32"}]})"),
+             Catch::Contains("ops[0].d_dtype: gemm_fp8_wgrad takes no 'd_dtype'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": 64, "n": 512, "k": 512, "groups": 8}]})"),
+             Catch::Contains("ops[0].groups: gemm_fp8_nt takes no 'groups'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": 64, "n": 512, "k": 512, "x_dtype": "f32"}]})"),
+             Catch::Contains("ops[0].x_dtype: gemm_fp8_nt takes no 'x_dtype'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 512}]})"),
+             Catch::Contains("ops[0]: gemm_fp8_nt needs 'm'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_grouped_masked", "m": 64, "n": 512, "k": 512}]})"),
+             Catch::Contains("ops[0]: gemm_fp8_grouped_masked needs 'groups'"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_grouped_wgrad", "m": 64, "groups": 8, "k": 512}]})"),
+             Catch::Contains("ops[0]: gemm_fp8_grouped_wgrad needs 'n'"));
+  CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "quantize_128x128", "m": 64, "n": 512, "k": 512,
+                                                          "groups": 8, "comment": "shape fields describe a quantizer"}]})"));
   // A GEMM's kernels are planned every 64 rows: a range of 2^31 rows took half an hour.
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": [1, 2147483648], "n": 512, "k": 512}]})"),
              Catch::Contains("ops[0].m: a GEMM's range may span at most 2^20 rows"));
   CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": [1, 1048577], "n": 512, "k": 512}]})"));
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_wgrad", "m": 2147483648, "n": 512, "k": 512}]})"),
+             Catch::Contains("ops[0].m: a GEMM's m must be below 2^31"));
   CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "quantize_1x128", "m": [1, 2147483648], "k": 512}]})"));
   // A field named twice (the parser let the last one win), wherever it is.
   CHECK_THAT(error_of(R"({"model": "x", "model": "y", "ops": []})"), Catch::Contains("m.json: field 'model' given twice"));
@@ -233,6 +254,36 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
   CHECK(ok.ops[0].m_min == 1);
   CHECK(ok.ops[0].m_max == 4096);
   CHECK(ok.ops[3].pow2_scales);
+}
+
+TEST_CASE("a manifest's GEMM shape that its dispatch refuses is a manifest error naming the rule", "[manifest]") {
+  // Before, each kernel of such an op compiled to a failed static_assert (N 100: 29 of them), or,
+  // without one in the template (N 6 for a weight gradient), to kernels no dispatch launches.
+  const Arch arch = Arch::parse("sm_90a");
+  auto expansion_error = [&](const std::string& op_json) -> std::string {
+    const Manifest manifest = parse_manifest(R"({"model": "x", "ops": [)" + op_json + "]}");
+    try {
+      detail::find_op_family(manifest.ops.at(0).op)->specs_for(manifest.ops.at(0), arch, 132);
+    } catch (const Error& error) {
+      CHECK(error.code() == ErrorCode::manifest_error);
+      return error.what();
+    }
+    return "no error";
+  };
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_nt", "m": [1, 16384], "n": 100, "k": 7168})"),
+             Catch::Contains("argument 'n' = 100: must be a multiple of 8"));
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_nt", "m": 128, "n": 7168, "k": 7000})"),
+             Catch::Contains("argument 'k' = 7000: must be a multiple of 16"));
+  CHECK(expansion_error(R"({"op": "gemm_fp8_nt", "m": 128, "n": 100, "k": 7168, "d_dtype": "f32"})") == "no error");
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_wgrad", "m": 128, "n": 6, "k": 512})"),
+             Catch::Contains("argument 'n' = 6: must be a multiple of 4"));
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_contiguous", "m": 4096, "n": 100, "k": 512, "groups": 8})"),
+             Catch::Contains("argument 'n' = 100: must be a multiple of 8"));
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_masked", "m": 64, "n": 1073741824, "k": 512, "groups": 8})"),
+             Catch::Contains("argument 'num_groups' = 8: num_groups * n must be < 2^31"));
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_wgrad", "m": 64, "n": 512, "k": 1000, "groups": 8})"),
+             Catch::Contains("argument 'k_capacity' = 1000: must be a multiple of 128"));
+  CHECK(expansion_error(R"({"op": "gemm_fp8_grouped_wgrad", "m": 64, "n": 512, "k": 1024, "groups": 8})") == "no error");
 }
 
 TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
@@ -420,15 +471,23 @@ TEST_CASE("the shipped manifests parse and expand to sm_90a kernels", "[manifest
                               "kimi-k2.json", "gpt-oss-120b.json",
                               "glm-4.5-air.json"})
     CHECK(std::find(names.begin(), names.end(), shipped) != names.end());
+  // The distinct kernels of the manifests whose count kernels_cache/README.md gives: a change of
+  // the heuristics that moves one fails here, so that the README moves with it.
+  const std::map<std::string, std::size_t> readme_counts = {
+      {"kimi-k2.json", 282}, {"gpt-oss-120b.json", 122}, {"glm-4.5-air.json", 241}, {"qwen3-32b.json", 77}};
   for (const std::string& name : names) {
     INFO(name);
     const Manifest manifest = load_manifest((folder / name).string());
     CHECK(!manifest.ops.empty());
+    std::set<std::string> kernels;
     for (const ManifestOp& op : manifest.ops) {
       INFO(op.op);
       const detail::OpFamily* family = detail::find_op_family(op.op);
       REQUIRE(family != nullptr);
-      CHECK(!family->specs_for(op, arch, 132).empty());
+      const std::vector<detail::KernelSpec> specs = family->specs_for(op, arch, 132);
+      CHECK(!specs.empty());
+      for (const detail::KernelSpec& spec : specs) kernels.insert(spec.name_expression());
     }
+    if (const auto count = readme_counts.find(name); count != readme_counts.end()) CHECK(kernels.size() == count->second);
   }
 }

@@ -591,6 +591,22 @@ TEST_CASE("gemm_fp8_nt_with_config rejects a block size other than the tile's", 
   }
 }
 
+TEST_CASE("gemm_fp8_nt_with_config rejects a tile-order group width outside [1, 1024]", "[gemm][validation]") {
+  const GemmFp8Args args = fake_args(128, 576, 7168);
+  for (int group_n : {0, 1025, 1 << 20}) {
+    Sm90GemmConfig c = choose_sm90_gemm_config(128, 576, 7168, 132);
+    c.group_n = group_n;
+    INFO("group_n " << group_n);
+    try {
+      gemm_fp8_nt_with_config(args, c, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("group_n must be in [1, 1024]"));
+    }
+  }
+}
+
 TEST_CASE("gemm_fp8_nt_with_config rejects padded ring turns outside one-wave tiles in one B-scale block",
           "[gemm][validation]") {
   const GemmFp8Args args = fake_args(1024, 2048, 7168);

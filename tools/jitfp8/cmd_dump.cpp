@@ -9,6 +9,7 @@
 #include "runtime/debug_dump.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/nvrtc_compiler.hpp"
+#include "runtime/tuned_table.hpp"
 
 namespace jitfp8::cli {
 namespace {
@@ -53,9 +54,10 @@ int run_dump(Args args) {
     target = detail::gemm_target_without_device(detail::usual_sm_count(arch));
   } else {
     if (devices().empty()) throw UsageError("no GPU here: name the target with --arch, e.g. sm_90a");
-    const detail::DeviceContext& device = detail::current_device();  // what its dispatch would choose
-    arch = device.arch;
+    const detail::DeviceContext& device = detail::current_device();  // what its dispatch would choose,
+    arch = device.arch;                                                // tuned configs included
     target = detail::gemm_target(device);
+    target.tuned = detail::tuned_table_of(device);
   }
   const detail::OpFamily* family = detail::find_op_family(parsed.op);
   for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, target)) {
