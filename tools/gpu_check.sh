@@ -2,6 +2,9 @@
 # One call on the GPU machine: build, GPU tests, compute-sanitizer, benchmarks.
 # Usage (from the repository root, with .deps carried):
 #   tools/gpu_check.sh [tests|tests-groups|random|stress|sanitize|sanitize-all|bench|bench-moe]...   (default: tests sanitize bench)
+# Every run of the test binary passes --warn NoAssertions (as ctest does): a case that checks
+# nothing fails; and a name or tag that matches no case ("No test cases matched" in its log) fails
+# the step (Catch 2 takes one --warn, so not through --warn NoTests).
 # Logs go to $OUT (or ./gpu-check-out): tests.log, tests-<n>.log, random-<seed>.log, stress.log, sanitize.log, sanitize-<tool>.log,
 # bench_gemm.{txt,json}, bench_quant.{txt,json}, bench_moe.{txt,json}.
 set -uo pipefail
@@ -25,7 +28,7 @@ for step in "${steps[@]}"; do
   case $step in
     tests)
       # About 10 minutes on an H200 (2026-12-01), 70 s of it the tensors past 4 GiB; ctest's limit.
-      timeout ${TESTS_TIMEOUT_S:-1200} "$tests" --order rand > "$out/tests.log" 2>&1 || status=1
+      timeout ${TESTS_TIMEOUT_S:-1200} "$tests" --order rand --warn NoAssertions > "$out/tests.log" 2>&1 || status=1
       grep -E "^dispatch:|^load-probe:|yardstick|test cases|assertions" "$out/tests.log"
       grep -B2 -A8 "FAILED" "$out/tests.log" | head -60 ;;
     tests-groups)
@@ -38,8 +41,9 @@ for step in "${steps[@]}"; do
       end=$((SECONDS + ${RANDOM_TIMEOUT_S:-600}))
       for seed in ${RANDOM_SEEDS:-1 2 3 4 5 6 7 8}; do
         [ $SECONDS -lt $end ] || { echo "random: out of time before seed $seed"; break; }
-        JITFP8_TEST_SEED=$seed timeout $((end - SECONDS + 5)) "$tests" "[random]" > "$out/random-$seed.log" 2>&1 ||
+        JITFP8_TEST_SEED=$seed timeout $((end - SECONDS + 5)) "$tests" "[random]" --warn NoAssertions > "$out/random-$seed.log" 2>&1 ||
           status=1
+        grep -q "^No test cases matched" "$out/random-$seed.log" && status=1
         echo "random seed $seed: $(grep -E "^(All tests passed|test cases)" "$out/random-$seed.log" | tail -1)"
         grep -B2 -A8 "FAILED" "$out/random-$seed.log" | head -40
       done ;;
@@ -49,9 +53,10 @@ for step in "${steps[@]}"; do
       subset='[zeros],gemm_fp8_nt leaves the padding of a strided D untouched,gemm_fp8_wgrad leaves the padding of a strided D untouched,gemm_fp8_wgrad accumulates into D in place'
       for tool in memcheck racecheck synccheck; do
         echo "== compute-sanitizer --tool $tool" | tee -a "$out/sanitize.log"
-        timeout ${SANITIZE_TIMEOUT_S:-300} compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests" "$subset" \
+        timeout ${SANITIZE_TIMEOUT_S:-300} compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests" "$subset" --warn NoAssertions \
           >> "$out/sanitize.log" 2>&1
         rc=$?
+        grep -q "^No test cases matched" "$out/sanitize.log" && [ $rc -eq 0 ] && rc=1
         echo "exit $rc" | tee -a "$out/sanitize.log"
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$out/sanitize.log" | tail -2
         [ $rc -eq 0 ] || status=1
@@ -89,8 +94,9 @@ for step in "${steps[@]}"; do
           log=$out/sanitize/$tool.$n.log
           options=()
           [ "$tool" = memcheck ] && options=(--report-api-errors no)
-          timeout $SANITIZE_CASE_TIMEOUT_S compute-sanitizer --tool $tool "${options[@]}" --error-exitcode 3 "$tests" "$spec" > "$log" 2>&1
+          timeout $SANITIZE_CASE_TIMEOUT_S compute-sanitizer --tool $tool "${options[@]}" --error-exitcode 3 "$tests" "$spec" --warn NoAssertions > "$log" 2>&1
           rc=$?
+          grep -q "^No test cases matched" "$log" && [ $rc -eq 0 ] && rc=1
           summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed "s/^=* *//")
           cases=$(grep -E "^(All tests passed|test cases)" "$log" | tail -1)
           echo "$tool rc=$rc | $spec | $summary | $cases"' _ >> "$out/sanitize.log"

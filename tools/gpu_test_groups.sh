@@ -6,7 +6,9 @@
 # group), against about 10 minutes for the suite in one process (`gpu_check.sh tests`).
 # Usage: tools/gpu_test_groups.sh [TESTS_BINARY]   (default: $build/tests/jitfp8_gpu_tests)
 # Logs: $OUT (or ./gpu-check-out)/tests-<n>.log, with each case's duration. Exit status 1 if any
-# group failed or ran past GROUP_TIMEOUT_S (default 540).
+# group failed or ran past GROUP_TIMEOUT_S (default 540). Cases skipped for want of device memory
+# are counted in the summary; export JITFP8_REQUIRE_LARGE_TENSORS=1 to fail them instead (a GPU
+# known to have the memory: the H200's 139 GB hold the [large-tensors] group beside the others).
 # The kernels compiled go to $JITFP8_CACHE_DIR. To skip most compiles in a later device call,
 # point it at a folder that travels with the call (carried) and bring the folder back through
 # $OUT: cache keys cover the templates and options, so an entry of a changed kernel is never used.
@@ -26,9 +28,15 @@ start=$SECONDS
 for i in "${!groups[@]}"; do
   (
     log=$out/tests-$((i + 1)).log
-    timeout ${GROUP_TIMEOUT_S:-540} "$tests" "${groups[$i]}" --order rand -d yes > "$log" 2>&1
+    # --warn NoAssertions as ctest passes it: a case that checks nothing fails. A pattern that
+    # matches no case fails too (Catch 2 takes one --warn, so not through --warn NoTests).
+    timeout ${GROUP_TIMEOUT_S:-540} "$tests" "${groups[$i]}" --order rand -d yes --warn NoAssertions > "$log" 2>&1
     rc=$?
-    echo "group $((i + 1)) ${groups[$i]}: rc=$rc after $((SECONDS - start)) s: $(grep -E "^(All tests passed|test cases)" "$log" | tail -1)"
+    grep -q "^No test cases matched" "$log" && [ $rc -eq 0 ] && rc=1
+    # Cases skipped for want of device memory pass in Catch's totals: counted here
+    # (JITFP8_REQUIRE_LARGE_TENSORS=1 fails them instead: tests/gpu/memory_skip.hpp).
+    skips=$(grep -c "skipped:" "$log")
+    echo "group $((i + 1)) ${groups[$i]}: rc=$rc after $((SECONDS - start)) s: $(grep -E "^(All tests passed|test cases)" "$log" | tail -1)$([ "$skips" -gt 0 ] && echo " ($skips skipped for memory)")"
   ) &
 done > "$out/tests-groups.txt"
 wait

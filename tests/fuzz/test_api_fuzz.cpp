@@ -71,7 +71,9 @@ std::string mismatch(const std::set<std::string>& violations, bool gpu, bool may
       call();
       if (!may_return) return "returned without a driver (launched something?)";
     } catch (const Error& e) {
-      if (e.code() != ErrorCode::invalid_argument) return {};
+      if (e.code() == ErrorCode::no_driver) return {};  // past validation, at the first driver call
+      if (e.code() != ErrorCode::invalid_argument)
+        return std::string("a set that may be valid threw another error than no_driver: ") + e.what();
       if (acceptable.empty()) return std::string("refused a valid set: ") + e.what();
       const std::string name = named_in(e.what());
       if (name.empty()) return std::string("refused an ambiguous set naming another argument: ") + e.what();

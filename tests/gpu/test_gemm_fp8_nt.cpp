@@ -21,6 +21,7 @@
 #include "heuristics/sm90_gemm.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
+#include "ops/gemm_target.hpp"
 #include "runtime/tuned_table.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
@@ -644,6 +645,10 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
   // chooses its config inside a global-mode capture, and must find nothing left to do on the
   // driver but the launch: no compile, no load, no cluster-capacity probe. (Run alone, in a fresh
   // process, it is the first dispatch; after other tests it still checks a captured replay.)
+  // A cache root of its own: no tuned config there for the dispatch to take over the prewarm's.
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir.path()});
+  detail::reload_tuned_tables();
   Manifest manifest = parse_manifest(
       R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": [100, 100], "n": 576, "k": 7168}]})");
   PrewarmOptions options;
@@ -654,8 +659,22 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
   Problem p(100, 576, 7168, 3600);
   cudaStream_t stream = nullptr;
   JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+  // The arch's prewarm plans for its usual SMs (132 for sm_90a); a device of another count plans
+  // otherwise, and its first call compiles (still capturable).
+  const detail::TargetDevice arch_target = detail::gemm_target_without_device(detail::usual_sm_count(*options.arch));
+  const std::string prewarmed =
+      detail::gemm_fp8_nt_chosen_config(100, 576, 7168, arch_target, false, false).to_json().dump();
+  const bool same_plan = detail::gemm_fp8_nt_planned_config(p.args(), stream).to_json().dump() == prewarmed;
   {
+    wait_for_background_compiles();  // other cases' builds (tiered compilation) would add to the counts
+    const RuntimeStats before = runtime_stats();
     const test::CapturedGraph graph(stream, [&] { gemm_fp8_nt(p.args(), stream); });
+    const RuntimeStats after = runtime_stats();
+    INFO("the dispatch's plan is the prewarm's: " << same_plan);
+    if (same_plan) {
+      CHECK(after.compiles == before.compiles);  // the prewarm built and loaded the dispatch's kernel
+      CHECK(after.loads == before.loads);
+    }
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
@@ -665,6 +684,7 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
   CHECK(c.unwritten == 0);
   CHECK(c.worst < 1.0);
   cudaStreamDestroy(stream);
+  detail::reload_tuned_tables();  // the tables of the roots restored
 }
 
 TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup (one or two D buffers) over many tiles per CTA",
@@ -873,12 +893,14 @@ TEST_CASE("gemm_fp8_nt's bf16 D is its f32 D rounded to nearest even, bit for bi
   };
   const Case cases[] = {{128, 128, 4, 1, true}, {64, 48, 8, 2, false}, {256, 128, 3, 2, true}, {128, 192, 4, 1, true}};
   std::uint64_t seed = 12700;
-  for (const Case& c : cases)
+  for (const Case& c : cases) {
+    int problems = 0;  // every case must run somewhere
     for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
              {1000, 1000, 1168}, {257, 576, 7168}, {33, 96, 128}}) {
       INFO(c.bm << " x " << c.bn << " on M=" << m << " N=" << n << " K=" << k);
       const auto f32_config = make_f32_config(c.bm, c.bn, c.stages, 1, 4, k, c.multicast, c.on_a);
       if (!f32_config) continue;
+      ++problems;
       detail::Sm90GemmConfig bf16_config = make_config(c.bm, c.bn, c.stages, 1, 4, k, c.multicast, c.on_a);
       while (bf16_config.smem_bytes > detail::kSm90MaxSmem) {
         --bf16_config.stages;
@@ -905,6 +927,9 @@ TEST_CASE("gemm_fp8_nt's bf16 D is its f32 D rounded to nearest even, bit for bi
       INFO(first);
       CHECK(differ == 0);
     }
+    INFO(c.bm << " x " << c.bn);
+    CHECK(problems > 0);
+  }
 }
 
 TEST_CASE("gemm_fp8_nt with an f32 D on every epilogue path matches the reference", "[gpu][gemm][f32]") {
@@ -1014,6 +1039,7 @@ TEST_CASE("gemm_fp8_nt reproduces the unquantized product within the accuracy ya
   test::DeviceBuffer<std::uint8_t> b{wq};
   test::DeviceBuffer<float> sb_dev{sb};
   test::DeviceBuffer<std::uint16_t> d(static_cast<std::size_t>(m * n));
+  d.poison(0xFF);  // bf16 NaN where nothing writes: one aggregate figure would hide stale values
   GemmFp8Args g;
   g.m = m, g.n = n, g.k = k, g.a = a.get(), g.a_scales = sa.get();
   g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
@@ -1022,11 +1048,13 @@ TEST_CASE("gemm_fp8_nt reproduces the unquantized product within the accuracy ya
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   const auto out = d.download();
   double sxy = 0, sxx_yy = 0;
+  std::int64_t unwritten = 0;
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t c = 0; c < n; ++c) {
       double exact = 0;
       for (std::int64_t kk = 0; kk < k; ++kk) exact += double(x[r * k + kk]) * w[c * k + kk];
       const double got = test::bf16_to_float(out[r * n + c]);
+      unwritten += std::isnan(got);
       sxy += got * exact;
       sxx_yy += got * got + exact * exact;
     }
@@ -1034,6 +1062,7 @@ TEST_CASE("gemm_fp8_nt reproduces the unquantized product within the accuracy ya
   std::printf("accuracy yardstick (1 - 2xy/(xx+yy)) at %lldx%lldx%lld: %.2e\n",
               static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
               diff);
+  CHECK(unwritten == 0);
   CHECK(diff < 1.5e-3);
   CHECK(diff > 0);
 }

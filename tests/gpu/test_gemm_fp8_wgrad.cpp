@@ -390,6 +390,7 @@ TEST_CASE("gemm_fp8_wgrad accumulating twice adds the product twice", "[gpu][wgr
   INFO(c.first_bad);
   CHECK(c.worst < 4.0);  // the D0 rounding is now relative to the halved difference
   CHECK(c.relative_rms < 1e-3);
+  CHECK(c.unwritten == 0);  // no NaN in D, no write into its guard rows or padding
 }
 
 TEST_CASE("gemm_fp8_wgrad reads A and B rows lda and ldb apart", "[gpu][wgrad]") {
@@ -533,6 +534,7 @@ TEST_CASE("gemm_fp8_wgrad reproduces the unquantized product within the accuracy
     quantize_1x128(q, nullptr);
   }
   test::DeviceBuffer<float> d(static_cast<std::size_t>(m * n));
+  d.poison(0xFF);  // NaN where nothing writes: one aggregate figure would hide stale values
   GemmFp8WgradArgs g;
   g.m = m, g.n = n, g.k = k, g.a = a.get(), g.a_scales = sa.get();
   g.a_scales_capacity = static_cast<std::int64_t>(sa.size());
@@ -542,17 +544,20 @@ TEST_CASE("gemm_fp8_wgrad reproduces the unquantized product within the accuracy
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   const auto out = d.download();
   double sxy = 0, sxx_yy = 0;
+  std::int64_t unwritten = 0;
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t c = 0; c < n; ++c) {
       double exact = 0;
       for (std::int64_t kk = 0; kk < k; ++kk) exact += double(x[r * k + kk]) * y[c * k + kk];
       const double got = out[r * n + c];
+      unwritten += std::isnan(got);
       sxy += got * exact;
       sxx_yy += got * got + exact * exact;
     }
   const double diff = 1.0 - 2.0 * sxy / sxx_yy;
   std::printf("wgrad accuracy yardstick (1 - 2xy/(xx+yy)) at %lldx%lldx%lld: %.2e\n",
               static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), diff);
+  CHECK(unwritten == 0);
   CHECK(diff < 1.5e-3);
   CHECK(diff > 0);
 }

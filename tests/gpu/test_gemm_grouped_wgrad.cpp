@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "expect_invalid.hpp"
 #include "gpu_support.hpp"
 #include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
@@ -165,8 +166,21 @@ Comparison compare(const GroupedProblem& p, std::uint64_t seed) {
       for (int r = 0; r < p.m; ++r) rows.push_back(r);
     } else {
       for (int r : {0, 1, 63, 64, 127, 128, static_cast<int>(p.m) - 1}) rows.push_back(r);
+      // One row of every 128-row block: a tile skipped under accumulate (whose D0 has no
+      // poison) or stored twice shows.
+      for (std::int64_t block = 0; block * 128 < p.m; ++block) {
+        std::uniform_int_distribution<std::int64_t> in_block(block * 128, std::min(p.m, block * 128 + 128) - 1);
+        rows.push_back(static_cast<int>(in_block(rng)));
+      }
       std::uniform_int_distribution<int> pick(0, static_cast<int>(p.m) - 1);
       while (rows.size() < 48) rows.push_back(pick(rng));
+      // Overwrite mode: every element of the expert, for the poison an unwritten tile leaves
+      // (the sampled rows below are checked for it too).
+      if (!p.accumulate)
+        for (std::int64_t i = 0; i < p.m * p.n; ++i)
+          if (std::isnan(d[base + static_cast<std::size_t>(i)]) && c.unwritten++ == 0 && c.first_bad.empty())
+            c.first_bad = "expert " + std::to_string(g) + " row " + std::to_string(i / p.n) + " col " +
+                          std::to_string(i % p.n) + ": NaN (unwritten)";
     }
     const std::int64_t pe = align_up(p.counts[g], 128);
     GemmFp8Args r;
@@ -668,11 +682,11 @@ TEST_CASE("gemm_fp8_grouped_wgrad rejects a bad workspace before launching", "[g
   GroupedGemmWgradArgs args = p.args();
   args.workspace = workspace.get();
   args.workspace_bytes = gemm_fp8_grouped_wgrad_workspace_bytes() - 4;  // too small
-  CHECK_THROWS_AS(gemm_fp8_grouped_wgrad(args, nullptr), Error);
+  test::expect_invalid([&] { gemm_fp8_grouped_wgrad(args, nullptr); }, "'workspace_bytes'");
   args.workspace = nullptr;  // a size without a buffer
-  CHECK_THROWS_AS(gemm_fp8_grouped_wgrad(args, nullptr), Error);
+  test::expect_invalid([&] { gemm_fp8_grouped_wgrad(args, nullptr); }, "'workspace_bytes'");
   args.workspace = p.d.get(), args.workspace_bytes = gemm_fp8_grouped_wgrad_workspace_bytes();  // overlaps d
-  CHECK_THROWS_AS(gemm_fp8_grouped_wgrad(args, nullptr), Error);
+  test::expect_invalid([&] { gemm_fp8_grouped_wgrad(args, nullptr); }, "'workspace'");
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   CHECK(p.d.download() == p.d0);  // nothing written
 }

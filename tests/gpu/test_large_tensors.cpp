@@ -27,6 +27,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "memory_skip.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/moe.hpp"
 #include "jitfp8/quant.hpp"
@@ -47,14 +48,14 @@ constexpr std::int64_t k2GiB = std::int64_t{1} << 31;
 constexpr double kRoundingBf16 = 1.0 / 128, kAccumulationBf16 = 1.0 / 2048;
 constexpr double kRoundingF32 = 1e-5, kAccumulationF32 = 1.0 / 512, kInitialF32 = 1e-6;
 
-// Whether the device has `gb` GB free for a case; if not, the case is skipped with a warning
-// (every Hopper part has 80 GB or more, but other processes may hold some).
+// Whether the device has `gb` GB free for a case; if not, the case is skipped (memory_skip.hpp;
+// every Hopper part has 80 GB or more, but other processes may hold some).
 bool device_has_free_gb(double gb) {
   std::size_t free_bytes = 0, total_bytes = 0;
   JITFP8_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (static_cast<double>(free_bytes) >= gb * 1e9) return true;
-  WARN("skipped: needs " << gb << " GB of device memory, " << free_bytes / 1e9 << " GB free");
-  SUCCEED();  // a skip, not a test without assertions (--warn NoAssertions)
+  test::skip_for_memory("needs " + std::to_string(gb) + " GB of device memory, " +
+                        std::to_string(free_bytes / 1e9) + " GB free");
   return false;
 }
 

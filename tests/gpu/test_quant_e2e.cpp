@@ -93,6 +93,7 @@ TEST_CASE("quantizers -> GEMMs reproduce the unquantized products (forward, dgra
 
   SECTION("forward: quantize_1x128 + quantize_128x128 -> gemm_fp8_nt") {
     DeviceBuffer<std::uint16_t> d(M * N);
+    d.poison(0xFF);  // NaN where nothing writes: the yardstick then fails
     jitfp8::GemmFp8Args g;
     g.m = M, g.n = N, g.k = K, g.a = qx.get(), g.a_scales = sx.get(), g.a_scales_capacity = lx.numel();
     g.b = qw.get(), g.b_scales = sw.get(), g.b_scales_capacity = lw.numel(), g.d = d.get();
@@ -116,6 +117,7 @@ TEST_CASE("quantizers -> GEMMs reproduce the unquantized products (forward, dgra
 
   SECTION("dgrad: quantize_1x128(dY) + quantize_128x128's transposed copy -> gemm_fp8_nt") {
     DeviceBuffer<std::uint16_t> d(M * K);
+    d.poison(0xFF);  // NaN where nothing writes: the yardstick then fails
     jitfp8::GemmFp8Args g;  // dX (M, K) = dY (M, N) . (W^T (K, N))^T
     g.m = M, g.n = K, g.k = N, g.a = qdy.get(), g.a_scales = sdy.get(), g.a_scales_capacity = ldy.numel();
     g.b = qwt.get(), g.b_scales = swt.get(), g.b_scales_capacity = lwt.numel(), g.d = d.get();
@@ -138,6 +140,7 @@ TEST_CASE("quantizers -> GEMMs reproduce the unquantized products (forward, dgra
 
   SECTION("wgrad: quantize_1x128_transposed on both operands -> gemm_fp8_wgrad") {
     DeviceBuffer<float> d(N * K);
+    d.poison(0xFF);  // NaN where nothing writes: the yardstick then fails
     jitfp8::GemmFp8WgradArgs g;  // dW (N, K) = dY^T (N, M) . (X^T (K, M))^T
     g.m = N, g.n = K, g.k = M, g.a = qdyt.get(), g.a_scales = sdyt.get(), g.a_scales_capacity = ldyt.numel();
     g.b = qxt.get(), g.b_scales = sxt.get(), g.b_scales_capacity = lxt.numel(), g.d = d.get();

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_invalid.hpp"
 #include "gpu_support.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
@@ -453,21 +454,7 @@ TEST_CASE("quantization family with the smallest eps", "[gpu][quant][eps]") {
     }
 }
 
-namespace {
-// Runs `call` expecting invalid_argument naming `argument`.
-void expect_invalid(const std::function<void()>& call, const std::string& argument) {
-  bool threw = false;
-  try {
-    call();
-  } catch (const jitfp8::Error& e) {
-    threw = true;
-    INFO(e.what());
-    CHECK(e.code() == jitfp8::ErrorCode::invalid_argument);
-    CHECK(std::string(e.what()).find(argument) != std::string::npos);
-  }
-  CHECK(threw);
-}
-}  // namespace
+using jitfp8::test::expect_invalid;
 
 TEST_CASE("quantization family rejects invalid arguments before launching", "[gpu][quant][invalid]") {
   const std::int64_t m = 32, k = 256;

@@ -25,6 +25,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "memory_skip.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/quant.hpp"
 #include "support/fp8_reference.hpp"
@@ -339,16 +340,15 @@ TEST_CASE("the quantizers on one row of 2^31 - 128 elements (x past 4 GiB), the 
   const std::int64_t mx_scale_bytes = ScalesMx32Layout{1, kLongestK}.numel();
   const std::int64_t needed = kLongestK * 4 + kLongestK + mx_scale_bytes + 2 * kGuard;
   if (static_cast<std::int64_t>(free_bytes) < needed + (std::int64_t{1} << 30)) {
-    WARN("skipped: needs " << needed / 1e9 << " GB of device memory, " << free_bytes / 1e9 << " GB free");
-    SUCCEED();  // a skip, not a test without assertions (--warn NoAssertions)
+    test::skip_for_memory("needs " + std::to_string(needed / 1e9) + " GB of device memory, " +
+                          std::to_string(free_bytes / 1e9) + " GB free");
     return;
   }
   const auto x = try_device_buffer(kLongestK * 4);                  // f32 at most
   const auto q = try_device_buffer(kLongestK + kGuard);
   const auto scales = try_device_buffer(mx_scale_bytes + kGuard);  // the largest layout
   if (!x || !q || !scales) {
-    WARN("skipped: " << needed / 1e9 << " GB of device memory could not be allocated");
-    SUCCEED();
+    test::skip_for_memory(std::to_string(needed / 1e9) + " GB of device memory could not be allocated");
     return;
   }
 
@@ -381,8 +381,8 @@ TEST_CASE("quantize_grouped_colwise on one group of 2^31 - 256 rows (x past 4 Gi
   std::size_t free_bytes = 0, total_bytes = 0;
   JITFP8_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (static_cast<std::int64_t>(free_bytes) < x_bytes + q_bytes + (std::int64_t{2} << 30)) {
-    WARN("skipped: needs " << (x_bytes + q_bytes) / 1e9 << " GB of device memory, " << free_bytes / 1e9 << " GB free");
-    SUCCEED();
+    test::skip_for_memory("needs " + std::to_string((x_bytes + q_bytes) / 1e9) + " GB of device memory, " +
+                          std::to_string(free_bytes / 1e9) + " GB free");
     return;
   }
   // Windows: both ends, and around each multiple of 2^26 rows (x's 2^31-byte marks; q's are
@@ -402,8 +402,7 @@ TEST_CASE("quantize_grouped_colwise on one group of 2^31 - 256 rows (x past 4 Gi
   std::vector<float> values;  // the nonzero rows in order, kD each
   const auto x_buffer = try_device_buffer(x_bytes), q_buffer = try_device_buffer(q_bytes + kGuard);
   if (!x_buffer || !q_buffer) {
-    WARN("skipped: " << (x_bytes + q_bytes) / 1e9 << " GB of device memory could not be allocated");
-    SUCCEED();
+    test::skip_for_memory(std::to_string((x_bytes + q_bytes) / 1e9) + " GB of device memory could not be allocated");
     return;
   }
   DeviceBuffer<u8>& x = *x_buffer;

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "expect_invalid.hpp"
 #include "gpu_support.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
@@ -29,6 +30,7 @@ namespace {
 
 using jitfp8::DType;
 using jitfp8::test::DeviceBuffer;
+using jitfp8::test::expect_invalid;
 namespace ref = jitfp8::test;
 
 constexpr unsigned char kPoison = 0xCD;
@@ -276,19 +278,6 @@ Mismatch run_experts_mx(const HostMatrix& x, std::int64_t e, std::int64_t n, std
     compare(mm, "qt_scales", st, wst.data(), 512);
   }
   return mm;
-}
-
-void expect_invalid(const std::function<void()>& call, const std::string& argument) {
-  bool threw = false;
-  try {
-    call();
-  } catch (const jitfp8::Error& e) {
-    threw = true;
-    INFO(e.what());
-    CHECK(e.code() == jitfp8::ErrorCode::invalid_argument);
-    CHECK(std::string(e.what()).find(argument) != std::string::npos);
-  }
-  CHECK(threw);
 }
 
 }  // namespace

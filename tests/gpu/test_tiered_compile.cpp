@@ -115,10 +115,50 @@ detail::Sm90GemmConfig dense_config(int bm, int bn, int stages, int splits, std:
   return c;
 }
 
+// How far the bf16 D of a problem is from the double-precision reference (GPU reference kernel,
+// checked against the CPU by test_gemm_fp8_nt) on every 7th row of each expert and its last row,
+// each against its own B: the worst element's error in units of a correct kernel's tolerance (its
+// bf16 rounding plus the tensor cores' accumulation error, as test_gemm_fp8_nt), and the elements
+// left unwritten (poison).
+struct ReferenceCheck {
+  double worst = 0;
+  std::int64_t unwritten = 0;
+};
+ReferenceCheck check_against_reference(const Operands& p) {
+  const std::vector<std::uint16_t> d = p.d.download();
+  ReferenceCheck c;
+  for (std::int64_t g = 0; g < p.e; ++g) {
+    // The rows r with r e / m == g (Operands' ids).
+    const std::int64_t first = (g * p.m + p.e - 1) / p.e, end = ((g + 1) * p.m + p.e - 1) / p.e;
+    if (first == end) continue;
+    std::vector<int> rows;
+    for (std::int64_t r = first; r < end; r += 7) rows.push_back(static_cast<int>(r));
+    rows.push_back(static_cast<int>(end - 1));
+    GemmFp8Args expert = p.dense();
+    expert.b = p.b.get() + g * p.n * p.k;
+    const std::int64_t b_scales = Scales128x128Layout{p.n, p.k}.numel();
+    expert.b_scales = p.sb.get() + g * b_scales, expert.b_scales_capacity = b_scales;
+    const auto [ref, abs_ref] = test::reference_rows(expert, false, rows);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (std::int64_t col = 0; col < p.n; ++col) {
+        const std::size_t at = r * static_cast<std::size_t>(p.n) + static_cast<std::size_t>(col);
+        const double got = test::bf16_to_float(d[static_cast<std::size_t>(rows[r] * p.n + col)]);
+        if (std::isnan(got)) {
+          ++c.unwritten;
+          continue;
+        }
+        c.worst = std::max(c.worst, std::abs(got - ref[at]) / (std::abs(ref[at]) / 128 + abs_ref[at] / 2048 + 1e-30));
+      }
+  }
+  return c;
+}
+
 // Runs `launch` (D poisoned first) with the background thread paused, so the quick variant runs,
-// then again once the full kernel has replaced it: both D must be written and equal to the bit.
+// then again once the full kernel has replaced it: both D must be written and equal to the bit,
+// and the full kernel's match the reference (both variants come from one template).
 template <class Launch>
-void check_quick_then_full(test::DeviceBuffer<std::uint16_t>& d, Launch&& launch) {
+void check_quick_then_full(Operands& p, Launch&& launch) {
+  test::DeviceBuffer<std::uint16_t>& d = p.d;
   ScopedTiering tiering;
   detail::pause_background_compiles(true);
   const RuntimeStats before = runtime_stats();
@@ -145,34 +185,9 @@ void check_quick_then_full(test::DeviceBuffer<std::uint16_t>& d, Launch&& launch
   INFO(unwritten << " unwritten, " << differing << " of " << from_full.size() << " elements differ");
   CHECK(unwritten == 0);
   CHECK(differing == 0);
-}
-
-// How far the bf16 D of a dense problem is from the double-precision reference (GPU reference
-// kernel, checked against the CPU by test_gemm_fp8_nt) on every 7th row and the last: the worst
-// element's error in units of a correct kernel's tolerance (its bf16 rounding plus the tensor
-// cores' accumulation error, as test_gemm_fp8_nt), and the elements left unwritten (poison).
-struct ReferenceCheck {
-  double worst = 0;
-  std::int64_t unwritten = 0;
-};
-ReferenceCheck check_dense_against_reference(const Operands& p) {
-  std::vector<int> rows;
-  for (std::int64_t r = 0; r < p.m; r += 7) rows.push_back(static_cast<int>(r));
-  rows.push_back(static_cast<int>(p.m - 1));
-  const auto [ref, abs_ref] = test::reference_rows(p.dense(), false, rows);
-  const std::vector<std::uint16_t> d = p.d.download();
-  ReferenceCheck c;
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    for (std::int64_t col = 0; col < p.n; ++col) {
-      const std::size_t at = r * static_cast<std::size_t>(p.n) + static_cast<std::size_t>(col);
-      const double got = test::bf16_to_float(d[static_cast<std::size_t>(rows[r] * p.n + col)]);
-      if (std::isnan(got)) {
-        ++c.unwritten;
-        continue;
-      }
-      c.worst = std::max(c.worst, std::abs(got - ref[at]) / (std::abs(ref[at]) / 128 + abs_ref[at] / 2048 + 1e-30));
-    }
-  return c;
+  const ReferenceCheck c = check_against_reference(p);
+  CHECK(c.unwritten == 0);
+  CHECK(c.worst < 1.0);
 }
 
 // Runs `first`, then `second`, each into a poisoned D: the first's D against the reference, the
@@ -183,7 +198,7 @@ void check_agreeing_launches(Operands& p, First&& first, Second&& second) {
   p.d.poison(0xFF);
   first();
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const ReferenceCheck c = check_dense_against_reference(p);
+  const ReferenceCheck c = check_against_reference(p);
   CHECK(c.unwritten == 0);
   CHECK(c.worst < 1.0);
   const std::vector<std::uint16_t> bits = p.d.download();
@@ -216,7 +231,7 @@ TEST_CASE("tiered compilation: the quick variant of a dense GEMM gives the full 
     INFO("M " << c.m << " N " << c.n << " K " << c.k << " config " << config.to_json().dump());
     REQUIRE(detail::sm90_gemm_has_quick_variant(config, c.k));
     Operands p(1, c.m, c.n, c.k, seed++);
-    check_quick_then_full(p.d, [&] { detail::gemm_fp8_nt_with_config(p.dense(), config, nullptr); });
+    check_quick_then_full(p, [&] { detail::gemm_fp8_nt_with_config(p.dense(), config, nullptr); });
   }
 }
 
@@ -235,7 +250,7 @@ TEST_CASE("tiered compilation: the quick variant of an M-grouped GEMM gives the 
     REQUIRE(detail::sm90_gemm_has_quick_variant(config, k));
     Operands p(e, m, n, k, seed++);
     check_quick_then_full(
-        p.d, [&] { detail::gemm_fp8_grouped_contiguous_with_config(p.contiguous(), config, nullptr); });
+        p, [&] { detail::gemm_fp8_grouped_contiguous_with_config(p.contiguous(), config, nullptr); });
   }
 }
 
@@ -270,7 +285,7 @@ TEST_CASE("tiered compilation: a first use inside a capture builds the full kern
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
     from_graph = p.d.download();
-    const ReferenceCheck c = check_dense_against_reference(planned);
+    const ReferenceCheck c = check_against_reference(planned);
     CHECK(c.unwritten == 0);
     CHECK(c.worst < 1.0);
     planned_from_graph = planned.d.download();
@@ -318,7 +333,7 @@ TEST_CASE("tiered compilation: a captured launch of a quick variant waits for it
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const ReferenceCheck c = check_dense_against_reference(p);
+    const ReferenceCheck c = check_against_reference(p);
     CHECK(c.unwritten == 0);
     CHECK(c.worst < 1.0);
     from_graph = p.d.download();
@@ -351,7 +366,7 @@ TEST_CASE("tiered compilation: a new M launches another M's kernel while its own
   const detail::Sm90GemmConfig planned = detail::gemm_fp8_nt_planned_config(fresh.dense(), nullptr);
   INFO("stand-in " << first_config.to_json().dump() << ", planned " << planned.to_json().dump());
   REQUIRE(planned.to_json() != first_config.to_json());
-  const ReferenceCheck from_stand_in = check_dense_against_reference(fresh);
+  const ReferenceCheck from_stand_in = check_against_reference(fresh);
   CHECK(from_stand_in.unwritten == 0);
   CHECK(from_stand_in.worst < 1.0);
   // The stand-in is M 96's kernel: the same bits as that config launched for M 3000.
@@ -388,7 +403,7 @@ TEST_CASE("tiered compilation: a captured launch of a new M waits for its own ke
     CHECK(after.upgrades == before.upgrades + 1);    // ... but the capture waited for its own kernel
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const ReferenceCheck c = check_dense_against_reference(fresh);
+    const ReferenceCheck c = check_against_reference(fresh);
     CHECK(c.unwritten == 0);
     CHECK(c.worst < 1.0);
     from_graph = fresh.d.download();
@@ -432,7 +447,7 @@ TEST_CASE("tiered compilation: a kernel whose background build failed is built a
   fresh.d.poison(0xFF);
   gemm_fp8_nt(fresh.dense(), nullptr);  // the stand-in stays
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  const ReferenceCheck from_stand_in = check_dense_against_reference(fresh);
+  const ReferenceCheck from_stand_in = check_against_reference(fresh);
   CHECK(from_stand_in.unwritten == 0);
   CHECK(from_stand_in.worst < 1.0);
 
@@ -504,7 +519,7 @@ TEST_CASE("tiered compilation: a call with no stand-in waits for its kernel's ba
   CHECK(error.empty());
   CHECK(runtime_stats().upgrades == before.upgrades);
   CHECK(runtime_stats().compiles == before.compiles + 1);
-  const ReferenceCheck own = check_dense_against_reference(fresh);
+  const ReferenceCheck own = check_against_reference(fresh);
   CHECK(own.unwritten == 0);
   CHECK(own.worst < 1.0);
 }
@@ -524,7 +539,7 @@ TEST_CASE("tiered compilation: a quick variant whose full kernel failed to build
   INFO("planned " << planned.to_json().dump());
   REQUIRE(runtime_stats().quick_compiles == before.quick_compiles + 1);
   CHECK(runtime_stats().upgrades == before.upgrades);
-  const ReferenceCheck from_quick = check_dense_against_reference(p);
+  const ReferenceCheck from_quick = check_against_reference(p);
   CHECK(from_quick.unwritten == 0);
   CHECK(from_quick.worst < 1.0);
   // A call that plans the kernel with build_now (here with the config given) builds it at once;
@@ -571,7 +586,7 @@ void dispatch_new_m_from_threads(std::int64_t n, std::int64_t k, bool failing) {
           Operands p(1, m, n, k, 1000 + static_cast<std::uint64_t>(t * kCalls + c));
           gemm_fp8_nt(p.dense(), stream);
           JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-          outcomes[t].push_back({m, check_dense_against_reference(p), {}});
+          outcomes[t].push_back({m, check_against_reference(p), {}});
         }
       } catch (const std::exception& e) {
         outcomes[t].push_back({0, {}, e.what()});
@@ -600,7 +615,7 @@ void dispatch_new_m_from_threads(std::int64_t n, std::int64_t k, bool failing) {
     Operands p(1, m, n, k, 2000 + static_cast<std::uint64_t>(m));
     gemm_fp8_nt(p.dense(), nullptr);
     JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-    const ReferenceCheck c = check_dense_against_reference(p);
+    const ReferenceCheck c = check_against_reference(p);
     CHECK(c.unwritten == 0);
     CHECK(c.worst < 1.0);
   }
