@@ -70,13 +70,14 @@ void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream s
 // padded total (moe_contiguous_max_rows(tokens, E) is always enough); rows past it are not
 // written, and a total past it is not detected on the device. Negative counts count as 0.
 // Rules: E >= 1, max_rows >= 0, both < 2^31; counts / group_ends / group_starts / m_indices
-// 4-byte aligned, outputs disjoint from counts and from each other.
+// 4-byte aligned, outputs disjoint from counts and from each other. With max_rows 0, m_indices
+// may be null (only the offsets are written: for the group_ends form).
 struct MoeContiguousLayoutArgs {
   std::int64_t num_groups = 0;
   const std::int32_t* counts = nullptr;  // (E)
   std::int32_t* group_ends = nullptr;    // (E)
   std::int32_t* group_starts = nullptr;  // (E), optional
-  std::int32_t* m_indices = nullptr;     // (max_rows)
+  std::int32_t* m_indices = nullptr;     // (max_rows); may be null with max_rows 0
   std::int64_t max_rows = 0;
 };
 void moe_contiguous_layout(const MoeContiguousLayoutArgs& args, Stream stream);

@@ -23,7 +23,8 @@ void validate_moe_contiguous_layout(const MoeContiguousLayoutArgs& a) {
   require_aligned(a.counts, 4, f, "counts");
   require_aligned(a.group_ends, 4, f, "group_ends");
   if (a.group_starts != nullptr) require_aligned(a.group_starts, 4, f, "group_starts");
-  require_aligned(a.m_indices, 4, f, "m_indices");
+  // m_indices may be left out with max_rows 0: a caller of the group_ends form needs no row ids.
+  if (a.max_rows > 0 || a.m_indices != nullptr) require_aligned(a.m_indices, 4, f, "m_indices");
   const Extent counts = rows_extent(a.counts, 1, a.num_groups, 0, 4);
   const Extent ends = rows_extent(a.group_ends, 1, a.num_groups, 0, 4);
   const Extent starts = rows_extent(a.group_starts, a.group_starts ? 1 : 0, a.num_groups, 0, 4);
