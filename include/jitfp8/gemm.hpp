@@ -52,6 +52,7 @@ struct GemmFp8Args {
   // through it launch cooperatively: the grid starts once all its CTAs fit at once, so beside a
   // kernel that holds SMs it waits for that kernel's end (H200: 2.8 ms behind a 3 ms kernel on 20
   // SMs) unless set_gemm_sm_limit (runtime.hpp) leaves the GEMMs only the SMs that are free.
+  // Without one, workspace_bytes must be 0 (a size without a buffer is refused, naming it).
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
 };

@@ -156,7 +156,8 @@ struct GroupedGemmWgradArgs {
   // which land in D one after the other (the one holding the last tokens stores or adds first;
   // each earlier piece adds once the later one's writes are complete). D stays bitwise
   // reproducible from run to run (its last bits may differ from a launch without workspace).
-  // Launches that may run at the same time (other streams) need their own workspaces.
+  // Launches that may run at the same time (other streams) need their own workspaces. Without
+  // one, workspace_bytes must be 0 (a size without a buffer is refused, naming it).
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
 };

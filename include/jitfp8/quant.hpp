@@ -269,7 +269,9 @@ void quantize_kgrouped(const QuantizeKGroupedArgs& args, Stream stream);
 //                 written in the same pass (the forward weight and the dgrad weight at once).
 // Rules: as quantize_128x128 per expert (N >= 1, K >= 16, K % 16 == 0, N % 16 == 0 with qt,
 // ceil(N/128) <= 65535), plus experts in [1, 65535]; w_expert_stride 0 or >= (N - 1) * row
-// stride + K and a multiple of 8 (bf16) / 4 (fp32); capacities >= E * the per-expert numel().
+// stride + K and a multiple of 8 (bf16) / 4 (fp32); capacities >= E * the per-expert numel();
+// the span of all experts of w below 2^62 bytes and E * ((N - 1) * row stride + K) < 2^62
+// (both named 'experts').
 struct QuantizeExperts128x128Args {
   const void* w = nullptr;
   DType w_dtype = DType::bf16;
@@ -300,7 +302,8 @@ void quantize_experts_128x128(const QuantizeExperts128x128Args& args, Stream str
 // ScalesMx32Layout{N, K} per expert at byte e * ScalesMx32Layout{N, K}.numel().
 // Each expert is exactly quantize_mxfp8 of its (N, K) matrix (floor or rceil, special values,
 // tails as there). Rules: as quantize_mxfp8 per expert (N % 16 == 0 with qt), plus experts in
-// [1, 65535], w_expert_stride as in quantize_experts_128x128, capacities >= E * per-expert numel().
+// [1, 65535], w_expert_stride and the spans' limits as in quantize_experts_128x128, capacities >=
+// E * per-expert numel().
 struct QuantizeExpertsMxfp8Args {
   const void* w = nullptr;
   DType w_dtype = DType::bf16;

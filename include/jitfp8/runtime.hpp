@@ -12,7 +12,9 @@ namespace jitfp8 {
 
 std::string library_version();         // "0.1.0"
 int nvrtc_version();                   // 13000 for NVRTC 13.0
-std::optional<int> driver_version();   // nullopt when libcuda.so.1 cannot be loaded
+// nullopt when the driver is not usable: libcuda.so.1 cannot be loaded, lacks an entry point the
+// library needs, or cuInit fails (e.g. an installed driver with no usable GPU).
+std::optional<int> driver_version();
 
 struct DeviceInfo {
   int ordinal = 0;

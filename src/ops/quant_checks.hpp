@@ -126,7 +126,7 @@ inline void check_disjoint(std::string_view fn, std::initializer_list<Span> span
       if (a->ptr == nullptr) continue;
       const auto a0 = begin(*a), a1 = a0 + static_cast<unsigned __int128>(a->bytes);
       const auto b0 = begin(*b), b1 = b0 + static_cast<unsigned __int128>(b->bytes);
-      if (a0 < b1 && b0 < a1)
+      if (a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1)  // an empty buffer overlaps nothing
         fail_argument(fn, b->name, fmt::format("{}", b->ptr),
                       fmt::format("must not overlap {}", a->name));
     }

@@ -81,8 +81,9 @@ inline Extent rows_extent(const void* base, std::int64_t rows, std::int64_t row_
                     static_cast<unsigned __int128>(row_elems);
   return {begin, begin + span * static_cast<unsigned __int128>(elem_bytes)};
 }
+// An empty extent (M = 0, no rows) overlaps nothing: nothing is read or written there.
 inline bool overlaps(const Extent& a, const Extent& b) {
-  return a.begin < b.end && b.begin < a.end;
+  return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
 }
 // A buffer running past the end of the address space cannot be device memory: a wild pointer.
 inline void require_in_address_space(std::string_view function, std::string_view argument,

@@ -24,7 +24,10 @@ Span span(const void* p, u128 bytes) {
   u128 begin = reinterpret_cast<std::uintptr_t>(p);
   return {begin, begin + bytes};
 }
-bool overlap(const Span& a, const Span& b) { return a.begin < b.end && b.begin < a.end; }
+// An empty buffer overlaps nothing (nothing is read or written there).
+bool overlap(const Span& a, const Span& b) {
+  return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
+}
 // A buffer must lie inside the 64-bit address space (and its size fit in a signed 64-bit count).
 bool fits(const Span& s) {
   return s.end <= (u128(1) << 64) && s.end - s.begin <= u128(kInt64Max);
@@ -126,24 +129,16 @@ bool enough(std::int64_t capacity, u128 needed) { return capacity >= 0 && u128(c
 u128 cdiv128(u128 a, u128 b) { return (a + b - 1) / b; }
 
 // Buffers of a call: every one inside the address space; no output overlapping an input or
-// another output (of two outputs, either may be named; inputs may overlap each other). An
-// overlap that involves an empty buffer (a zero-size extent lying inside another) is
-// ambiguous: a zero-byte buffer overlaps nothing, but the implementation's interval test sees
-// it; either outcome is accepted.
+// another output (of two outputs, either may be named; inputs may overlap each other). An empty
+// buffer (a zero-size extent, even inside another) overlaps nothing.
 void disjoint_rules(const std::vector<Buffer>& buffers, std::set<std::string>& bad) {
   for (std::size_t j = 0; j < buffers.size(); ++j) {
     if (!fits(buffers[j].span)) bad.insert(buffers[j].name);
     for (std::size_t i = 0; i < j; ++i) {
-      const Span& a = buffers[i].span;
-      const Span& b = buffers[j].span;
       if (buffers[i].input && buffers[j].input) continue;
-      if (!overlap(a, b)) continue;
-      const bool empty = a.begin == a.end || b.begin == b.end;
+      if (!overlap(buffers[i].span, buffers[j].span)) continue;
       for (const Buffer* x : {&buffers[i], &buffers[j]})
-        if (!x->input) {
-          if (empty) bad.insert(maybe(x->name));
-          else bad.insert(x->name);
-        }
+        if (!x->input) bad.insert(x->name);
     }
   }
 }
@@ -492,8 +487,7 @@ std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
 // moe.hpp gemm_fp8_grouped_masked: the common rules; max_m >= 1 (< 2^31); a, d, a_scales 16-byte
 // aligned, masked_m 4-byte aligned; a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel();
 // A (E, max_m, K), D (E, max_m, N) bf16 disjoint from the inputs. expected_m is a hint for the
-// heuristics ("any value >= 1 gives correct results"); whether 0 or a negative value is an
-// error the header leaves open, and the implementation takes a value below 1 as max_m: no rule.
+// heuristics (any value gives correct results; <= 0 means max_m): no rule.
 // Limits whose argument the oracle leaves open (any of those below may be named; the unit tests
 // pin the name at each edge): E * max_m < 2^31 (the rows of the 2D A and D tensors) and
 // E * ceil(max_m / 64) * ceil(N / 16) < 2^31 (the tile counter).
@@ -533,7 +527,7 @@ std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) 
 
 // moe.hpp gemm_fp8_grouped_wgrad: E >= 1, M >= 1, N >= 4, N % 4 == 0 (M, N < 2^31),
 // k_capacity >= 0 and a multiple of 128; a, b, d, a_scales, b_scales 16-byte aligned; tokens
-// (E device int32) non-null and 4-byte aligned (its type; the header lists no rule for it);
+// (E device int32) non-null and 4-byte aligned;
 // a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), b_scales_capacity the same
 // with N; A (M x k_capacity bytes), B (N x k_capacity), D (E, M, N) fp32 disjoint from the
 // inputs. Limits whose argument the oracle leaves open (the unit tests of
@@ -668,9 +662,8 @@ namespace {
 // w_row_stride), expert e at w + e * w_expert_stride elements; w_expert_stride 0 (N * row
 // stride) or >= (N - 1) * row stride + K and a multiple of 8 (bf16) / 4 (fp32). The whole of w
 // must fit a signed 64-bit byte count (which argument makes it too big is ambiguous: experts,
-// w_expert_stride or w_row_stride); the implementation also keeps it below 2^62 bytes and
-// E * ((N - 1) * row stride + K) below 2^62 elements (undocumented: ambiguous). Returns whether
-// the shape is valid and sets *bytes to w's extent.
+// w_expert_stride or w_row_stride); below 2^62 bytes, and E * ((N - 1) * row stride + K) below
+// 2^62 elements, naming experts. Returns whether the shape is valid and sets *bytes to w's extent.
 bool experts_input_rules(const void* w, DType w_dtype, std::int64_t experts, std::int64_t n,
                          std::int64_t k, std::int64_t row_stride, std::int64_t expert_stride,
                          bool rows_multiple_of_16, u128* bytes, std::set<std::string>& bad) {
@@ -701,8 +694,7 @@ bool experts_input_rules(const void* w, DType w_dtype, std::int64_t experts, std
     maybe_bad(bad, "w_row_stride");
     return false;
   }
-  if (*bytes > u128(kInt64Max) / 2 || u128(experts) * span_elems >= (u128(1) << 62))
-    maybe_bad(bad, "experts");
+  if (*bytes > u128(kInt64Max) / 2 || u128(experts) * span_elems >= (u128(1) << 62)) bad.insert("experts");
   return true;
 }
 

@@ -591,6 +591,20 @@ TEST_CASE("gemm_fp8_nt_with_config rejects a block size other than the tile's", 
   }
 }
 
+TEST_CASE("an empty D (M = 0) overlaps nothing, a D of one row overlapping B is refused", "[gemm][validation]") {
+  GemmFp8Args args = fake_args(0, 576, 7168);
+  args.d = const_cast<char*>(static_cast<const char*>(args.b)) + 64;  // inside B; empty, it touches none of it
+  CHECK_NOTHROW(gemm_fp8_nt(args, nullptr));      // M = 0 launches nothing (no device needed)
+  args.m = 1, args.a_scales_capacity = Scales1x128Layout{1, args.k}.numel();
+  try {
+    gemm_fp8_nt(args, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::invalid_argument);
+    CHECK_THAT(e.what(), Catch::Contains("argument 'd'") && Catch::Contains("must not overlap b"));
+  }
+}
+
 TEST_CASE("gemm_fp8_nt_with_config rejects a tile-order group width outside [1, 1024]", "[gemm][validation]") {
   const GemmFp8Args args = fake_args(128, 576, 7168);
   for (int group_n : {0, 1025, 1 << 20}) {
