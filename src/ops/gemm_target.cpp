@@ -24,10 +24,6 @@ int limited_sm_count(int device_sms, int limit) {
   return limit > 0 && limit < device_sms ? limit : device_sms;
 }
 
-int gemm_sm_count(const DeviceContext& device) {
-  return limited_sm_count(device.sm_count, g_gemm_sm_limit.load(std::memory_order_relaxed));
-}
-
 int gemm_sm_count(const DeviceContext& device, Stream stream) {
   return limited_sm_count(stream_sm_count(stream, device.sm_count),
                           g_gemm_sm_limit.load(std::memory_order_relaxed));
@@ -36,6 +32,8 @@ int gemm_sm_count(const DeviceContext& device, Stream stream) {
 TargetDevice gemm_target(const DeviceContext& device, int sms) {
   return limited_target(device.sm_count, sms, [&] { return cluster_capacity_of(device); });
 }
+
+int gemm_sm_count(const DeviceContext& device) { return gemm_sm_count(device, nullptr); }
 
 TargetDevice gemm_target(const DeviceContext& device) { return gemm_target(device, gemm_sm_count(device)); }
 

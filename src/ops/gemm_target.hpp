@@ -34,9 +34,11 @@ int usual_sm_count(const Arch& arch);
 // unknown: the heuristics keep the H100's caps).
 TargetDevice gemm_target_without_device(int device_sms);
 
-// What the GEMM dispatches plan for on `device` (its context current) under the process's limit.
+// What the GEMM dispatches plan for on `device` (its context current) under the process's limit,
+// for a launch on stream 0: on a green context current to the thread, for its SMs (prewarm with
+// load and dump: the kernels that thread's first calls take).
 TargetDevice gemm_target(const DeviceContext& device);
-// Its SM count alone, for no stream in particular (no driver call; prewarm and the tools).
+// Its SM count alone, for a launch on stream 0 (prewarm and the tools).
 int gemm_sm_count(const DeviceContext& device);
 // The SM count for a launch on `stream`: the device's, or its green context's
 // (runtime/stream_sms.hpp), under the limit. What the dispatches key their plans on.
