@@ -7,6 +7,7 @@
 #include <system_error>
 #include <thread>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -37,8 +38,17 @@ std::atomic<bool>& tiered_slot() {
 // after it are destroyed: what a job uses exists before the first job is queued (the registries,
 // the driver and template tables, the counters), or is never destroyed (the warnings' sets of
 // env_setting.cpp and disk_cache.cpp, which a job may be the first to reach).
+class BackgroundCompiler;
+BackgroundCompiler& background_compiler();
+
 class BackgroundCompiler {
  public:
+  // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole.
+  BackgroundCompiler() {
+    ::pthread_atfork([] { background_compiler().mutex_.lock(); }, [] { background_compiler().mutex_.unlock(); },
+                     [] { background_compiler().forked(); });
+  }
+
   ~BackgroundCompiler() {
     if (thread_.joinable() && getpid() != owner_pid_) {
       thread_.detach();  // a fork()ed child: the thread (and maybe the mutex) stayed with the parent
@@ -62,9 +72,9 @@ class BackgroundCompiler {
   // flight at exit posts another), the job is dropped at once.
   void post(BackgroundJob job) {
     std::unique_lock lock(mutex_);
-    if (stopping_) {
+    if (stopping_ || in_child_) {
       lock.unlock();
-      job.drop("not built: the process is exiting");
+      job.drop(in_child_ ? kChildWhy : "not built: the process is exiting");
       return;
     }
     if (!thread_.joinable()) {
@@ -97,7 +107,7 @@ class BackgroundCompiler {
 
   void wait_idle() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return stopping_ || (jobs_.empty() && !busy_); });
+    changed_.wait(lock, [&] { return stopping_ || in_child_ || (jobs_.empty() && !busy_); });
   }
 
   void pause(bool paused) {
@@ -129,10 +139,24 @@ class BackgroundCompiler {
     }
   }
 
+  static constexpr const char* kChildWhy = "not built: a fork()ed child (the compile thread stayed with the parent)";
+
+  // In a fork()ed child, with the lock it got unlocked: the compile thread stayed with the parent,
+  // so the queued jobs are dropped (settling what waits for them), and so is any job posted later;
+  // wait_for_background_compiles() returns.
+  void forked() {
+    in_child_ = true;
+    busy_ = false;
+    std::deque<BackgroundJob> dropped;
+    dropped.swap(jobs_);
+    mutex_.unlock();
+    for (BackgroundJob& job : dropped) job.drop(kChildWhy);
+  }
+
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<BackgroundJob> jobs_;
-  bool busy_ = false, paused_ = false, stopping_ = false;
+  bool busy_ = false, paused_ = false, stopping_ = false, in_child_ = false;
   std::thread thread_;
   pid_t owner_pid_ = 0;
 };

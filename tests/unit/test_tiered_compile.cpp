@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -343,4 +344,44 @@ TEST_CASE("a background build that a caller waits for runs ahead of the builds q
   CHECK(waited.full.load());
   CHECK(hurried.full.load());
   CHECK(first_queued_background_build() == nullptr);
+}
+
+TEST_CASE("a fork()ed child drops the background jobs it inherits and the ones it posts", "[tiered]") {
+  // The compile thread stays with the parent: a child that waited for its queue, or for a job
+  // in it, waited forever. The child reports through its exit status (no Catch in it).
+  TieredKernel queued, posted;
+  std::atomic<bool> ran{false};
+  pause_background_compiles(true);
+  post_background_compile(BackgroundJob{[&] {
+                                          ran = true;
+                                          queued.settle(reinterpret_cast<void*>(0x1));
+                                        },
+                                        [&](const char* why) { queued.settle(nullptr, why); }, &queued});
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::alarm(20);  // a hang ends the child by SIGALRM
+    wait_for_background_compiles();
+    int status = 0;
+    if (!queued.settled.load() || queued.full.load() || queued.failure().find("fork()ed child") == std::string::npos)
+      status |= 1;
+    post_background_compile(
+        BackgroundJob{[&] { posted.settle(reinterpret_cast<void*>(0x2)); },
+                      [&](const char* why) { posted.settle(nullptr, why); }, &posted});
+    posted.wait_settled();
+    if (posted.full.load()) status |= 2;
+    if (ran.load()) status |= 4;
+    ::_exit(status);
+  }
+  int status = -1;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("child status " << status);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // The parent's queue is as it was: the job runs once resumed.
+  CHECK_FALSE(queued.settled.load());
+  pause_background_compiles(false);
+  wait_for_background_compiles();
+  CHECK(ran.load());
+  CHECK(queued.full.load());
 }
