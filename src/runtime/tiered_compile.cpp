@@ -38,18 +38,18 @@ std::atomic<bool>& tiered_slot() {
 // after it are destroyed: what a job uses exists before the first job is queued (the registries,
 // the driver and template tables, the counters), or is never destroyed (the warnings' sets of
 // env_setting.cpp and disk_cache.cpp, which a job may be the first to reach).
-class BackgroundCompiler;
-BackgroundCompiler& background_compiler();
-
 class BackgroundCompiler {
  public:
-  // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole.
+  // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole. The
+  // handlers stay registered after the compiler is destroyed at exit, and then do nothing.
   BackgroundCompiler() {
-    ::pthread_atfork([] { background_compiler().mutex_.lock(); }, [] { background_compiler().mutex_.unlock(); },
-                     [] { background_compiler().forked(); });
+    alive_ = this;
+    ::pthread_atfork([] { if (alive_) alive_->mutex_.lock(); }, [] { if (alive_) alive_->mutex_.unlock(); },
+                     [] { if (alive_) alive_->forked(); });
   }
 
   ~BackgroundCompiler() {
+    alive_ = nullptr;
     if (thread_.joinable() && getpid() != owner_pid_) {
       thread_.detach();  // a fork()ed child: the thread (and maybe the mutex) stayed with the parent
       return;
@@ -157,6 +157,7 @@ class BackgroundCompiler {
   std::condition_variable changed_;
   std::deque<BackgroundJob> jobs_;
   bool busy_ = false, paused_ = false, stopping_ = false, in_child_ = false;
+  static inline BackgroundCompiler* alive_ = nullptr;  // the one compiler, while it exists
   std::thread thread_;
   pid_t owner_pid_ = 0;
 };
