@@ -91,14 +91,14 @@ inline std::int64_t check_input(std::string_view fn, const InputNames& n, const 
   return stride;
 }
 
-// `layout` and its arguments describe the layout; formatted only when the rule is broken.
+// `count` and its arguments say how `needed` is counted ("Layout{...}.numel()"); formatted only
+// when the rule is broken.
 template <class... Args>
 void check_capacity(std::string_view fn, std::string_view name, std::int64_t capacity,
-                    std::int64_t needed, fmt::format_string<Args...> layout, Args&&... args) {
+                    std::int64_t needed, fmt::format_string<Args...> count, Args&&... args) {
   if (capacity < needed)
     fail_argument(fn, name, std::to_string(capacity),
-                  fmt::format("must be >= {}.numel() = {}",
-                              fmt::format(layout, std::forward<Args>(args)...), needed));
+                  fmt::format("must be >= {} = {}", fmt::format(count, std::forward<Args>(args)...), needed));
 }
 
 // A named byte range, for the overlap rules.

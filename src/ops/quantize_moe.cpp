@@ -154,10 +154,8 @@ void quantize_kgrouped(const QuantizeKGroupedArgs& a, Stream stream) {
   if (a.k_capacity > 0) {
     require_aligned(a.q, 16, fn, "q");
     require_aligned(a.scales, 16, fn, "scales");
-    if (a.scales_capacity < layout.scales_numel())  // not check_capacity: the layout's count is scales_numel()
-      fail_argument(fn, "scales_capacity", std::to_string(a.scales_capacity),
-                    fmt::format("must be >= KGroupedLayout{{rows = {}, k_capacity = {}}}.scales_numel() = {}", a.rows,
-                                a.k_capacity, layout.scales_numel()));
+    check_capacity(fn, "scales_capacity", a.scales_capacity, layout.scales_numel(),
+                   "KGroupedLayout{{rows = {}, k_capacity = {}}}.scales_numel()", a.rows, a.k_capacity);
   }
   check_eps(fn, a.eps, a.q_dtype);
   check_disjoint(fn, {{"x", a.x, x_bytes},

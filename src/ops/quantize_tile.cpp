@@ -266,13 +266,13 @@ void quantize_1x128_transposed(const Quantize1x128TransposedArgs& a, Stream stre
   require_aligned(a.qt_scales, 16, fn, "qt_scales");
   const Scales1x128Layout t_layout{a.k, a.m};
   check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, t_layout.numel(),
-                 "Scales1x128Layout{{m = k = {}, k = m = {}}}", a.k, a.m);
+                 "Scales1x128Layout{{m = k = {}, k = m = {}}}.numel()", a.k, a.m);
   const Scales1x128Layout layout{a.m, a.k};
   if (fused) {
     require_aligned(a.q, 16, fn, "q");
     require_aligned(a.scales, 16, fn, "scales");
     check_capacity(fn, "scales_capacity", a.scales_capacity, layout.numel(),
-                   "Scales1x128Layout{{m = {}, k = {}}}", a.m, a.k);
+                   "Scales1x128Layout{{m = {}, k = {}}}.numel()", a.m, a.k);
   } else if (a.scales != nullptr) {
     fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
                   "must be nullptr when q is nullptr (transposed output only)");
@@ -313,13 +313,13 @@ void quantize_128x128_experts(std::string_view fn, const QuantizeExperts128x128A
   require_aligned(a.scales, 16, fn, "scales");
   const Scales128x128Layout layout{a.n, a.k};
   check_capacity(fn, "scales_capacity", a.scales_capacity, e * layout.numel(),
-                 "{} x Scales128x128Layout{{n = {}, k = {}}}", e, a.n, a.k);
+                 "{} x Scales128x128Layout{{n = {}, k = {}}}.numel()", e, a.n, a.k);
   const Scales128x128Layout t_layout{a.k, a.n};
   if (transposed) {
     require_aligned(a.qt, 16, fn, "qt");
     require_aligned(a.qt_scales, 16, fn, "qt_scales");
     check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, e * t_layout.numel(),
-                   "{} x Scales128x128Layout{{n = k = {}, k = n = {}}}", e, a.k, a.n);
+                   "{} x Scales128x128Layout{{n = k = {}, k = n = {}}}.numel()", e, a.k, a.n);
   } else if (a.qt_scales != nullptr) {
     fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
                   "must be nullptr when qt is nullptr");
@@ -365,7 +365,7 @@ void quantize_mxfp8_experts(std::string_view fn, const QuantizeExpertsMxfp8Args&
     require_aligned(a.q, 16, fn, "q");
     require_aligned(a.scales, 16, fn, "scales");
     check_capacity(fn, "scales_capacity", a.scales_capacity, e * layout.numel(),
-                   "{} x ScalesMx32Layout{{rows = {} = {}, cols = k = {}}}", e, names.rows, a.n, a.k);
+                   "{} x ScalesMx32Layout{{rows = {} = {}, cols = k = {}}}.numel()", e, names.rows, a.n, a.k);
   } else if (a.scales != nullptr) {
     fail_argument(fn, "scales", fmt::format("{}", static_cast<const void*>(a.scales)),
                   "must be nullptr when q is nullptr");
@@ -374,7 +374,7 @@ void quantize_mxfp8_experts(std::string_view fn, const QuantizeExpertsMxfp8Args&
     require_aligned(a.qt, 16, fn, "qt");
     require_aligned(a.qt_scales, 16, fn, "qt_scales");
     check_capacity(fn, "qt_scales_capacity", a.qt_scales_capacity, e * t_layout.numel(),
-                   "{} x ScalesMx32Layout{{rows = k = {}, cols = {} = {}}}", e, a.k, names.rows, a.n);
+                   "{} x ScalesMx32Layout{{rows = k = {}, cols = {} = {}}}.numel()", e, a.k, names.rows, a.n);
   } else if (a.qt_scales != nullptr) {
     fail_argument(fn, "qt_scales", fmt::format("{}", static_cast<const void*>(a.qt_scales)),
                   "must be nullptr when qt is nullptr");

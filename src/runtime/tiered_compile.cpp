@@ -8,7 +8,6 @@
 #include <thread>
 
 #include <pthread.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -50,8 +49,8 @@ class BackgroundCompiler {
 
   ~BackgroundCompiler() {
     alive_ = nullptr;
-    if (thread_.joinable() && getpid() != owner_pid_) {
-      thread_.detach();  // a fork()ed child: the thread (and maybe the mutex) stayed with the parent
+    if (in_child_) {  // a fork()ed child: the thread stayed with the parent (forked() dropped the queue)
+      if (thread_.joinable()) thread_.detach();
       return;
     }
     std::deque<BackgroundJob> dropped;
@@ -83,7 +82,6 @@ class BackgroundCompiler {
       } catch (const std::system_error& e) {
         throw Error(ErrorCode::internal, fmt::format("cannot start the background compile thread: {}", e.what()));
       }
-      owner_pid_ = getpid();
     }
     jobs_.push_back(std::move(job));
     changed_.notify_all();
@@ -159,7 +157,6 @@ class BackgroundCompiler {
   bool busy_ = false, paused_ = false, stopping_ = false, in_child_ = false;
   static inline BackgroundCompiler* alive_ = nullptr;  // the one compiler, while it exists
   std::thread thread_;
-  pid_t owner_pid_ = 0;
 };
 
 BackgroundCompiler& background_compiler() {
