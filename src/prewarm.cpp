@@ -94,14 +94,16 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   jobs = std::min(jobs, std::max(1, report.kernels));
 
-  // Loading happens in the worker threads, which must use the caller's context.
-  void* context = options.load ? detail::current_context() : nullptr;
+  // Loading happens in the worker threads, in the caller's context (or, for a green context, its
+  // device's primary context: detail::context_for_workers).
+  void* context = options.load ? detail::context_for_workers() : nullptr;
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
   int done = 0;
   if (options.progress) draw_progress(0, report.kernels);
-  auto worker = [&] {
-    if (context != nullptr) detail::make_context_current(context);
+  // `spawned`: on a thread of its own (the calling thread keeps its context as it is).
+  auto worker = [&](bool spawned) {
+    if (spawned && context != nullptr) detail::make_context_current(context);
     for (std::size_t i; (i = next++) < specs.size();) {
       std::string error;
       detail::BuiltKernel built;
@@ -136,9 +138,9 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   // others running); with none, the work runs on this thread.
   std::vector<std::thread> threads;
   try {
-    for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+    for (int t = 0; t < jobs; ++t) threads.emplace_back(worker, true);
   } catch (const std::system_error&) {
-    if (threads.empty()) worker();
+    if (threads.empty()) worker(false);
   }
   for (std::thread& thread : threads) thread.join();
   report.wall_seconds =

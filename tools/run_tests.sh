@@ -3,4 +3,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/build.sh"
-ctest --test-dir "${BUILD_DIR:-$root/build}" --output-on-failure -j "$(nproc)" "$@"
+# --no-tests=error: a filter or build that leaves no test fails instead of passing.
+ctest --test-dir "${BUILD_DIR:-$root/build}" --output-on-failure --no-tests=error -j "$(nproc)" "$@"

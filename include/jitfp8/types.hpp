@@ -5,6 +5,13 @@
 #include <string>
 #include <string_view>
 
+// The API passes std::string and std::vector across the library boundary, so a consumer must use
+// the standard library ABI the library was built with: libstdc++'s C++11 ABI (its default since
+// GCC 5). Built with the old one, a consumer would link and then corrupt memory.
+#if defined(_GLIBCXX_USE_CXX11_ABI) && !_GLIBCXX_USE_CXX11_ABI
+#error "libjitfp8 needs libstdc++'s C++11 ABI (_GLIBCXX_USE_CXX11_ABI=1)"
+#endif
+
 namespace jitfp8 {
 
 // A CUDA stream, CUstream/cudaStream_t compatible. nullptr is the legacy default stream.

@@ -20,7 +20,7 @@ Error ConfigJsonReader::fail(std::string_view field, std::string_view rule) cons
 int ConfigJsonReader::integer(const char* field) const {
   if (!json_.contains(field) || !json_[field].is_number_integer()) throw fail(field, "must be an integer");
   const std::int64_t value = json_[field].get<std::int64_t>();
-  if (value < 0 || value > (1 << 24)) throw fail(field, "is out of range");
+  if (value < 0 || value > (1 << 24)) throw fail(field, fmt::format("must be in [0, {}]", 1 << 24));
   return static_cast<int>(value);
 }
 
@@ -38,6 +38,8 @@ std::string ConfigJsonReader::word(const char* field, std::initializer_list<std:
 }
 
 bool ConfigJsonReader::multicast_on_a(int multicast) const {
+  // Checked here, before multicast_on's rule: multicast 3 was blamed on "multicast_on".
+  if (multicast != 1 && multicast != 2) throw fail("multicast", "must be 1 or 2");
   const std::string on = word("multicast_on", {"a", "b", "none"});
   if ((on == "none") != (multicast == 1)) throw fail("multicast_on", "must be \"none\" exactly when multicast is 1");
   return on != "b";

@@ -1,6 +1,5 @@
 // Listing, verifying and clearing cache roots (the `jitfp8 cache` subcommands).
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,13 +93,18 @@ void walk(const std::string& root, Visit&& visit) {
   }
 }
 
-bool is_stale_temporary(const fs::path& path) {
-  std::string name = path.filename().string();
-  if (name.rfind(".tmp-", 0) != 0) return false;
-  // .tmp-<key>-<pid>-...: stale when its writer is gone.
-  std::size_t dash = name.find('-', 5 + 32);
-  long pid = dash == std::string::npos ? 0 : std::strtol(name.c_str() + dash + 1, nullptr, 10);
-  return pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+// Whether `path` is a temporary file of an entry's writer (.tmp-<key>-<pid>-...).
+bool is_temporary(const fs::path& path) { return path.filename().string().rfind(".tmp-", 0) == 0; }
+
+// Removes a temporary whose writer is gone (detail::remove_abandoned_temporary); a live writer's
+// stays: it becomes an entry when renamed into place, and removing it only made that publish fail.
+void remove_if_abandoned(const fs::path& path, CacheCleanReport* report) {
+  const std::string name = path.filename().string();
+  const std::size_t dash = name.find('-', 5 + 32);
+  const long pid = dash == std::string::npos ? 0 : std::strtol(name.c_str() + dash + 1, nullptr, 10);
+  std::string failure;
+  if (detail::remove_abandoned_temporary(path.string(), pid, &failure)) ++report->removed_temporaries;
+  else if (!failure.empty()) report->failures.push_back(failure);
 }
 
 void remove(const fs::path& path, int* counter, CacheCleanReport* report) {
@@ -168,8 +172,8 @@ CacheCleanReport cache_remove_invalid() {
       const auto lock =
           detail::KeyLock::acquire(key, std::chrono::milliseconds(0), [] { return false; }, &held);
       if (!held && !inspect(roots.front(), path).valid) remove(path, &report.removed_entries, &report);
-    } else if (is_stale_temporary(path)) {
-      remove(path, &report.removed_temporaries, &report);
+    } else if (is_temporary(path)) {
+      remove_if_abandoned(path, &report);
     }
   });
   return report;
@@ -181,9 +185,7 @@ CacheCleanReport cache_clear() {
   if (roots.empty()) return report;
   walk(roots.front(), [&](const fs::path& path) {
     if (path.extension() == ".kernel") remove(path, &report.removed_entries, &report);
-    // A live writer's temporary is left: it becomes an entry when renamed into place, and
-    // removing it only made that writer's publish fail.
-    else if (is_stale_temporary(path)) remove(path, &report.removed_temporaries, &report);
+    else if (is_temporary(path)) remove_if_abandoned(path, &report);
     else if (path.extension() == ".lock") remove_unheld_lock(path, &report);
   });
   return report;

@@ -8,6 +8,7 @@
 #include "jitfp8/runtime.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/stream_sms.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -77,6 +78,19 @@ void* current_context() {
 
 void make_context_current(void* context) {
   check_cuda(driver().cuCtxSetCurrent(static_cast<CUcontext>(context)), "cuCtxSetCurrent");
+}
+
+void* context_for_workers() {
+  void* context = current_context();
+  if (!on_green_context(nullptr)) return context;
+  // Retained at each call and never released, as current_device() does: a green context keeps
+  // its primary context retained anyway, and a retain re-initializes one reset since.
+  const DriverApi& api = driver();
+  CUdevice device = 0;
+  check_cuda(api.cuCtxGetDevice(&device), "cuCtxGetDevice");
+  CUcontext primary = nullptr;
+  check_cuda(api.cuDevicePrimaryCtxRetain(&primary, device), "cuDevicePrimaryCtxRetain");
+  return primary;
 }
 
 }  // namespace jitfp8::detail

@@ -2,7 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,7 +31,13 @@ std::string dir_of_entry(const std::string& root, const Key128& key) {
 
 // Creates the missing directories of root/v1/xx with mode 0700, then checks them all.
 bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
-  if (!make_dirs(dir_of_entry(root, key), why)) return false;
+  if (!make_dirs(dir_of_entry(root, key), why)) {
+    // A root that is a symlink to nothing (an unmounted target) said only "cannot create <root>/v1".
+    struct stat link {}, target {};
+    if (::lstat(root.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && ::stat(root.c_str(), &target) != 0)
+      *why = fmt::format("cache root {} is a symlink to a missing folder", root);
+    return false;
+  }
   const DirState state = check_entry_dirs(root, key, why);
   // `missing` sets no reason: a directory removed between its creation and the check.
   if (state == DirState::missing) *why = fmt::format("{} was removed while being created", dir_of_entry(root, key));
@@ -45,12 +52,45 @@ void remove_stale_temporaries(const std::string& dir, const Key128& key) {
   while (dirent* item = ::readdir(handle)) {
     std::string name = item->d_name;
     if (name.rfind(prefix, 0) != 0) continue;
-    long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-      ::unlink((dir + "/" + name).c_str());
+    remove_abandoned_temporary(dir + "/" + name, std::strtol(name.c_str() + prefix.size(), nullptr, 10));
   }
   ::closedir(handle);
 }
+
+// The descriptors of the key locks this process holds. A flock belongs to the open file, which a
+// fork()ed child shares: a child that lives on (a data-loader worker) kept the key locked after
+// this process let go, or died, and every other process waited out its lock timeout for that
+// key (a review, 2026-12-05). The child closes its copies at once. The set is locked over a
+// fork, so that the child's copy is consistent.
+class HeldKeyLocks {
+ public:
+  static HeldKeyLocks& instance() {
+    static auto& held = *new HeldKeyLocks;  // never destroyed: locks may be released at exit
+    return held;
+  }
+  void add(int fd) {
+    std::lock_guard lock(mutex_);
+    fds_.insert(fd);
+  }
+  // Whether `fd` was held (and is no longer): false in a child, which closed it already.
+  bool remove(int fd) {
+    std::lock_guard lock(mutex_);
+    return fds_.erase(fd) == 1;
+  }
+
+ private:
+  HeldKeyLocks() {
+    ::pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                     [] {
+                       HeldKeyLocks& held = instance();
+                       for (int fd : held.fds_) ::close(fd);
+                       held.fds_.clear();
+                       held.mutex_.unlock();
+                     });
+  }
+  std::mutex mutex_;
+  std::set<int> fds_;
+};
 
 std::string temporary_name(const std::string& dir, const Key128& key) {
   static std::atomic<unsigned> counter{0};
@@ -87,7 +127,7 @@ std::optional<std::string> read_entry_file(const std::string& path, const Key128
   return std::nullopt;
 }
 
-std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result) {
+std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result, const EntryCheck& unusable) {
   if (result) *result = LookupResult::miss;
   for (const std::string& root : effective_cache_roots()) {
     std::string why;
@@ -99,6 +139,7 @@ std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result) 
       CacheEntry entry;
       auto problem = read_entry_file(path, key, &entry, &missing);
       if (missing) continue;
+      if (!problem && unusable) problem = unusable(entry);
       if (!problem) {
         if (result) *result = LookupResult::hit;
         ++runtime_counters().disk_hits;
@@ -157,13 +198,18 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
       ::close(fd);
       return nullptr;
     }
-    if (names_open_file(path, fd)) return std::unique_ptr<KeyLock>(new KeyLock(fd));
+    if (names_open_file(path, fd)) {
+      HeldKeyLocks::instance().add(fd);
+      return std::unique_ptr<KeyLock>(new KeyLock(fd));
+    }
     ::close(fd);
   }
   return nullptr;
 }
 
-KeyLock::~KeyLock() { ::close(fd_); }  // closing releases the flock
+KeyLock::~KeyLock() {
+  if (HeldKeyLocks::instance().remove(fd_)) ::close(fd_);  // closing releases the flock
+}
 
 std::chrono::milliseconds lock_timeout() {
   // At most 10^7 s (116 days): a deadline of now + 10^10 s passes steady_clock's 64-bit

@@ -37,8 +37,11 @@ void report_rejected_entry(const std::string& entry, const std::string& why);
 enum class LookupResult { hit, miss, rejected };
 
 // Reads the first valid, trusted entry for `key` from the roots, in order. Bad or untrusted
-// entries are skipped (and logged once per key), never returned.
-std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result = nullptr);
+// entries are skipped (and logged once per key), never returned; so are those `unusable` (when
+// given) finds a problem with, so that a later root's good entry is still found.
+using EntryCheck = std::function<std::optional<std::string>(const CacheEntry&)>;
+std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result = nullptr,
+                                       const EntryCheck& unusable = {});
 
 // Writes the entry into the first root: a unique temporary file in the entry's directory,
 // flushed, renamed into place, directory flushed. Returns false (and logs why) when the root

@@ -1,5 +1,7 @@
 #include "runtime/env_setting.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -49,10 +51,14 @@ std::optional<std::string> env_choice(const char* name, std::initializer_list<st
 std::optional<double> env_number(const char* name, double min) {
   const char* value = env_value(name);
   if (value == nullptr) return std::nullopt;
-  char* end = nullptr;
-  const double number = std::strtod(value, &end);
-  if (*end == '\0' && number >= min && number < 1e12) return number;
-  warn_ignored(name, value, fmt::format("a number >= {}", min));
+  // from_chars: decimal only (strtod also took hex and leading blanks) and the same in every
+  // locale (strtod's decimal point is the locale's).
+  const std::string_view text(value);
+  double number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error == std::errc() && end == text.data() + text.size() && std::isfinite(number) && number >= min)
+    return number;
+  warn_ignored(name, value, fmt::format("a decimal number >= {}", min));
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/cubin_elf.hpp"
 #include "runtime/debug_dump.hpp"
@@ -71,14 +72,13 @@ std::optional<std::string> unusable_entry_problem(const CacheEntry& entry, std::
 }
 
 std::optional<BuiltKernel> cached_kernel(const Key128& key) {
-  std::optional<CacheEntry> entry = cache_lookup(key);
+  // An entry whole and checksummed, yet unusable, is passed over like any other bad entry (and
+  // said so): a later root's may serve, else the kernel is rebuilt (a review, 2026-12-05: the
+  // first root's unusable entry hid a later root's good one).
+  std::optional<CacheEntry> entry =
+      cache_lookup(key, nullptr, [](const CacheEntry& e) { return unusable_entry_problem(e); });
   if (!entry) return std::nullopt;
-  std::string lowered_name;
-  if (auto problem = unusable_entry_problem(*entry, &lowered_name)) {
-    // Whole and checksummed, yet unusable: rebuilt like any other bad entry, and said so.
-    report_rejected_entry("of key " + key.hex(), *problem);
-    return std::nullopt;
-  }
+  std::string lowered_name = lowered_name_of(*entry);
   return BuiltKernel{key, std::move(entry->payload), std::move(lowered_name), true, 0};
 }
 
@@ -109,7 +109,15 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   log(LogLevel::info, "compiled {} key={} in {:.0f} ms", spec.display_name(), key.hex(),
       compiled.seconds * 1e3);
   log(LogLevel::debug, "config of {}: {}", spec.display_name(), spec.config.dump());
-  if (dumping) write_dump(spec, key, compiled);
+  // A dump is for reading, not part of the build: one that cannot be written is reported, and
+  // the kernel is cached and launched as without JITFP8_DUMP.
+  if (dumping) {
+    try {
+      write_dump(spec, key, compiled);
+    } catch (const Error& e) {
+      log(LogLevel::warn, "JITFP8_DUMP: {} not dumped: {}", spec.display_name(), e.what());
+    }
+  }
 
   CacheEntry entry{key, entry_metadata(spec, compiled), compiled.cubin};
   const bool published = cache_publish(entry);

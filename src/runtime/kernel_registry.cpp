@@ -114,7 +114,7 @@ const LoadedLibrary& full_library(const KernelSpec& spec, const Key128& key) {
 }
 
 // On the background thread: the full kernel of `spec` (full_library) readied on `device` in
-// `context` (that of the call that queued it).
+// `context` (context_for_workers() of the call that queued it).
 void* load_in_background(const KernelSpec& spec, const Key128& key, int device, void* context) {
   // Loading is allowed here while an application thread captures a graph in the global mode.
   CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
@@ -141,7 +141,7 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
   auto quick = std::make_shared<TieredKernel>();
   quick->function.store(first);
   post_background_compile(
-      {[spec, key, device, quick, context = current_context()] {
+      {[spec, key, device, quick, context = context_for_workers()] {
          try {
            quick->settle(load_in_background(spec, key, device, context));
            report_upgrade(true, spec, device);
@@ -166,7 +166,7 @@ void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, c
   log(LogLevel::info, "{} failed to build in the background; building it again there", spec.display_name());
   try {
     post_background_compile(
-        {[spec, key, device, tiered, context = current_context()] {
+        {[spec, key, device, tiered, context = context_for_workers()] {
            try {
              if (!tiered->full.load(std::memory_order_acquire))
                report_upgrade(tiered->take_over(load_in_background(spec, key, device, context)), spec, device);

@@ -37,10 +37,17 @@ struct DeviceContext {
 };
 const DeviceContext& current_device();
 
-// The calling thread's CUDA context (a CUcontext), so that worker threads can adopt it with
-// make_context_current: contexts are per thread, and loading needs one.
+// The calling thread's CUDA context (a CUcontext); make_context_current makes one current to the
+// calling thread.
 void* current_context();
 void make_context_current(void* context);
+
+// The context (a CUcontext) in which another thread (the background compiler, prewarm's load
+// workers) readies kernels for the calling thread, with make_context_current: contexts are per
+// thread, and loading needs one. The calling thread's context, except a green context: the driver
+// lets one be current to a single thread at a time, and the caller keeps it current meanwhile.
+// Then it is the device's primary context, which the green context derives from.
+void* context_for_workers();
 
 // How the first use of a kernel found neither loaded nor in a cache root builds it:
 // - build_now: now (as its quick variant first, under tiered compilation, where it has one);

@@ -1,8 +1,10 @@
 #include "runtime/trusted_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +45,14 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// Flushes a directory's entries (a rename or mkdir in it) to disk, as far as the file system lets.
+void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 // Trusted: owned by us or by root, and writable by nobody else.
@@ -80,7 +90,9 @@ bool make_dirs(const std::string& path, std::string* why) {
     pos = path.find('/', pos + 1);
     const std::string prefix = path.substr(0, pos);
     if (prefix.empty()) continue;
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+    if (::mkdir(prefix.c_str(), 0700) == 0) {
+      sync_directory(directory_of(prefix));  // the new directory survives a crash, as its entries will
+    } else if (errno != EEXIST) {
       *why = fmt::format("cannot create {}: {}", prefix, errno_text());
       return false;
     }
@@ -151,30 +163,53 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
     *why = fmt::format("{} bytes exceed RLIMIT_FSIZE", size);
     return false;
   }
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    *why = fmt::format("cannot create {}: {}", temporary, errno_text());
-    return false;
+  // Locked until it is renamed, so that cleaners leave it. A cleaner may lock a temporary between
+  // its creation and our lock, and unlink it: we then start over under another name.
+  int fd = -1;
+  std::string name = temporary;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    if (attempt > 0) name = fmt::format("{}-{}", temporary, attempt);
+    fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      *why = fmt::format("cannot create {}: {}", name, errno_text());
+      return false;
+    }
+    const bool taken = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR);
+    if (attempt < 3 && (taken || !names_open_file(name, fd))) {
+      ::close(fd);
+      fd = -1;
+    }
   }
   bool ok = write_all(fd, data, size) && ::fsync(fd) == 0;
   std::string failure = ok ? "" : errno_text();
-  ok = (::close(fd) == 0) && ok;
-  if (ok && ::rename(temporary.c_str(), final_path.c_str()) != 0) {
+  if (ok && ::rename(name.c_str(), final_path.c_str()) != 0) {
     ok = false;
     failure = errno_text();
   }
+  ::close(fd);  // after a successful fsync, close reports nothing new
   if (!ok) {
-    ::unlink(temporary.c_str());
-    *why = fmt::format("writing {} failed: {}", final_path, failure.empty() ? "close failed" : failure);
+    ::unlink(name.c_str());
+    *why = fmt::format("writing {} failed: {}", final_path, failure);
     return false;
   }
-  // Make the rename itself durable.
-  int dir_fd = ::open(directory_of(final_path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  sync_directory(directory_of(final_path));  // the rename itself durable
   return true;
+}
+
+bool remove_abandoned_temporary(const std::string& path, long writer_pid, std::string* failure) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;  // gone meanwhile, or not ours to judge
+  bool abandoned = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  if (!abandoned && errno != EWOULDBLOCK && errno != EINTR)  // no locks here: the pid decides
+    abandoned = writer_pid > 0 && ::kill(static_cast<pid_t>(writer_pid), 0) != 0 && errno == ESRCH;
+  // Unlinked while locked here: a writer that locks it after finds it gone (write_file_atomically).
+  bool removed = false;
+  if (abandoned && names_open_file(path, fd)) {
+    removed = ::unlink(path.c_str()) == 0;
+    if (!removed && errno != ENOENT && failure != nullptr) *failure = fmt::format("{}: {}", path, errno_text());
+  }
+  ::close(fd);
+  return removed;
 }
 
 }  // namespace jitfp8::detail

@@ -42,8 +42,16 @@ std::optional<std::string> read_trusted_file(const std::string& path, bool* miss
 
 // Writes `size` bytes at `data` to `temporary` (created exclusively, mode 0600), flushes it,
 // renames it to `final_path` and flushes the directory. Returns false with `why` set (the
-// temporary removed) on any failure. Both paths must be in the same directory.
+// temporary removed) on any failure. Both paths must be in the same directory. The temporary is
+// flock()ed from its creation until after the rename, so that remove_abandoned_temporary leaves
+// it; one that a cleaner took first is left to it, and the write starts over under another name.
 bool write_file_atomically(const std::string& temporary, const std::string& final_path, const char* data,
                            std::size_t size, std::string* why);
+
+// Removes a temporary of write_file_atomically whose writer is gone (killed mid-write), and says
+// whether it did; `failure` is set where the unlink failed. A live writer holds a flock on it. A
+// pid tells nothing across pid namespaces (containers sharing one cache) or hosts, so the pid in
+// its name (`writer_pid`, 0 if unknown) decides only where the file system has no locks.
+bool remove_abandoned_temporary(const std::string& path, long writer_pid, std::string* failure = nullptr);
 
 }  // namespace jitfp8::detail

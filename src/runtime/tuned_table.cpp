@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -71,8 +73,13 @@ std::optional<std::string> entry_from_json(const nlohmann::json& item, TunedEntr
   if (!item.contains("key") || !scalar_object(item["key"]))
     return "\"key\" is not an object of integers, booleans and strings";
   for (const char* field : {"us", "replaced_us"})
-    if (!item.contains(field) || !item[field].is_number() || !(item[field].get<double>() > 0))
+    if (!item.contains(field) || !item[field].is_number() || !std::isnormal(item[field].get<double>()) ||
+        !(item[field].get<double>() > 0))
       return fmt::format("\"{}\" is not a positive number", field);
+  // An entry records a config that ran faster than the pick it replaces (or as fast: tune
+  // --min-gain 0); a slower one would make the dispatch worse.
+  if (item["us"].get<double>() > item["replaced_us"].get<double>())
+    return "\"us\" is above \"replaced_us\": the config is slower than the pick it replaces";
   entry->op = item["op"].get<std::string>();
   entry->templates = item["templates"].get<std::string>();
   entry->key = item["key"];
@@ -205,17 +212,26 @@ std::optional<std::string> TunedTable::parse(std::string_view text, const TunedD
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return "not a JSON object";
   if (string_field(doc, "format") != kFormat) return fmt::format("\"format\" is not \"{}\"", kFormat);
-  if (!doc.contains("version") || doc["version"] != kVersion) return fmt::format("\"version\" is not {}", kVersion);
+  // Integers, as `cache tuned` reads them (132.0 passed here, and was "not a table" there).
+  if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"] != kVersion)
+    return fmt::format("\"version\" is not {}", kVersion);
   if (string_field(doc, "arch") != device.arch || string_field(doc, "device_name") != device.name ||
-      !doc.contains("sm_count") || doc["sm_count"] != device.sm_count)
+      !doc.contains("sm_count") || !doc["sm_count"].is_number_integer() || doc["sm_count"] != device.sm_count)
     return fmt::format("tuned for another device (arch, device_name, sm_count must be {}, {}, {})", device.arch,
                        device.name, device.sm_count);
   if (!doc.contains("entries") || !doc["entries"].is_array()) return "\"entries\" is not an array";
   std::size_t index = 0;
+  std::map<std::string, std::size_t> first_of;  // a repeated entry is skipped, and said so
   for (const nlohmann::json& item : doc["entries"]) {
     TunedEntry entry;
-    if (auto problem = entry_from_json(item, &entry)) skipped->push_back(fmt::format("entry {}: {}", index, *problem));
-    else insert(std::move(entry), false);
+    if (auto problem = entry_from_json(item, &entry)) {
+      skipped->push_back(fmt::format("entry {}: {}", index, *problem));
+    } else if (const auto [at, first] = first_of.emplace(map_key(entry.op, entry.key, entry.templates), index);
+               !first) {
+      skipped->push_back(fmt::format("entry {}: the same op, key and templates as entry {}", index, at->second));
+    } else {
+      insert(std::move(entry), false);
+    }
     ++index;
   }
   return std::nullopt;
@@ -262,6 +278,8 @@ std::vector<TunedTableFile> list_tuned_tables(const std::vector<std::string>& ro
       const nlohmann::json doc = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
       if (!text) {
         file.problem = why;
+      } else if (doc.is_discarded()) {
+        file.problem = "not JSON";
       } else if (!doc.is_object() || !doc.contains("arch") || !doc["arch"].is_string() ||
                  !doc.contains("device_name") || !doc["device_name"].is_string() || !doc.contains("sm_count") ||
                  !doc["sm_count"].is_number_integer()) {

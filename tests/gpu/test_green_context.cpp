@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -31,10 +32,12 @@
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
 #include "ops/gemm_target.hpp"
+#include "heuristics/sm90_gemm.hpp"
 #include "runtime/cluster_capacity.hpp"
 #include "runtime/launch.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
+#include "support/test_env.hpp"
 
 using namespace jitfp8;
 
@@ -192,6 +195,41 @@ void check_dense_against_reference(const GemmFp8Args& g, const std::vector<std::
     worst = std::max(worst, score);
   }
   CHECK(worst < 1.0);
+}
+
+// Where no green context could be created: a failure on a driver that has them, else a warning.
+void report_no_green_contexts() {
+  int version = 0;
+  JITFP8_CUDA_CHECK(cudaDriverGetVersion(&version));
+  // Every driver of CUDA 12.8 (the toolkit this library needs) or newer has them.
+  if (version >= 12080) FAIL("driver " << version << " has green contexts, but the test could not create one");
+  WARN("driver " << version << " has no green contexts: nothing tested");
+  SUCCEED();  // the suite runs with --warn NoAssertions
+}
+
+// The operands of one dense GEMM, random, D (bf16) poisoned.
+struct DenseOperands {
+  test::DeviceBuffer<std::uint8_t> a, b, d;
+  test::DeviceBuffer<float> sa, sb;
+  GemmFp8Args args;
+
+  DenseOperands(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed)
+      : a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(n * k)), d(static_cast<std::size_t>(m * n * 2)),
+        sa(static_cast<std::size_t>(Scales1x128Layout{m, k}.numel())),
+        sb(static_cast<std::size_t>(Scales128x128Layout{n, k}.numel())) {
+    std::mt19937_64 rng(seed);
+    fill_random(a, rng), fill_random(b, rng), fill_random(sa, rng), fill_random(sb, rng);
+    d.poison(0xFF);
+    args.m = m, args.n = n, args.k = k;
+    args.a = a.get(), args.a_scales = sa.get(), args.a_scales_capacity = static_cast<std::int64_t>(sa.size());
+    args.b = b.get(), args.b_scales = sb.get(), args.b_scales_capacity = static_cast<std::int64_t>(sb.size());
+    args.d = d.get();
+  }
+};
+
+// gemm_fp8_nt on stream 0 with `green` current to the thread (D poisoned first), and D after it.
+std::vector<std::uint8_t> dense_on_green(DenseOperands& p, const GreenContext& green) {
+  return output_of(Gemm{"gemm_fp8_nt", [&p](cudaStream_t s) { gemm_fp8_nt(p.args, s); }, &p.d}, green);
 }
 
 }  // namespace
@@ -376,12 +414,72 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
     }
   }
   JITFP8_CUDA_CHECK(cudaStreamDestroy(plain));
-  if (!tested) {
-    int version = 0;
-    JITFP8_CUDA_CHECK(cudaDriverGetVersion(&version));
-    // Every driver of CUDA 12.8 (the toolkit this library needs) or newer has them.
-    if (version >= 12080) FAIL("driver " << version << " has green contexts, but the test could not create one");
-    WARN("driver " << version << " has no green contexts: nothing tested");
-    SUCCEED();  // the suite runs with --warn NoAssertions
+  if (!tested) report_no_green_contexts();
+}
+
+// The driver lets a green context be current to one thread at a time, so the threads that ready
+// kernels for a caller with one current (the background compiler under tiering, prewarm's load
+// workers) ready them in the device's primary context instead (detail::context_for_workers).
+// Both paths, with a green context current to the caller, over an empty cache root: kernels new
+// to the process, results against the double-precision reference, and the caller's context left
+// as it was.
+TEST_CASE("Background builds and prewarm's workers serve a caller with a green context current",
+          "[gpu][green-ctx][tiered]") {
+  const detail::DeviceContext& device = detail::current_device();
+  const GreenContext green(16);
+  if (!green.ok()) {
+    report_no_green_contexts();
+    return;
+  }
+  test::TempDir dir;
+  const test::ScopedCacheRoots roots({dir.path()});
+  struct TieringOn {  // restored however the case ends, as the suite runs in one process
+    const bool before = tiered_compilation();
+    TieringOn() { set_tiered_compilation(true); }
+    ~TieringOn() {
+      wait_for_background_compiles();
+      set_tiered_compilation(before);
+    }
+  } tiering;
+  wait_for_background_compiles();  // nothing of another case lands inside the counts
+
+  {  // tiering: the quick variant at once, the full kernel from the background thread
+    const std::int64_t m = 192, n = 1184, k = 1664;  // a shape no other test compiles
+    const detail::Sm90GemmConfig config =
+        detail::gemm_fp8_nt_chosen_config(m, n, k, detail::gemm_target(device, green.sms()), false, false);
+    INFO("config " << config.to_json().dump());
+    REQUIRE(detail::sm90_gemm_has_quick_variant(config, k));  // else no background build
+    DenseOperands p(m, n, k, 91);
+    const RuntimeStats before = runtime_stats();
+    const std::vector<std::uint8_t> from_quick = dense_on_green(p, green);
+    CHECK(runtime_stats().quick_compiles == before.quick_compiles + 1);
+    wait_for_background_compiles();
+    CHECK(runtime_stats().upgrades == before.upgrades + 1);  // built and readied, not failed
+    CHECK(dense_on_green(p, green) == from_quick);          // the full kernel, the same bits
+    check_dense_against_reference(p.args, from_quick);
+  }
+
+  {  // prewarm with load, then the launches compile and load nothing
+    const std::int64_t m = 256, n = 1312, k = 1408;
+    const Manifest manifest =
+        parse_manifest(R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": [256, 256], "n": 1312, "k": 1408}]})");
+    PrewarmOptions options;
+    options.load = true;
+    options.jobs = 2;
+    PrewarmReport report;
+    {
+      const ScopedCurrent current(green.context());
+      report = prewarm({manifest}, options);
+      CHECK(detail::current_context() == green.context());
+    }
+    INFO((report.errors.empty() ? std::string() : report.errors.front()));
+    CHECK(report.kernels >= 1);
+    CHECK(report.failed == 0);
+    DenseOperands p(m, n, k, 92);
+    const RuntimeStats before = runtime_stats();
+    const std::vector<std::uint8_t> d = dense_on_green(p, green);
+    CHECK(runtime_stats().compiles == before.compiles);
+    CHECK(runtime_stats().loads == before.loads);
+    check_dense_against_reference(p.args, d);
   }
 }

@@ -1,4 +1,6 @@
 // The on-disk cache: entry format, round trip, rejection and rebuild of bad entries, trust.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,6 +142,24 @@ TEST_CASE("build_kernel: compile once, then hit; a copied cache still hits", "[c
   auto before = compiles();
   CHECK(build_kernel(spec_bf16()).from_cache);
   CHECK(compiles() == before);
+}
+
+// A debug dump that cannot be written is a warning: the kernel is still published and returned
+// (a review, 2026-12-05: the build failed as a cache_error that did not name JITFP8_DUMP).
+TEST_CASE("an unwritable JITFP8_DUMP folder does not fail the build", "[cache][nvrtc][env]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "file", "not a folder");
+  const test::ScopedCacheRoots roots({dir / "cache"});
+  struct ScopedDump {
+    explicit ScopedDump(const std::string& folder) { ::setenv("JITFP8_DUMP", folder.c_str(), 1); }
+    ~ScopedDump() { ::unsetenv("JITFP8_DUMP"); }
+  } dump(dir / "file");
+  const auto before = compiles();
+  const BuiltKernel built = build_kernel(spec_bf16());  // dumping compiles, even on a hit
+  CHECK(compiles() == before + 1);
+  CHECK(built.published);
+  CHECK_FALSE(built.cubin.empty());
+  CHECK_FALSE(fs::exists(dir / "file/quantize_1x128-" + cache_key(spec_bf16()).hex()));
 }
 
 TEST_CASE("bad entries on disk are never loaded: rebuilt and replaced", "[cache][nvrtc]") {
@@ -335,14 +355,14 @@ TEST_CASE("set_cache_roots refuses an empty path", "[cache]") {
   CHECK(cache_roots() == std::vector<std::string>{dir / "cache"});
 }
 
-// JITFP8_LOCK_TIMEOUT_S takes numbers below 10^12 s, but a deadline of now + 10^10 s passes
-// steady_clock's 64-bit nanoseconds: it wrapped, and waiters gave up at once (a review,
-// 2026-12-04). The wait is held at 10^7 s; now + that is representable.
+// A deadline of now + 10^10 s passes steady_clock's 64-bit nanoseconds: it wrapped, and waiters
+// gave up at once (a review, 2026-12-04). The wait is held at 10^7 s; now + that is representable.
+// Any larger number is held there too (10^12 and above were ignored for the default, 120 s).
 TEST_CASE("a huge JITFP8_LOCK_TIMEOUT_S waits at most 10^7 s, and its deadline does not wrap", "[cache][env]") {
   const char* name = "JITFP8_LOCK_TIMEOUT_S";
   ::unsetenv(name);
   CHECK(lock_timeout() == std::chrono::seconds(120));
-  for (const char* text : {"1e10", "9.9e11"}) {
+  for (const char* text : {"1e10", "9.9e11", "1e13", "1e300"}) {
     ::setenv(name, text, 1);
     INFO(text);
     CHECK(lock_timeout() == std::chrono::seconds(10'000'000));
@@ -357,6 +377,30 @@ TEST_CASE("a huge JITFP8_LOCK_TIMEOUT_S waits at most 10^7 s, and its deadline d
 // `cache verify` judges an entry as the runtime does: whole and checksummed, yet naming no
 // lowered kernel, or one its cubin does not define, the runtime rebuilds it, so verify removes it
 // (a review, 2026-12-04).
+// An entry whole and checksummed, yet naming a kernel its cubin lacks, is passed over as bad, and
+// a later root's good entry of the key is used (a review, 2026-12-05: the first root's unusable
+// entry hid it, and the kernel was compiled again).
+TEST_CASE("an unusable entry in the first root does not hide a later root's good one", "[cache]") {
+  test::TempDir dir;
+  CacheEntry good = sample_entry();
+  {
+    test::ScopedCacheRoots roots({dir / "second"});
+    REQUIRE(cache_publish(good));
+  }
+  CacheEntry lacking = good;
+  lacking.metadata = R"({"kernel":"k","lowered_name":"_Z1xv"})";
+  test::ScopedCacheRoots roots({dir / "first", dir / "second"});
+  REQUIRE(cache_publish(lacking));
+  REQUIRE(cache_lookup(good.key));  // whole: the plain lookup returns the first root's
+  CHECK(cache_lookup(good.key)->metadata == lacking.metadata);
+  const auto before = runtime_stats().disk_rejects;
+  const std::optional<BuiltKernel> found = cached_kernel(good.key);
+  REQUIRE(found);
+  CHECK(found->lowered_name == "_Z1kv");
+  CHECK(found->cubin == good.payload);
+  CHECK(runtime_stats().disk_rejects == before + 1);
+}
+
 TEST_CASE("cache verify removes an entry that names no lowered kernel, or one its cubin lacks", "[cache]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir / "cache"});
@@ -471,7 +515,10 @@ TEST_CASE("cache verify leaves an invalid entry whose key is locked to its build
 
 // `cache clear` removes entries, the lock files nobody holds and the temporaries of dead writers;
 // a held lock (its key is being compiled) and a live writer's temporary stay (a review,
-// 2026-12-04: removing a held lock let a second process lock a new file at the path).
+// 2026-12-04: removing a held lock let a second process lock a new file at the path). A writer
+// is live while it holds a flock on its temporary, whatever the pid in the name says: a pid
+// means nothing in another pid namespace (a review, 2026-12-05: a container's `cache clear`
+// removed the temporary of a live writer in another, whose pid it did not have).
 TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache]") {
   test::TempDir dir;
   const std::string root = dir / "cache";
@@ -482,10 +529,15 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
   REQUIRE(cache_publish(free_entry));
   const std::string shard = root + "/v1/01/";
   const std::string dead_writer = shard + ".tmp-" + free_entry.key.hex() + "-999999999-0-1";
-  const std::string live_writer = shard + ".tmp-" + free_entry.key.hex() + "-" +
-                                  std::to_string(::getpid()) + "-0-2";
+  const std::string own_pid = std::to_string(::getpid());
+  const std::string live_writer = shard + ".tmp-" + free_entry.key.hex() + "-999999999-0-2";
+  const std::string unlocked = shard + ".tmp-" + free_entry.key.hex() + "-" + own_pid + "-0-3";
   test::write_text_file(dead_writer, "partial");
   test::write_text_file(live_writer, "partial");
+  test::write_text_file(unlocked, "partial");
+  const int writer_fd = ::open(live_writer.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(writer_fd >= 0);
+  REQUIRE(::flock(writer_fd, LOCK_EX | LOCK_NB) == 0);
   const auto no = [] { return false; };
   { const auto lock = KeyLock::acquire(free_entry.key, std::chrono::milliseconds(0), no, nullptr); }
   const auto held = KeyLock::acquire(held_entry.key, std::chrono::milliseconds(0), no, nullptr);
@@ -494,10 +546,12 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
 
   const CacheCleanReport cleared = cache_clear();
   CHECK(cleared.removed_entries == 2);
-  CHECK(cleared.removed_temporaries == 1);
+  CHECK(cleared.removed_temporaries == 2);
   CHECK(cleared.failures.empty());
   CHECK_FALSE(fs::exists(dead_writer));
+  CHECK_FALSE(fs::exists(unlocked));
   CHECK(fs::exists(live_writer));
+  ::close(writer_fd);
   CHECK_FALSE(fs::exists(shard + free_entry.key.hex() + ".lock"));
   CHECK(fs::exists(shard + held_entry.key.hex() + ".lock"));
   // Still exclusive: nobody else gets the held key's lock.
@@ -511,6 +565,46 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
   CHECK(cache_clear().failures.empty());
   CHECK_FALSE(fs::is_symlink(linked));
   CHECK(KeyLock::acquire(free_entry.key, std::chrono::milliseconds(0), no, nullptr));
+}
+
+// A flock belongs to the open file, which a fork()ed child shares: a child that lived on kept the
+// key locked after the parent let go, and every other process waited out its lock timeout (a
+// review, 2026-12-05). The child now closes its copies at the fork.
+TEST_CASE("a key lock is released by its holder even while a fork()ed child lives on", "[cache]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  const Key128 key = sample_entry().key;
+  const auto no = [] { return false; };
+  auto lock = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
+  REQUIRE(lock);
+  int release_child[2], child_started[2];
+  REQUIRE(::pipe(release_child) == 0);
+  REQUIRE(::pipe(child_started) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // says it runs (its fork handlers are done), then waits until the parent has checked
+    char byte = 1;
+    ::close(release_child[1]);
+    ::close(child_started[0]);
+    while (::write(child_started[1], &byte, 1) < 0 && errno == EINTR) {
+    }
+    while (::read(release_child[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    ::_exit(0);
+  }
+  ::close(release_child[0]);
+  ::close(child_started[1]);
+  char byte = 0;
+  while (::read(child_started[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  ::close(child_started[0]);
+  lock.reset();
+  const bool free_again = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr) != nullptr;
+  ::close(release_child[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(free_again);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
 
 // A process that opened a key's lock file just before `cache clear` unlinked it, and then got the

@@ -48,14 +48,22 @@ TEST_CASE("env_number takes a number at or above its minimum, and warns about an
     ScopedEnv set("JITFP8_TEST_ENV_NUMBER", "2.5");
     CHECK(detail::env_number("JITFP8_TEST_ENV_NUMBER", 0) == 2.5);
   }
-  for (auto [variable, text] : {std::pair{"JITFP8_TEST_ENV_WORD", "abc"}, std::pair{"JITFP8_TEST_ENV_NEGATIVE", "-1"},
-                                std::pair{"JITFP8_TEST_ENV_TRAILING", "12s"}}) {
+  {
+    ScopedEnv set("JITFP8_TEST_ENV_NUMBER", "1e13");  // large, yet a number >= 0 (its user caps it)
+    CHECK(detail::env_number("JITFP8_TEST_ENV_NUMBER", 0) == 1e13);
+  }
+  // Hex, blanks and non-finite values were taken by strtod (a review, 2026-12-05).
+  for (auto [variable, text] :
+       {std::pair{"JITFP8_TEST_ENV_WORD", "abc"}, std::pair{"JITFP8_TEST_ENV_NEGATIVE", "-1"},
+        std::pair{"JITFP8_TEST_ENV_TRAILING", "12s"}, std::pair{"JITFP8_TEST_ENV_HEX", "0x10"},
+        std::pair{"JITFP8_TEST_ENV_BLANK", " 5"}, std::pair{"JITFP8_TEST_ENV_INF", "inf"},
+        std::pair{"JITFP8_TEST_ENV_NAN", "nan"}}) {
     const char* name = variable;  // a lambda may not capture a structured binding (clang)
     ScopedEnv set(name, text);
     std::optional<double> value;
     const std::string warning = test::capture_stderr([&] { value = detail::env_number(name, 0); });
     CHECK_FALSE(value);
-    CHECK(warning == std::string("[jitfp8 warn] ") + name + "='" + text + "' ignored: it takes a number >= 0\n");
+    CHECK(warning == std::string("[jitfp8 warn] ") + name + "='" + text + "' ignored: it takes a decimal number >= 0\n");
   }
 }
 
