@@ -126,7 +126,9 @@ void remove_unheld_lock(const fs::path& path, CacheCleanReport* report) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;  // gone meanwhile
   if (!S_ISREG(st.st_mode)) return remove(path, &removed, report);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  // For writing where it can be: NFS emulates flock with fcntl locks, which an exclusive lock needs.
+  int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno != ENOENT)
       report->failures.push_back(fmt::format("{}: cannot open to lock it: {}", path.string(), std::strerror(errno)));
@@ -168,10 +170,16 @@ CacheCleanReport cache_remove_invalid() {
       // the check and the removal was removed (a review, 2026-12-04). A key whose lock another
       // holds is being rebuilt, and is left to its builder; where no lock can be had at all (a
       // read-only or untrusted root), the entry is removed unlocked, as nobody rebuilds it there.
+      // A publisher may still rename a good entry over it unlocked (after its lock wait timed
+      // out, or after the holder it waited for wrote nothing): the file judged is removed only if
+      // it is still the one at the path.
       bool held = false;
       const auto lock =
           detail::KeyLock::acquire(key, std::chrono::milliseconds(0), [] { return false; }, &held);
-      if (!held && !inspect(roots.front(), path).valid) remove(path, &report.removed_entries, &report);
+      struct stat judged {}, now {};
+      if (!held && ::lstat(path.c_str(), &judged) == 0 && !inspect(roots.front(), path).valid &&
+          ::lstat(path.c_str(), &now) == 0 && now.st_dev == judged.st_dev && now.st_ino == judged.st_ino)
+        remove(path, &report.removed_entries, &report);
     } else if (is_temporary(path)) {
       remove_if_abandoned(path, &report);
     }

@@ -2,7 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "runtime/env_setting.hpp"
+#include "runtime/fork_closed_fds.hpp"
 #include "runtime/log.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/trusted_file.hpp"
@@ -56,41 +57,6 @@ void remove_stale_temporaries(const std::string& dir, const Key128& key) {
   }
   ::closedir(handle);
 }
-
-// The descriptors of the key locks this process holds. A flock belongs to the open file, which a
-// fork()ed child shares: a child that lives on (a data-loader worker) kept the key locked after
-// this process let go, or died, and every other process waited out its lock timeout for that
-// key (a review, 2026-12-05). The child closes its copies at once. The set is locked over a
-// fork, so that the child's copy is consistent.
-class HeldKeyLocks {
- public:
-  static HeldKeyLocks& instance() {
-    static auto& held = *new HeldKeyLocks;  // never destroyed: locks may be released at exit
-    return held;
-  }
-  void add(int fd) {
-    std::lock_guard lock(mutex_);
-    fds_.insert(fd);
-  }
-  // Whether `fd` was held (and is no longer): false in a child, which closed it already.
-  bool remove(int fd) {
-    std::lock_guard lock(mutex_);
-    return fds_.erase(fd) == 1;
-  }
-
- private:
-  HeldKeyLocks() {
-    ::pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
-                     [] {
-                       HeldKeyLocks& held = instance();
-                       for (int fd : held.fds_) ::close(fd);
-                       held.fds_.clear();
-                       held.mutex_.unlock();
-                     });
-  }
-  std::mutex mutex_;
-  std::set<int> fds_;
-};
 
 std::string temporary_name(const std::string& dir, const Key128& key) {
   static std::atomic<unsigned> counter{0};
@@ -189,26 +155,50 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
   for (int attempt = 0; attempt < 8; ++attempt) {
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return nullptr;
+    close_in_forked_children(fd);  // from the start: a child forked while we wait shares the file
+    const auto give_up = [fd] {
+      if (stop_closing_in_forked_children(fd)) ::close(fd);
+    };
     const auto left = std::max(std::chrono::steady_clock::duration::zero(), deadline - std::chrono::steady_clock::now());
     bool saw_holder = false;
     const bool locked = flock_exclusive(fd, std::chrono::duration_cast<std::chrono::milliseconds>(left), appeared,
                                         &saw_holder);
     if (waited) *waited = *waited || saw_holder;
     if (!locked) {
-      ::close(fd);
+      give_up();
       return nullptr;
     }
-    if (names_open_file(path, fd)) {
-      HeldKeyLocks::instance().add(fd);
-      return std::unique_ptr<KeyLock>(new KeyLock(fd));
-    }
-    ::close(fd);
+    if (names_open_file(path, fd)) return std::unique_ptr<KeyLock>(new KeyLock(fd));
+    give_up();
   }
   return nullptr;
 }
 
+namespace {
+constexpr char kNoEntryMark[] = "no entry coming\n";
+constexpr std::size_t kNoEntryMarkSize = sizeof(kNoEntryMark) - 1;
+}  // namespace
+
+void KeyLock::mark_no_entry_coming() {
+  if (exceeds_file_size_limit(kNoEntryMarkSize)) return;  // SIGXFSZ: the waiters go in turn
+  if (::pwrite(fd_, kNoEntryMark, kNoEntryMarkSize, 0) == static_cast<ssize_t>(kNoEntryMarkSize))
+    (void)::ftruncate(fd_, kNoEntryMarkSize);
+}
+
+bool KeyLock::no_entry_coming() const {
+  char text[kNoEntryMarkSize] = {};
+  return ::pread(fd_, text, kNoEntryMarkSize, 0) == static_cast<ssize_t>(kNoEntryMarkSize) &&
+         std::memcmp(text, kNoEntryMark, kNoEntryMarkSize) == 0;
+}
+
+void KeyLock::clear_mark() { (void)::ftruncate(fd_, 0); }
+
 KeyLock::~KeyLock() {
-  if (HeldKeyLocks::instance().remove(fd_)) ::close(fd_);  // closing releases the flock
+  // Unlocked first: closing releases the flock only once no process has the file open, and a
+  // child forked in the instant before the descriptor was registered may still have it.
+  if (!stop_closing_in_forked_children(fd_)) return;  // a forked child: its copy is closed
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
 }
 
 std::chrono::milliseconds lock_timeout() {

@@ -64,6 +64,14 @@ class KeyLock {
   static std::unique_ptr<KeyLock> acquire(const Key128& key, std::chrono::milliseconds timeout,
                                           const std::function<bool()>& appeared, bool* waited);
 
+  // A holder that lets go without writing the entry because its compile or its write failed
+  // says so in the lock file, and a waiter that gets the lock after it reads it: the waiters then
+  // compile side by side (a full disk or quota had each wait for every compile before it) instead
+  // of in turn. A holder that died says nothing, and one waiter compiles while the rest wait.
+  void mark_no_entry_coming();
+  bool no_entry_coming() const;
+  void clear_mark();  // a holder about to compile
+
  private:
   explicit KeyLock(int fd) : fd_(fd) {}
   int fd_;

@@ -103,8 +103,25 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
         spec.display_name(), key.hex());
     return *appeared;
   }
+  // The holder we waited for let go saying no entry was coming (its compile or its write failed:
+  // a full disk, a quota). Holding the lock would line the other waiters up behind this compile,
+  // one compile each in turn, for a write that may fail again: compile unlocked, as they will (a
+  // review, 2026-12-05). A holder that died said nothing: compile under the lock, the rest wait.
+  if (waited && lock && lock->no_entry_coming()) {
+    lock.reset();
+    log(LogLevel::info, "{} key={}: the process we waited for wrote no entry; compiling without the lock",
+        spec.display_name(), key.hex());
+  } else if (lock) {
+    lock->clear_mark();
+  }
 
-  CompileResult compiled = compile_kernel(spec, /*want_ptx=*/dumping);
+  CompileResult compiled;
+  try {
+    compiled = compile_kernel(spec, /*want_ptx=*/dumping);
+  } catch (...) {
+    if (lock) lock->mark_no_entry_coming();
+    throw;
+  }
   ++runtime_counters().compiles;
   log(LogLevel::info, "compiled {} key={} in {:.0f} ms", spec.display_name(), key.hex(),
       compiled.seconds * 1e3);
@@ -121,6 +138,7 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
 
   CacheEntry entry{key, entry_metadata(spec, compiled), compiled.cubin};
   const bool published = cache_publish(entry);
+  if (!published && lock) lock->mark_no_entry_coming();
   return BuiltKernel{key, std::move(compiled.cubin), std::move(compiled.lowered_name), false,
                      compiled.seconds, published};
 }

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ctime>
+
 #include <algorithm>
 #include <thread>
 
@@ -15,6 +17,8 @@
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "runtime/fork_closed_fds.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -32,13 +36,6 @@ bool write_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-// A write larger than RLIMIT_FSIZE would raise SIGXFSZ and kill the process: refuse first.
-bool exceeds_file_size_limit(std::size_t size) {
-  struct rlimit limit {};
-  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-         size > limit.rlim_cur;
-}
-
 std::string directory_of(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
@@ -54,6 +51,12 @@ void sync_directory(const std::string& dir) {
 }
 
 }  // namespace
+
+bool exceeds_file_size_limit(std::size_t size) {
+  struct rlimit limit {};
+  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+         size > limit.rlim_cur;
+}
 
 // Trusted: owned by us or by root, and writable by nobody else.
 std::optional<std::string> untrusted(const struct stat& st) {
@@ -163,20 +166,26 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
     *why = fmt::format("{} bytes exceed RLIMIT_FSIZE", size);
     return false;
   }
-  // Locked until it is renamed, so that cleaners leave it. A cleaner may lock a temporary between
-  // its creation and our lock, and unlink it: we then start over under another name.
+  // Locked until it is renamed, so that cleaners leave it (and closed in forked children, which
+  // would keep it locked). A cleaner may lock a temporary between its creation and our lock, and
+  // unlink it: we then start over under another name, up to 3 times, and then go on with the
+  // last (whose rename fails if it was unlinked).
   int fd = -1;
   std::string name = temporary;
+  const auto close_fd = [&fd] {
+    if (stop_closing_in_forked_children(fd)) ::close(fd);
+  };
   for (int attempt = 0; fd < 0; ++attempt) {
     if (attempt > 0) name = fmt::format("{}-{}", temporary, attempt);
-    fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
       *why = fmt::format("cannot create {}: {}", name, errno_text());
       return false;
     }
+    close_in_forked_children(fd);
     const bool taken = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR);
     if (attempt < 3 && (taken || !names_open_file(name, fd))) {
-      ::close(fd);
+      close_fd();
       fd = -1;
     }
   }
@@ -186,7 +195,7 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
     ok = false;
     failure = errno_text();
   }
-  ::close(fd);  // after a successful fsync, close reports nothing new
+  close_fd();  // after a successful fsync, close reports nothing new
   if (!ok) {
     ::unlink(name.c_str());
     *why = fmt::format("writing {} failed: {}", final_path, failure);
@@ -197,11 +206,19 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
 }
 
 bool remove_abandoned_temporary(const std::string& path, long writer_pid, std::string* failure) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  // Opened for writing: NFS emulates flock with fcntl locks, which an exclusive lock needs.
+  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return false;  // gone meanwhile, or not ours to judge
-  bool abandoned = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-  if (!abandoned && errno != EWOULDBLOCK && errno != EINTR)  // no locks here: the pid decides
-    abandoned = writer_pid > 0 && ::kill(static_cast<pid_t>(writer_pid), 0) != 0 && errno == ESRCH;
+  struct stat st {};
+  const bool locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  const bool held = !locked && (errno == EWOULDBLOCK || errno == EINTR);
+  // Unheld, it is abandoned unless its pid is alive here and it is younger than an hour: a writer
+  // of a library before 2026-12-05 does not lock its temporary (nor anyone where the file system
+  // has no locks). In another pid namespace a pid means nothing, but a live writer holds its lock.
+  const bool writer_gone =
+      writer_pid <= 0 || (::kill(static_cast<pid_t>(writer_pid), 0) != 0 && errno == ESRCH);
+  const bool abandoned =
+      !held && (writer_gone || (::fstat(fd, &st) == 0 && ::time(nullptr) - st.st_mtime > 3600));
   // Unlinked while locked here: a writer that locks it after finds it gone (write_file_atomically).
   bool removed = false;
   if (abandoned && names_open_file(path, fd)) {

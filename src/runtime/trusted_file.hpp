@@ -40,6 +40,10 @@ bool names_open_file(const std::string& path, int fd);
 // `why` set otherwise. `missing` on ENOENT.
 std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why);
 
+// Whether a file of `size` bytes passes RLIMIT_FSIZE: writing past it raises SIGXFSZ, which kills
+// the process, so such a write is refused first.
+bool exceeds_file_size_limit(std::size_t size);
+
 // Writes `size` bytes at `data` to `temporary` (created exclusively, mode 0600), flushes it,
 // renames it to `final_path` and flushes the directory. Returns false with `why` set (the
 // temporary removed) on any failure. Both paths must be in the same directory. The temporary is
@@ -49,9 +53,10 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
                            std::size_t size, std::string* why);
 
 // Removes a temporary of write_file_atomically whose writer is gone (killed mid-write), and says
-// whether it did; `failure` is set where the unlink failed. A live writer holds a flock on it. A
-// pid tells nothing across pid namespaces (containers sharing one cache) or hosts, so the pid in
-// its name (`writer_pid`, 0 if unknown) decides only where the file system has no locks.
+// whether it did; `failure` is set where the unlink failed. A live writer holds a flock on it: a
+// pid tells nothing across pid namespaces (containers sharing one cache) or hosts. One nobody
+// holds stays only while the pid in its name (`writer_pid`, 0 if unknown) is alive here and it is
+// younger than an hour: writers without the lock (an older library, a file system without locks).
 bool remove_abandoned_temporary(const std::string& path, long writer_pid, std::string* failure = nullptr);
 
 }  // namespace jitfp8::detail

@@ -1,5 +1,5 @@
 # Installs the build into a scratch prefix, builds the consumer against it and runs it, and runs
-# the installed CLI (WITH_CLI). PREFIX_PATH's entries are separated by '|'.
+# the installed CLI. PREFIX_PATH's entries are separated by '|'.
 string(REPLACE "|" ";" PREFIX_PATH "${PREFIX_PATH}")
 file(REMOVE_RECURSE "${WORK_DIR}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix"
@@ -22,9 +22,6 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the consumer failed (${rc})")
 endif()
 # The installed CLI finds the installed library (its RUNPATH), with no LD_LIBRARY_PATH.
-if(NOT WITH_CLI)
-  return()
-endif()
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "${WORK_DIR}/prefix/bin/jitfp8" help
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "usage: jitfp8")

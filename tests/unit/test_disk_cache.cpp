@@ -16,6 +16,8 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "heuristics/sm90_gemm.hpp"
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/quantize_1x128.hpp"
 #include "runtime/cache_entry.hpp"
 #include "runtime/disk_cache.hpp"
@@ -150,16 +152,20 @@ TEST_CASE("an unwritable JITFP8_DUMP folder does not fail the build", "[cache][n
   test::TempDir dir;
   test::write_text_file(dir / "file", "not a folder");
   const test::ScopedCacheRoots roots({dir / "cache"});
-  struct ScopedDump {
-    explicit ScopedDump(const std::string& folder) { ::setenv("JITFP8_DUMP", folder.c_str(), 1); }
-    ~ScopedDump() { ::unsetenv("JITFP8_DUMP"); }
+  struct ScopedDump {  // the value before restored
+    std::optional<std::string> before;
+    explicit ScopedDump(const std::string& folder) {
+      if (const char* value = std::getenv("JITFP8_DUMP")) before = value;
+      ::setenv("JITFP8_DUMP", folder.c_str(), 1);
+    }
+    ~ScopedDump() { before ? ::setenv("JITFP8_DUMP", before->c_str(), 1) : ::unsetenv("JITFP8_DUMP"); }
   } dump(dir / "file");
   const auto before = compiles();
   const BuiltKernel built = build_kernel(spec_bf16());  // dumping compiles, even on a hit
   CHECK(compiles() == before + 1);
   CHECK(built.published);
   CHECK_FALSE(built.cubin.empty());
-  CHECK_FALSE(fs::exists(dir / "file/quantize_1x128-" + cache_key(spec_bf16()).hex()));
+  CHECK(fs::exists(entry_path(dir / "cache", built.key)));
 }
 
 TEST_CASE("bad entries on disk are never loaded: rebuilt and replaced", "[cache][nvrtc]") {
@@ -374,9 +380,6 @@ TEST_CASE("a huge JITFP8_LOCK_TIMEOUT_S waits at most 10^7 s, and its deadline d
   ::unsetenv(name);
 }
 
-// `cache verify` judges an entry as the runtime does: whole and checksummed, yet naming no
-// lowered kernel, or one its cubin does not define, the runtime rebuilds it, so verify removes it
-// (a review, 2026-12-04).
 // An entry whole and checksummed, yet naming a kernel its cubin lacks, is passed over as bad, and
 // a later root's good entry of the key is used (a review, 2026-12-05: the first root's unusable
 // entry hid it, and the kernel was compiled again).
@@ -401,6 +404,9 @@ TEST_CASE("an unusable entry in the first root does not hide a later root's good
   CHECK(runtime_stats().disk_rejects == before + 1);
 }
 
+// `cache verify` judges an entry as the runtime does: whole and checksummed, yet naming no
+// lowered kernel, or one its cubin does not define, the runtime rebuilds it, so verify removes it
+// (a review, 2026-12-04).
 TEST_CASE("cache verify removes an entry that names no lowered kernel, or one its cubin lacks", "[cache]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir / "cache"});
@@ -518,7 +524,9 @@ TEST_CASE("cache verify leaves an invalid entry whose key is locked to its build
 // 2026-12-04: removing a held lock let a second process lock a new file at the path). A writer
 // is live while it holds a flock on its temporary, whatever the pid in the name says: a pid
 // means nothing in another pid namespace (a review, 2026-12-05: a container's `cache clear`
-// removed the temporary of a live writer in another, whose pid it did not have).
+// removed the temporary of a live writer in another, whose pid it did not have). One nobody
+// holds goes once its pid is gone here, or once it is an hour old (an older library's writers
+// do not lock theirs).
 TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache]") {
   test::TempDir dir;
   const std::string root = dir / "cache";
@@ -531,10 +539,12 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
   const std::string dead_writer = shard + ".tmp-" + free_entry.key.hex() + "-999999999-0-1";
   const std::string own_pid = std::to_string(::getpid());
   const std::string live_writer = shard + ".tmp-" + free_entry.key.hex() + "-999999999-0-2";
-  const std::string unlocked = shard + ".tmp-" + free_entry.key.hex() + "-" + own_pid + "-0-3";
-  test::write_text_file(dead_writer, "partial");
-  test::write_text_file(live_writer, "partial");
-  test::write_text_file(unlocked, "partial");
+  const std::string unlocked_old = shard + ".tmp-" + free_entry.key.hex() + "-" + own_pid + "-0-3";
+  const std::string unlocked_fresh = shard + ".tmp-" + free_entry.key.hex() + "-" + own_pid + "-0-4";
+  for (const std::string& path : {dead_writer, live_writer, unlocked_old, unlocked_fresh})
+    test::write_text_file(path, "partial");
+  const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  fs::last_write_time(unlocked_old, two_hours_ago);
   const int writer_fd = ::open(live_writer.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(writer_fd >= 0);
   REQUIRE(::flock(writer_fd, LOCK_EX | LOCK_NB) == 0);
@@ -549,7 +559,8 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
   CHECK(cleared.removed_temporaries == 2);
   CHECK(cleared.failures.empty());
   CHECK_FALSE(fs::exists(dead_writer));
-  CHECK_FALSE(fs::exists(unlocked));
+  CHECK_FALSE(fs::exists(unlocked_old));
+  CHECK(fs::exists(unlocked_fresh));
   CHECK(fs::exists(live_writer));
   ::close(writer_fd);
   CHECK_FALSE(fs::exists(shard + free_entry.key.hex() + ".lock"));
@@ -605,6 +616,94 @@ TEST_CASE("a key lock is released by its holder even while a fork()ed child live
   ::waitpid(child, &status, 0);
   CHECK(free_again);
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+}
+
+// The same for a child forked while the lock was still awaited (the descriptor open, the lock
+// not yet had): the child shared the file the waiter then locked (a review of the fix above).
+TEST_CASE("a key lock awaited across a fork() is released by its holder while the child lives on", "[cache]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  const Key128 key = sample_entry().key;
+  const auto no = [] { return false; };
+  auto holder = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
+  REQUIRE(holder);
+  std::atomic<bool> waiter_locked{false}, release{false};
+  std::thread waiter([&] {
+    bool waited = false;
+    auto lock = KeyLock::acquire(key, std::chrono::seconds(20), no, &waited);
+    waiter_locked = lock != nullptr && waited;
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });  // its lock is released as the thread ends
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the waiter is waiting
+  int release_child[2], child_started[2];
+  REQUIRE(::pipe(release_child) == 0);
+  REQUIRE(::pipe(child_started) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // says it runs, then waits until the parent has checked
+    char byte = 1;
+    ::close(release_child[1]);
+    ::close(child_started[0]);
+    while (::write(child_started[1], &byte, 1) < 0 && errno == EINTR) {
+    }
+    while (::read(release_child[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    ::_exit(0);
+  }
+  ::close(release_child[0]);
+  ::close(child_started[1]);
+  char byte = 0;
+  while (::read(child_started[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  ::close(child_started[0]);
+  holder.reset();
+  for (int ms = 0; !waiter_locked && ms < 10000; ++ms) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  release = true;
+  waiter.join();
+  const bool free_again = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr) != nullptr;
+  ::close(release_child[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(waiter_locked);
+  CHECK(free_again);
+}
+
+// Waiters whose holder let go saying no entry was coming (its write failed: a full disk, a quota)
+// compile side by side: each took the lock in turn and compiled under it, so the last waited for
+// all the compiles before it (a review, 2026-12-05). Two threads wait on a held lock, as two
+// processes would (a flock is per open file). Holding the lock, the first waiter would publish
+// before the second got it, which would then find the entry: one compile. After such a holder,
+// the second compiles too, while the first still compiles (a GEMM kernel: 0.3 s or more). After
+// a holder that let go saying nothing (it died), one compiles and the other finds its entry.
+TEST_CASE("waiters whose lock holder wrote no entry compile side by side and not in turn", "[cache][nvrtc]") {
+  const bool holder_failed = GENERATE(true, false);
+  INFO((holder_failed ? "the holder said no entry was coming" : "the holder said nothing"));
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  const KernelSpec spec = gemm_fp8_nt_spec(1536, 1024, choose_sm90_gemm_config(256, 1536, 1024, 132),
+                                           Arch::parse("sm_90a"));
+  const auto no = [] { return false; };
+  auto holder = KeyLock::acquire(cache_key(spec), std::chrono::milliseconds(0), no, nullptr);
+  REQUIRE(holder);
+  const auto compiles_before = compiles(), waits_before = runtime_stats().lock_waits;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 2; ++i)
+    waiters.emplace_back([&] {
+      try {
+        build_kernel(spec);
+      } catch (...) {
+        ++failures;
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // both are waiting (counted once they stop)
+  if (holder_failed) holder->mark_no_entry_coming();
+  holder.reset();  // no entry written
+  for (std::thread& waiter : waiters) waiter.join();
+  CHECK(failures == 0);
+  CHECK(runtime_stats().lock_waits == waits_before + 2);
+  CHECK(compiles() == compiles_before + (holder_failed ? 2 : 1));
+  CHECK(cache_lookup(cache_key(spec)));
 }
 
 // A process that opened a key's lock file just before `cache clear` unlinked it, and then got the
