@@ -128,7 +128,8 @@ void remove_unheld_lock(const fs::path& path, CacheCleanReport* report) {
   if (!S_ISREG(st.st_mode)) return remove(path, &removed, report);
   // For writing where it can be: NFS emulates flock with fcntl locks, which an exclusive lock needs.
   int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && (errno == EACCES || errno == EROFS))
+    fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno != ENOENT)
       report->failures.push_back(fmt::format("{}: cannot open to lock it: {}", path.string(), std::strerror(errno)));

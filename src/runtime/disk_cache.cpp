@@ -153,12 +153,10 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
   // One deadline for every attempt; `waited` says whether any attempt saw another holder.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (int attempt = 0; attempt < 8; ++attempt) {
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    // Closed in forked children from the start: a child forked while we wait shares the file.
+    const int fd = open_closed_in_forked_children(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return nullptr;
-    close_in_forked_children(fd);  // from the start: a child forked while we wait shares the file
-    const auto give_up = [fd] {
-      if (stop_closing_in_forked_children(fd)) ::close(fd);
-    };
+    const auto give_up = [fd] { unlock_and_close(fd); };
     const auto left = std::max(std::chrono::steady_clock::duration::zero(), deadline - std::chrono::steady_clock::now());
     bool saw_holder = false;
     const bool locked = flock_exclusive(fd, std::chrono::duration_cast<std::chrono::milliseconds>(left), appeared,
@@ -175,30 +173,36 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
 }
 
 namespace {
-constexpr char kNoEntryMark[] = "no entry coming\n";
-constexpr std::size_t kNoEntryMarkSize = sizeof(kNoEntryMark) - 1;
+// One record of 16 bytes at the start of the lock file, overwritten in place: a holder about to
+// compile writes the first (so that the file has its block before a disk fills up), one whose
+// compile or write failed the second.
+constexpr std::size_t kRecordSize = 16;
+constexpr char kCompiling[kRecordSize + 1] = "compiling      \n";
+constexpr char kNoEntryComing[kRecordSize + 1] = "no entry coming\n";
+
+void write_record(int fd, const char* record) {
+  if (exceeds_file_size_limit(kRecordSize)) return;  // SIGXFSZ: no record, the waiters go in turn
+  (void)::pwrite(fd, record, kRecordSize, 0);
+}
 }  // namespace
 
-void KeyLock::mark_no_entry_coming() {
-  if (exceeds_file_size_limit(kNoEntryMarkSize)) return;  // SIGXFSZ: the waiters go in turn
-  if (::pwrite(fd_, kNoEntryMark, kNoEntryMarkSize, 0) == static_cast<ssize_t>(kNoEntryMarkSize))
-    (void)::ftruncate(fd_, kNoEntryMarkSize);
-}
+void KeyLock::mark_compiling() { write_record(fd_, kCompiling); }
 
-bool KeyLock::no_entry_coming() const {
-  char text[kNoEntryMarkSize] = {};
-  return ::pread(fd_, text, kNoEntryMarkSize, 0) == static_cast<ssize_t>(kNoEntryMarkSize) &&
-         std::memcmp(text, kNoEntryMark, kNoEntryMarkSize) == 0;
-}
+void KeyLock::mark_no_entry_coming() { write_record(fd_, kNoEntryComing); }
 
-void KeyLock::clear_mark() { (void)::ftruncate(fd_, 0); }
+bool KeyLock::no_entry_coming_since(const std::timespec& since) const {
+  char text[kRecordSize] = {};
+  struct stat st {};
+  if (::pread(fd_, text, kRecordSize, 0) != static_cast<ssize_t>(kRecordSize) ||
+      std::memcmp(text, kNoEntryComing, kRecordSize) != 0 || ::fstat(fd_, &st) != 0)
+    return false;
+  return st.st_mtim.tv_sec > since.tv_sec ||
+         (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec >= since.tv_nsec);
+}
 
 KeyLock::~KeyLock() {
-  // Unlocked first: closing releases the flock only once no process has the file open, and a
-  // child forked in the instant before the descriptor was registered may still have it.
-  if (!stop_closing_in_forked_children(fd_)) return;  // a forked child: its copy is closed
-  ::flock(fd_, LOCK_UN);
-  ::close(fd_);
+  // Unlocked, not only closed: closing releases the flock only once no process has the file open.
+  unlock_and_close(fd_);
 }
 
 std::chrono::milliseconds lock_timeout() {

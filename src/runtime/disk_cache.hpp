@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -68,9 +69,10 @@ class KeyLock {
   // says so in the lock file, and a waiter that gets the lock after it reads it: the waiters then
   // compile side by side (a full disk or quota had each wait for every compile before it) instead
   // of in turn. A holder that died says nothing, and one waiter compiles while the rest wait.
+  // `since`: when the waiter began to wait (an older record is another wait's, not this one's).
+  void mark_compiling();  // a holder about to compile: clears the other record
   void mark_no_entry_coming();
-  bool no_entry_coming() const;
-  void clear_mark();  // a holder about to compile
+  bool no_entry_coming_since(const std::timespec& since) const;
 
  private:
   explicit KeyLock(int fd) : fd_(fd) {}

@@ -2,7 +2,9 @@
 // is whole, which the child closes and empties.
 #include "runtime/fork_closed_fds.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <mutex>
@@ -17,9 +19,11 @@ class ForkClosedFds {
     static auto& fds = *new ForkClosedFds;  // never destroyed: descriptors may close at exit
     return fds;
   }
-  void add(int fd) {
+  int open(const char* path, int flags, mode_t mode) {
     std::lock_guard lock(mutex_);
-    fds_.insert(fd);
+    const int fd = ::open(path, flags, mode);
+    if (fd >= 0) fds_.insert(fd);
+    return fd;
   }
   bool remove(int fd) {
     std::lock_guard lock(mutex_);
@@ -42,8 +46,14 @@ class ForkClosedFds {
 
 }  // namespace
 
-void close_in_forked_children(int fd) { ForkClosedFds::instance().add(fd); }
+int open_closed_in_forked_children(const char* path, int flags, mode_t mode) {
+  return ForkClosedFds::instance().open(path, flags, mode);
+}
 
-bool stop_closing_in_forked_children(int fd) { return ForkClosedFds::instance().remove(fd); }
+void unlock_and_close(int fd) {
+  if (!ForkClosedFds::instance().remove(fd)) return;  // a forked child: closed at the fork
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+}
 
 }  // namespace jitfp8::detail

@@ -6,13 +6,18 @@
 // the parent's lock.
 #pragma once
 
+#include <sys/types.h>
+
 namespace jitfp8::detail {
 
-// From now on, a child forked from this process closes its copy of `fd` at the fork.
-void close_in_forked_children(int fd);
+// ::open(path, flags, mode), the descriptor registered so that a child forked from now on closes
+// its copy at the fork. Opened and registered under the lock a fork takes, so no fork falls
+// between the two. -1 with errno set, as ::open.
+int open_closed_in_forked_children(const char* path, int flags, mode_t mode = 0);
 
-// Stops that for `fd`, which the caller is about to close. False in a forked child that closed
-// its copy already: the caller must not close it (the number may name another file by now).
-bool stop_closing_in_forked_children(int fd);
+// Unlocks (flock) and closes such a descriptor, unless this is a forked child that closed its
+// copy at the fork (the number may name another file by now). Unlocking first releases the lock
+// even where another process shares the open file.
+void unlock_and_close(int fd);
 
 }  // namespace jitfp8::detail

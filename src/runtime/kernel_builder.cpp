@@ -91,7 +91,11 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
     return *hit;
   }
 
-  // Miss: hold the per-key lock while compiling, so other processes wait for our entry.
+  // Miss: hold the per-key lock while compiling, so other processes wait for our entry. A
+  // second's margin on the wait's start: file times come from a coarser clock.
+  std::timespec wait_start {};
+  std::timespec_get(&wait_start, TIME_UTC);
+  wait_start.tv_sec -= 1;
   bool waited = false;
   std::optional<BuiltKernel> appeared;
   auto lock = KeyLock::acquire(
@@ -107,12 +111,12 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   // a full disk, a quota). Holding the lock would line the other waiters up behind this compile,
   // one compile each in turn, for a write that may fail again: compile unlocked, as they will (a
   // review, 2026-12-05). A holder that died said nothing: compile under the lock, the rest wait.
-  if (waited && lock && lock->no_entry_coming()) {
+  if (waited && lock && lock->no_entry_coming_since(wait_start)) {
     lock.reset();
     log(LogLevel::info, "{} key={}: the process we waited for wrote no entry; compiling without the lock",
         spec.display_name(), key.hex());
   } else if (lock) {
-    lock->clear_mark();
+    lock->mark_compiling();
   }
 
   CompileResult compiled;

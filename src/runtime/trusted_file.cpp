@@ -172,17 +172,14 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
   // last (whose rename fails if it was unlinked).
   int fd = -1;
   std::string name = temporary;
-  const auto close_fd = [&fd] {
-    if (stop_closing_in_forked_children(fd)) ::close(fd);
-  };
+  const auto close_fd = [&fd] { unlock_and_close(fd); };
   for (int attempt = 0; fd < 0; ++attempt) {
     if (attempt > 0) name = fmt::format("{}-{}", temporary, attempt);
-    fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    fd = open_closed_in_forked_children(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
       *why = fmt::format("cannot create {}: {}", name, errno_text());
       return false;
     }
-    close_in_forked_children(fd);
     const bool taken = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR);
     if (attempt < 3 && (taken || !names_open_file(name, fd))) {
       close_fd();
@@ -206,24 +203,30 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
 }
 
 bool remove_abandoned_temporary(const std::string& path, long writer_pid, std::string* failure) {
-  // Opened for writing: NFS emulates flock with fcntl locks, which an exclusive lock needs.
-  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;  // gone meanwhile, or not ours to judge
+  // For writing where it can be: NFS emulates flock with fcntl locks, which an exclusive lock needs.
+  int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && (errno == EACCES || errno == EROFS)) fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT && failure != nullptr) *failure = fmt::format("{}: {}", path, errno_text());
+    return false;
+  }
+  // Kept, without a look at its lock, while its pid is alive here and it is younger than an hour:
+  // a writer of a library before 2026-12-05 does not lock its temporary (nor anyone where the file
+  // system has no locks); and taking the lock only to keep the file would send a writer that
+  // locks it meanwhile to another name, leaving this one behind. In another pid namespace a pid
+  // means nothing, but a live writer holds its lock.
   struct stat st {};
-  const bool locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-  const bool held = !locked && (errno == EWOULDBLOCK || errno == EINTR);
-  // Unheld, it is abandoned unless its pid is alive here and it is younger than an hour: a writer
-  // of a library before 2026-12-05 does not lock its temporary (nor anyone where the file system
-  // has no locks). In another pid namespace a pid means nothing, but a live writer holds its lock.
   const bool writer_gone =
       writer_pid <= 0 || (::kill(static_cast<pid_t>(writer_pid), 0) != 0 && errno == ESRCH);
-  const bool abandoned =
-      !held && (writer_gone || (::fstat(fd, &st) == 0 && ::time(nullptr) - st.st_mtime > 3600));
-  // Unlinked while locked here: a writer that locks it after finds it gone (write_file_atomically).
+  const bool young = ::fstat(fd, &st) != 0 || ::time(nullptr) - st.st_mtime <= 3600;
   bool removed = false;
-  if (abandoned && names_open_file(path, fd)) {
-    removed = ::unlink(path.c_str()) == 0;
-    if (!removed && errno != ENOENT && failure != nullptr) *failure = fmt::format("{}: {}", path, errno_text());
+  if (!(young && !writer_gone)) {
+    const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR);
+    // Unlinked while locked here: a writer that locks it after finds it gone (write_file_atomically).
+    if (!held && names_open_file(path, fd)) {
+      removed = ::unlink(path.c_str()) == 0;
+      if (!removed && errno != ENOENT && failure != nullptr) *failure = fmt::format("{}: {}", path, errno_text());
+    }
   }
   ::close(fd);
   return removed;

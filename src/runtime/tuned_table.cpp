@@ -21,6 +21,7 @@
 
 #include "runtime/disk_cache.hpp"
 #include "runtime/env_setting.hpp"
+#include "runtime/fork_closed_fds.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
 #include "runtime/trusted_file.hpp"
@@ -148,10 +149,11 @@ void remove_leftover_temporaries(const std::string& final_path) {
 // An advisory lock on the table file, held while it is read, merged and replaced.
 class TableLock {
  public:
+  // Closed in forked children, which would otherwise keep the table locked (runtime/fork_closed_fds.hpp).
   explicit TableLock(const std::string& path)
-      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {}
+      : fd_(open_closed_in_forked_children(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {}
   ~TableLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+    if (fd_ >= 0) unlock_and_close(fd_);
   }
   TableLock(const TableLock&) = delete;
   TableLock& operator=(const TableLock&) = delete;

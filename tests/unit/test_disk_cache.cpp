@@ -618,6 +618,48 @@ TEST_CASE("a key lock is released by its holder even while a fork()ed child live
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
 
+// A holder that dies without unlocking, its fork()ed child alive: the lock must be free, as only
+// the child's closing of its copy at the fork makes it (unlocking on release cannot: the holder
+// never releases). A child of this process plays the holder, and its own child lives on.
+TEST_CASE("a key lock dies with its holder even while the holder's fork()ed child lives on", "[cache]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  const Key128 key = sample_entry().key;
+  const auto no = [] { return false; };
+  int release_grandchild[2], grandchild_started[2];
+  REQUIRE(::pipe(release_grandchild) == 0);
+  REQUIRE(::pipe(grandchild_started) == 0);
+  const pid_t holder = ::fork();
+  REQUIRE(holder >= 0);
+  if (holder == 0) {
+    ::close(release_grandchild[1]);  // so that the grandchild sees the end of the pipe when the test closes it
+    std::unique_ptr<KeyLock> lock = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
+    if (!lock) ::_exit(2);
+    const pid_t grandchild = ::fork();
+    if (grandchild == 0) {  // says it runs, then lives until the test is done
+      char byte = 1;
+      while (::write(grandchild_started[1], &byte, 1) < 0 && errno == EINTR) {
+      }
+      while (::read(release_grandchild[0], &byte, 1) < 0 && errno == EINTR) {
+      }
+      ::_exit(0);
+    }
+    char byte = 0;
+    while (::read(grandchild_started[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    ::_exit(grandchild > 0 ? 0 : 3);  // dies holding the lock (no destructor runs)
+  }
+  ::close(grandchild_started[1]);
+  ::close(release_grandchild[0]);
+  int status = 0;
+  ::waitpid(holder, &status, 0);
+  const bool free_again = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr) != nullptr;
+  ::close(release_grandchild[1]);  // the grandchild ends
+  ::close(grandchild_started[0]);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(free_again);
+}
+
 // The same for a child forked while the lock was still awaited (the descriptor open, the lock
 // not yet had): the child shared the file the waiter then locked (a review of the fix above).
 TEST_CASE("a key lock awaited across a fork() is released by its holder while the child lives on", "[cache]") {
@@ -634,6 +676,14 @@ TEST_CASE("a key lock awaited across a fork() is released by its holder while th
     waiter_locked = lock != nullptr && waited;
     while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   });  // its lock is released as the thread ends
+  struct Join {  // also where a REQUIRE below ends the case early
+    std::thread& thread;
+    std::atomic<bool>& release;
+    ~Join() {
+      release = true;
+      if (thread.joinable()) thread.join();
+    }
+  } join{waiter, release};
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the waiter is waiting
   int release_child[2], child_started[2];
   REQUIRE(::pipe(release_child) == 0);
@@ -659,7 +709,7 @@ TEST_CASE("a key lock awaited across a fork() is released by its holder while th
   holder.reset();
   for (int ms = 0; !waiter_locked && ms < 10000; ++ms) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   release = true;
-  waiter.join();
+  waiter.join();  // unlocks and closes
   const bool free_again = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr) != nullptr;
   ::close(release_child[1]);
   int status = 0;
