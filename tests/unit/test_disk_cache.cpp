@@ -53,6 +53,45 @@ void overwrite(const std::string& path, const std::string& bytes) {
   fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
 }
 
+// A fork()ed child of this process that lives until the object is destroyed: constructed once
+// the child runs (its fork handlers done). It calls nothing but read, write and _exit.
+class ForkedChild {
+ public:
+  ForkedChild() {
+    int started[2];
+    REQUIRE(::pipe(release_) == 0);
+    REQUIRE(::pipe(started) == 0);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    char byte = 1;
+    if (pid_ == 0) {
+      ::close(release_[1]);
+      ::close(started[0]);
+      while (::write(started[1], &byte, 1) < 0 && errno == EINTR) {
+      }
+      while (::read(release_[0], &byte, 1) < 0 && errno == EINTR) {
+      }
+      ::_exit(0);
+    }
+    ::close(release_[0]);
+    ::close(started[1]);
+    while (::read(started[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    ::close(started[0]);
+  }
+  ForkedChild(const ForkedChild&) = delete;
+  ForkedChild& operator=(const ForkedChild&) = delete;
+  ~ForkedChild() {
+    ::close(release_[1]);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+
+ private:
+  int release_[2] = {-1, -1};
+  pid_t pid_ = -1;
+};
+
 }  // namespace
 
 TEST_CASE("entries encode and decode", "[cache]") {
@@ -588,34 +627,9 @@ TEST_CASE("a key lock is released by its holder even while a fork()ed child live
   const auto no = [] { return false; };
   auto lock = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
   REQUIRE(lock);
-  int release_child[2], child_started[2];
-  REQUIRE(::pipe(release_child) == 0);
-  REQUIRE(::pipe(child_started) == 0);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {  // says it runs (its fork handlers are done), then waits until the parent has checked
-    char byte = 1;
-    ::close(release_child[1]);
-    ::close(child_started[0]);
-    while (::write(child_started[1], &byte, 1) < 0 && errno == EINTR) {
-    }
-    while (::read(release_child[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    ::_exit(0);
-  }
-  ::close(release_child[0]);
-  ::close(child_started[1]);
-  char byte = 0;
-  while (::read(child_started[0], &byte, 1) < 0 && errno == EINTR) {
-  }
-  ::close(child_started[0]);
+  const ForkedChild child;
   lock.reset();
-  const bool free_again = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr) != nullptr;
-  ::close(release_child[1]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  CHECK(free_again);
-  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr));
 }
 
 // A holder that dies without unlocking, its fork()ed child alive: the lock must be free, as only
@@ -685,37 +699,13 @@ TEST_CASE("a key lock awaited across a fork() is released by its holder while th
     }
   } join{waiter, release};
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the waiter is waiting
-  int release_child[2], child_started[2];
-  REQUIRE(::pipe(release_child) == 0);
-  REQUIRE(::pipe(child_started) == 0);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {  // says it runs, then waits until the parent has checked
-    char byte = 1;
-    ::close(release_child[1]);
-    ::close(child_started[0]);
-    while (::write(child_started[1], &byte, 1) < 0 && errno == EINTR) {
-    }
-    while (::read(release_child[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    ::_exit(0);
-  }
-  ::close(release_child[0]);
-  ::close(child_started[1]);
-  char byte = 0;
-  while (::read(child_started[0], &byte, 1) < 0 && errno == EINTR) {
-  }
-  ::close(child_started[0]);
+  const ForkedChild child;
   holder.reset();
   for (int ms = 0; !waiter_locked && ms < 10000; ++ms) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   release = true;
   waiter.join();  // unlocks and closes
-  const bool free_again = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr) != nullptr;
-  ::close(release_child[1]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
   CHECK(waiter_locked);
-  CHECK(free_again);
+  CHECK(KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr));
 }
 
 // Waiters whose holder let go saying no entry was coming (its write failed: a full disk, a quota)
