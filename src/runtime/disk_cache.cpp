@@ -141,7 +141,8 @@ bool cache_publish(const CacheEntry& entry) {
 }
 
 std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::milliseconds timeout,
-                                          const std::function<bool()>& appeared, bool* waited) {
+                                          const std::function<bool()>& appeared, bool* waited,
+                                          std::timespec* first_seen) {
   if (waited) *waited = false;
   std::vector<std::string> roots = effective_cache_roots();
   std::string why;
@@ -157,6 +158,8 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
     const int fd = open_closed_in_forked_children(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return nullptr;
     const auto give_up = [fd] { unlock_and_close(fd); };
+    struct stat st {};
+    if (attempt == 0 && first_seen != nullptr && ::fstat(fd, &st) == 0) *first_seen = st.st_mtim;
     const auto left = std::max(std::chrono::steady_clock::duration::zero(), deadline - std::chrono::steady_clock::now());
     bool saw_holder = false;
     const bool locked = flock_exclusive(fd, std::chrono::duration_cast<std::chrono::milliseconds>(left), appeared,
@@ -175,29 +178,40 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
 namespace {
 // One record of 16 bytes at the start of the lock file, overwritten in place: a holder about to
 // compile writes the first (so that the file has its block before a disk fills up), one whose
-// compile or write failed the second.
+// compile or write failed the second. Where even that cannot be written (a disk full before the
+// file had its block, a copy-on-write file system), the second is said by the file's size
+// instead, which takes no block.
 constexpr std::size_t kRecordSize = 16;
 constexpr char kCompiling[kRecordSize + 1] = "compiling      \n";
 constexpr char kNoEntryComing[kRecordSize + 1] = "no entry coming\n";
+constexpr off_t kNoEntryComingSize = 4096 + 17;
 
-void write_record(int fd, const char* record) {
-  if (exceeds_file_size_limit(kRecordSize)) return;  // SIGXFSZ: no record, the waiters go in turn
-  (void)::pwrite(fd, record, kRecordSize, 0);
+bool write_record(int fd, const char* record) {
+  if (exceeds_file_size_limit(kRecordSize)) return false;  // SIGXFSZ: no record
+  return ::pwrite(fd, record, kRecordSize, 0) == static_cast<ssize_t>(kRecordSize);
 }
 }  // namespace
 
-void KeyLock::mark_compiling() { write_record(fd_, kCompiling); }
+void KeyLock::mark_compiling() {
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && st.st_size == kNoEntryComingSize) (void)::ftruncate(fd_, 0);
+  write_record(fd_, kCompiling);
+}
 
-void KeyLock::mark_no_entry_coming() { write_record(fd_, kNoEntryComing); }
+void KeyLock::mark_no_entry_coming() {
+  if (!write_record(fd_, kNoEntryComing) && !exceeds_file_size_limit(kNoEntryComingSize))
+    (void)::ftruncate(fd_, kNoEntryComingSize);
+}
 
-bool KeyLock::no_entry_coming_since(const std::timespec& since) const {
+bool KeyLock::no_entry_coming_since(const std::timespec& seen) const {
   char text[kRecordSize] = {};
   struct stat st {};
-  if (::pread(fd_, text, kRecordSize, 0) != static_cast<ssize_t>(kRecordSize) ||
-      std::memcmp(text, kNoEntryComing, kRecordSize) != 0 || ::fstat(fd_, &st) != 0)
-    return false;
-  return st.st_mtim.tv_sec > since.tv_sec ||
-         (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec >= since.tv_nsec);
+  if (::fstat(fd_, &st) != 0) return false;
+  const bool said = st.st_size == kNoEntryComingSize ||
+                    (::pread(fd_, text, kRecordSize, 0) == static_cast<ssize_t>(kRecordSize) &&
+                     std::memcmp(text, kNoEntryComing, kRecordSize) == 0);
+  // Written since: the file changed after the waiter first saw it (both times the file system's).
+  return said && (st.st_mtim.tv_sec != seen.tv_sec || st.st_mtim.tv_nsec != seen.tv_nsec);
 }
 
 KeyLock::~KeyLock() {

@@ -61,18 +61,22 @@ class KeyLock {
   // between attempts: when it returns true (another process published the entry) the wait ends
   // early. Returns nullptr when the lock is not available (read-only or untrusted root,
   // timeout, entry appeared); the caller then compiles without it.
-  // `waited` tells whether another holder was seen.
+  // `waited` tells whether another holder was seen; `first_seen`, where given, the lock file's
+  // modification time as first opened.
   static std::unique_ptr<KeyLock> acquire(const Key128& key, std::chrono::milliseconds timeout,
-                                          const std::function<bool()>& appeared, bool* waited);
+                                          const std::function<bool()>& appeared, bool* waited,
+                                          std::timespec* first_seen = nullptr);
 
   // A holder that lets go without writing the entry because its compile or its write failed
   // says so in the lock file, and a waiter that gets the lock after it reads it: the waiters then
   // compile side by side (a full disk or quota had each wait for every compile before it) instead
   // of in turn. A holder that died says nothing, and one waiter compiles while the rest wait.
-  // `since`: when the waiter began to wait (an older record is another wait's, not this one's).
+  // `seen`: the lock file's modification time when the waiter first opened it (acquire's
+  // `first_seen`): a record older than the wait is another wait's, not this one's. Both times are
+  // the file system's, so no clocks of two machines are compared (NFS).
   void mark_compiling();  // a holder about to compile: clears the other record
   void mark_no_entry_coming();
-  bool no_entry_coming_since(const std::timespec& since) const;
+  bool no_entry_coming_since(const std::timespec& seen) const;
 
  private:
   explicit KeyLock(int fd) : fd_(fd) {}

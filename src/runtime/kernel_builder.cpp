@@ -91,15 +91,12 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
     return *hit;
   }
 
-  // Miss: hold the per-key lock while compiling, so other processes wait for our entry. A
-  // second's margin on the wait's start: file times come from a coarser clock.
-  std::timespec wait_start {};
-  std::timespec_get(&wait_start, TIME_UTC);
-  wait_start.tv_sec -= 1;
+  // Miss: hold the per-key lock while compiling, so other processes wait for our entry.
   bool waited = false;
+  std::timespec lock_file_seen {};
   std::optional<BuiltKernel> appeared;
   auto lock = KeyLock::acquire(
-      key, lock_timeout(), [&] { return (appeared = cached_kernel(key)).has_value(); }, &waited);
+      key, lock_timeout(), [&] { return (appeared = cached_kernel(key)).has_value(); }, &waited, &lock_file_seen);
   if (waited) ++runtime_counters().lock_waits;
   if (!appeared && lock) appeared = cached_kernel(key);  // published while we waited for the lock
   if (appeared && !dumping) {
@@ -111,7 +108,7 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   // a full disk, a quota). Holding the lock would line the other waiters up behind this compile,
   // one compile each in turn, for a write that may fail again: compile unlocked, as they will (a
   // review, 2026-12-05). A holder that died said nothing: compile under the lock, the rest wait.
-  if (waited && lock && lock->no_entry_coming_since(wait_start)) {
+  if (waited && lock && lock->no_entry_coming_since(lock_file_seen)) {
     lock.reset();
     log(LogLevel::info, "{} key={}: the process we waited for wrote no entry; compiling without the lock",
         spec.display_name(), key.hex());

@@ -203,6 +203,15 @@ bool write_file_atomically(const std::string& temporary, const std::string& fina
 }
 
 bool remove_abandoned_temporary(const std::string& path, long writer_pid, std::string* failure) {
+  // Not a regular file (a symlink, a directory, a FIFO at a temporary's name): no writer made it,
+  // and it is removed outright (it would otherwise fail every `cache clear`).
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) return false;  // gone meanwhile
+  if (!S_ISREG(link.st_mode)) {
+    const bool removed = (S_ISDIR(link.st_mode) ? ::rmdir(path.c_str()) : ::unlink(path.c_str())) == 0;
+    if (!removed && errno != ENOENT && failure != nullptr) *failure = fmt::format("{}: {}", path, errno_text());
+    return removed;
+  }
   // For writing where it can be: NFS emulates flock with fcntl locks, which an exclusive lock needs.
   int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0 && (errno == EACCES || errno == EROFS)) fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

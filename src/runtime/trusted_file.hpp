@@ -52,8 +52,9 @@ bool exceeds_file_size_limit(std::size_t size);
 bool write_file_atomically(const std::string& temporary, const std::string& final_path, const char* data,
                            std::size_t size, std::string* why);
 
-// Removes a temporary of write_file_atomically whose writer is gone (killed mid-write), and says
-// whether it did; `failure` is set where the unlink failed. A live writer holds a flock on it: a
+// Removes a temporary of write_file_atomically whose writer is gone (killed mid-write), or
+// anything at a temporary's name that is not a regular file, and says whether it did; `failure`
+// is set where it could not be opened or removed. A live writer holds a flock on it: a
 // pid tells nothing across pid namespaces (containers sharing one cache) or hosts. One nobody
 // holds stays only while the pid in its name (`writer_pid`, 0 if unknown) is alive here and it is
 // younger than an hour: writers without the lock (an older library, a file system without locks).

@@ -584,6 +584,11 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
     test::write_text_file(path, "partial");
   const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
   fs::last_write_time(unlocked_old, two_hours_ago);
+  // Not regular files at temporaries' names: removed outright, not reported as failures.
+  const std::string linked_tmp = shard + ".tmp-" + free_entry.key.hex() + "-" + own_pid + "-0-5";
+  const std::string dir_tmp = shard + ".tmp-" + free_entry.key.hex() + "-" + own_pid + "-0-6";
+  fs::create_symlink(dir / "elsewhere", linked_tmp);
+  fs::create_directory(dir_tmp);
   const int writer_fd = ::open(live_writer.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(writer_fd >= 0);
   REQUIRE(::flock(writer_fd, LOCK_EX | LOCK_NB) == 0);
@@ -595,8 +600,10 @@ TEST_CASE("cache clear leaves held locks and live writers' temporaries", "[cache
 
   const CacheCleanReport cleared = cache_clear();
   CHECK(cleared.removed_entries == 2);
-  CHECK(cleared.removed_temporaries == 2);
+  CHECK(cleared.removed_temporaries == 4);
   CHECK(cleared.failures.empty());
+  CHECK_FALSE(fs::exists(fs::symlink_status(linked_tmp)));
+  CHECK_FALSE(fs::exists(dir_tmp));
   CHECK_FALSE(fs::exists(dead_writer));
   CHECK_FALSE(fs::exists(unlocked_old));
   CHECK(fs::exists(unlocked_fresh));
@@ -658,10 +665,12 @@ TEST_CASE("a key lock dies with its holder even while the holder's fork()ed chil
       }
       ::_exit(0);
     }
+    ::close(grandchild_started[1]);  // a grandchild that died unwritten ends the read below
+    if (grandchild < 0) ::_exit(3);
     char byte = 0;
     while (::read(grandchild_started[0], &byte, 1) < 0 && errno == EINTR) {
     }
-    ::_exit(grandchild > 0 ? 0 : 3);  // dies holding the lock (no destructor runs)
+    ::_exit(byte == 1 ? 0 : 3);  // dies holding the lock (no destructor runs)
   }
   ::close(grandchild_started[1]);
   ::close(release_grandchild[0]);
@@ -674,38 +683,61 @@ TEST_CASE("a key lock dies with its holder even while the holder's fork()ed chil
   CHECK(free_again);
 }
 
-// The same for a child forked while the lock was still awaited (the descriptor open, the lock
-// not yet had): the child shared the file the waiter then locked (a review of the fix above).
-TEST_CASE("a key lock awaited across a fork() is released by its holder while the child lives on", "[cache]") {
+// The same for a child forked while the lock was still awaited (the descriptor open, the lock not
+// yet had: it must be closed in the child from its opening). A child of this process plays the
+// waiter: it forks a grandchild while its thread waits, gets the lock once this process lets go,
+// and dies holding it; the lock must be free while the grandchild lives.
+TEST_CASE("a key lock awaited across a fork() dies with its holder while the holder's child lives on", "[cache]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir / "cache"});
   const Key128 key = sample_entry().key;
   const auto no = [] { return false; };
   auto holder = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr);
   REQUIRE(holder);
-  std::atomic<bool> waiter_locked{false}, release{false};
-  std::thread waiter([&] {
-    bool waited = false;
-    auto lock = KeyLock::acquire(key, std::chrono::seconds(20), no, &waited);
-    waiter_locked = lock != nullptr && waited;
-    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  });  // its lock is released as the thread ends
-  struct Join {  // also where a REQUIRE below ends the case early
-    std::thread& thread;
-    std::atomic<bool>& release;
-    ~Join() {
-      release = true;
-      if (thread.joinable()) thread.join();
+  int forked[2], release_grandchild[2];
+  REQUIRE(::pipe(forked) == 0);
+  REQUIRE(::pipe(release_grandchild) == 0);
+  const pid_t waiter = ::fork();
+  REQUIRE(waiter >= 0);
+  if (waiter == 0) {
+    ::close(forked[0]);
+    ::close(release_grandchild[1]);
+    std::atomic<bool> locked{false};
+    std::thread wait([&] {
+      bool waited = false;
+      std::unique_ptr<KeyLock> lock = KeyLock::acquire(key, std::chrono::seconds(20), no, &waited);
+      locked = lock != nullptr && waited;
+      (void)lock.release();  // kept to the end: this process dies holding it
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the thread is waiting
+    const pid_t grandchild = ::fork();
+    if (grandchild == 0) {  // lives until the test closes its pipe
+      char byte;
+      ::close(forked[1]);
+      while (::read(release_grandchild[0], &byte, 1) < 0 && errno == EINTR) {
+      }
+      ::_exit(0);
     }
-  } join{waiter, release};
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the waiter is waiting
-  const ForkedChild child;
+    char byte = grandchild > 0 ? 1 : 0;
+    while (::write(forked[1], &byte, 1) < 0 && errno == EINTR) {
+    }
+    wait.join();
+    ::_exit(locked ? 0 : 4);
+  }
+  ::close(forked[1]);
+  ::close(release_grandchild[0]);
+  char byte = 0;
+  while (::read(forked[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  ::close(forked[0]);
   holder.reset();
-  for (int ms = 0; !waiter_locked && ms < 10000; ++ms) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  release = true;
-  waiter.join();  // unlocks and closes
-  CHECK(waiter_locked);
-  CHECK(KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr));
+  int status = 0;
+  ::waitpid(waiter, &status, 0);
+  const bool free_again = KeyLock::acquire(key, std::chrono::milliseconds(0), no, nullptr) != nullptr;
+  ::close(release_grandchild[1]);  // the grandchild ends
+  CHECK(byte == 1);                // the grandchild was forked
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(free_again);
 }
 
 // Waiters whose holder let go saying no entry was coming (its write failed: a full disk, a quota)
@@ -716,8 +748,13 @@ TEST_CASE("a key lock awaited across a fork() is released by its holder while th
 // the second compiles too, while the first still compiles (a GEMM kernel: 0.3 s or more). After
 // a holder that let go saying nothing (it died), one compiles and the other finds its entry.
 TEST_CASE("waiters whose lock holder wrote no entry compile side by side and not in turn", "[cache][nvrtc]") {
-  const bool holder_failed = GENERATE(true, false);
-  INFO((holder_failed ? "the holder said no entry was coming" : "the holder said nothing"));
+  // The holder says no entry is coming while they wait, in its record or (where the record could
+  // not be written: a full disk) by the lock file's size; says nothing (it died); or the record
+  // is an earlier holder's, there before they began to wait (another wait's).
+  enum class Holder { failed, failed_by_size, silent, stale_record };
+  const Holder mode = GENERATE(Holder::failed, Holder::failed_by_size, Holder::silent, Holder::stale_record);
+  INFO("holder mode " << static_cast<int>(mode));
+  const bool holder_failed = mode == Holder::failed || mode == Holder::failed_by_size;
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir / "cache"});
   const KernelSpec spec = gemm_fp8_nt_spec(1536, 1024, choose_sm90_gemm_config(256, 1536, 1024, 132),
@@ -725,6 +762,7 @@ TEST_CASE("waiters whose lock holder wrote no entry compile side by side and not
   const auto no = [] { return false; };
   auto holder = KeyLock::acquire(cache_key(spec), std::chrono::milliseconds(0), no, nullptr);
   REQUIRE(holder);
+  if (mode == Holder::stale_record) holder->mark_no_entry_coming();
   const auto compiles_before = compiles(), waits_before = runtime_stats().lock_waits;
   std::atomic<int> failures{0};
   std::vector<std::thread> waiters;
@@ -737,7 +775,11 @@ TEST_CASE("waiters whose lock holder wrote no entry compile side by side and not
       }
     });
   std::this_thread::sleep_for(std::chrono::seconds(1));  // both are waiting (counted once they stop)
-  if (holder_failed) holder->mark_no_entry_coming();
+  if (mode == Holder::failed) holder->mark_no_entry_coming();
+  if (mode == Holder::failed_by_size) {  // the size mark_no_entry_coming sets when it cannot write
+    const std::string hex = cache_key(spec).hex();
+    REQUIRE(::truncate((dir / "cache/v1/" + hex.substr(0, 2) + "/" + hex + ".lock").c_str(), 4096 + 17) == 0);
+  }
   holder.reset();  // no entry written
   for (std::thread& waiter : waiters) waiter.join();
   CHECK(failures == 0);
