@@ -96,14 +96,11 @@ void walk(const std::string& root, Visit&& visit) {
 // Whether `path` is a temporary file of an entry's writer (.tmp-<key>-<pid>-...).
 bool is_temporary(const fs::path& path) { return path.filename().string().rfind(".tmp-", 0) == 0; }
 
-// Removes a temporary whose writer is gone (detail::remove_abandoned_temporary); a live writer's
-// stays: it becomes an entry when renamed into place, and removing it only made that publish fail.
+// Removes a temporary whose writer is gone; a live writer's stays: it becomes an entry when
+// renamed into place, and removing it only made that publish fail.
 void remove_if_abandoned(const fs::path& path, CacheCleanReport* report) {
-  const std::string name = path.filename().string();
-  const std::size_t dash = name.find('-', 5 + 32);
-  const long pid = dash == std::string::npos ? 0 : std::strtol(name.c_str() + dash + 1, nullptr, 10);
   std::string failure;
-  if (detail::remove_abandoned_temporary(path.string(), pid, &failure)) ++report->removed_temporaries;
+  if (detail::remove_abandoned_entry_temporary(path.string(), &failure)) ++report->removed_temporaries;
   else if (!failure.empty()) report->failures.push_back(failure);
 }
 

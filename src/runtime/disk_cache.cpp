@@ -53,7 +53,7 @@ void remove_stale_temporaries(const std::string& dir, const Key128& key) {
   while (dirent* item = ::readdir(handle)) {
     std::string name = item->d_name;
     if (name.rfind(prefix, 0) != 0) continue;
-    remove_abandoned_temporary(dir + "/" + name, std::strtol(name.c_str() + prefix.size(), nullptr, 10));
+    remove_abandoned_entry_temporary(dir + "/" + name);
   }
   ::closedir(handle);
 }
@@ -77,6 +77,14 @@ void report_rejected_entry(const std::string& entry, const std::string& why) {
   ++runtime_counters().disk_rejects;
   std::lock_guard lock(mutex);
   if (warned.insert(entry).second) log(LogLevel::warn, "cache entry {} not used: {}", entry, why);
+}
+
+bool remove_abandoned_entry_temporary(const std::string& path, std::string* failure) {
+  // temporary_name's .tmp-<32 hex digit key>-<pid>-...: the pid follows the key's dash.
+  const std::string name = path.substr(path.rfind('/') + 1);
+  constexpr std::size_t kPidAt = 5 + 32 + 1;
+  const long pid = name.size() > kPidAt ? std::strtol(name.c_str() + kPidAt, nullptr, 10) : 0;
+  return remove_abandoned_temporary(path, pid, failure);
 }
 
 std::string entry_path(const std::string& root, const Key128& key) {

@@ -37,6 +37,11 @@ void report_rejected_entry(const std::string& entry, const std::string& why);
 
 enum class LookupResult { hit, miss, rejected };
 
+// Removes `path`, a temporary an entry's writer left (.tmp-<key>-<pid>-...), where that writer is
+// gone (runtime/trusted_file.hpp: remove_abandoned_temporary, which says what `failure` holds);
+// true when it was removed.
+bool remove_abandoned_entry_temporary(const std::string& path, std::string* failure = nullptr);
+
 // Reads the first valid, trusted entry for `key` from the roots, in order. Bad or untrusted
 // entries are skipped (and logged once per key), never returned; so are those `unusable` (when
 // given) finds a problem with, so that a later root's good entry is still found.

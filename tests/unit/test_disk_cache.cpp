@@ -53,6 +53,19 @@ void overwrite(const std::string& path, const std::string& bytes) {
   fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
 }
 
+// One byte over a pipe, between processes (async-signal-safe: read and write only). A read that
+// finds the pipe closed by every writer gives 0.
+void send_byte(int fd, char byte) {
+  while (::write(fd, &byte, 1) < 0 && errno == EINTR) {
+  }
+}
+char receive_byte(int fd) {
+  char byte = 0;
+  while (::read(fd, &byte, 1) < 0 && errno == EINTR) {
+  }
+  return byte;
+}
+
 // A fork()ed child of this process that lives until the object is destroyed: constructed once
 // the child runs (its fork handlers done). It calls nothing but read, write and _exit.
 class ForkedChild {
@@ -63,20 +76,16 @@ class ForkedChild {
     REQUIRE(::pipe(started) == 0);
     pid_ = ::fork();
     REQUIRE(pid_ >= 0);
-    char byte = 1;
     if (pid_ == 0) {
       ::close(release_[1]);
       ::close(started[0]);
-      while (::write(started[1], &byte, 1) < 0 && errno == EINTR) {
-      }
-      while (::read(release_[0], &byte, 1) < 0 && errno == EINTR) {
-      }
+      send_byte(started[1], 1);
+      receive_byte(release_[0]);
       ::_exit(0);
     }
     ::close(release_[0]);
     ::close(started[1]);
-    while (::read(started[0], &byte, 1) < 0 && errno == EINTR) {
-    }
+    receive_byte(started[0]);
     ::close(started[0]);
   }
   ForkedChild(const ForkedChild&) = delete;
@@ -658,19 +667,13 @@ TEST_CASE("a key lock dies with its holder even while the holder's fork()ed chil
     if (!lock) ::_exit(2);
     const pid_t grandchild = ::fork();
     if (grandchild == 0) {  // says it runs, then lives until the test is done
-      char byte = 1;
-      while (::write(grandchild_started[1], &byte, 1) < 0 && errno == EINTR) {
-      }
-      while (::read(release_grandchild[0], &byte, 1) < 0 && errno == EINTR) {
-      }
+      send_byte(grandchild_started[1], 1);
+      receive_byte(release_grandchild[0]);
       ::_exit(0);
     }
     ::close(grandchild_started[1]);  // a grandchild that died unwritten ends the read below
     if (grandchild < 0) ::_exit(3);
-    char byte = 0;
-    while (::read(grandchild_started[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    ::_exit(byte == 1 ? 0 : 3);  // dies holding the lock (no destructor runs)
+    ::_exit(receive_byte(grandchild_started[0]) == 1 ? 0 : 3);  // dies holding the lock (no destructor runs)
   }
   ::close(grandchild_started[1]);
   ::close(release_grandchild[0]);
@@ -712,23 +715,17 @@ TEST_CASE("a key lock awaited across a fork() dies with its holder while the hol
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the thread is waiting
     const pid_t grandchild = ::fork();
     if (grandchild == 0) {  // lives until the test closes its pipe
-      char byte;
       ::close(forked[1]);
-      while (::read(release_grandchild[0], &byte, 1) < 0 && errno == EINTR) {
-      }
+      receive_byte(release_grandchild[0]);
       ::_exit(0);
     }
-    char byte = grandchild > 0 ? 1 : 0;
-    while (::write(forked[1], &byte, 1) < 0 && errno == EINTR) {
-    }
+    send_byte(forked[1], grandchild > 0 ? 1 : 0);
     wait.join();
     ::_exit(locked ? 0 : 4);
   }
   ::close(forked[1]);
   ::close(release_grandchild[0]);
-  char byte = 0;
-  while (::read(forked[0], &byte, 1) < 0 && errno == EINTR) {
-  }
+  const char byte = receive_byte(forked[0]);
   ::close(forked[0]);
   holder.reset();
   int status = 0;
