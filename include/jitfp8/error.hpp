@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "jitfp8/export.hpp"
+
 namespace jitfp8 {
 
 enum class ErrorCode {
@@ -18,9 +20,9 @@ enum class ErrorCode {
   internal,          // a bug in jitfp8, or the system refused it a resource (a thread)
 };
 
-std::string_view error_code_name(ErrorCode code);
+JITFP8_API std::string_view error_code_name(ErrorCode code);
 
-class Error : public std::runtime_error {
+class JITFP8_API Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message);
   ErrorCode code() const noexcept { return code_; }

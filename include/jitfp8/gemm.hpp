@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "jitfp8/export.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/types.hpp"
 
@@ -61,9 +62,9 @@ struct GemmFp8Args {
 // stages, clusters, split-K) is planned once per (device, SMs, M rounded up to 64, N, K, workspace
 // or not, D type): the heuristics' pick, or the config `jitfp8 tune` recorded for this device kind
 // in the cache root where it beat that pick (kernels_cache/README.md; JITFP8_TUNED=0 ignores them).
-void gemm_fp8_nt(const GemmFp8Args& args, Stream stream);
+JITFP8_API void gemm_fp8_nt(const GemmFp8Args& args, Stream stream);
 // The workspace size above for the current device.
-std::int64_t gemm_fp8_nt_workspace_bytes();
+JITFP8_API std::int64_t gemm_fp8_nt_workspace_bytes();
 
 // Weight gradient ("1D1D"): D (M, N) fp32 = A (M, K) . B (N, K)^T, or D += A . B^T with
 // `accumulate` (gradient accumulation, in place: no extra pass over D).
@@ -104,6 +105,6 @@ struct GemmFp8WgradArgs {
 // planned once per (device, SMs, M rounded up to 64, N, K), for both modes: the heuristics' pick,
 // or the config `jitfp8 tune` recorded for this device kind in the cache root where it beat that
 // pick (kernels_cache/README.md; JITFP8_TUNED=0 ignores them).
-void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream);
+JITFP8_API void gemm_fp8_wgrad(const GemmFp8WgradArgs& args, Stream stream);
 
 }  // namespace jitfp8

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "jitfp8/export.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/types.hpp"
 
@@ -59,7 +60,7 @@ struct GroupedGemmContiguousArgs {
   const std::int32_t* m_indices = nullptr;
   const std::int32_t* group_ends = nullptr;
 };
-void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream stream);
+JITFP8_API void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& args, Stream stream);
 
 // From per-expert token counts on the device, writes the contiguous layout on the device:
 //   group_ends[e] = sum over e' <= e of align(counts[e'], kMoeMAlignment)    (E int32)
@@ -80,7 +81,7 @@ struct MoeContiguousLayoutArgs {
   std::int32_t* m_indices = nullptr;     // (max_rows); may be null with max_rows 0
   std::int64_t max_rows = 0;
 };
-void moe_contiguous_layout(const MoeContiguousLayoutArgs& args, Stream stream);
+JITFP8_API void moe_contiguous_layout(const MoeContiguousLayoutArgs& args, Stream stream);
 // The padded total for any split of `tokens` tokens over E experts is at most this.
 constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t num_groups) {
   return align_up(tokens + num_groups * (kMoeMAlignment - 1), kMoeMAlignment);
@@ -116,7 +117,7 @@ struct GroupedGemmMaskedArgs {
   const std::int32_t* masked_m = nullptr;  // (E)
   std::int64_t expected_m = 0;
 };
-void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream);
+JITFP8_API void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Stream stream);
 
 // ==== K-grouped weight gradient ==============================================================
 // For each expert e with T_e = tokens[e] tokens (device int32, negative counts as 0):
@@ -161,8 +162,8 @@ struct GroupedGemmWgradArgs {
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
 };
-void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream);
+JITFP8_API void gemm_fp8_grouped_wgrad(const GroupedGemmWgradArgs& args, Stream stream);
 // The workspace size above for the current device.
-std::int64_t gemm_fp8_grouped_wgrad_workspace_bytes();
+JITFP8_API std::int64_t gemm_fp8_grouped_wgrad_workspace_bytes();
 
 }  // namespace jitfp8

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "jitfp8/export.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/types.hpp"
 
@@ -41,7 +42,7 @@ struct Quantize1x128Args {
 };
 
 // Stream-ordered on `stream`: no synchronization, no allocation on a cache hit.
-void quantize_1x128(const Quantize1x128Args& args, Stream stream);
+JITFP8_API void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 
 // ==== Common rules of the quantization family ====================================================
 // Output formats (q_dtype): e4m3 (fmax = 448, no Inf) or e5m2 (fmax = 57344, has Inf but the cast
@@ -101,7 +102,7 @@ struct Quantize1x128TransposedArgs {
   float eps = 1e-4f;
   DType q_dtype = DType::e4m3;
 };
-void quantize_1x128_transposed(const Quantize1x128TransposedArgs& args, Stream stream);
+JITFP8_API void quantize_1x128_transposed(const Quantize1x128TransposedArgs& args, Stream stream);
 
 // ---- 128x128 blocks (weights) ----------------------------------------------------------------
 // w (N, K) -> q (N, K) + one fp32 scale per 128x128 block (Scales128x128Layout{N, K}, row-major
@@ -126,7 +127,7 @@ struct Quantize128x128Args {
   float eps = 1e-4f;
   DType q_dtype = DType::e4m3;
 };
-void quantize_128x128(const Quantize128x128Args& args, Stream stream);
+JITFP8_API void quantize_128x128(const Quantize128x128Args& args, Stream stream);
 
 // ---- row-wise --------------------------------------------------------------------------------
 // x (M, K) -> q (M, K) + one fp32 scale per row (scales[m], M floats), the fp32 rule above with
@@ -145,7 +146,7 @@ struct QuantizeRowwiseArgs {
   float eps = 1e-4f;
   DType q_dtype = DType::e4m3;
 };
-void quantize_rowwise(const QuantizeRowwiseArgs& args, Stream stream);
+JITFP8_API void quantize_rowwise(const QuantizeRowwiseArgs& args, Stream stream);
 
 // ---- MXFP8 (OCP microscaling): blocks of 32 with E8M0 scales ---------------------------------
 // Row-wise (q != null): q (M, K) + one E8M0 byte per 1x32 block along K, ScalesMx32Layout{M, K}
@@ -172,7 +173,7 @@ struct QuantizeMxfp8Args {
   MxScaleMode scale_mode = MxScaleMode::floor;
   DType q_dtype = DType::e4m3;
 };
-void quantize_mxfp8(const QuantizeMxfp8Args& args, Stream stream);
+JITFP8_API void quantize_mxfp8(const QuantizeMxfp8Args& args, Stream stream);
 
 // ==== MoE layouts ================================================================================
 // Group data (offsets, counts) lives on the device: no function here reads it on the host or
@@ -212,7 +213,7 @@ struct QuantizeGroupedColwiseArgs {
   float eps = 1e-4f;
   DType q_dtype = DType::e4m3;
 };
-void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& args, Stream stream);
+JITFP8_API void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& args, Stream stream);
 
 // ---- K-grouped quantization: the operand layout of gemm_fp8_grouped_wgrad ---------------------
 // x (tokens, R): the rows (tokens) of num_groups experts concatenated; expert e has T_e =
@@ -255,7 +256,7 @@ struct QuantizeKGroupedArgs {
   float eps = 1e-4f;
   DType q_dtype = DType::e4m3;
 };
-void quantize_kgrouped(const QuantizeKGroupedArgs& args, Stream stream);
+JITFP8_API void quantize_kgrouped(const QuantizeKGroupedArgs& args, Stream stream);
 
 // ---- 3D expert weights (E, N, K), 128x128 blocks: a batched quantize_128x128 ---------------------
 // w: E matrices (N, K), expert e's at w + e * w_expert_stride elements (0: N * row stride), rows
@@ -290,7 +291,7 @@ struct QuantizeExperts128x128Args {
   float eps = 1e-4f;
   DType q_dtype = DType::e4m3;
 };
-void quantize_experts_128x128(const QuantizeExperts128x128Args& args, Stream stream);
+JITFP8_API void quantize_experts_128x128(const QuantizeExperts128x128Args& args, Stream stream);
 
 // ---- MXFP8 3D expert weights (E, N, K) ---------------------------------------------------------
 // Column-wise (qt != null): blocks of 32 along N, written per expert transposed: qt (E, K, N),
@@ -321,6 +322,6 @@ struct QuantizeExpertsMxfp8Args {
   MxScaleMode scale_mode = MxScaleMode::floor;
   DType q_dtype = DType::e4m3;
 };
-void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& args, Stream stream);
+JITFP8_API void quantize_experts_mxfp8(const QuantizeExpertsMxfp8Args& args, Stream stream);
 
 }  // namespace jitfp8

@@ -6,15 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "jitfp8/export.hpp"
 #include "jitfp8/types.hpp"
 
 namespace jitfp8 {
 
-std::string library_version();         // "0.1.0"
-int nvrtc_version();                   // 13000 for NVRTC 13.0
+JITFP8_API std::string library_version();  // "0.1.0"
+JITFP8_API int nvrtc_version();            // 13000 for NVRTC 13.0
 // nullopt when the driver is not usable: libcuda.so.1 cannot be loaded, lacks an entry point the
 // library needs, or cuInit fails (e.g. an installed driver with no usable GPU).
-std::optional<int> driver_version();
+JITFP8_API std::optional<int> driver_version();
 
 struct DeviceInfo {
   int ordinal = 0;
@@ -24,7 +25,7 @@ struct DeviceInfo {
   std::int64_t max_shared_memory_per_block = 0;  // opt-in maximum, bytes
 };
 // Empty when there is no driver or no device: only launching needs one.
-std::vector<DeviceInfo> devices();
+JITFP8_API std::vector<DeviceInfo> devices();
 
 // SMs the GEMM kernels (dense, weight-gradient and grouped) may occupy: 0, the default, means every
 // SM of the device. Set it when other kernels run beside the GEMMs and hold SMs (a communication
@@ -45,8 +46,8 @@ std::vector<DeviceInfo> devices();
 // plans (tools/bench/results/2026-11-30k-green-contexts-h200.md). Nor does an MPS client with an
 // active thread percentage: its device reports the SMs of its share (H200 at 50%: 66), and the
 // GEMMs plan for those.
-void set_gemm_sm_limit(int sms);
-int gemm_sm_limit();  // as last set; 0 when unlimited
+JITFP8_API void set_gemm_sm_limit(int sms);
+JITFP8_API int gemm_sm_limit();  // as last set; 0 when unlimited
 
 // Programmatic dependent launch (PDL, sm_90 and newer): off by default; on with `true` here or
 // JITFP8_PDL=1 in the environment at start-up. With it every jitfp8 kernel is launched with
@@ -61,8 +62,8 @@ int gemm_sm_limit();  // as last set; 0 when unlimited
 // it must wait likewise (cudaGridDependencySynchronize) before it reads what jitfp8 wrote. CUDA
 // graphs capture the launches as programmatic edges. Split-K through a workspace (a cooperative
 // launch) stays serialized. Process-wide; each launch reads it.
-void set_programmatic_dependent_launch(bool enabled);
-bool programmatic_dependent_launch();
+JITFP8_API void set_programmatic_dependent_launch(bool enabled);
+JITFP8_API bool programmatic_dependent_launch();
 
 // Tiered compilation: off by default; on with `true` here or JITFP8_TIERED_COMPILE=1 in the
 // environment at start-up. A GEMM kernel (dense or M-grouped) found neither loaded nor in a cache
@@ -86,8 +87,8 @@ bool programmatic_dependent_launch();
 // The background thread builds one kernel at a time, in the order queued, except that a kernel a
 // launch or call waits for is built next.
 // Process-wide; read at each first use of a kernel or plan.
-void set_tiered_compilation(bool enabled);
-bool tiered_compilation();
+JITFP8_API void set_tiered_compilation(bool enabled);
+JITFP8_API bool tiered_compilation();
 // Blocks until every full kernel that tiered compilation queued is built and loaded (or failed
 // to build, logged: its quick variant, or its plans' stand-in, then stays until the next call
 // that plans that kernel builds it again: at once, or in the background for a new plan that has a
@@ -95,18 +96,18 @@ bool tiered_compilation();
 // Benchmarks call it before timing.
 // A background build loads its kernel into the context of the call that queued it: call this
 // before destroying that context (cuCtxDestroy, cudaDeviceReset), or that build may fail.
-void wait_for_background_compiles();
+JITFP8_API void wait_for_background_compiles();
 
 // JITFP8_LOG=info|debug, or set here. Events go to stderr.
 enum class LogLevel { off, warn, info, debug };
-void set_log_level(LogLevel level);
+JITFP8_API void set_log_level(LogLevel level);
 
 // Roots searched for cached kernels: the first is written, the others are read-only lookups.
 // Defaults to $JITFP8_CACHE_DIR (':'-separated), else $XDG_CACHE_HOME/jitfp8, else ~/.cache/jitfp8.
-std::vector<std::string> cache_roots();
+JITFP8_API std::vector<std::string> cache_roots();
 // Overrides the roots for this process (an empty list restores the default); an empty path
 // among them is an Error(invalid_argument).
-void set_cache_roots(const std::vector<std::string>& roots);
+JITFP8_API void set_cache_roots(const std::vector<std::string>& roots);
 
 // ---- cache administration (the `jitfp8 cache` subcommands) ----------------------------------
 struct CacheEntryInfo {
@@ -120,7 +121,7 @@ struct CacheEntryInfo {
   std::string problem;      // why not, when !valid
 };
 // Every entry under every root (temporary and lock files excluded), each one checked.
-std::vector<CacheEntryInfo> cache_entries();
+JITFP8_API std::vector<CacheEntryInfo> cache_entries();
 
 struct CacheCleanReport {
   int removed_entries = 0;
@@ -130,11 +131,11 @@ struct CacheCleanReport {
 // Removes invalid entries and stale temporaries from the first (writable) root. An invalid entry
 // whose key another process holds locked (it is rebuilding the entry) is left to that process, and
 // so is one invalid only because a directory above it is untrusted (fix its permissions).
-CacheCleanReport cache_remove_invalid();
+JITFP8_API CacheCleanReport cache_remove_invalid();
 // Removes every entry of the first root, the temporaries of writers no longer running and the
 // lock files no process holds; a held lock (its key is being compiled) and a running writer's
 // temporary stay, and that writer's entry appears when it finishes.
-CacheCleanReport cache_clear();
+JITFP8_API CacheCleanReport cache_clear();
 
 // Counters since process start, for tests and `jitfp8 info`.
 struct RuntimeStats {
@@ -146,9 +147,9 @@ struct RuntimeStats {
   std::uint64_t loads = 0;             // modules loaded on a device
   std::uint64_t quick_compiles = 0;    // quick variants compiled (tiered compilation; also in compiles)
   std::uint64_t upgrades = 0;          // full kernels built in the background (tiered compilation)
-  std::uint64_t stand_ins = 0;         // plans that launched a stand-in while their kernel was built
+  std::uint64_t stand_ins = 0;         // plans made with a stand-in while their kernel was built
 };
-RuntimeStats runtime_stats();
+JITFP8_API RuntimeStats runtime_stats();
 
 // ---- prewarming -------------------------------------------------------------------------------
 // A manifest names a model and the operations it runs, with their shapes (JSON, see
@@ -168,8 +169,8 @@ struct Manifest {
   std::vector<ManifestOp> ops;
 };
 // Throws Error(manifest_error) naming the place and the rule on anything malformed.
-Manifest parse_manifest(const std::string& json_text, const std::string& origin = "<manifest>");
-Manifest load_manifest(const std::string& path);
+JITFP8_API Manifest parse_manifest(const std::string& json_text, const std::string& origin = "<manifest>");
+JITFP8_API Manifest load_manifest(const std::string& path);
 
 struct PrewarmOptions {
   std::optional<Arch> arch;  // default: the current device's (needs a driver)
@@ -190,6 +191,6 @@ struct PrewarmReport {
   std::vector<std::string> errors;
   double wall_seconds = 0;
 };
-PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptions& options);
+JITFP8_API PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptions& options);
 
 }  // namespace jitfp8

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "jitfp8/export.hpp"
+
 // The API passes std::string and std::vector across the library boundary, so a consumer must use
 // the standard library ABI the library was built with: libstdc++'s C++11 ABI (its default since
 // GCC 5). Built with the old one, a consumer would link and then corrupt memory.
@@ -19,12 +21,12 @@ using Stream = void*;
 
 enum class DType : std::uint8_t { e4m3, e5m2, bf16, f32 };
 
-std::string_view dtype_name(DType dtype);
-std::size_t dtype_size(DType dtype);
+JITFP8_API std::string_view dtype_name(DType dtype);
+JITFP8_API std::size_t dtype_size(DType dtype);
 
 // A compilation target such as sm_90a. `arch_specific` is the "a" suffix that unlocks
 // wgmma, setmaxnreg and other features that exist only on that exact architecture.
-struct Arch {
+struct JITFP8_API Arch {
   int major = 0;
   int minor = 0;
   bool arch_specific = false;

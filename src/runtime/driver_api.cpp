@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
@@ -48,14 +50,17 @@ LoadResult load_driver() {
   }
   JITFP8_DRIVER_FUNCTIONS(JITFP8_LOAD)
 #undef JITFP8_LOAD
-  // The optional ones as of the driver's own version (their signatures have not changed since).
+  // The optional ones, newer than 12.0, as of the driver's own version or of the cuda.h this was
+  // built with, whichever is older: a newer driver may have a new ABI of a symbol under its name,
+  // which would not match the declaration used here.
   int driver_version = 0;
   result.api.cuDriverGetVersion(&driver_version);
+  const int optional_version = std::min(driver_version, CUDA_VERSION);
 #define JITFP8_LOAD_OPTIONAL(name)                                                           \
   {                                                                                          \
     void* fn = nullptr;                                                                      \
     CUdriverProcAddressQueryResult status{};                                                 \
-    if (get_proc(#name, &fn, driver_version, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==        \
+    if (get_proc(#name, &fn, optional_version, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==      \
         CUDA_SUCCESS)                                                                        \
       result.api.name = reinterpret_cast<decltype(result.api.name)>(fn);                     \
   }

@@ -2,13 +2,16 @@
 // is whole, which the child closes and empties.
 #include "runtime/fork_closed_fds.hpp"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 #include <set>
+#include <string>
 
 namespace jitfp8::detail {
 namespace {
@@ -19,10 +22,24 @@ class ForkClosedFds {
     static auto& fds = *new ForkClosedFds;  // never destroyed: descriptors may close at exit
     return fds;
   }
+  // The open itself runs outside the lock, so a slow one (a hung NFS server) never holds up
+  // another thread's fork. A fork that falls between the open and the registration leaves its
+  // child a copy that the child keeps: the descriptor is then swapped for a new open file of the
+  // same file (through /proc), which no child shares and which alone will carry the flock.
   int open(const char* path, int flags, mode_t mode) {
+    const unsigned forks_before = forks_.load();
+    int fd = ::open(path, flags, mode);
+    if (fd < 0) return fd;
     std::lock_guard lock(mutex_);
-    const int fd = ::open(path, flags, mode);
-    if (fd >= 0) fds_.insert(fd);
+    if (forks_.load() != forks_before) {
+      const int reopened = reopen(fd, flags);
+      const int reopen_errno = errno;
+      ::close(fd);
+      errno = reopen_errno;
+      if (reopened < 0) return -1;
+      fd = reopened;
+    }
+    fds_.insert(fd);
     return fd;
   }
   bool remove(int fd) {
@@ -32,7 +49,11 @@ class ForkClosedFds {
 
  private:
   ForkClosedFds() {
-    ::pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+    ::pthread_atfork([] {
+                       instance().mutex_.lock();
+                       ++instance().forks_;
+                     },
+                     [] { instance().mutex_.unlock(); },
                      [] {
                        ForkClosedFds& self = instance();
                        for (int fd : self.fds_) ::close(fd);
@@ -40,7 +61,15 @@ class ForkClosedFds {
                        self.mutex_.unlock();
                      });
   }
+  // A new open file description of the file `fd` names (it may have been renamed since), opened
+  // as `flags` asked but without creating or truncating: -1 with errno set on failure.
+  static int reopen(int fd, int flags) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    return ::open(self.c_str(), flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW));
+  }
+
   std::mutex mutex_;
+  std::atomic<unsigned> forks_{0};  // forks begun in this process (under mutex_)
   std::set<int> fds_;
 };
 

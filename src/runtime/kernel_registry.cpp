@@ -120,8 +120,9 @@ void* load_in_background(const KernelSpec& spec, const Key128& key, int device, 
   CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
   check_cuda(driver().cuThreadExchangeStreamCaptureMode(&relaxed), "cuThreadExchangeStreamCaptureMode");
   if (background_builds_fail()) throw Error(ErrorCode::compile_failed, "failed on purpose (a test hook)");
-  const LoadedLibrary& full = full_library(spec, key);
+  // The queuing call's context first: the one an earlier job left current may be destroyed since.
   make_context_current(context);
+  const LoadedLibrary& full = full_library(spec, key);
   prepare_on_device(full, spec, device);
   return reinterpret_cast<void*>(full.kernel);
 }
@@ -176,9 +177,9 @@ void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, c
            tiered->rebuilding.store(false);
          },
          [tiered](const char*) { tiered->rebuilding.store(false); }});
-  } catch (...) {
+  } catch (const Error& e) {  // no thread to build on: the stand-in or quick variant stays
     tiered->rebuilding.store(false);
-    throw;
+    log(LogLevel::warn, "{} cannot be built again in the background: {}", spec.display_name(), e.what());
   }
 }
 
@@ -231,9 +232,13 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
     std::optional<BuiltKernel> cached;
     if (built == nullptr && may_build_in_background(spec, key, first_use) && !(cached = cached_kernel(key))) {
       if (first_use == FirstUse::build_in_background) {
-        log(LogLevel::info, "{} is built in the background; a stand-in launches meanwhile", spec.display_name());
-        loaded.tiered = build_in_background(spec, key, device, nullptr);
-        return loaded;
+        try {
+          loaded.tiered = build_in_background(spec, key, device, nullptr);
+          log(LogLevel::info, "{} is built in the background; a stand-in launches meanwhile", spec.display_name());
+          return loaded;
+        } catch (const Error& e) {  // no thread to build on: built now, as without tiering
+          log(LogLevel::warn, "{} cannot be built in the background: {}", spec.display_name(), e.what());
+        }
       }
       try {
         loaded.tiered = start_quick(spec, key, device);
@@ -254,13 +259,17 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
   });
   // A full kernel left to the background thread. A build_now or full_now call with nothing else
   // to launch waits for that build, as its launches would; a failed build is retried by the next
-  // call: now by a build_now or full_now call, in the background by a stand-in plan.
+  // call: now by a build_now or full_now call (once only where the quick variant launches), else
+  // in the background.
   if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
     const bool now = first_use != FirstUse::build_in_background;
     if (now && !launchable_now(kernel)) kernel.tiered->wait_settled();
     const TieredKernel& tiered = *kernel.tiered;
     if (tiered.settled.load(std::memory_order_acquire) && !tiered.full.load(std::memory_order_acquire)) {
-      if (now) build_after_background_failure(kernel, spec, key, device);
+      // Where the quick variant launches, only the first such call builds in the foreground: a
+      // build that fails every time (a config ptxas rejects) would else stall every call.
+      const bool in_foreground = now && (!launchable_now(kernel) || !kernel.tiered->retried_now.exchange(true));
+      if (in_foreground) build_after_background_failure(kernel, spec, key, device);
       else rebuild_in_background(kernel, spec, key, device);
     }
   }

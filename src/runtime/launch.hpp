@@ -57,8 +57,8 @@ void* context_for_workers();
 //   a stand-in to launch meanwhile (ops/stand_in.hpp). Such a kernel's launches wait for the
 //   build (but the plan's take the stand-in).
 // A failed background build is retried by the next request for that kernel: a build_now or
-// full_now request with nothing else to launch waits for the build and builds it itself, any
-// other in the background.
+// full_now request waits for the build and builds it itself where there is nothing else to
+// launch, or where it is the first to retry it; any other in the background.
 enum class FirstUse { build_now, full_now, build_in_background };
 
 // The first use for a kernel launched into `stream`: full_now where tiered compilation is on and
@@ -89,7 +89,9 @@ struct LaunchShape {
   bool cooperative = false;
 };
 
-// cuLaunchKernelEx on `stream`; `args` as for cuLaunchKernel. Capture-safe, allocation-free.
+// cuLaunchKernelEx on `stream`; `args` as for cuLaunchKernel. Capture-safe, allocation-free; a
+// kernel still being built in the background (tiered compilation) may wait for its build first
+// (tiered_function).
 // With programmatic stream serialization where pdl_enabled() and the device has it, except for
 // cooperative launches (every kernel template waits for the grid ahead: common/ptx.cuh).
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream, void** args);

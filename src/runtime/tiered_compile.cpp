@@ -31,6 +31,15 @@ std::atomic<bool>& tiered_slot() {
   return enabled;
 }
 
+// job.drop(why), which must not throw where it is called: in a catch handler, a destructor and a
+// fork handler (settling allocates the reason: out of memory would end the process).
+void drop_quietly(BackgroundJob& job, const char* why) noexcept {
+  try {
+    job.drop(why);
+  } catch (...) {
+  }
+}
+
 // One thread: a second full compile beside the application's own work would take a second core,
 // and the upgrades are not urgent (the quick variants give the same results).
 // At exit its destructor waits for the job in flight, after the function statics constructed
@@ -62,7 +71,7 @@ class BackgroundCompiler {
     changed_.notify_all();
     // Settled, so that a launch waiting for one (another thread, or a static's destructor that
     // launches) takes the failed-build path instead of waiting forever.
-    for (BackgroundJob& job : dropped) job.drop("not built: the process is exiting");
+    for (BackgroundJob& job : dropped) drop_quietly(job, "not built: the process is exiting");
     if (thread_.joinable()) thread_.join();  // waits for the compile in flight, if any
   }
 
@@ -129,7 +138,7 @@ class BackgroundCompiler {
       try {
         job.run();  // catches its own errors, unless its handler throws (out of memory)
       } catch (...) {
-        job.drop("its build ended in an error it could not report");
+        drop_quietly(job, "its build ended in an error it could not report");
       }
       lock.lock();
       busy_ = false;
@@ -148,7 +157,7 @@ class BackgroundCompiler {
     std::deque<BackgroundJob> dropped;
     dropped.swap(jobs_);
     mutex_.unlock();
-    for (BackgroundJob& job : dropped) job.drop(kChildWhy);
+    for (BackgroundJob& job : dropped) drop_quietly(job, kChildWhy);
   }
 
   std::mutex mutex_;

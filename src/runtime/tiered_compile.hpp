@@ -24,6 +24,7 @@ struct TieredKernel {
   std::atomic<bool> settled{false};      // the full kernel is in `function`, or failed to build
   std::atomic<bool> full{false};         // the full kernel is in `function`
   std::atomic<bool> rebuilding{false};   // a build after a failed one is queued or running
+  std::atomic<bool> retried_now{false};  // a call built it in the foreground after the background failed
 
   // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
   // Only the first call counts.

@@ -1,6 +1,30 @@
-# Installs the build into a scratch prefix, builds the consumer against it and runs it, and runs
-# the installed CLI. PREFIX_PATH's entries are separated by '|'.
+# Installs the build into a scratch prefix, builds the consumer against it and runs it, checks what
+# the installed libjitfp8.so exports, and runs the installed CLI. PREFIX_PATH's entries are
+# separated by '|'.
 string(REPLACE "|" ";" PREFIX_PATH "${PREFIX_PATH}")
+
+# Every function the public headers declare at namespace scope is exported (JITFP8_API), and the
+# consumer names it, so that its link proves the export.
+file(GLOB public_headers "${SOURCE_DIR}/../../include/jitfp8/*.hpp")
+file(READ "${SOURCE_DIR}/consumer.cpp" consumer_source)
+foreach(header IN LISTS public_headers)
+  file(STRINGS "${header}" declarations REGEX "^[A-Za-z].*\\(")
+  foreach(line IN LISTS declarations)  # (a ';' splits a line: its later pieces are skipped)
+    if(NOT line MATCHES "^[A-Za-z].*\\(" OR line MATCHES "^(constexpr|inline|namespace|struct|class|enum|using|template|#)")
+      continue()
+    endif()
+    if(NOT line MATCHES "^JITFP8_API ")
+      message(FATAL_ERROR "${header}: a public function without JITFP8_API (not exported): ${line}")
+    endif()
+    if(NOT line MATCHES "([A-Za-z_0-9]+)\\(")
+      message(FATAL_ERROR "${header}: cannot find the function's name in: ${line}")
+    endif()
+    string(FIND "${consumer_source}" "&jitfp8::${CMAKE_MATCH_1})" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "tests/install/consumer.cpp does not name jitfp8::${CMAKE_MATCH_1} in kApi")
+    endif()
+  endforeach()
+endforeach()
 file(REMOVE_RECURSE "${WORK_DIR}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix"
                 RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -21,7 +45,23 @@ execute_process(COMMAND "${WORK_DIR}/consumer/consumer" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the consumer failed (${rc})")
 endif()
-# The installed CLI finds the installed library (its RUNPATH), with no LD_LIBRARY_PATH.
+# The library exports its API and nothing of its internals or of the libraries it instantiates.
+file(GLOB installed_library "${WORK_DIR}/prefix/lib*/libjitfp8.so.*.*.*")
+execute_process(COMMAND "${NM}" -D -C --defined-only ${installed_library}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE exported ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT exported MATCHES "jitfp8::gemm_fp8_nt")
+  message(FATAL_ERROR "nm -D ${installed_library} failed (${rc}) or lists no jitfp8::gemm_fp8_nt: ${err}")
+endif()
+# (The standard library's templates instantiated on internal types may show, as their typeinfo.)
+string(REGEX MATCHALL "\n[0-9a-f]* [A-Za-z] (typeinfo name for |typeinfo for |vtable for )?(jitfp8::detail|nlohmann|fmt::)[^\n]*"
+       leaked "\n${exported}")
+if(leaked)
+  list(LENGTH leaked count)
+  list(GET leaked 0 first)
+  message(FATAL_ERROR "libjitfp8.so exports ${count} internal symbols, e.g. ${first}")
+endif()
+
+# The installed CLI runs with no LD_LIBRARY_PATH (it links the library's objects statically).
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "${WORK_DIR}/prefix/bin/jitfp8" help
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "usage: jitfp8")

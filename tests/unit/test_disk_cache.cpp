@@ -21,6 +21,7 @@
 #include "ops/quantize_1x128.hpp"
 #include "runtime/cache_entry.hpp"
 #include "runtime/disk_cache.hpp"
+#include "runtime/fork_closed_fds.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "support/test_env.hpp"
 #include "support/tiny_cubin.hpp"
@@ -735,6 +736,51 @@ TEST_CASE("a key lock awaited across a fork() dies with its holder while the hol
   CHECK(byte == 1);                // the grandchild was forked
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
   CHECK(free_again);
+}
+
+// The cache's opens ran under the lock a fork takes, so an open that hung (an NFS server gone)
+// held up every fork in the process (a review, 2026-12-05). A FIFO plays the slow file: its
+// open for reading waits for a writer. A fork now goes through while the open waits; the
+// descriptor the open gives is then a new open of the file (the forked child shares the first),
+// and a child forked later closes it.
+TEST_CASE("a fork() goes through while a cache descriptor's open waits, and the descriptor stays the parent's",
+          "[cache]") {
+  test::TempDir dir;
+  const fs::path fifo = dir / "slow-file";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::atomic<int> opened{-2};
+  std::thread opener([&] { opened = open_closed_in_forked_children(fifo.c_str(), O_RDONLY | O_CLOEXEC); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the opener is in open() by now
+  std::atomic<bool> forked{false};
+  std::thread forker([&] {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    int status = 0;
+    if (child > 0) ::waitpid(child, &status, 0);
+    forked = child > 0;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!forked && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const bool forked_while_open_waited = forked;
+  CHECK(opened == -2);  // the open was still waiting
+  const int writer = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);  // ends the open's wait (and a stuck fork's)
+  REQUIRE(writer >= 0);
+  opener.join();
+  forker.join();
+  CHECK(forked_while_open_waited);
+  const int fd = opened;
+  REQUIRE(fd >= 0);
+  send_byte(writer, 'x');
+  CHECK(receive_byte(fd) == 'x');  // it reads the file
+  const pid_t later = ::fork();
+  REQUIRE(later >= 0);
+  if (later == 0) ::_exit(::fcntl(fd, F_GETFD) == -1 ? 0 : 1);  // closed at this fork
+  int status = 0;
+  ::waitpid(later, &status, 0);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  unlock_and_close(fd);
+  ::close(writer);
 }
 
 // Waiters whose holder let go saying no entry was coming (its write failed: a full disk, a quota)
