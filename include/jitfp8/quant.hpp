@@ -109,8 +109,9 @@ JITFP8_API void quantize_1x128_transposed(const Quantize1x128TransposedArgs& arg
 // (ceil(N/128), ceil(K/128)); tail blocks are smaller). If qt is not null: also the K-major
 // transposed copy qt (K, N), qt[k][n] = q[n][k], and its scales Scales128x128Layout{K, N}
 // (the same values, transposed), in the same pass.
-// Rules: N >= 1, K >= 16, K % 16 == 0; with qt also N % 16 == 0; pointers 16-byte aligned;
-// qt_scales must be null when qt is (qt_scales_capacity is then ignored).
+// Rules: N >= 1, K >= 16, K % 16 == 0; with qt also N % 16 == 0; K <= 2^31 - 128,
+// ceil(N / 128) <= 65535; pointers 16-byte aligned; qt_scales must be null when qt is
+// (qt_scales_capacity is then ignored).
 struct Quantize128x128Args {
   const void* w = nullptr;
   DType w_dtype = DType::bf16;
@@ -153,10 +154,10 @@ JITFP8_API void quantize_rowwise(const QuantizeRowwiseArgs& args, Stream stream)
 // (the 128x4 tiled layout of block-scaled GEMMs, padding 0).
 // Column-wise (qt != null): blocks of 32 along M, written transposed as qt (K, M) (K-major for a
 // consumer contracting over M) + ScalesMx32Layout{K, M}. Both in one pass when both are given.
-// Rules: M >= 1, K >= 16, K % 16 == 0; with qt also M % 16 == 0; at least one of q, qt; x, q,
-// qt 16-byte aligned, scale buffers 16-byte aligned; scales must be null when q is, qt_scales
-// when qt is (their capacities are then ignored). Tail blocks (K % 32 or M % 32 == 16) have 16
-// elements.
+// Rules: M >= 1, K >= 16, K % 16 == 0; with qt also M % 16 == 0; K <= 2^31 - 128,
+// ceil(M / 128) <= 65535; at least one of q, qt; x, q, qt 16-byte aligned, scale buffers 16-byte
+// aligned; scales must be null when q is, qt_scales when qt is (their capacities are then
+// ignored). Tail blocks (K % 32 or M % 32 == 16) have 16 elements.
 enum class MxScaleMode : std::uint8_t { floor, rceil };
 struct QuantizeMxfp8Args {
   const void* x = nullptr;

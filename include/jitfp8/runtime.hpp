@@ -90,9 +90,10 @@ JITFP8_API bool programmatic_dependent_launch();
 JITFP8_API void set_tiered_compilation(bool enabled);
 JITFP8_API bool tiered_compilation();
 // Blocks until every full kernel that tiered compilation queued is built and loaded (or failed
-// to build, logged: its quick variant, or its plans' stand-in, then stays until the next call
-// that plans that kernel builds it again: at once, or in the background for a new plan that has a
-// stand-in; the plans made already do not retry, but take the kernel once it is built).
+// to build, logged: its quick variant, or its plans' stand-in, then stays until a later call
+// that plans that kernel builds it again: the first such call at once, later ones and new plans
+// that have a stand-in in the background; the plans made already do not retry, but take the
+// kernel once it is built).
 // Benchmarks call it before timing.
 // A background build loads its kernel into the context of the call that queued it: call this
 // before destroying that context (cuCtxDestroy, cudaDeviceReset), or that build may fail.

@@ -1,5 +1,7 @@
 #include "ops/gemm_reference.hpp"
 
+#include <algorithm>
+
 #include "runtime/launch.hpp"
 
 namespace jitfp8::detail {
@@ -20,11 +22,19 @@ void gemm_reference(const GemmFp8Args& args, bool b_scales_1x128, const int* row
   const float* sb = args.b_scales;
   int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
   long long lda = args.lda ? args.lda : args.k, ldb = args.ldb ? args.ldb : args.k;
-  void* kernel_args[] = {&a, &sa, &b, &sb, &d_ref, &abs_ref, &rows, &m, &n, &k, &lda, &ldb};
-  LaunchShape shape;
-  shape.grid = {static_cast<unsigned>((args.n + 127) / 128), static_cast<unsigned>(num_rows), 1};
-  shape.block = {128, 1, 1};
-  launch(kernel, shape, stream, kernel_args);
+  // The rows go on grid.y, at most 65535 a launch.
+  constexpr int kMaxRowsPerLaunch = 65535;
+  for (int first = 0; first < num_rows; first += kMaxRowsPerLaunch) {
+    const int count = std::min(num_rows - first, kMaxRowsPerLaunch);
+    const int* chunk_rows = rows + first;
+    double* chunk_d = d_ref + static_cast<std::int64_t>(first) * args.n;
+    double* chunk_abs = abs_ref != nullptr ? abs_ref + static_cast<std::int64_t>(first) * args.n : nullptr;
+    void* kernel_args[] = {&a, &sa, &b, &sb, &chunk_d, &chunk_abs, &chunk_rows, &m, &n, &k, &lda, &ldb};
+    LaunchShape shape;
+    shape.grid = {static_cast<unsigned>((args.n + 127) / 128), static_cast<unsigned>(count), 1};
+    shape.block = {128, 1, 1};
+    launch(kernel, shape, stream, kernel_args);
+  }
 }
 
 }  // namespace jitfp8::detail

@@ -2,16 +2,15 @@
 // is whole, which the child closes and empties.
 #include "runtime/fork_closed_fds.hpp"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <set>
-#include <string>
 
 namespace jitfp8::detail {
 namespace {
@@ -33,11 +32,10 @@ class ForkClosedFds {
     std::lock_guard lock(mutex_);
     if (forks_.load() != forks_before) {
       const int reopened = reopen(fd, flags);
-      const int reopen_errno = errno;
-      ::close(fd);
-      errno = reopen_errno;
-      if (reopened < 0) return -1;
-      fd = reopened;
+      if (reopened >= 0) {
+        ::close(fd);
+        fd = reopened;
+      }  // else (no /proc, no descriptor left) the first one stays: shared with that child, as before
     }
     fds_.insert(fd);
     return fd;
@@ -49,11 +47,14 @@ class ForkClosedFds {
 
  private:
   ForkClosedFds() {
-    ::pthread_atfork([] {
-                       instance().mutex_.lock();
+    // A fork is counted once it has happened (in the parent's handler): counted in the prepare
+    // handler, a fork that an open raced with until the fork proper, after the handlers, went
+    // unseen (a review of this change).
+    ::pthread_atfork([] { instance().mutex_.lock(); },
+                     [] {
                        ++instance().forks_;
+                       instance().mutex_.unlock();
                      },
-                     [] { instance().mutex_.unlock(); },
                      [] {
                        ForkClosedFds& self = instance();
                        for (int fd : self.fds_) ::close(fd);
@@ -64,12 +65,13 @@ class ForkClosedFds {
   // A new open file description of the file `fd` names (it may have been renamed since), opened
   // as `flags` asked but without creating or truncating: -1 with errno set on failure.
   static int reopen(int fd, int flags) {
-    const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    return ::open(self.c_str(), flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW));
+    char self[32];
+    std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    return ::open(self, flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW));
   }
 
   std::mutex mutex_;
-  std::atomic<unsigned> forks_{0};  // forks begun in this process (under mutex_)
+  std::atomic<unsigned> forks_{0};  // forks this process has made (counted under mutex_)
   std::set<int> fds_;
 };
 

@@ -12,8 +12,8 @@ namespace jitfp8::detail {
 
 // ::open(path, flags, mode), the descriptor registered so that a child forked from now on closes
 // its copy at the fork. Registered under the lock a fork takes; a fork that fell during the open
-// itself makes it a new open of the same file, which that child does not share. -1 with errno
-// set, as ::open.
+// itself makes it a new open of the same file (through /proc, where it can), which that child
+// does not share. -1 with errno set, as ::open.
 int open_closed_in_forked_children(const char* path, int flags, mode_t mode = 0);
 
 // Unlocks (flock) and closes such a descriptor, unless this is a forked child that closed its

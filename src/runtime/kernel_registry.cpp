@@ -143,6 +143,10 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
   quick->function.store(first);
   post_background_compile(
       {[spec, key, device, quick, context = context_for_workers()] {
+         if (quick->full.load(std::memory_order_acquire)) {  // taken over meanwhile (prewarm with load)
+           quick->settle(quick->function.load(std::memory_order_acquire));
+           return;
+         }
          try {
            quick->settle(load_in_background(spec, key, device, context));
            report_upgrade(true, spec, device);
@@ -180,6 +184,9 @@ void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, c
   } catch (const Error& e) {  // no thread to build on: the stand-in or quick variant stays
     tiered->rebuilding.store(false);
     log(LogLevel::warn, "{} cannot be built again in the background: {}", spec.display_name(), e.what());
+  } catch (...) {
+    tiered->rebuilding.store(false);
+    throw;
   }
 }
 
@@ -204,10 +211,11 @@ std::shared_ptr<TieredKernel> start_quick(const KernelSpec& spec, const Key128& 
 
 // The full kernel of `spec` built (or found) and loaded now, after its background build failed,
 // for a build_now or full_now caller (a plan without a stand-in, e.g. with tiering off since; a
-// config given explicitly; prewarm with load): a kernel loaded the usual way is retried by every such call
-// until a build succeeds, and so is this one. Its quick variant, or the stand-in of the plans
-// that took one, gives way to it from then on. A failure throws where nothing else launches,
-// else is logged (the quick variant stays).
+// config given explicitly): where nothing else launches, by every such call until a build
+// succeeds, as a kernel loaded the usual way is; where the quick variant launches, by the first
+// such call only (get_kernel). Its quick variant, or the stand-in of the plans that took one,
+// gives way to it from then on. A failure throws where nothing else launches, else is logged
+// (the quick variant stays).
 void build_after_background_failure(const LoadedKernel& loaded, const KernelSpec& spec, const Key128& key,
                                     int device) {
   log(LogLevel::info, "{} failed to build in the background; building it now", spec.display_name());
@@ -239,12 +247,14 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
         } catch (const Error& e) {  // no thread to build on: built now, as without tiering
           log(LogLevel::warn, "{} cannot be built in the background: {}", spec.display_name(), e.what());
         }
-      }
-      try {
-        loaded.tiered = start_quick(spec, key, device);
-        return loaded;
-      } catch (const Error& e) {  // the full kernel may still build: take it the usual way
-        log(LogLevel::warn, "no quick variant of {}: {}", spec.display_name(), e.what());
+      } else {
+        try {
+          loaded.tiered = start_quick(spec, key, device);
+          return loaded;
+        } catch (const Error& e) {  // the full kernel may still build: take it the usual way
+          log(LogLevel::warn, "no quick variant of {}, or no thread to build it on: {}", spec.display_name(),
+              e.what());
+        }
       }
     }
     const LoadedLibrary& library = libraries().get(key, [&] {
@@ -262,6 +272,13 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
   // call: now by a build_now or full_now call (once only where the quick variant launches), else
   // in the background.
   if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
+    if (built != nullptr) {  // prewarm with load: the full kernel in hand takes over now
+      const LoadedLibrary& library = libraries().get(key, [&] { return load_library(*built, spec); });
+      prepare_on_device(library, spec, device);
+      if (kernel.tiered->take_over(reinterpret_cast<void*>(library.kernel)))
+        log(LogLevel::info, "{} takes over on device {} (loaded by prewarm)", spec.display_name(), device);
+      return kernel;
+    }
     const bool now = first_use != FirstUse::build_in_background;
     if (now && !launchable_now(kernel)) kernel.tiered->wait_settled();
     const TieredKernel& tiered = *kernel.tiered;

@@ -69,8 +69,8 @@ FirstUse first_use_on(Stream stream);
 // Threads asking for the same missing kernel wait for one build; other keys are not blocked.
 // `built`: the kernel's cubin in hand (prewarm with load has just built it): where the kernel is
 // new to `device`, loaded as it is, not looked up or compiled again, and never left to the
-// background thread. A kernel registered already goes the usual way (one whose background build
-// failed is built again, as for any build_now call).
+// background thread; where the kernel runs as a quick variant or stand-in meanwhile (its
+// background build queued, running or failed), it takes over now.
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use = FirstUse::build_now,
                                const BuiltKernel* built = nullptr);
 

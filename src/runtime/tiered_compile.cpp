@@ -179,7 +179,7 @@ std::atomic<bool> builds_fail{false};  // fail_background_builds
 
 bool tiered_compilation_enabled() { return tiered_slot().load(std::memory_order_relaxed); }
 
-void TieredKernel::settle(void* full_kernel, std::string why) {
+void TieredKernel::settle(void* full_kernel, std::string_view why) noexcept {
   {
     std::lock_guard lock(mutex_);
     if (settled.load(std::memory_order_relaxed)) return;  // a job that failed after it settled
@@ -187,7 +187,10 @@ void TieredKernel::settle(void* full_kernel, std::string why) {
       function.store(full_kernel, std::memory_order_release);
       full.store(true, std::memory_order_release);
     } else {
-      failure_ = std::move(why);
+      try {
+        failure_.assign(why);
+      } catch (...) {  // out of memory: settled all the same, so that no waiter hangs
+      }
     }
     settled.store(true, std::memory_order_release);
   }
@@ -218,7 +221,8 @@ FirstUse first_use_on(Stream stream) {
 }
 
 void* tiered_function(TieredKernel& kernel, Stream stream) {
-  if (!kernel.settled.load(std::memory_order_acquire)) {
+  // (A full kernel taken over before its build settled, by prewarm with load, launches at once.)
+  if (!kernel.full.load(std::memory_order_acquire) && !kernel.settled.load(std::memory_order_acquire)) {
     if (kernel.function.load(std::memory_order_acquire) == nullptr) {
       log(LogLevel::debug, "a launch waits for a kernel being built in the background");
       kernel.wait_settled();

@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "jitfp8/types.hpp"
 
@@ -27,8 +28,9 @@ struct TieredKernel {
   std::atomic<bool> retried_now{false};  // a call built it in the foreground after the background failed
 
   // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
-  // Only the first call counts.
-  void settle(void* full_kernel, std::string why = {});
+  // Only the first call counts. Never throws (the reason is dropped if it cannot be kept), as it
+  // runs where the process is exiting, in a fork handler and in error handlers.
+  void settle(void* full_kernel, std::string_view why = {}) noexcept;
   // Blocks until settle(), having moved the job that settles it ahead of the queued others: a
   // caller that waits for one kernel does not wait for the builds queued before it.
   void wait_settled();

@@ -8,7 +8,7 @@
 // large ones): D_ref is (num_rows, N) doubles, row r holding D[rows[r], :]. When abs_ref is not
 // null it receives sum_kb |sa sb| sum_k |A B|, the scale of the rounding error a correct
 // kernel may make on that element (its accumulation error is bounded relative to it).
-// Launch: grid (ceil(N / 128), num_rows), block 128.
+// Launch: grid (ceil(N / 128), num_rows <= 65535), block 128.
 #pragma once
 
 #include "common/ptx.cuh"
@@ -33,8 +33,8 @@ __global__ void __launch_bounds__(128) gemm_reference_kernel(
   const int m = rows[blockIdx.y];
   const int n = blockIdx.x * 128 + threadIdx.x;
   const int k_blocks = (K + 127) / 128;
-  const long long sa_stride = (M + 3) / 4 * 4;
-  const long long sb_stride = (N + 3) / 4 * 4;
+  const long long sa_stride = ((long long)M + 3) / 4 * 4;
+  const long long sb_stride = ((long long)N + 3) / 4 * 4;
   double total = 0.0, total_abs = 0.0;
   for (int kb = 0; kb < k_blocks; ++kb) {
     const int k0 = kb * 128;

@@ -1,10 +1,11 @@
 // Small helpers for GPU tests: checked CUDA runtime calls, an owning device buffer, a captured
-// CUDA graph and a scoped GEMM SM limit.
+// CUDA graph, an output comparison, a scoped stream and a scoped GEMM SM limit.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -75,6 +76,30 @@ class CapturedGraph {
  private:
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
+};
+
+// Elements where two outputs differ, the sizes' difference counted too (a count, so that a failed
+// check does not print whole buffers).
+template <class T>
+std::size_t differing_elements(const std::vector<T>& x, const std::vector<T>& y) {
+  std::size_t count = x.size() > y.size() ? x.size() - y.size() : y.size() - x.size();
+  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) count += x[i] != y[i];
+  return count;
+}
+
+// A stream of this scope's (cudaStreamCreateWithFlags), destroyed on exit, also on a throw.
+class ScopedStream {
+ public:
+  explicit ScopedStream(unsigned flags = cudaStreamDefault) {
+    JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
+  }
+  ScopedStream(const ScopedStream&) = delete;
+  ScopedStream& operator=(const ScopedStream&) = delete;
+  ~ScopedStream() { cudaStreamDestroy(stream_); }
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
 };
 
 // set_gemm_sm_limit(sms) for a scope; the limit before it is restored on exit, also on a throw.

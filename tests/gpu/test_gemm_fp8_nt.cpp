@@ -647,6 +647,9 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
   // process, it is the first dispatch; after other tests it still checks a captured replay.)
   // A cache root of its own: no tuned config there for the dispatch to take over the prewarm's.
   test::TempDir dir;
+  struct TunedTablesReloaded {  // those of the roots restored (destroyed after `roots`), however the case ends
+    ~TunedTablesReloaded() { detail::reload_tuned_tables(); }
+  } reloaded_at_end;
   test::ScopedCacheRoots roots({dir.path()});
   detail::reload_tuned_tables();
   Manifest manifest = parse_manifest(
@@ -657,8 +660,8 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
   PrewarmReport report = prewarm({manifest}, options);
   REQUIRE(report.failed == 0);
   Problem p(100, 576, 7168, 3600);
-  cudaStream_t stream = nullptr;
-  JITFP8_CUDA_CHECK(cudaStreamCreate(&stream));
+  const test::ScopedStream scoped_stream;
+  const cudaStream_t stream = scoped_stream.get();
   // The arch's prewarm plans for its usual SMs (132 for sm_90a); a device of another count plans
   // otherwise, and its first call compiles (still capturable).
   const detail::TargetDevice arch_target = detail::gemm_target_without_device(detail::usual_sm_count(*options.arch));
@@ -674,6 +677,8 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
     if (same_plan) {
       CHECK(after.compiles == before.compiles);  // the prewarm built and loaded the dispatch's kernel
       CHECK(after.loads == before.loads);
+    } else {
+      WARN("this device plans otherwise than the arch's prewarm: the compile and load counts are not checked");
     }
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -683,8 +688,6 @@ TEST_CASE("prewarm with load makes the first gemm_fp8_nt call capturable", "[gpu
   INFO(c.first_bad);
   CHECK(c.unwritten == 0);
   CHECK(c.worst < 1.0);
-  cudaStreamDestroy(stream);
-  detail::reload_tuned_tables();  // the tables of the roots restored
 }
 
 TEST_CASE("gemm_fp8_nt with two 64-row waves per warpgroup (one or two D buffers) over many tiles per CTA",

@@ -185,14 +185,6 @@ std::vector<std::uint8_t> output_of(const Gemm& gemm, const GreenContext& green)
   return gemm.d->download();
 }
 
-// Bytes where two outputs differ (a count, so that a failure does not print whole buffers).
-std::size_t differing_bytes(const std::vector<std::uint8_t>& x, const std::vector<std::uint8_t>& y) {
-  if (x.size() != y.size()) return std::max(x.size(), y.size());
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) count += x[i] != y[i];
-  return count;
-}
-
 // The dense GEMM's D against the double-precision reference, every row (bf16 rounding plus the
 // fp32 accumulation, as in test_gemm_fp8_nt.cpp).
 void check_dense_against_reference(const GemmFp8Args& g, const std::vector<std::uint8_t>& d) {
@@ -374,12 +366,8 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
                      0x00});
   }
 
-  cudaStream_t plain = nullptr;
-  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
-  struct StreamDestroyed {  // however the case ends
-    cudaStream_t stream;
-    ~StreamDestroyed() { cudaStreamDestroy(stream); }
-  } plain_destroyed{plain};
+  const test::ScopedStream plain_stream(cudaStreamNonBlocking);
+  const cudaStream_t plain = plain_stream.get();
   bool tested = false;
   for (unsigned wanted : {8u, 64u}) {
     const GreenContext green(wanted);
@@ -435,8 +423,8 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
         const test::ScopedGemmSmLimit limit(sms);
         limited = output_of(gemm, plain);
       }
-      CHECK(differing_bytes(output_of(gemm, green.stream()), limited) == 0);
-      CHECK(differing_bytes(output_of(gemm, green), limited) == 0);
+      CHECK(test::differing_elements(output_of(gemm, green.stream()), limited) == 0);
+      CHECK(test::differing_elements(output_of(gemm, green), limited) == 0);
       if (i < dense_args.size()) check_dense_against_reference(dense_args[i], limited);
     }
   }
@@ -491,7 +479,7 @@ TEST_CASE("Background builds and prewarm's workers serve a caller with a green c
     detail::post_background_compile({[&seen] { seen = detail::current_context(); }, [](const char*) {}, nullptr});
     wait_for_background_compiles();
     CHECK(seen == primary);
-    CHECK(dense_on_green(p, green) == from_quick);          // the full kernel, the same bits
+    CHECK(test::differing_elements(dense_on_green(p, green), from_quick) == 0);  // the full kernel, the same bits
     check_dense_against_reference(p.args, from_quick);
   }
 

@@ -32,6 +32,7 @@
 #include "jitfp8/moe.hpp"
 #include "jitfp8/quant.hpp"
 #include "support/fp8_reference.hpp"
+#include "support/quant_reference.hpp"
 #include "support/random_operands.hpp"
 
 using namespace jitfp8;
@@ -722,4 +723,78 @@ TEST_CASE("quantize_1x128 with x past 4 GiB", "[gpu][large-tensors]") {
   if (!device_has_free_gb(7.0)) return;
   run_quantize_1x128(300000, 7168, 8);    // x bf16 4.30 GB, q 2.15 GB: the tile kernel
   run_quantize_1x128(1100000, 2048, 9);   // x 4.51 GB, q 2.25 GB: the row kernel (K < 4096)
+}
+
+namespace {
+
+// quantize_1x128_transposed into qt (K, M) past 2^31 bytes: its rows (x's columns) start at
+// col * M, and its scales at mb * align(K, 4). x is zero but for a few sampled columns (the first,
+// the last, those whose qt rows straddle the 2^31-byte mark, some random), each filled along all
+// M rows; every qt row and scale is checked against the CPU model of the row-wise quantization of
+// that column (quant_reference.hpp), the zero columns against a zero row's.
+void run_quantize_1x128_transposed(std::int64_t m, std::int64_t k, std::uint64_t seed) {
+  INFO("M=" << m << " K=" << k);
+  std::mt19937_64 rng(seed);
+  std::set<std::int64_t> columns = {0, k - 1};
+  for (std::int64_t c = k2GiB / m - 1; c <= k2GiB / m + 1 && c < k; ++c) columns.insert(c);
+  std::uniform_int_distribution<std::int64_t> any_column(0, k - 1);
+  for (int i = 0; i < 3; ++i) columns.insert(any_column(rng));
+
+  DeviceBuffer<std::uint16_t> x(static_cast<std::size_t>(m * k));
+  x.poison(0);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::map<std::int64_t, test::QuantizedF32> want;  // per sampled column: q (1, M), scales kb * 4
+  for (std::int64_t c : columns) {
+    std::vector<std::uint16_t> bits(static_cast<std::size_t>(m));
+    std::vector<float> values(static_cast<std::size_t>(m));
+    for (std::size_t i = 0; i < bits.size(); ++i) {
+      bits[i] = test::bf16_from_float(normal(rng));
+      values[i] = test::bf16_to_float(bits[i]);
+    }
+    JITFP8_CUDA_CHECK(cudaMemcpy2D(x.get() + c, static_cast<std::size_t>(k) * 2, bits.data(), 2, 2,
+                                   static_cast<std::size_t>(m), cudaMemcpyHostToDevice));
+    want.emplace(c, test::ref_1x128(values, 1, m, DType::e4m3, false, 1e-4f));
+  }
+  const test::QuantizedF32 zero_column =
+      test::ref_1x128(std::vector<float>(static_cast<std::size_t>(m), 0.0f), 1, m, DType::e4m3, false, 1e-4f);
+
+  const Scales1x128Layout layout{k, m};  // qt's: K rows, 1x128 blocks along M
+  DeviceBuffer<u8> qt(static_cast<std::size_t>(m * k));
+  DeviceBuffer<float> qt_scales(static_cast<std::size_t>(layout.numel()));
+  qt.poison(0xCD), qt_scales.poison(0xCD);
+  Quantize1x128TransposedArgs args;
+  args.x = x.get(), args.x_dtype = DType::bf16, args.m = m, args.k = k;
+  args.qt = qt.get(), args.qt_scales = qt_scales.get();
+  args.qt_scales_capacity = static_cast<std::int64_t>(qt_scales.size());
+  quantize_1x128_transposed(args, nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+
+  const auto got_q = qt.download();
+  const auto got_s = qt_scales.download();
+  std::int64_t bad_q = 0, bad_s = 0;
+  std::string first_bad;
+  for (std::int64_t c = 0; c < k; ++c) {
+    const auto it = want.find(c);
+    const test::QuantizedF32& ref = it != want.end() ? it->second : zero_column;
+    if (std::memcmp(got_q.data() + c * m, ref.q.data(), static_cast<std::size_t>(m)) != 0)
+      if (bad_q++ == 0) first_bad = "qt row " + std::to_string(c);
+    for (std::int64_t mb = 0; mb < layout.k_blocks(); ++mb)  // the reference's row stride is 4 (one row)
+      if (std::memcmp(&got_s[mb * layout.row_stride() + c], &ref.scales[mb * 4], 4) != 0)
+        if (bad_s++ == 0 && first_bad.empty())
+          first_bad = "qt scale row " + std::to_string(c) + " block " + std::to_string(mb);
+  }
+  std::printf("large tensors, quantize_1x128_transposed M %lld K %lld (%zu sampled columns): %lld qt rows and "
+              "%lld scales differ\n",
+              static_cast<long long>(m), static_cast<long long>(k), columns.size(), static_cast<long long>(bad_q),
+              static_cast<long long>(bad_s));
+  INFO(first_bad);
+  CHECK(bad_q == 0);
+  CHECK(bad_s == 0);
+}
+
+}  // namespace
+
+TEST_CASE("quantize_1x128_transposed with qt past 2 GiB", "[gpu][large-tensors]") {
+  if (!device_has_free_gb(7.0)) return;
+  run_quantize_1x128_transposed(300000, 7168, 10);  // x bf16 4.30 GB, qt 2.15 GB: rows 7159+ past 2^31
 }

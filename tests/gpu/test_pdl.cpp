@@ -53,12 +53,6 @@ std::vector<std::uint8_t> snapshot(const Buffers&... buffers) {
   return all;
 }
 
-std::size_t differing_bytes(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
-  std::size_t n = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) n += a[i] != b[i];
-  return n;
-}
-
 // Runs `enqueue` (which puts a whole chain on the stream, its own initialisation included) and
 // returns what `outputs` reads: once without PDL as the reference, then with PDL, from the stream
 // `repeats` times and from a captured graph `repeats` times; every run must match the reference.
@@ -79,7 +73,7 @@ void check_chain_under_pdl(const char* name, const std::function<void(cudaStream
   for (int r = 0; r < repeats; ++r) {
     enqueue(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::size_t diff = differing_bytes(outputs(), want);
+    const std::size_t diff = t::differing_elements(outputs(), want);
     INFO(name << ": stream run " << r << ", " << diff << " of " << want.size() << " bytes differ");
     CHECK(diff == 0);
   }
@@ -87,7 +81,7 @@ void check_chain_under_pdl(const char* name, const std::function<void(cudaStream
   for (int r = 0; r < repeats; ++r) {
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::size_t diff = differing_bytes(outputs(), want);
+    const std::size_t diff = t::differing_elements(outputs(), want);
     INFO(name << ": graph replay " << r << ", " << diff << " of " << want.size() << " bytes differ");
     CHECK(diff == 0);
   }

@@ -10,11 +10,11 @@
 // Event-timed from the GEMM's launch to its end on its stream, behind a 200 us gate kernel (so that
 // host time before the launch is not counted), median of runs, no L2 flush (relative figures
 // within one run).
-// Not built by CMake (it needs nvcc); on the GPU machine, from the repository root, with a built
-// libjitfp8 in LIB:
+// Not built by CMake (it needs nvcc); on the GPU machine, from the repository root, with a build
+// in LIB (it reaches internals: the static libjitfp8_internal.a, not libjitfp8.so):
 //   nvcc -O3 -arch=sm_90a -std=c++20 -Iinclude -Isrc -I.deps/usr/include tools/bench/probes/beside_busy_sms.cu \
-//        -L$LIB -ljitfp8 -L.deps/usr/lib/x86_64-linux-gnu -lfmt \
-//        -o /tmp/beside_busy && LD_LIBRARY_PATH=$LIB /tmp/beside_busy [busy_sms [busy_us]]
+//        $LIB/libjitfp8_internal.a -lnvrtc -L.deps/usr/lib/x86_64-linux-gnu -lfmt -ldl \
+//        -o /tmp/beside_busy && LD_LIBRARY_PATH=.deps/usr/lib/x86_64-linux-gnu /tmp/beside_busy [busy_sms [busy_us]]
 #include <cuda_runtime.h>
 
 #include <algorithm>

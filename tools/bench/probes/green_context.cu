@@ -8,11 +8,11 @@
 //   the pick for those SMs with clusters allowed?
 // - What do the driver's per-stream queries cost (cuStreamGetGreenCtx, cuGreenCtxGetDevResource)?
 // Event-timed over 10 back-to-back launches, median of 5, no L2 flush (relative figures).
-// Not built by CMake (it needs nvcc); on the GPU machine, from the repository root, with a built
-// libjitfp8 in LIB:
+// Not built by CMake (it needs nvcc); on the GPU machine, from the repository root, with a build
+// in LIB (it reaches internals: the static libjitfp8_internal.a, not libjitfp8.so):
 //   nvcc -O3 -arch=sm_90a -std=c++20 -Iinclude -Isrc -I.deps/usr/include tools/bench/probes/green_context.cu \
-//        -L$LIB -ljitfp8 -L.deps/usr/lib/x86_64-linux-gnu -lfmt -L/usr/local/cuda/lib64/stubs -lcuda \
-//        -o /tmp/green_context && LD_LIBRARY_PATH=$LIB /tmp/green_context [sms ...]
+//        $LIB/libjitfp8_internal.a -lnvrtc -L.deps/usr/lib/x86_64-linux-gnu -lfmt -ldl -L/usr/local/cuda/lib64/stubs \
+//        -lcuda -o /tmp/green_context && LD_LIBRARY_PATH=.deps/usr/lib/x86_64-linux-gnu /tmp/green_context [sms ...]
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <unistd.h>

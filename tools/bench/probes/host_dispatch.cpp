@@ -7,10 +7,12 @@
 // host. PDL off, then on.
 // Each figure: batches of 64 calls, the stream synchronized between batches (not timed), median
 // of 40 batches, ns per call.
-// Not built by CMake (it reaches into the library's internals); on the GPU machine, from the
-// repository root, with a built libjitfp8 in LIB:
+// Not built by CMake (it reaches into the library's internals, so it links the static
+// libjitfp8_internal.a, not libjitfp8.so); on the GPU machine, from the repository root, with a
+// build in LIB:
 //   g++ -O2 -std=c++20 -Iinclude -Isrc -I.deps/usr/include -I/usr/local/cuda/include \
-//       tools/bench/probes/host_dispatch.cpp -L$LIB -ljitfp8 -L.deps/usr/lib/x86_64-linux-gnu -lfmt \
+//       tools/bench/probes/host_dispatch.cpp $LIB/libjitfp8_internal.a -L/usr/local/cuda/lib64 -lnvrtc -ldl \
+//       -L.deps/usr/lib/x86_64-linux-gnu -lfmt \
 //       -L/usr/local/cuda/lib64 -lcudart -L/usr/local/cuda/lib64/stubs -lcuda -o /tmp/host_dispatch && LD_LIBRARY_PATH=$LIB:... /tmp/host_dispatch
 #include <cuda.h>
 #include <cuda_runtime.h>
