@@ -21,21 +21,24 @@ class ForkClosedFds {
     static auto& fds = *new ForkClosedFds;  // never destroyed: descriptors may close at exit
     return fds;
   }
-  // The open itself runs outside the lock, so a slow one (a hung NFS server) never holds up
-  // another thread's fork. A fork that falls between the open and the registration leaves its
-  // child a copy that the child keeps: the descriptor is then swapped for a new open file of the
-  // same file (through /proc), which no child shares and which alone will carry the flock.
+  // The opens run outside the lock, so a slow one (a hung NFS server) never holds up another
+  // thread's fork. A fork that falls between an open and the registration leaves its child a
+  // copy that the child keeps: the descriptor is then swapped for a new open file of the same
+  // file (through /proc), which no child shares and which alone will carry the flock; and so on,
+  // while forks keep falling between.
   int open(const char* path, int flags, mode_t mode) {
-    const unsigned forks_before = forks_.load();
+    unsigned forks_before = forks_.load();
     int fd = ::open(path, flags, mode);
     if (fd < 0) return fd;
-    std::lock_guard lock(mutex_);
-    if (forks_.load() != forks_before) {
+    std::unique_lock lock(mutex_);
+    while (forks_.load() != forks_before) {
+      forks_before = forks_.load();
+      lock.unlock();
       const int reopened = reopen(fd, flags);
-      if (reopened >= 0) {
-        ::close(fd);
-        fd = reopened;
-      }  // else (no /proc, no descriptor left) the first one stays: shared with that child, as before
+      lock.lock();
+      if (reopened < 0) break;  // no /proc, no descriptor left: the first one stays, shared with that child
+      ::close(fd);
+      fd = reopened;
     }
     fds_.insert(fd);
     return fd;

@@ -148,8 +148,7 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
            return;
          }
          try {
-           quick->settle(load_in_background(spec, key, device, context));
-           report_upgrade(true, spec, device);
+           report_upgrade(quick->settle(load_in_background(spec, key, device, context)), spec, device);
          } catch (const std::exception& e) {
            quick->settle(nullptr, e.what());
            log(LogLevel::warn,
@@ -273,9 +272,15 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
   // in the background.
   if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
     if (built != nullptr) {  // prewarm with load: the full kernel in hand takes over now
-      const LoadedLibrary& library = libraries().get(key, [&] { return load_library(*built, spec); });
-      prepare_on_device(library, spec, device);
-      if (kernel.tiered->take_over(reinterpret_cast<void*>(library.kernel)))
+      const auto load_built = [&] { return load_library(*built, spec); };
+      const LoadedLibrary* library = nullptr;
+      try {
+        library = &libraries().get(key, load_built);
+      } catch (const Error&) {  // the background job's load of this key, awaited here, failed: ours
+        library = &libraries().get(key, load_built);
+      }
+      prepare_on_device(*library, spec, device);
+      if (kernel.tiered->take_over(reinterpret_cast<void*>(library->kernel)))
         log(LogLevel::info, "{} takes over on device {} (loaded by prewarm)", spec.display_name(), device);
       return kernel;
     }

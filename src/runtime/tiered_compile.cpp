@@ -179,13 +179,14 @@ std::atomic<bool> builds_fail{false};  // fail_background_builds
 
 bool tiered_compilation_enabled() { return tiered_slot().load(std::memory_order_relaxed); }
 
-void TieredKernel::settle(void* full_kernel, std::string_view why) noexcept {
+bool TieredKernel::settle(void* full_kernel, std::string_view why) noexcept {
+  bool took = false;
   {
     std::lock_guard lock(mutex_);
-    if (settled.load(std::memory_order_relaxed)) return;  // a job that failed after it settled
+    if (settled.load(std::memory_order_relaxed)) return false;  // a job that failed after it settled
     if (full_kernel != nullptr) {
       function.store(full_kernel, std::memory_order_release);
-      full.store(true, std::memory_order_release);
+      took = !full.exchange(true, std::memory_order_acq_rel);
     } else {
       try {
         failure_.assign(why);
@@ -195,14 +196,29 @@ void TieredKernel::settle(void* full_kernel, std::string_view why) noexcept {
     settled.store(true, std::memory_order_release);
   }
   settled_cv_.notify_all();
+  return took;
+}
+
+bool TieredKernel::take_over(void* full_kernel) {
+  bool took = false;
+  {
+    std::lock_guard lock(mutex_);  // so that a waiter between its check and its wait sees it
+    function.store(full_kernel, std::memory_order_release);
+    took = !full.exchange(true, std::memory_order_acq_rel);
+  }
+  settled_cv_.notify_all();
+  return took;
 }
 
 void TieredKernel::wait_settled() {
   // Settled ones return at once, also once the process is exiting (the compiler may be gone).
-  if (settled.load(std::memory_order_acquire)) return;
+  const auto done = [&] {
+    return settled.load(std::memory_order_acquire) || full.load(std::memory_order_acquire);
+  };
+  if (done()) return;
   hurry_background_compile(this);
   std::unique_lock lock(mutex_);
-  settled_cv_.wait(lock, [&] { return settled.load(std::memory_order_acquire); });
+  settled_cv_.wait(lock, done);
 }
 
 namespace {

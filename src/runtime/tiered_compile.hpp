@@ -22,24 +22,25 @@ bool tiered_compilation_enabled();
 // meanwhile: its plan launches a stand-in, other launches wait.
 struct TieredKernel {
   std::atomic<void*> function{nullptr};  // the quick variant's CUkernel (or null), then the full kernel's
-  std::atomic<bool> settled{false};      // the full kernel is in `function`, or failed to build
-  std::atomic<bool> full{false};         // the full kernel is in `function`
+  std::atomic<bool> settled{false};      // its background build is done: built, or failed
+  std::atomic<bool> full{false};         // the full kernel is in `function` (maybe before `settled`)
   std::atomic<bool> rebuilding{false};   // a build after a failed one is queued or running
   std::atomic<bool> retried_now{false};  // a call built it in the foreground after the background failed
 
   // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
-  // Only the first call counts. Never throws (the reason is dropped if it cannot be kept), as it
-  // runs where the process is exiting, in a fork handler and in error handlers.
-  void settle(void* full_kernel, std::string_view why = {}) noexcept;
-  // Blocks until settle(), having moved the job that settles it ahead of the queued others: a
-  // caller that waits for one kernel does not wait for the builds queued before it.
+  // Only the first call counts. True where it put the full kernel in place (no take_over had).
+  // Never throws (the reason is dropped if it cannot be kept), as it runs where the process is
+  // exiting, in a fork handler and in error handlers.
+  bool settle(void* full_kernel, std::string_view why = {}) noexcept;
+  // Blocks until settle() or take_over(), having moved the job that settles it ahead of the
+  // queued others: a caller that waits for one kernel does not wait for the builds queued before
+  // it.
   void wait_settled();
-  // The full kernel, built again after its first build failed: launched from now on, by the plans
-  // that took a stand-in meanwhile too. False if another build had already taken over.
-  bool take_over(void* full_kernel) {
-    function.store(full_kernel, std::memory_order_release);
-    return !full.exchange(true, std::memory_order_acq_rel);
-  }
+  // The full kernel, built by another path than its background job (after that build failed, or
+  // by prewarm with load before it ran): launched from now on, by the plans that took a stand-in
+  // meanwhile too, and by the callers waiting for the build. False if the full kernel was in
+  // place already.
+  bool take_over(void* full_kernel);
   // Why the first background build failed, else empty (kept after take_over).
   const std::string& failure() const { return failure_; }
 

@@ -699,9 +699,19 @@ TEST_CASE("tiered compilation: prewarm with load puts its full kernel in place o
   Operands p(1, m, n, k, 95);
   ScopedTiering tiering;  // and a cache root of its own
   const detail::DeviceContext& device = detail::current_device();
+  wait_for_background_compiles();
+  detail::pause_background_compiles(true);  // resumed by `tiering`, however the case ends
+  const RuntimeStats before = runtime_stats();
+  // The plan: its quick variant compiled, its full build queued (a kernel without a quick
+  // variant would be built here at once, and the REQUIRE below fail, never wait).
   const detail::Sm90GemmConfig planned = detail::gemm_fp8_nt_planned_config(p.dense(), nullptr);
   INFO("planned " << planned.to_json().dump());
-  REQUIRE(detail::sm90_gemm_has_quick_variant(planned, k));
+  REQUIRE(runtime_stats().quick_compiles == before.quick_compiles + 1);
+  gemm_fp8_nt(p.dense(), nullptr);  // the quick variant
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const ReferenceCheck from_quick = check_against_reference(p);  // (the reference kernel loaded here)
+  CHECK(from_quick.unwritten == 0);
+  CHECK(from_quick.worst < 1.0);
   const detail::KernelSpec spec = detail::gemm_fp8_nt_spec(n, k, planned, device.arch);
   const Manifest manifest = parse_manifest(
       R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": [3000, 3000], "n": 1472, "k": 1536}]})");
@@ -710,13 +720,6 @@ TEST_CASE("tiered compilation: prewarm with load puts its full kernel in place o
        detail::find_op_family("gemm_fp8_nt")->specs_for(manifest.ops.at(0), device.arch, detail::gemm_target(device)))
     prewarmed = prewarmed || detail::cache_key(s) == detail::cache_key(spec);
   REQUIRE(prewarmed);
-
-  wait_for_background_compiles();
-  detail::pause_background_compiles(true);  // resumed by `tiering`, however the case ends
-  const RuntimeStats before = runtime_stats();
-  gemm_fp8_nt(p.dense(), nullptr);  // the quick variant; the full build waits
-  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
-  REQUIRE(runtime_stats().quick_compiles == before.quick_compiles + 1);
   const detail::TieredKernel& tiered = *detail::get_kernel(device.device, spec).tiered;
   REQUIRE_FALSE(tiered.full.load());
 

@@ -312,6 +312,33 @@ TEST_CASE("a tiered kernel keeps the first settling of its build", "[tiered]") {
   failed.wait_settled();
 }
 
+// A full kernel put in place by another path than its background job (prewarm with load) wakes
+// the callers waiting for the build, and the job that settles after it counts no upgrade.
+TEST_CASE("a tiered kernel taken over before its build settles wakes its waiters, and its build takes nothing",
+          "[tiered]") {
+  TieredKernel kernel;
+  kernel.function.store(reinterpret_cast<void*>(0x1));  // a quick variant
+  std::atomic<bool> woke{false};
+  std::thread waiter([&] {
+    kernel.wait_settled();
+    woke = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(woke.load());
+  CHECK(kernel.take_over(reinterpret_cast<void*>(0x5)));
+  for (int i = 0; i < 500 && !woke; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(woke.load());
+  if (!woke) kernel.settle(nullptr, "the test ends the wait");  // so that the join returns
+  waiter.join();
+  CHECK(kernel.function.load() == reinterpret_cast<void*>(0x5));
+  CHECK_FALSE(kernel.settle(reinterpret_cast<void*>(0x5)));  // its job, after: in place already
+  CHECK(kernel.settled.load());
+  CHECK_FALSE(kernel.take_over(reinterpret_cast<void*>(0x5)));
+  TieredKernel built;
+  CHECK(built.settle(reinterpret_cast<void*>(0x5)));  // the job puts it in place
+  CHECK_FALSE(built.settle(nullptr, "late"));
+}
+
 TEST_CASE("a background build that a caller waits for runs ahead of the builds queued before it", "[tiered]") {
   std::mutex mutex;
   std::vector<std::string> order;
