@@ -26,21 +26,27 @@ class ForkClosedFds {
   // copy that the child keeps: the descriptor is then swapped for a new open file of the same
   // file (through /proc), which no child shares and which alone will carry the flock; and so on,
   // while forks keep falling between.
+  // (A replaced descriptor is closed outside the lock too: on NFS a close waits for the server.)
   int open(const char* path, int flags, mode_t mode) {
     unsigned forks_before = forks_.load();
     int fd = ::open(path, flags, mode);
     if (fd < 0) return fd;
+    int replaced = -1;  // unregistered, never locked: closed once the lock is let go
     std::unique_lock lock(mutex_);
     while (forks_.load() != forks_before) {
       forks_before = forks_.load();
       lock.unlock();
+      if (replaced >= 0) ::close(replaced);
+      replaced = -1;
       const int reopened = reopen(fd, flags);
       lock.lock();
       if (reopened < 0) break;  // no /proc, no descriptor left: the first one stays, shared with that child
-      ::close(fd);
+      replaced = fd;
       fd = reopened;
     }
     fds_.insert(fd);
+    lock.unlock();
+    if (replaced >= 0) ::close(replaced);
     return fd;
   }
   bool remove(int fd) {

@@ -139,26 +139,26 @@ void report_upgrade(bool took, const KernelSpec& spec, int device) {
 // TieredKernel, launched as `first` (a quick variant's CUkernel, or null: nothing) until then.
 std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const Key128& key, int device,
                                                  void* first) {
-  auto quick = std::make_shared<TieredKernel>();
-  quick->function.store(first);
+  auto tiered = std::make_shared<TieredKernel>();
+  tiered->function.store(first);
   post_background_compile(
-      {[spec, key, device, quick, context = context_for_workers()] {
-         if (quick->full.load(std::memory_order_acquire)) {  // taken over meanwhile (prewarm with load)
-           quick->settle(quick->function.load(std::memory_order_acquire));
+      {[spec, key, device, tiered, context = context_for_workers()] {
+         if (tiered->full.load(std::memory_order_acquire)) {  // taken over meanwhile (prewarm with load)
+           tiered->settle(tiered->function.load(std::memory_order_acquire));
            return;
          }
          try {
-           report_upgrade(quick->settle(load_in_background(spec, key, device, context)), spec, device);
+           report_upgrade(tiered->settle(load_in_background(spec, key, device, context)), spec, device);
          } catch (const std::exception& e) {
-           quick->settle(nullptr, e.what());
+           tiered->settle(nullptr, e.what());
            log(LogLevel::warn,
                "{} failed to build in the background (its quick variant or stand-in stays until a later call "
                "that plans it builds it again): {}",
                spec.display_name(), e.what());
          }
        },
-       [quick](const char* why) { quick->settle(nullptr, why); }, quick.get()});
-  return quick;
+       [tiered](const char* why) { tiered->settle(nullptr, why); }, tiered.get()});
+  return tiered;
 }
 
 // A full kernel whose background build failed, asked for by a new stand-in plan: built again in
@@ -228,6 +228,24 @@ void build_after_background_failure(const LoadedKernel& loaded, const KernelSpec
   }
 }
 
+// Prewarm with load, for a kernel running as its quick variant or stand-in: the full kernel
+// from `built`, the cubin in hand, takes over at once (its background build, queued or failed,
+// then builds nothing). The load is tried twice: a load of the key already in progress (the
+// background job's) is awaited, and its failure would else fail prewarm with a good cubin.
+void take_over_with(const LoadedKernel& loaded, const BuiltKernel& built, const KernelSpec& spec, const Key128& key,
+                    int device) {
+  const auto load_built = [&] { return load_library(built, spec); };
+  const LoadedLibrary* library = nullptr;
+  try {
+    library = &libraries().get(key, load_built);
+  } catch (const Error&) {
+    library = &libraries().get(key, load_built);
+  }
+  prepare_on_device(*library, spec, device);
+  if (loaded.tiered->take_over(reinterpret_cast<void*>(library->kernel)))
+    log(LogLevel::info, "{} takes over on device {} (loaded by prewarm)", spec.display_name(), device);
+}
+
 }  // namespace
 
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use, const BuiltKernel* built) {
@@ -272,16 +290,7 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
   // in the background.
   if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
     if (built != nullptr) {  // prewarm with load: the full kernel in hand takes over now
-      const auto load_built = [&] { return load_library(*built, spec); };
-      const LoadedLibrary* library = nullptr;
-      try {
-        library = &libraries().get(key, load_built);
-      } catch (const Error&) {  // the background job's load of this key, awaited here, failed: ours
-        library = &libraries().get(key, load_built);
-      }
-      prepare_on_device(*library, spec, device);
-      if (kernel.tiered->take_over(reinterpret_cast<void*>(library->kernel)))
-        log(LogLevel::info, "{} takes over on device {} (loaded by prewarm)", spec.display_name(), device);
+      take_over_with(kernel, *built, spec, key, device);
       return kernel;
     }
     const bool now = first_use != FirstUse::build_in_background;

@@ -4,7 +4,8 @@
 string(REPLACE "|" ";" PREFIX_PATH "${PREFIX_PATH}")
 
 # Every function the public headers declare at namespace scope is exported (JITFP8_API), and the
-# consumer names it, so that its link proves the export.
+# consumer names it, so that its link proves the export. (The headers declare each function on
+# one line starting at column 0, its return type first, with no attribute before it.)
 file(GLOB public_headers "${SOURCE_DIR}/../../include/jitfp8/*.hpp")
 file(READ "${SOURCE_DIR}/consumer.cpp" consumer_source)
 foreach(header IN LISTS public_headers)
