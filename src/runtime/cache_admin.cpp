@@ -1,5 +1,4 @@
 // Listing, verifying and clearing cache roots (the `jitfp8 cache` subcommands).
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -123,10 +122,7 @@ void remove_unheld_lock(const fs::path& path, CacheCleanReport* report) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;  // gone meanwhile
   if (!S_ISREG(st.st_mode)) return remove(path, &removed, report);
-  // For writing where it can be: NFS emulates flock with fcntl locks, which an exclusive lock needs.
-  int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0 && (errno == EACCES || errno == EROFS))
-    fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int fd = detail::open_to_lock(path.string());
   if (fd < 0) {
     if (errno != ENOENT)
       report->failures.push_back(fmt::format("{}: cannot open to lock it: {}", path.string(), std::strerror(errno)));

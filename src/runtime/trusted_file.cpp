@@ -58,6 +58,12 @@ bool exceeds_file_size_limit(std::size_t size) {
          size > limit.rlim_cur;
 }
 
+int open_to_lock(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0 || (errno != EACCES && errno != EROFS)) return fd;
+  return ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+}
+
 // Trusted: owned by us or by root, and writable by nobody else.
 std::optional<std::string> untrusted(const struct stat& st) {
   if (st.st_uid != geteuid() && st.st_uid != 0)
@@ -212,9 +218,7 @@ bool remove_abandoned_temporary(const std::string& path, long writer_pid, std::s
     if (!removed && errno != ENOENT && failure != nullptr) *failure = fmt::format("{}: {}", path, errno_text());
     return removed;
   }
-  // For writing where it can be: NFS emulates flock with fcntl locks, which an exclusive lock needs.
-  int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0 && (errno == EACCES || errno == EROFS)) fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int fd = open_to_lock(path);
   if (fd < 0) {
     if (errno != ENOENT && failure != nullptr) *failure = fmt::format("{}: {}", path, errno_text());
     return false;

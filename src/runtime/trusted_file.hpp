@@ -40,9 +40,14 @@ bool names_open_file(const std::string& path, int fd);
 // `why` set otherwise. `missing` on ENOENT.
 std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why);
 
-// Whether a file of `size` bytes passes RLIMIT_FSIZE: writing past it raises SIGXFSZ, which kills
-// the process, so such a write is refused first.
+// Whether a file of `size` bytes goes past RLIMIT_FSIZE: writing past it raises SIGXFSZ, which
+// kills the process, so such a write is refused first.
 bool exceeds_file_size_limit(std::size_t size);
+
+// Opens the file at `path` (no symlink followed, never blocking on a FIFO) to flock it: for
+// writing where it may, as NFS emulates flock with fcntl locks, which an exclusive lock needs;
+// else read-only. -1 with errno set, as ::open.
+int open_to_lock(const std::string& path);
 
 // Writes `size` bytes at `data` to `temporary` (created exclusively, mode 0600), flushes it,
 // renames it to `final_path` and flushes the directory. Returns false with `why` set (the
