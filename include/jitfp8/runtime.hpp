@@ -150,6 +150,7 @@ struct RuntimeStats {
   std::uint64_t quick_compiles = 0;    // quick variants compiled (tiered compilation; also in compiles)
   std::uint64_t upgrades = 0;          // full kernels built in the background (tiered compilation)
   std::uint64_t stand_ins = 0;         // plans made with a stand-in while their kernel was built
+  std::uint64_t background_failures = 0;  // background builds that failed (tiered compilation)
 };
 JITFP8_API RuntimeStats runtime_stats();
 

@@ -75,7 +75,8 @@ RuntimeStats runtime_stats() {
   auto& c = detail::runtime_counters();
   return RuntimeStats{c.compiles.load(),   c.disk_hits.load(),  c.disk_rejects.load(),
                       c.publishes.load(),  c.lock_waits.load(), c.loads.load(),
-                      c.quick_compiles.load(), c.upgrades.load(), c.stand_ins.load()};
+                      c.quick_compiles.load(), c.upgrades.load(), c.stand_ins.load(),
+                      c.background_failures.load()};
 }
 
 }  // namespace jitfp8

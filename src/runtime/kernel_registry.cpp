@@ -150,6 +150,7 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
          try {
            report_upgrade(tiered->settle(load_in_background(spec, key, device, context)), spec, device);
          } catch (const std::exception& e) {
+           ++runtime_counters().background_failures;
            tiered->settle(nullptr, e.what());
            log(LogLevel::warn,
                "{} failed to build in the background (its quick variant or stand-in stays until a later call "
@@ -161,11 +162,18 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
   return tiered;
 }
 
+// Whether the `ask`-th request (from 1) to build a failed kernel again is tried: the 1st, 2nd,
+// 4th, 8th... A failure may pass (an out-of-memory load, a context destroyed under the job), but
+// one that never passes (a config ptxas rejects) then costs a build per doubling of the new plans
+// that ask, not one per plan: a stream of new M would else keep the background thread compiling.
+bool rebuild_is_due(unsigned ask) { return ask != 0 && (ask & (ask - 1)) == 0; }
+
 // A full kernel whose background build failed, asked for by a new stand-in plan: built again in
-// the background, one attempt at a time (a failure may pass: an out-of-memory load, a context
-// destroyed under the job), unless it has taken over meanwhile.
+// the background when due (rebuild_is_due), one attempt at a time, unless it has taken over
+// meanwhile.
 void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, const Key128& key, int device) {
   const std::shared_ptr<TieredKernel>& tiered = loaded.tiered;
+  if (!rebuild_is_due(tiered->rebuild_asks.fetch_add(1, std::memory_order_relaxed) + 1)) return;
   if (tiered->rebuilding.exchange(true)) return;
   log(LogLevel::info, "{} failed to build in the background; building it again there", spec.display_name());
   try {
@@ -175,6 +183,7 @@ void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, c
              if (!tiered->full.load(std::memory_order_acquire))
                report_upgrade(tiered->take_over(load_in_background(spec, key, device, context)), spec, device);
            } catch (const std::exception& e) {
+             ++runtime_counters().background_failures;
              log(LogLevel::warn, "{} failed to build in the background again: {}", spec.display_name(), e.what());
            }
            tiered->rebuilding.store(false);

@@ -16,6 +16,7 @@ struct RuntimeCounters {
   std::atomic<std::uint64_t> quick_compiles{0};
   std::atomic<std::uint64_t> upgrades{0};
   std::atomic<std::uint64_t> stand_ins{0};
+  std::atomic<std::uint64_t> background_failures{0};
 };
 
 RuntimeCounters& runtime_counters();

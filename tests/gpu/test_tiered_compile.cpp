@@ -499,6 +499,58 @@ TEST_CASE("tiered compilation: a kernel whose background build failed is built a
   CHECK(runtime_stats().compiles == failed.compiles + 1);
 }
 
+// A build that fails every time (a config ptxas rejects) is not tried again at every new plan
+// that asks for it (a stream of new M would keep the background thread compiling), but at the
+// 1st, 2nd, 4th, 8th... such plan.
+TEST_CASE("tiered compilation: a kernel whose background builds keep failing is tried again at ever rarer plans",
+          "[gpu][tiered]") {
+  const std::int64_t n = 1024, k = 1664;  // this test's only
+  Operands first(1, 96, n, k, 90), rows(1, 16384, n, k, 91);
+  ScopedTiering tiering;
+  gemm_fp8_nt(first.dense(), nullptr);  // the stand-in of the plans below
+  wait_for_background_compiles();
+
+  // Seven M of distinct plan keys (multiples of 64; rows' first m rows, planned, not launched)
+  // that plan one config, another kernel than M 96's.
+  const auto args_of = [&](std::int64_t m) {
+    GemmFp8Args g = rows.dense();
+    g.m = m;
+    return g;
+  };
+  const detail::Sm90GemmConfig planned = detail::choose_sm90_gemm_config(
+      8192, n, k, sm_count(), detail::cluster_capacity_of(detail::current_device()));
+  std::vector<std::int64_t> ms;
+  for (std::int64_t m = 2048; m <= 16384 && ms.size() < 7; m += 64)
+    if (detail::choose_sm90_gemm_config(m, n, k, sm_count(), detail::cluster_capacity_of(detail::current_device()))
+            .to_json() == planned.to_json())
+      ms.push_back(m);
+  INFO("planned " << planned.to_json().dump());
+  REQUIRE(ms.size() == 7);
+
+  const FailingBackgroundBuilds failing;
+  const RuntimeStats before = runtime_stats();
+  detail::pause_background_compiles(true);  // the first plan's build fails after its plan is made
+  CHECK(detail::gemm_fp8_nt_planned_config(args_of(ms[0]), nullptr).to_json() == planned.to_json());
+  detail::pause_background_compiles(false);
+  wait_for_background_compiles();
+  CHECK(runtime_stats().background_failures == before.background_failures + 1);
+  for (std::size_t i = 1; i < ms.size(); ++i) {  // asks 1 to 6: tried at 1, 2 and 4
+    detail::gemm_fp8_nt_planned_config(args_of(ms[i]), nullptr);
+    wait_for_background_compiles();
+  }
+  CHECK(runtime_stats().background_failures == before.background_failures + 4);
+  CHECK(runtime_stats().stand_ins == before.stand_ins + 7);
+  CHECK(runtime_stats().upgrades == before.upgrades);
+
+  // The stand-in's result is right all along.
+  Operands fresh(1, ms[6], n, k, 92);
+  gemm_fp8_nt(fresh.dense(), nullptr);
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+  const ReferenceCheck c = check_against_reference(fresh);
+  CHECK(c.unwritten == 0);
+  CHECK(c.worst < 1.0);
+}
+
 TEST_CASE("tiered compilation: a call with no stand-in waits for its kernel's background build, and retries it",
           "[gpu][tiered]") {
   const std::int64_t n = 1152, k = 1664;  // this test's only

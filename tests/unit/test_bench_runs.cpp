@@ -1,12 +1,15 @@
 // The profiler timer of jitfp8 bench counts, for one run of a benchmark body, the union of the
 // GPU intervals of its kernels, memcpys and memsets (tools/bench/activity_clock.hpp); its
-// accuracy checks sample rows of D (tools/bench/row_sample.hpp).
+// accuracy checks sample rows of D (tools/bench/row_sample.hpp) and fail the run past a bound
+// (tools/bench/accuracy_gate.hpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
+#include "bench/accuracy_gate.hpp"
 #include "bench/activity_clock.hpp"
 #include "bench/row_sample.hpp"
 
@@ -52,4 +55,20 @@ TEST_CASE("sampled rows: every row of a small M, every position in a tile and th
     for (long long r = (m - 1) / 128 * 128; r < m; ++r) CHECK(std::binary_search(rows.begin(), rows.end(), r));
   }
   CHECK(sample_rows(4096) == sample_rows(4096));  // deterministic
+}
+
+TEST_CASE("the accuracy gate passes a correct D's diff and fails a wrong or unwritten one, for the exit status",
+          "[bench]") {
+  using namespace jitfp8::bench;
+  const int before = accuracy_failures();
+  CHECK(accurate(0.0, "exact"));
+  CHECK(accurate(1.4e-6, "a bf16 D"));
+  CHECK(accurate(kMaxDiff, "at the bound"));
+  CHECK(accuracy_failures() == before);
+  CHECK(bench_exit_status() == (before == 0 ? 0 : 3));
+  CHECK_FALSE(accurate(2 * kMaxDiff, "a wrong tile"));
+  CHECK_FALSE(accurate(NAN, "an unwritten element"));
+  CHECK_FALSE(accurate(INFINITY, "an overflow"));
+  CHECK(accuracy_failures() == before + 3);
+  CHECK(bench_exit_status() == 3);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "accuracy_gate.hpp"
 #include "row_sample.hpp"
 
 namespace jitfp8::bench {

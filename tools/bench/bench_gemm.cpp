@@ -290,6 +290,10 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     gemm_fp8_wgrad(g, stream);
     BENCH_CHECK(cudaMemcpyAsync(d_acc.ptr, d0.data(), d0.size() * 4, cudaMemcpyHostToDevice, stream));
     gemm_fp8_wgrad(g_acc, stream);
+    if (cublas_ok) {
+      poison(d_cublas, stream);
+      cublas->run(d_cublas.ptr, stream);
+    }
     BENCH_CHECK(cudaStreamSynchronize(stream));
     const std::vector<double> ref_host = ref.download();
     const double diff_ours = calc_diff(sampled_rows_f32(d_ours.download(), rows, s.n), ref_host);
@@ -298,6 +302,10 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     const double diff_acc = calc_diff(sampled_rows_f32(acc, rows, s.n), ref_host);
     const double diff_cublas =
         cublas_ok ? calc_diff(sampled_rows_f32(d_cublas.download(), rows, s.n), ref_host) : NAN;
+    const std::string shape = fmt::format("{} x {} x {}", s.m, s.n, s.k);
+    bool accurate_row = accurate(diff_ours, "ours, weight gradient " + shape);
+    accurate_row = accurate(diff_acc, "ours accumulating, weight gradient " + shape) && accurate_row;
+    if (cublas_ok) accurate_row = accurate(diff_cublas, "cuBLASLt, weight gradient " + shape) && accurate_row;
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_acc = flops / ours_acc.median_us / 1e6;
@@ -325,7 +333,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                        {"cublaslt_us", theirs.median_us}, {"cublaslt_tflops", tf_cublas},
                        {"ratio", tf_ours / tf_cublas}, {"anchor_deepgemm_tflops", anchor_dg},
                        {"anchor_cublaslt_tflops", anchor_cublas}, {"diff_ours", diff_ours},
-                       {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas},
+                       {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas}, {"accurate", accurate_row},
                        {"ours_kernels", ours.kernels}, {"cublaslt_kernels", theirs.kernels}});
   }
 }
@@ -423,19 +431,26 @@ int run_gemm(int argc, char** argv) {
     const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
     const Timing ours = timed[0];
     const Timing theirs = cublas_ok ? timed[1] : Timing{NAN, NAN};  // NaN: absent (JSON null), never 0 us
-    // Accuracy of both against the double-precision reference on a sample of rows; ours from one
-    // more run over a poisoned D (cuBLASLt's D is its last timed run's).
+    // Accuracy of both against the double-precision reference on a sample of rows, each from one
+    // more run over a poisoned D.
     const std::vector<int> rows = sample_rows(s.m);
     DeviceArray<int> rows_dev(rows.size());
     rows_dev.upload(rows);
     DeviceArray<double> ref(rows.size() * s.n);
     poison(d_ours, stream);
     gemm_fp8_nt(g, stream);
+    if (cublas_ok) {
+      poison(d_cublas, stream);
+      cublas->run(d_cublas.ptr, stream);
+    }
     detail::gemm_reference(g, false, rows_dev.ptr, static_cast<int>(rows.size()), ref.ptr, nullptr, stream);
     BENCH_CHECK(cudaStreamSynchronize(stream));
     std::vector<double> ref_host = ref.download();
     const double diff_ours = calc_diff(sampled_rows(d_ours, rows, s.n, g_d_f32), ref_host);
     const double diff_cublas = cublas_ok ? calc_diff(sampled_rows(d_cublas, rows, s.n, g_d_f32), ref_host) : NAN;
+    const std::string shape = fmt::format("{} x {} x {}", s.m, s.n, s.k);
+    bool accurate_row = accurate(diff_ours, "ours, forward " + shape);
+    if (cublas_ok) accurate_row = accurate(diff_cublas, "cuBLASLt, forward " + shape) && accurate_row;
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;
@@ -455,7 +470,7 @@ int run_gemm(int argc, char** argv) {
                        {"ours_us", ours.median_us},
                        {"ours_tflops", tf_ours}, {"floor_us", row_floor.us()}, {"cublaslt_us", theirs.median_us},
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
-                       {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas},
+                       {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas}, {"accurate", accurate_row},
                        {"ours_kernels", ours.kernels}, {"cublaslt_kernels", theirs.kernels}});
   }
   if (wgrad)
@@ -463,7 +478,7 @@ int run_gemm(int argc, char** argv) {
               rng, copy_gbs);
   if (!json_path.empty()) write_results(json_path, results.dump(2) + "\n");
   cublasLtDestroy(handle);
-  return 0;
+  return bench_exit_status();
 }
 
 }  // namespace jitfp8::bench

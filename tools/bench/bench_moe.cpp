@@ -111,8 +111,9 @@ void place_rows(const PackedOperand& e, std::uint8_t* q, float* scales, long lon
                 long long scale_stride) {
   if (e.rows == 0) return;
   BENCH_CHECK(cudaMemcpy(q + row0 * e.k, e.q.ptr, e.rows * e.k, cudaMemcpyDeviceToDevice));
-  BENCH_CHECK(cudaMemcpy2D(scales + row0, scale_stride * 4, e.scales.ptr, e.rows * 4, e.rows * 4,
-                           Scales1x128Layout{e.rows, e.k}.k_blocks(), cudaMemcpyDeviceToDevice));
+  const Scales1x128Layout packed{e.rows, e.k};  // rows padded to a multiple of 4 per K block
+  BENCH_CHECK(cudaMemcpy2D(scales + row0, scale_stride * 4, e.scales.ptr, packed.row_stride() * 4, e.rows * 4,
+                           packed.k_blocks(), cudaMemcpyDeviceToDevice));
 }
 
 double bf16_at(const std::vector<std::uint16_t>& d, std::size_t i) { return bf16_value(d[i]); }
@@ -279,7 +280,8 @@ struct MGroupedInputs {
 
 // Our grouped GEMM (`ours`) and the per-expert cuBLASLt loop on the packed operands, writing
 // expert e's rows at d_rows[e], timed in turns (time_kernels_in_turns): {ours, cuBLASLt}; ours
-// alone (cuBLASLt's time NaN) where cuBLASLt has no algorithm for an expert's GEMM.
+// alone (cuBLASLt's time NaN) where cuBLASLt has no algorithm for an expert's GEMM. `d` is left
+// as one more run of the loop writes it over a poisoned D, for the accuracy check.
 std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& ours, const MGroupedInputs& in,
                                                   DeviceArray<std::uint16_t>& d, const std::vector<long long>& d_rows,
                                                   Context& ctx) {
@@ -305,6 +307,7 @@ std::pair<Timing, Timing> time_beside_cublas_loop(const std::function<void()>& o
     for (std::size_t i = 0; i < gemms.size(); ++i) gemms[i]->run(outs[i], ctx.stream);
   };
   const std::vector<Timing> t = time_kernels_in_turns({ours, loop}, ctx.stream, 3, ctx.iters);
+  output_of_one_run(d, loop, ctx.stream);
   return {t[0], t[1]};
 }
 
@@ -391,6 +394,9 @@ void run_contiguous(Context& ctx) {
     const double diff_cublas =
         std::isnan(theirs.median_us) ? NAN : sampled_diff(experts, false, at(d_cublas_host), ctx.stream);
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
+    const std::string what = fmt::format("contiguous {}, {} x {}", label, c.n, c.k);
+    bool accurate_row = accurate(diff_ours, "ours, " + what);
+    if (!std::isnan(theirs.median_us)) accurate_row = accurate(diff_cublas, "cuBLASLt loop, " + what) && accurate_row;
     const Planned planned = planned_of(detail::gemm_fp8_grouped_contiguous_planned_config(g, ctx.stream),
                                        contiguous_grouping, m, c.groups, c.n, c.k);
     const double floor_us = in.floor_us(ctx.copy_gbs);
@@ -404,7 +410,7 @@ void run_contiguous(Context& ctx) {
                            {"cublaslt_loop_us", theirs.median_us},
                            {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
-                           {"diff_cublaslt", diff_cublas}});
+                           {"diff_cublaslt", diff_cublas}, {"accurate", accurate_row}});
   }
 }
 
@@ -462,6 +468,9 @@ void run_masked(Context& ctx) {
     const double diff_cublas =
         std::isnan(theirs.median_us) ? NAN : sampled_diff(experts, false, at(d_cublas_host), ctx.stream);
     const std::string label = fmt::format("{}x{}", c.groups, c.expected);
+    const std::string what = fmt::format("masked {}, {} x {}", label, c.n, c.k);
+    bool accurate_row = accurate(diff_ours, "ours, " + what);
+    if (!std::isnan(theirs.median_us)) accurate_row = accurate(diff_cublas, "cuBLASLt loop, " + what) && accurate_row;
     const Planned planned = planned_of(detail::gemm_fp8_grouped_masked_planned_config(g, ctx.stream),
                                        detail::Sm90Grouping::masked, c.expected, c.groups, c.n, c.k);
     const double floor_us = in.floor_us(ctx.copy_gbs);
@@ -474,7 +483,7 @@ void run_masked(Context& ctx) {
                            {"cublaslt_loop_us", theirs.median_us},
                            {"cublaslt_loop_tflops", in.flops() / theirs.median_us / 1e6},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
-                           {"diff_cublaslt", diff_cublas}});
+                           {"diff_cublaslt", diff_cublas}, {"accurate", accurate_row}});
   }
 }
 
@@ -603,6 +612,12 @@ void run_kgrouped(Context& ctx) {
     const Timing ours = timed[0], ours_acc = timed[1];
     const Timing theirs = cublas_ok ? timed[2] : Timing{NAN, NAN};
 
+    if (cublas_ok) {  // one more run of the loop over a poisoned D, but for the experts it has no GEMM for
+      for (int e = 0; e < c.groups; ++e)
+        if (tokens[e] > 0)
+          BENCH_CHECK(cudaMemsetAsync(d_cublas.ptr + e * c.m * c.n, 0xFF, c.m * c.n * 4, ctx.stream));
+      bodies[2]();
+    }
     const std::vector<float> d_host = output_of_one_run(d, bodies[0], ctx.stream), d_cublas_host = d_cublas.download(),
                              acc_host = accumulated_minus_base(d_acc, g_acc, ctx.stream);
     auto at = [&](const std::vector<float>& h) {
@@ -613,6 +628,10 @@ void run_kgrouped(Context& ctx) {
     const double diff_ours = sampled_diff(experts, true, at(d_host), ctx.stream);
     const double diff_acc = sampled_diff(experts, true, at(acc_host), ctx.stream);
     const double diff_cublas = cublas_ok ? sampled_diff(experts, true, at(d_cublas_host), ctx.stream) : NAN;
+    const std::string what = fmt::format("K-grouped {}x{}, {} x {}", c.groups, c.expected, c.m, c.n);
+    bool accurate_row = accurate(diff_ours, "ours, " + what);
+    accurate_row = accurate(diff_acc, "ours accumulating, " + what) && accurate_row;
+    if (cublas_ok) accurate_row = accurate(diff_cublas, "cuBLASLt loop, " + what) && accurate_row;
     const double flops = 2.0 * c.m * c.n * sum(tokens);
     const double tf = flops / ours.median_us / 1e6, tf_acc = flops / ours_acc.median_us / 1e6,
                  tf_cublas = flops / theirs.median_us / 1e6;
@@ -637,7 +656,7 @@ void run_kgrouped(Context& ctx) {
                            {"floor_us", floor_us}, {"acc_floor_us", acc_floor_us},
                            {"cublaslt_loop_us", theirs.median_us}, {"cublaslt_loop_tflops", tf_cublas},
                            {"anchor_deepgemm_tflops", c.deepgemm_tflops}, {"diff_ours", diff_ours},
-                           {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas},
+                           {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas}, {"accurate", accurate_row},
                            {"config", planned.to_json()}, {"tuned", tuned}});
   }
 }
@@ -727,7 +746,7 @@ int run_moe(int argc, char** argv) {
   }
   if (!json_path.empty()) write_results(json_path, ctx.results.dump(2) + "\n");
   cublasLtDestroy(ctx.handle);
-  return 0;
+  return bench_exit_status();
 }
 
 }  // namespace jitfp8::bench

@@ -39,6 +39,10 @@ class CublasLtGemm {
  public:
   CublasLtGemm(const GemmFp8Args& g, cublasLtHandle_t handle, void* workspace, size_t workspace_bytes)
       : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes), args_(g) {
+    if (g.lda != 0 || g.ldb != 0 || g.ldd != 0) {  // dense rows only: the layouts below are K and N wide
+      std::fprintf(stderr, "CublasLtGemm: lda, ldb and ldd must be 0 (dense rows)\n");
+      std::exit(1);
+    }
     check_cublas(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     cublasLtMatmulMatrixScale_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
