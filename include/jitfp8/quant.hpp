@@ -46,7 +46,8 @@ JITFP8_API void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 
 // ==== Common rules of the quantization family ====================================================
 // Output formats (q_dtype): e4m3 (fmax = 448, no Inf) or e5m2 (fmax = 57344, has Inf but the cast
-// saturates, so no Inf is ever written). Every cast is cvt.rn.satfinite: round to nearest even
+// saturates, so no Inf is ever written). The GEMMs (gemm.hpp, moe.hpp) read e4m3 operands only:
+// e5m2 output is for other consumers, and a GEMM given it would read its bytes as e4m3. Every cast is cvt.rn.satfinite: round to nearest even
 // (fp8 subnormals kept), finite overflow and +-Inf -> +-fmax, NaN -> 0x7F.
 // fp32 scales (every family except MXFP8), per block B of the family:
 //   amax = max |x| over B (NaN elements ignored; a block shorter than its nominal size at a
@@ -63,9 +64,11 @@ JITFP8_API void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 // E8M0 scales (MXFP8, blocks of 32): one byte b, scale 2^(b - 127), b = 255 is NaN.
 //   floor (OCP MX v1.0): b = clamp(floor(log2 amax) - emax + 127, 0, 254), emax = 8 (e4m3) or 15
 //          (e5m2): the largest element may exceed fmax and saturate, as the spec has it.
-//   rceil: b = clamp(ceil(log2(amax / fmax)) + 127, 0, 254), amax / fmax in fp32 RN: never saturates.
-//   amax = 0 or tiny: b = 0 (scale 2^-127). The codes are 0 only when amax = 0: a tiny nonzero
-//   block is multiplied by 2^127 (e4m3, floor: an element 2^-120 encodes as 128). amax = +Inf:
+//   rceil: b = clamp(ceil(log2(amax / fmax)) + 127, 0, 254), amax / fmax in fp32 RN: never loses
+//          range (the largest element may pass fmax by an fp32 ulp, and rounds to fmax).
+//   amax = 0 or tiny: b = 0 (scale 2^-127). A tiny nonzero block is multiplied by 2^127 (e4m3,
+//   floor: an element 2^-120 encodes as 128), so its codes stay nonzero down to amax of about
+//   2^-137 (e4m3) or 2^-144 (e5m2), fp32 subnormals, below which they round to 0. amax = +Inf:
 //   b = 255 and every element of the block encodes as NaN (0x7F). No eps.
 //   q = fp8_rn_satfinite(x * 2^(127 - b)) (exact product unless it is an fp32 subnormal).
 // Every function validates all of its arguments (shapes, strides, 16-byte alignment, capacities,
@@ -76,7 +79,7 @@ JITFP8_API void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 // output placed in those gaps is refused.
 
 // ---- 1x128 along M (weight-gradient operands) and the fused both-orientations variant ------
-// x (M, K) -> qt (K, M): qt[k][m] = fp8(x[m][k] / st), contiguous rows of M bytes, with one fp32
+// x (M, K) -> qt (K, M): qt[k][m] = fp8(x[m][k] * (1 / st)), contiguous rows of M bytes, with one fp32
 // scale per 1x128 block along M: st(k, mb) over x[128 mb .. 128 mb + 127][k], stored in
 // Scales1x128Layout{m = K, k = M} (index mb * align(K, 4) + k): the A-operand layout of the
 // wgrad GEMM, whose rows are K and whose contraction runs over M.

@@ -92,9 +92,10 @@ JITFP8_API bool tiered_compilation();
 // Blocks until every full kernel that tiered compilation queued is built and loaded (or failed
 // to build, logged: its quick variant, or its plans' stand-in, then stays until a later call
 // that plans that kernel builds it again: the first such call at once, later ones and new plans
-// that have a stand-in in the background (a call with nothing else to launch builds it at once,
-// each time until a build succeeds); the plans made already do not retry, but take the kernel
-// once it is built).
+// that have a stand-in in the background, at the 1st, 2nd, 4th, 8th... such request (a build
+// that always fails does not keep the thread busy; runtime_stats().background_failures counts
+// the failures); a call with nothing else to launch builds it at once, each time until a build
+// succeeds; the plans made already do not retry, but take the kernel once it is built).
 // Benchmarks call it before timing.
 // A background build loads its kernel into the context of the call that queued it: call this
 // before destroying that context (cuCtxDestroy, cudaDeviceReset), or that build may fail.

@@ -59,8 +59,8 @@ struct KernelPlan {
 };
 
 // The plan of `pick` or, where the op's lookup found one (tuned_sm90_config), of `tuned` if its
-// kernel builds. Logged for the plan `words` names: a tuned config taken (debug), one not used
-// and why (warn: `why` from the lookup, or the build failure). spec_of(config): its KernelSpec.
+// kernel builds. Logged for the plan `words` names: the config taken, tuned or picked (debug),
+// a tuned one not used and why (warn: `why` from the lookup, or the build failure). spec_of(config): its KernelSpec.
 // stand_in (find_stand_in): a plan of the same problem whose kernel is loaded; the new plan's
 // kernel, where it is neither loaded nor on disk, is then built in the background, `stand_in`
 // launching meanwhile (a tuned config's build failure is then logged, not a fallback). Without
@@ -89,7 +89,9 @@ KernelPlan<Config> plan_with_tuned(int device, Stream stream, const Config& pick
     }
   }
   if (!why.empty()) log(LogLevel::warn, "{}: tuned config not used: {}", words, why);
-  return with_stand_in({&get_kernel(device, spec_of(pick), first_use), pick});
+  const LoadedKernel& kernel = get_kernel(device, spec_of(pick), first_use);
+  log(LogLevel::debug, "{}: config {} (the heuristics' pick)", words, pick.to_json().dump());
+  return with_stand_in({&kernel, pick});
 }
 
 }  // namespace jitfp8::detail

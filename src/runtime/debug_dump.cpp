@@ -1,27 +1,91 @@
 #include "runtime/debug_dump.hpp"
 
+#include <fcntl.h>
+#include <stdio.h>  // renameat2
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
+#include "runtime/cache_entry.hpp"
 #include "runtime/log.hpp"
+#include "runtime/template_source.hpp"
 
 namespace jitfp8::detail {
 namespace {
 
+// A new file (never one that exists, nor a link's target) in the dump's own new folder.
 void write_file(const std::filesystem::path& path, const void* data, std::size_t size) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-  if (!out)
-    throw Error(ErrorCode::cache_error, fmt::format("dump: cannot write {}", path.string()));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw Error(ErrorCode::cache_error, fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
+  const char* bytes = static_cast<const char*>(data);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      throw Error(ErrorCode::cache_error, fmt::format("cannot write {}: {}", path.string(), std::strerror(error)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0)
+    throw Error(ErrorCode::cache_error, fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
 }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
   write_file(path, text.data(), text.size());
+}
+
+// A new folder beside `folder`, named after it, that no other writer uses.
+std::filesystem::path new_sibling(const std::filesystem::path& folder, const char* what) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0;; ++attempt) {
+    const std::filesystem::path path =
+        folder.parent_path() / fmt::format(".{}.{}-{}-{}", folder.filename().string(), what, ::getpid(), counter++);
+    std::error_code ec;
+    if (std::filesystem::create_directory(path, ec)) return path;
+    if (ec || attempt == 100)
+      throw Error(ErrorCode::cache_error,
+                  fmt::format("cannot create {}: {}", path.string(), ec ? ec.message() : "it exists"));
+  }
+}
+
+// Puts the complete folder `ready` at `folder`, replacing what is there (an older dump of the
+// same kernel, or another process's of the same moment), so that a reader never sees a
+// half-written dump nor files of two runs mixed: swapped in at once where the file system can
+// (renameat2 RENAME_EXCHANGE), else the old one moved aside first. What was there is removed;
+// a link is moved, never followed.
+void move_into_place(const std::filesystem::path& ready, const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  int error = 0;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    if (::rename(ready.c_str(), folder.c_str()) == 0) return;
+    error = errno;
+    if (error != EEXIST && error != ENOTEMPTY && error != ENOTDIR) break;
+    if (::renameat2(AT_FDCWD, ready.c_str(), AT_FDCWD, folder.c_str(), RENAME_EXCHANGE) == 0) {
+      fs::remove_all(ready, ec);  // the old one, now under our temporary name
+      return;
+    }
+    // No exchange here (EINVAL: the file system has none): the old one aside, then again. Its
+    // removal may race with another writer's, which is harmless.
+    const fs::path old = folder.parent_path() / fmt::format(".{}.old-{}-{}", folder.filename().string(), ::getpid(),
+                                                            attempt);
+    if (::rename(folder.c_str(), old.c_str()) == 0) fs::remove_all(old, ec);
+  }
+  fs::remove_all(ready, ec);
+  throw Error(ErrorCode::cache_error, fmt::format("cannot move the dump to {}: {}", folder.string(), std::strerror(error)));
 }
 
 }  // namespace
@@ -38,28 +102,42 @@ std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileR
   const std::string base = !dir.empty() ? dir : env_dir != nullptr ? env_dir : "";
   if (base.empty())
     throw Error(ErrorCode::invalid_argument, "dump: no folder to write to: name one or set JITFP8_DUMP");
-  fs::path folder = fs::path(base) / fmt::format("{}-{}", spec.family, key.hex());
+  const fs::path folder = fs::path(base) / fmt::format("{}-{}", spec.family, key.hex());
   std::error_code ec;
-  fs::create_directories(folder, ec);
+  fs::create_directories(folder.parent_path(), ec);
   if (ec)
     throw Error(ErrorCode::cache_error,
-                fmt::format("dump: cannot create {}: {}", folder.string(), ec.message()));
-  write_text(folder / "source.cu", spec.source());
-  write_text(folder / "options.txt",
-             fmt::format("{}\n# name expression: {}\n# lowered name: {}\n",
-                         fmt::join(nvrtc_options(spec.arch), "\n"), spec.name_expression(),
-                         compiled.lowered_name));
-  write_text(folder / "nvrtc.log", compiled.log);
-  write_text(folder / "kernel.ptx", compiled.ptx);
-  write_file(folder / "kernel.cubin", compiled.cubin.data(), compiled.cubin.size());
-  nlohmann::json config = {{"kernel", spec.display_name()},
-                           {"key", key.hex()},
-                           {"arch", spec.arch.name()},
-                           {"template_args", spec.template_args},
-                           {"dynamic_smem_bytes", spec.dynamic_smem_bytes},
-                           {"config", spec.config},
-                           {"compile_seconds", compiled.seconds}};
-  write_text(folder / "config.json", config.dump(2) + "\n");
+                fmt::format("cannot create {}: {}", folder.parent_path().string(), ec.message()));
+  // Written into a new folder of its own, then moved into place whole.
+  const fs::path ready = new_sibling(folder, "new");
+  try {
+    write_text(ready / "source.cu", spec.source());
+    write_text(ready / "options.txt",
+               fmt::format("{}\n# name expression: {}\n# lowered name: {}\n",
+                           fmt::join(nvrtc_options(spec.arch), "\n"), spec.name_expression(),
+                           compiled.lowered_name));
+    write_text(ready / "nvrtc.log", compiled.log);
+    write_text(ready / "kernel.ptx", compiled.ptx.empty() ? compile_ptx(spec) : compiled.ptx);
+    write_file(ready / "kernel.cubin", compiled.cubin.data(), compiled.cubin.size());
+    nlohmann::json config = {{"kernel", spec.display_name()},
+                             {"key", key.hex()},
+                             {"arch", spec.arch.name()},
+                             {"template_args", spec.template_args},
+                             {"dynamic_smem_bytes", spec.dynamic_smem_bytes},
+                             {"config", spec.config},
+                             {"compile_seconds", compiled.seconds},
+                             // What else made the key: source.cu only includes the templates.
+                             {"name_expression", spec.name_expression()},
+                             {"templates_digest", templates_digest()},
+                             {"library_version", library_version()},
+                             {"nvrtc_version", nvrtc_version_number()},
+                             {"entry_format", kEntryFormatVersion}};
+    write_text(ready / "config.json", config.dump(2) + "\n");
+  } catch (...) {
+    fs::remove_all(ready, ec);
+    throw;
+  }
+  move_into_place(ready, folder);
   log(LogLevel::info, "dumped {} to {}", spec.display_name(), folder.string());
   return folder.string();
 }

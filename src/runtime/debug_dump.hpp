@@ -1,5 +1,7 @@
 // JITFP8_DUMP=<dir>: for every kernel built, <dir>/<family>-<key>/ holds source.cu, options.txt,
-// nvrtc.log, kernel.ptx, kernel.cubin and config.json.
+// nvrtc.log, kernel.ptx, kernel.cubin and config.json, written whole: each dump goes into a new
+// folder first, moved into place when complete (replacing an older one), so that processes
+// dumping the same kernel at once, or a reader, never see a partial or mixed folder.
 #pragma once
 
 #include <string>
@@ -11,7 +13,9 @@
 namespace jitfp8::detail {
 
 bool dump_enabled();
-// Writes the dump under $JITFP8_DUMP (or `dir` when given); returns the folder written.
+// Writes the dump under $JITFP8_DUMP (or `dir` when given); returns the folder written. The PTX
+// is `compiled.ptx`, or compiled now where that is empty. Throws Error(cache_error), or
+// compile_failed for the PTX, leaving nothing behind.
 std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileResult& compiled,
                        const std::string& dir = "");
 

@@ -118,7 +118,7 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
 
   CompileResult compiled;
   try {
-    compiled = compile_kernel(spec, /*want_ptx=*/dumping);
+    compiled = compile_kernel(spec);
   } catch (...) {
     if (lock) lock->mark_no_entry_coming();
     throw;
@@ -127,19 +127,20 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   log(LogLevel::info, "compiled {} key={} in {:.0f} ms", spec.display_name(), key.hex(),
       compiled.seconds * 1e3);
   log(LogLevel::debug, "config of {}: {}", spec.display_name(), spec.config.dump());
-  // A dump is for reading, not part of the build: one that cannot be written is reported, and
-  // the kernel is cached and launched as without JITFP8_DUMP.
-  if (dumping) {
-    try {
-      write_dump(spec, key, compiled);
-    } catch (const Error& e) {
-      log(LogLevel::warn, "JITFP8_DUMP: {} not dumped: {}", spec.display_name(), e.what());
-    }
-  }
-
   CacheEntry entry{key, entry_metadata(spec, compiled), compiled.cubin};
   const bool published = cache_publish(entry);
   if (!published && lock) lock->mark_no_entry_coming();
+  // A dump is for reading, not part of the build: written after the entry, the lock let go (its
+  // PTX is a second compile), and one that cannot be written (its PTX included) is reported, the
+  // kernel cached and launched as without JITFP8_DUMP.
+  lock.reset();
+  if (dumping) {
+    try {
+      write_dump(spec, key, compiled);
+    } catch (const std::exception& e) {
+      log(LogLevel::warn, "JITFP8_DUMP: {} not dumped: {}", spec.display_name(), e.what());
+    }
+  }
   return BuiltKernel{key, std::move(compiled.cubin), std::move(compiled.lowered_name), false,
                      compiled.seconds, published};
 }

@@ -164,8 +164,9 @@ std::shared_ptr<TieredKernel> build_in_background(const KernelSpec& spec, const 
 
 // Whether the `ask`-th request (from 1) to build a failed kernel again is tried: the 1st, 2nd,
 // 4th, 8th... A failure may pass (an out-of-memory load, a context destroyed under the job), but
-// one that never passes (a config ptxas rejects) then costs a build per doubling of the new plans
-// that ask, not one per plan: a stream of new M would else keep the background thread compiling.
+// one that never passes (a config ptxas rejects) then costs a build per doubling of the requests
+// (new plans, calls with a config), not one per request: a stream of new M would else keep the
+// background thread compiling. Requests while a build runs do not count.
 bool rebuild_is_due(unsigned ask) { return ask != 0 && (ask & (ask - 1)) == 0; }
 
 // A full kernel whose background build failed, asked for by a new stand-in plan: built again in
@@ -173,6 +174,7 @@ bool rebuild_is_due(unsigned ask) { return ask != 0 && (ask & (ask - 1)) == 0; }
 // meanwhile.
 void rebuild_in_background(const LoadedKernel& loaded, const KernelSpec& spec, const Key128& key, int device) {
   const std::shared_ptr<TieredKernel>& tiered = loaded.tiered;
+  if (tiered->rebuilding.load(std::memory_order_acquire)) return;
   if (!rebuild_is_due(tiered->rebuild_asks.fetch_add(1, std::memory_order_relaxed) + 1)) return;
   if (tiered->rebuilding.exchange(true)) return;
   log(LogLevel::info, "{} failed to build in the background; building it again there", spec.display_name());
@@ -296,7 +298,7 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
   // A full kernel left to the background thread. A build_now or full_now call with nothing else
   // to launch waits for that build, as its launches would; a failed build is retried by the next
   // call: now by a build_now or full_now call (once only where the quick variant launches), else
-  // in the background.
+  // in the background when due (rebuild_is_due).
   if (kernel.tiered && !kernel.tiered->full.load(std::memory_order_acquire)) {
     if (built != nullptr) {  // prewarm with load: the full kernel in hand takes over now
       take_over_with(kernel, *built, spec, key, device);

@@ -69,27 +69,10 @@ std::string compile(nvrtcProgram program, const KernelSpec& spec,
   return log;
 }
 
-std::string get_ptx(const KernelSpec& spec) {
-  // PTX for the dump: compile for the virtual architecture of the same target.
-  std::vector<std::string> options = nvrtc_options(spec.arch);
-  options[0] = fmt::format("--gpu-architecture=compute_{}{}", spec.arch.number(),
-                           spec.arch.arch_specific ? "a" : "");
-  Program program = create_program(spec, spec.source());
-  std::string expression = spec.name_expression();
-  check(nvrtcAddNameExpression(program.get(), expression.c_str()), "add name expression", spec);
-  compile(program.get(), spec, options);
-  size_t size = 0;
-  check(nvrtcGetPTXSize(program.get(), &size), "get PTX size", spec);
-  std::string ptx(size, '\0');
-  check(nvrtcGetPTX(program.get(), ptx.data()), "get PTX", spec);
-  if (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
-  return ptx;
-}
-
 }  // namespace
 
 std::vector<std::string> nvrtc_options(const Arch& arch) {
-  // The first option must stay the architecture (get_ptx swaps it).
+  // The first option must stay the architecture (compile_ptx swaps it).
   std::vector<std::string> options = {
       fmt::format("--gpu-architecture={}", arch.name()),
       "-std=c++17",
@@ -113,6 +96,22 @@ int nvrtc_version_number() {
   return major * 1000 + minor * 10;
 }
 
+std::string compile_ptx(const KernelSpec& spec) {
+  std::vector<std::string> options = nvrtc_options(spec.arch);
+  options[0] = fmt::format("--gpu-architecture=compute_{}{}", spec.arch.number(),
+                           spec.arch.arch_specific ? "a" : "");
+  Program program = create_program(spec, spec.source());
+  std::string expression = spec.name_expression();
+  check(nvrtcAddNameExpression(program.get(), expression.c_str()), "add name expression", spec);
+  compile(program.get(), spec, options);
+  size_t size = 0;
+  check(nvrtcGetPTXSize(program.get(), &size), "get PTX size", spec);
+  std::string ptx(size, '\0');
+  check(nvrtcGetPTX(program.get(), ptx.data()), "get PTX", spec);
+  if (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  return ptx;
+}
+
 CompileResult compile_kernel(const KernelSpec& spec, bool want_ptx) {
   auto start = std::chrono::steady_clock::now();
   CompileResult result;
@@ -134,7 +133,7 @@ CompileResult compile_kernel(const KernelSpec& spec, bool want_ptx) {
   check(nvrtcGetCUBIN(program.get(), result.cubin.data()), "get cubin", spec);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (want_ptx) result.ptx = get_ptx(spec);
+  if (want_ptx) result.ptx = compile_ptx(spec);
   return result;
 }
 

@@ -22,6 +22,9 @@ std::vector<std::string> nvrtc_options(const Arch& arch);
 // Throws Error(compile_failed) carrying the kernel's name, the options and the log.
 CompileResult compile_kernel(const KernelSpec& spec, bool want_ptx = false);
 
+// The kernel's PTX (for the dump): a second compile, for the target's virtual architecture.
+std::string compile_ptx(const KernelSpec& spec);
+
 // NVRTC's version as major*1000 + minor*10 (13000 for 13.0).
 int nvrtc_version_number();
 

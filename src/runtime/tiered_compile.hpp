@@ -26,7 +26,7 @@ struct TieredKernel {
   std::atomic<bool> full{false};         // the full kernel is in `function` (maybe before `settled`)
   std::atomic<bool> rebuilding{false};   // a build after a failed one is queued or running
   std::atomic<bool> retried_now{false};  // a call tried it in the foreground after the background failed
-  std::atomic<unsigned> rebuild_asks{0};  // plans that asked for a background build after a failure
+  std::atomic<unsigned> rebuild_asks{0};  // requests for a background build after a failure
 
   // Marks the build done: `full`, the full kernel's CUkernel, or null with `why` when it failed.
   // Only the first call counts. True where it put the full kernel in place (no take_over had).

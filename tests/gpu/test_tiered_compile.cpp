@@ -517,20 +517,25 @@ TEST_CASE("tiered compilation: a kernel whose background builds keep failing is 
     g.m = m;
     return g;
   };
-  const detail::Sm90GemmConfig planned = detail::choose_sm90_gemm_config(
-      8192, n, k, sm_count(), detail::cluster_capacity_of(detail::current_device()));
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::Sm90GemmConfig planned =
+      detail::choose_sm90_gemm_config(8192, n, k, device.sm_count, detail::cluster_capacity_of(device));
   std::vector<std::int64_t> ms;
   for (std::int64_t m = 2048; m <= 16384 && ms.size() < 7; m += 64)
-    if (detail::choose_sm90_gemm_config(m, n, k, sm_count(), detail::cluster_capacity_of(detail::current_device()))
-            .to_json() == planned.to_json())
+    if (detail::choose_sm90_gemm_config(m, n, k, device.sm_count, detail::cluster_capacity_of(device)).to_json() ==
+        planned.to_json())
       ms.push_back(m);
-  INFO("planned " << planned.to_json().dump());
+  const detail::Sm90GemmConfig stand_in = detail::gemm_fp8_nt_planned_config(first.dense(), nullptr);
+  INFO("planned " << planned.to_json().dump() << ", M 96's " << stand_in.to_json().dump());
   REQUIRE(ms.size() == 7);
+  REQUIRE(stand_in.to_json() != planned.to_json());  // another kernel ...
+  REQUIRE(stand_in.splits == 1);                      // ... that serves any M (split-K's does not)
 
   const FailingBackgroundBuilds failing;
   const RuntimeStats before = runtime_stats();
   detail::pause_background_compiles(true);  // the first plan's build fails after its plan is made
-  CHECK(detail::gemm_fp8_nt_planned_config(args_of(ms[0]), nullptr).to_json() == planned.to_json());
+  REQUIRE(detail::gemm_fp8_nt_planned_config(args_of(ms[0]), nullptr).to_json() == planned.to_json());
+  REQUIRE(runtime_stats().stand_ins == before.stand_ins + 1);
   detail::pause_background_compiles(false);
   wait_for_background_compiles();
   CHECK(runtime_stats().background_failures == before.background_failures + 1);

@@ -275,8 +275,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
     const Timing ours = timed[0], ours_acc = timed[1];
     const Timing theirs = cublas_ok ? timed[2] : Timing{NAN, NAN};  // NaN: absent (JSON null), never 0 us
-    // Accuracy against the double-precision reference on a sample of rows: ours once more over a
-    // poisoned D, the accumulate mode once more from D0, checked as (D - D0).
+    // Accuracy against the double-precision reference on a sample of rows: ours and cuBLASLt once
+    // more over a poisoned D, the accumulate mode once more from D0, checked as (D - D0).
     const std::vector<int> rows = sample_rows(s.m);
     DeviceArray<int> rows_dev(rows.size());
     rows_dev.upload(rows);

@@ -1,0 +1,103 @@
+// The debug dump (runtime/debug_dump.hpp): each kernel's folder is written whole, replacing an
+// older one, never through a link planted in it, and processes or threads dumping the same
+// kernel at once leave one complete folder (a review, 2026-12-05: files were truncated and
+// rewritten in place, so readers saw empty files and two writers could mix their runs).
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ops/quantize_1x128.hpp"
+#include "runtime/debug_dump.hpp"
+#include "runtime/hash.hpp"
+#include "runtime/kernel_builder.hpp"
+#include "support/test_env.hpp"
+
+using namespace jitfp8;
+using namespace jitfp8::detail;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::set<std::string> kDumpFiles = {"source.cu",   "options.txt",  "nvrtc.log",
+                                          "kernel.ptx",  "kernel.cubin", "config.json"};
+
+KernelSpec dumped_spec() { return quantize_1x128_spec(DType::bf16, false, Arch::parse("sm_90a")); }
+
+// A compile result with the PTX in hand (the dump compiles nothing then), marked by `tag`.
+CompileResult fake_compile(const std::string& tag) {
+  CompileResult c;
+  c.cubin = std::vector<char>(tag.begin(), tag.end());
+  c.lowered_name = "_Z6kernelv";
+  c.log = "log " + tag;
+  c.ptx = "ptx " + tag;
+  c.seconds = 0.25;
+  return c;
+}
+
+std::set<std::string> names_in(const fs::path& folder) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.insert(entry.path().filename().string());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("a dump replaces an older folder whole, and writes through no link planted in it", "[dump]") {
+  test::TempDir dir;
+  const KernelSpec spec = dumped_spec();
+  const Key128 key = cache_key(spec);
+  const fs::path folder = write_dump(spec, key, fake_compile("first"), dir.path());
+  CHECK(names_in(folder) == kDumpFiles);
+  CHECK(test::read_text_file(folder / "kernel.ptx") == "ptx first");
+
+  // An older run's leftover file, and a link where the cubin goes, pointing outside.
+  test::write_text_file(dir / "outside", "not to be written");
+  test::write_text_file(folder / "stale.txt", "from an older run");
+  fs::remove(folder / "kernel.cubin");
+  fs::create_symlink(dir / "outside", folder / "kernel.cubin");
+
+  CHECK(write_dump(spec, key, fake_compile("second"), dir.path()) == folder.string());
+  CHECK(names_in(folder) == kDumpFiles);
+  CHECK_FALSE(fs::is_symlink(folder / "kernel.cubin"));
+  CHECK(test::read_text_file(folder / "kernel.cubin") == "second");
+  CHECK(test::read_text_file(folder / "nvrtc.log") == "log second");
+  CHECK(test::read_text_file(dir / "outside") == "not to be written");
+  const nlohmann::json config = nlohmann::json::parse(test::read_text_file(folder / "config.json"));
+  CHECK(config.at("key") == key.hex());
+  // Nothing left beside it: no new folder, no old one moved aside.
+  CHECK(names_in(dir.path()) == std::set<std::string>{folder.filename().string(), "outside"});
+}
+
+TEST_CASE("threads dumping one kernel at once leave one complete folder of one run", "[dump]") {
+  test::TempDir dir;
+  const KernelSpec spec = dumped_spec();
+  const Key128 key = cache_key(spec);
+  const fs::path folder = dir / fmt::format("{}-{}", spec.family, key.hex());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        try {
+          write_dump(spec, key, fake_compile(fmt::format("thread {} run {}", t, i)), dir.path());
+        } catch (const std::exception&) {
+          ++failures;
+        }
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  CHECK(failures == 0);
+  REQUIRE(names_in(folder) == kDumpFiles);
+  // Every file of the one run that was moved into place last.
+  const std::string tag = test::read_text_file(folder / "kernel.cubin");
+  CHECK(test::read_text_file(folder / "kernel.ptx") == "ptx " + tag);
+  CHECK(test::read_text_file(folder / "nvrtc.log") == "log " + tag);
+  CHECK(names_in(dir.path()) == std::set<std::string>{folder.filename().string()});
+}
