@@ -54,22 +54,57 @@ LoadedLibrary load_library(const BuiltKernel& built, const KernelSpec& spec) {
   return loaded;
 }
 
-// A failed launch. The dispatches plan and load for the current context's device; a stream of
-// another device then fails to launch (the kernel's shared-memory size is set per device), and the
-// driver's bare error would not say why.
+// The refusal of a launch into a stream of another device than the kernel's.
+Error stream_of_another_device(CUdevice stream_device, int kernel_device, const char* launch_error) {
+  return Error(ErrorCode::invalid_argument,
+               fmt::format("argument 'stream' belongs to device {}, but the current context is on device {}: "
+                           "jitfp8 launches for the current context's device (make the stream's device "
+                           "current, as cudaSetDevice does){}{}",
+                           static_cast<int>(stream_device), kernel_device,
+                           launch_error != nullptr ? "; cuLaunchKernelEx failed: " : "",
+                           launch_error != nullptr ? launch_error : ""));
+}
+
+// The device of `stream`, where the driver can say (12.8+) and the stream is not the current
+// context's by name (0, legacy, per-thread); else nothing. Not asked of a stream being captured
+// (or whose capture status the driver does not give): some drivers refuse the query there, and
+// a refused query would invalidate the capture.
+std::optional<CUdevice> device_of(CUstream stream) {
+  if (stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) return std::nullopt;
+  const DriverApi& api = driver();
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (api.cuStreamGetDevice == nullptr || api.cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return std::nullopt;
+  CUdevice device = 0;
+  if (api.cuStreamGetDevice(stream, &device) != CUDA_SUCCESS) return std::nullopt;
+  return device;
+}
+
+// The dispatches plan and ready kernels for the current context's device: a stream of another
+// device is refused before its launch (not inside a capture: device_of). The driver refuses such
+// a launch only where the kernel's shared-memory size was never set for that device; once it
+// was (another thread ran the kernel there), it would run there on the current device's plan (a
+// review, 2026-12-05).
+void check_stream_device(const LoadedKernel& kernel, CUstream stream) {
+  const std::optional<CUdevice> stream_device = device_of(stream);
+  if (!stream_device) return;
+  CUdevice kernel_device = 0;
+  if (driver().cuDeviceGet(&kernel_device, kernel.device) == CUDA_SUCCESS && *stream_device != kernel_device)
+    throw stream_of_another_device(*stream_device, kernel.device, nullptr);
+}
+
+// A failed launch: where the stream is another device's and the check before it could not tell,
+// said so; else the driver's error.
 [[noreturn]] void launch_failed(const LoadedKernel& kernel, CUstream stream, CUresult result) {
   const DriverApi& api = driver();
-  CUdevice stream_device = 0, kernel_device = 0;
-  if (stream != nullptr && api.cuStreamGetDevice != nullptr &&
-      api.cuStreamGetDevice(stream, &stream_device) == CUDA_SUCCESS &&
-      api.cuDeviceGet(&kernel_device, kernel.device) == CUDA_SUCCESS && stream_device != kernel_device) {
+  const std::optional<CUdevice> stream_device = device_of(stream);
+  CUdevice kernel_device = 0;
+  if (stream_device && api.cuDeviceGet(&kernel_device, kernel.device) == CUDA_SUCCESS &&
+      *stream_device != kernel_device) {
     const char* name = nullptr;
     api.cuGetErrorName(result, &name);
-    throw Error(ErrorCode::invalid_argument,
-                fmt::format("argument 'stream' belongs to device {}, but the current context is on device {}: "
-                            "jitfp8 launches for the current context's device (make the stream's device "
-                            "current, as cudaSetDevice does); cuLaunchKernelEx failed: {}",
-                            static_cast<int>(stream_device), kernel.device, name != nullptr ? name : "?"));
+    throw stream_of_another_device(*stream_device, kernel.device, name != nullptr ? name : "?");
   }
   check_cuda(result, "cuLaunchKernelEx");
   throw Error(ErrorCode::cuda_error, "cuLaunchKernelEx failed");  // not reached: check_cuda throws
@@ -358,6 +393,7 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, Stream stream,
   config.numAttrs = count;
   // A CUkernel is accepted wherever a CUfunction is; it runs in the stream's context (the current
   // one for stream 0).
+  check_stream_device(kernel, config.hStream);
   void* function = kernel.tiered ? tiered_function(*kernel.tiered, stream) : kernel.function;
   if (function == nullptr)
     throw Error(ErrorCode::compile_failed,

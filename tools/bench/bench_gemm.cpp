@@ -196,6 +196,45 @@ void print_kernels(const Timing& ours, const Timing& theirs) {
              theirs.kernels.empty() ? "-" : theirs.kernels);
 }
 
+// --cublaslt-algos N: the first N algorithms cuBLASLt's heuristic offers (best first), timed in
+// turns (time_kernels_in_turns, 5 x max(3, --iters / 4) flushed runs each), the fastest then
+// timed beside ours for the row. By default only the first runs, as in PyTorch's _scaled_mm.
+struct CublasLtChoice {
+  int asked = 1, offered = 1, index = 0;  // index: from 0, in the heuristic's order
+  double first_us = NAN;                  // the first algorithm's time in those turns
+  std::string words() const {
+    if (asked <= 1) return "";
+    if (offered <= 1) return " | cuBLASLt offered one algorithm";
+    return fmt::format(" | cuBLASLt algorithm {} of {} offered (the first: {:.1f} us in the same turns)", index + 1,
+                       offered, first_us);
+  }
+  void record(nlohmann::json& row) const {
+    if (asked > 1)
+      row.update({{"cublaslt_algorithms_asked", asked}, {"cublaslt_algorithms_offered", offered},
+                  {"cublaslt_algorithm_rank", index + 1}, {"cublaslt_first_algorithm_us", first_us}});
+  }
+};
+template <class Gemm, class Out>
+CublasLtChoice choose_fastest_algorithm(Gemm& gemm, Out* d, cudaStream_t stream, int iters) {
+  CublasLtChoice choice;
+  choice.asked = cublaslt_algorithm_count();
+  choice.offered = gemm.algorithm_count();
+  if (choice.offered <= 1) return choice;
+  std::vector<std::function<void()>> bodies;
+  for (int i = 0; i < choice.offered; ++i)
+    bodies.push_back([&gemm, d, stream, i] {
+      gemm.use_algorithm(i);
+      gemm.run(d, stream);
+    });
+  const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 1, std::max(3, iters / 4));
+  choice.first_us = timed[0].median_us;
+  for (int i = 1; i < choice.offered; ++i)
+    if (timed[static_cast<std::size_t>(i)].median_us < timed[static_cast<std::size_t>(choice.index)].median_us)
+      choice.index = i;
+  gemm.use_algorithm(choice.index);
+  return choice;
+}
+
 void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann::json& results,
                cublasLtHandle_t handle, void* workspace, size_t workspace_bytes,
                cudaStream_t stream, std::mt19937_64& rng, double copy_gbs) {
@@ -269,6 +308,8 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
       }
     }
     const bool cublas_ok = cublas.has_value();
+    const CublasLtChoice choice = cublas_ok ? choose_fastest_algorithm(*cublas, d_cublas.ptr, stream, iters)
+                                            : CublasLtChoice{};
     std::vector<std::function<void()>> bodies = {[&] { gemm_fp8_wgrad(g, stream); },
                                                  [&] { gemm_fp8_wgrad(g_acc, stream); }};
     if (cublas_ok) bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
@@ -322,7 +363,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                100 * ow_floor.us() / ours.median_us, ours_acc.median_us, tf_acc,
                100 * acc_floor.us() / ours_acc.median_us, theirs.median_us, tf_cublas, tf_ours / tf_cublas,
                anchor_dg, anchor_cublas, diff_ours, diff_acc, diff_cublas,
-               config_words(chosen) + (tuned ? " (tuned)" : ""));
+               config_words(chosen) + (tuned ? " (tuned)" : "") + choice.words());
     print_kernels(ours, theirs);
     std::fflush(stdout);
     results.push_back({{"kind", "wgrad"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
@@ -335,6 +376,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
                        {"anchor_cublaslt_tflops", anchor_cublas}, {"diff_ours", diff_ours},
                        {"diff_ours_acc", diff_acc}, {"diff_cublaslt", diff_cublas}, {"accurate", accurate_row},
                        {"ours_kernels", ours.kernels}, {"cublaslt_kernels", theirs.kernels}});
+    choice.record(results.back());
   }
 }
 
@@ -362,6 +404,8 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--configs" && i + 1 < argc) g_forward_configs = argv[++i], forward_sweep = true;
     else if (arg == "--no-workspace") ours_workspace = false;
     else if (arg == "--d-f32") g_d_f32 = true;
+    else if (arg == "--cublaslt-algos" && i + 1 < argc)
+      cublaslt_algorithm_count() = static_cast<int>(parse_count(argv[++i], "--cublaslt-algos", 1, 64));
     else {
       std::fprintf(stderr, "jitfp8 bench gemm: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -427,6 +471,8 @@ int run_gemm(int argc, char** argv) {
       if (!cublas_ok)
         fmt::print("(cuBLASLt has no algorithm for {}x{}x{}{})\n", s.m, s.n, s.k, g_d_f32 ? " with an f32 D" : "");
     }
+    const CublasLtChoice choice = cublas_ok ? choose_fastest_algorithm(*cublas, d_cublas.ptr, stream, iters)
+                                            : CublasLtChoice{};
     if (cublas_ok) bodies.push_back([&] { cublas->run(d_cublas.ptr, stream); });
     const std::vector<Timing> timed = time_kernels_in_turns(bodies, stream, 3, iters);
     const Timing ours = timed[0];
@@ -463,7 +509,7 @@ int run_gemm(int argc, char** argv) {
     fmt::print("{:>6} {:>6} {:>6} | {:>9.1f} {:>8.0f} {:>5.1f}% {:>5.1f}% | {:>9.1f} {:>8.0f} | {:>5.2f}x | {:>9.1e} {:>9.1e} | {}{}\n",
                s.m, s.n, s.k, ours.median_us, tf_ours, 100 * tf_ours / kPeakTflops, 100 * row_floor.us() / ours.median_us,
                theirs.median_us, tf_cublas, tf_ours / tf_cublas, diff_ours, diff_cublas, config_words(chosen),
-               tuned ? " (tuned)" : "");
+               std::string(tuned ? " (tuned)" : "") + choice.words());
     print_kernels(ours, theirs);
     std::fflush(stdout);
     results.push_back({{"kind", "forward"}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"tuned", tuned},
@@ -472,6 +518,7 @@ int run_gemm(int argc, char** argv) {
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},
                        {"diff_ours", diff_ours}, {"diff_cublaslt", diff_cublas}, {"accurate", accurate_row},
                        {"ours_kernels", ours.kernels}, {"cublaslt_kernels", theirs.kernels}});
+    choice.record(results.back());
   }
   if (wgrad)
     run_wgrad(wgrad_shapes, iters, sweep, results, handle, workspace.ptr, workspace_bytes, stream,

@@ -118,17 +118,29 @@ void place_rows(const PackedOperand& e, std::uint8_t* q, float* scales, long lon
 
 double bf16_at(const std::vector<std::uint16_t>& d, std::size_t i) { return bf16_value(d[i]); }
 
-// Accuracy against the fp64 reference of each expert on up to 8 sampled rows: returns the
-// yardstick diff of `got_row(e, r, c)` over all samples.
+// Accuracy against the fp64 reference of each expert on 8 rows spread over it and, for the
+// largest expert (rows, then K: the K-grouped experts share their rows), also a window of 128
+// consecutive rows from a 128-row boundary near its middle (every row position of a 128-row tile,
+// as sample_rows gives the dense GEMMs): returns the yardstick diff of `got_row(e, r, c)` over all
+// samples.
 template <class GotFn>
 double sampled_diff(const std::vector<GemmFp8Args>& experts, bool b_scales_1x128, GotFn got,
                     cudaStream_t stream) {
+  std::size_t largest = 0;
+  for (std::size_t e = 1; e < experts.size(); ++e)
+    if (std::pair(experts[e].m, experts[e].k) > std::pair(experts[largest].m, experts[largest].k)) largest = e;
   std::vector<double> x, y;
   for (std::size_t e = 0; e < experts.size(); ++e) {
     const GemmFp8Args& g = experts[e];
     if (g.m == 0) continue;
     std::vector<int> rows;
     for (int i = 0; i < 8; ++i) rows.push_back(static_cast<int>((g.m - 1) * i / 7));
+    if (e == largest) {
+      const long long tile = std::min<long long>(g.m / 2 / 128, std::max<long long>(g.m - 128, 0) / 128) * 128;
+      for (long long r = tile; r < std::min<long long>(tile + 128, g.m); ++r) rows.push_back(static_cast<int>(r));
+      std::sort(rows.begin(), rows.end());
+      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    }
     DeviceArray<int> rows_dev(rows.size());
     rows_dev.upload(rows);
     DeviceArray<double> ref(rows.size() * g.n);

@@ -5,8 +5,10 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/runtime.hpp"
@@ -26,6 +28,49 @@ inline void target_sm_limit(cublasLtMatmulDesc_t desc) {
   if (sms > 0)
     check_cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof(sms)),
                  "sm count target");
+}
+
+// The algorithms cuBLASLt's heuristic offers for one matmul, best first: `count` asked for
+// (jitfp8 bench gemm --cublaslt-algos; 1 by default, what PyTorch's _scaled_mm runs), the ones it
+// marks unusable dropped; `chosen` is the one run.
+struct CublasLtAlgorithms {
+  std::vector<cublasLtMatmulHeuristicResult_t> offered;
+  int chosen = 0;
+
+  void query(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+             cublasLtMatrixLayout_t d, size_t workspace_bytes, int count) {
+    cublasLtMatmulPreference_t preference;
+    check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                      &workspace_bytes, sizeof(workspace_bytes)),
+                 "workspace");
+    std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(std::max(count, 1)));
+    int found = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(handle, desc, a, b, d, d, preference,
+                                                                 static_cast<int>(results.size()), results.data(),
+                                                                 &found);
+    cublasLtMatmulPreferenceDestroy(preference);
+    if (status != CUBLAS_STATUS_SUCCESS) found = 0;
+    for (int i = 0; i < found; ++i) {
+      const cublasLtMatmulHeuristicResult_t& r = results[static_cast<size_t>(i)];
+      // Past the first (which runs as it always has), only what cuBLASLt confirms it can run here:
+      // a failed matmul ends the benchmark (check_cublas).
+      cublasLtMatmulHeuristicResult_t checked{};
+      if (r.state == CUBLAS_STATUS_SUCCESS &&
+          (offered.empty() ||
+           (cublasLtMatmulAlgoCheck(handle, desc, a, b, d, d, &r.algo, &checked) == CUBLAS_STATUS_SUCCESS &&
+            checked.workspaceSize <= workspace_bytes)))
+        offered.push_back(r);
+    }
+  }
+  bool ok() const { return !offered.empty(); }
+  const cublasLtMatmulAlgo_t* algo() const { return &offered[static_cast<size_t>(chosen)].algo; }
+};
+
+// How many algorithms each CublasLtGemm / CublasLtWgrad asks the heuristic for (--cublaslt-algos).
+inline int& cublaslt_algorithm_count() {
+  static int count = 1;
+  return count;
 }
 
 // cuBLASLt block-scaled FP8 GEMM on our buffers (D bf16, or f32 as g.d_dtype says). cuBLAS is
@@ -61,16 +106,8 @@ class CublasLtGemm {
     check_cublas(cublasLtMatrixLayoutCreate(&d_, g.d_dtype == DType::f32 ? CUDA_R_32F : CUDA_R_16BF, g.n, g.m, g.n),
                  "layout d");
     target_sm_limit(desc_);
-    cublasLtMatmulPreference_t preference;
-    check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
-    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
-                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
-                     sizeof(workspace_bytes_)), "workspace");
-    int found = 0;
-    const cublasStatus_t status =
-        cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, d_, d_, preference, 1, &heuristic_, &found);
-    cublasLtMatmulPreferenceDestroy(preference);
-    ok_ = status == CUBLAS_STATUS_SUCCESS && found > 0;
+    algorithms_.query(handle_, desc_, a_, b_, d_, workspace_bytes_, cublaslt_algorithm_count());
+    ok_ = algorithms_.ok();
     // A bf16 D over whole groups of 4 K blocks is the baseline every caller needs; an f32 D
     // (bench gemm --d-f32) or a K tail may be refused.
     if (!ok_ && g.d_dtype != DType::f32 && cublaslt_takes_k(g.k))
@@ -79,6 +116,8 @@ class CublasLtGemm {
   CublasLtGemm(const CublasLtGemm&) = delete;
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
   bool ok() const { return ok_; }
+  int algorithm_count() const { return static_cast<int>(algorithms_.offered.size()); }
+  void use_algorithm(int i) { algorithms_.chosen = i; }
   ~CublasLtGemm() {
     if (padded_scales_ != nullptr) cudaFree(padded_scales_);
     cublasLtMatrixLayoutDestroy(a_);
@@ -89,7 +128,7 @@ class CublasLtGemm {
   void run(void* d, cudaStream_t stream) {
     const float alpha = 1.0f, beta = 0.0f;
     check_cublas(cublasLtMatmul(handle_, desc_, &alpha, args_.b, a_, args_.a, b_, &beta, d, d_, d,
-                                d_, &heuristic_.algo, workspace_, workspace_bytes_, stream),
+                                d_, algorithms_.algo(), workspace_, workspace_bytes_, stream),
                  "cublasLtMatmul");
   }
 
@@ -121,7 +160,7 @@ class CublasLtGemm {
   bool ok_ = false;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
+  CublasLtAlgorithms algorithms_;
 };
 
 // cuBLASLt FP8 GEMM with 1x128 (VEC128_32F) scales on both operands and fp32 output, on our
@@ -149,16 +188,8 @@ class CublasLtWgrad {
     check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.lda ? g.lda : g.k), "layout b");
     check_cublas(cublasLtMatrixLayoutCreate(&d_, CUDA_R_32F, g.n, g.m, g.n), "layout d");
     target_sm_limit(desc_);
-    cublasLtMatmulPreference_t preference;
-    check_cublas(cublasLtMatmulPreferenceCreate(&preference), "preference");
-    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference,
-                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
-                     sizeof(workspace_bytes_)), "workspace");
-    int found = 0;
-    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-        handle_, desc_, a_, b_, d_, d_, preference, 1, &heuristic_, &found);
-    cublasLtMatmulPreferenceDestroy(preference);
-    ok_ = status == CUBLAS_STATUS_SUCCESS && found > 0;
+    algorithms_.query(handle_, desc_, a_, b_, d_, workspace_bytes_, cublaslt_algorithm_count());
+    ok_ = algorithms_.ok();
   }
   ~CublasLtWgrad() {
     cublasLtMatrixLayoutDestroy(a_);
@@ -167,10 +198,12 @@ class CublasLtWgrad {
     cublasLtMatmulDescDestroy(desc_);
   }
   bool ok() const { return ok_; }
+  int algorithm_count() const { return static_cast<int>(algorithms_.offered.size()); }
+  void use_algorithm(int i) { algorithms_.chosen = i; }
   void run(float* d, cudaStream_t stream) {
     const float alpha = 1.0f, beta = 0.0f;
     check_cublas(cublasLtMatmul(handle_, desc_, &alpha, args_.b, a_, args_.a, b_, &beta, d, d_, d,
-                                d_, &heuristic_.algo, workspace_, workspace_bytes_, stream),
+                                d_, algorithms_.algo(), workspace_, workspace_bytes_, stream),
                  "cublasLtMatmul (wgrad)");
   }
 
@@ -185,7 +218,7 @@ class CublasLtWgrad {
   bool ok_ = false;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
+  CublasLtAlgorithms algorithms_;
 };
 
 }  // namespace jitfp8::bench
