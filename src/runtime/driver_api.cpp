@@ -1,8 +1,10 @@
 #include "runtime/driver_api.hpp"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include <fmt/format.h>
 
@@ -19,6 +21,18 @@ struct LoadResult {
   DriverApi api;
   std::string error;  // empty on success
 };
+
+// CUDA cannot be used in a child fork()ed after its parent initialized the driver (the driver's
+// state does not survive a fork: its calls fail or hang there). Such a child is told so, as a
+// process without a driver, before any driver call (a review, 2026-12-05). Set by a fork handler
+// registered once cuInit has succeeded; posix_spawn and exec'd children start clean.
+std::atomic<bool> forked_after_init{false};
+void mark_forked_child() { forked_after_init.store(true, std::memory_order_relaxed); }
+constexpr const char* kForkedChild =
+    "the CUDA driver was initialized in the parent of this fork()ed process, and CUDA cannot be used "
+    "in such a child: launching needs a process started clean (exec, posix_spawn, a 'spawn' "
+    "multiprocessing start), or a fork before the parent's first GPU call; compiling, prewarming "
+    "and dumping work here";
 
 LoadResult load_driver() {
   LoadResult result;
@@ -71,7 +85,9 @@ LoadResult load_driver() {
     const char* name = nullptr;
     result.api.cuGetErrorName(init, &name);
     result.error = fmt::format("cuInit failed: {} (no usable GPU?)", name ? name : "unknown");
+    return result;
   }
+  ::pthread_atfork(nullptr, nullptr, mark_forked_child);
   return result;
 }
 
@@ -82,11 +98,12 @@ const LoadResult& loaded() {
 
 }  // namespace
 
-bool driver_available() { return loaded().error.empty(); }
+bool driver_available() { return loaded().error.empty() && !forked_after_init.load(std::memory_order_relaxed); }
 
 const DriverApi& driver() {
   const LoadResult& result = loaded();
   if (!result.error.empty()) throw Error(ErrorCode::no_driver, result.error);
+  if (forked_after_init.load(std::memory_order_relaxed)) throw Error(ErrorCode::no_driver, kForkedChild);
   return result.api;
 }
 
