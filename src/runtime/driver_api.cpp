@@ -24,17 +24,25 @@ struct LoadResult {
 
 // CUDA cannot be used in a child fork()ed after its parent initialized the driver (the driver's
 // state does not survive a fork: its calls fail or hang there). Such a child is told so, as a
-// process without a driver, before any driver call (a review, 2026-12-05). Set by a fork handler
-// registered once cuInit has succeeded; posix_spawn and exec'd children start clean.
+// process without a driver, before any driver call and before the load's once-guard, which a
+// fork during the load would leave held in the child (a review, 2026-12-05). The fork handler is
+// registered when the load starts, and marks children forked during or after a load that got
+// as far as cuInit; posix_spawn and exec'd children start clean.
+enum LoadState : int { kNotStarted, kLoading, kLoaded, kFailed };
+std::atomic<int> load_state{kNotStarted};
 std::atomic<bool> forked_after_init{false};
-void mark_forked_child() { forked_after_init.store(true, std::memory_order_relaxed); }
+void mark_forked_child() {
+  const int state = load_state.load(std::memory_order_relaxed);
+  if (state == kLoading || state == kLoaded) forked_after_init.store(true, std::memory_order_relaxed);
+}
 constexpr const char* kForkedChild =
-    "the CUDA driver was initialized in the parent of this fork()ed process, and CUDA cannot be used "
-    "in such a child: launching needs a process started clean (exec, posix_spawn, a 'spawn' "
-    "multiprocessing start), or a fork before the parent's first GPU call; compiling, prewarming "
-    "and dumping work here";
+    "the CUDA driver was initialized (or being initialized) by jitfp8 in the parent of this fork()ed "
+    "process, and CUDA cannot be used in such a child: launching needs a process started clean "
+    "(exec, posix_spawn, a 'spawn' multiprocessing start), or a fork before the parent's first "
+    "jitfp8 call that reaches the driver; as without a driver, compiling, and prewarming and "
+    "dumping for a named architecture, work here";
 
-LoadResult load_driver() {
+LoadResult load_driver_steps() {
   LoadResult result;
   void* handle = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -84,10 +92,18 @@ LoadResult load_driver() {
   if (init != CUDA_SUCCESS) {
     const char* name = nullptr;
     result.api.cuGetErrorName(init, &name);
-    result.error = fmt::format("cuInit failed: {} (no usable GPU?)", name ? name : "unknown");
-    return result;
+    result.error = fmt::format("cuInit failed: {} (no usable GPU, or a fork()ed child of a process that "
+                               "initialized CUDA?)",
+                               name ? name : "unknown");
   }
-  ::pthread_atfork(nullptr, nullptr, mark_forked_child);
+  return result;
+}
+
+LoadResult load_driver() {
+  load_state.store(kLoading, std::memory_order_relaxed);
+  ::pthread_atfork(nullptr, nullptr, mark_forked_child);  // fails only out of memory: no marking then
+  LoadResult result = load_driver_steps();
+  load_state.store(result.error.empty() ? kLoaded : kFailed, std::memory_order_relaxed);
   return result;
 }
 
@@ -98,12 +114,12 @@ const LoadResult& loaded() {
 
 }  // namespace
 
-bool driver_available() { return loaded().error.empty() && !forked_after_init.load(std::memory_order_relaxed); }
+bool driver_available() { return !forked_after_init.load(std::memory_order_relaxed) && loaded().error.empty(); }
 
 const DriverApi& driver() {
+  if (forked_after_init.load(std::memory_order_relaxed)) throw Error(ErrorCode::no_driver, kForkedChild);
   const LoadResult& result = loaded();
   if (!result.error.empty()) throw Error(ErrorCode::no_driver, result.error);
-  if (forked_after_init.load(std::memory_order_relaxed)) throw Error(ErrorCode::no_driver, kForkedChild);
   return result.api;
 }
 
