@@ -1,4 +1,4 @@
-# Session 92's device scripts (none ran: the device lent no machine that finished a call). Run from the repository root with .deps, scratch/gpubin-k (the binaries of df6c82a) and scratch/ctest2.tgz carried.
+# Session 92's device scripts (none ran: the device lent no machine that finished a call). Run from the repository root with .deps, scratch/gpubin-k (the binaries of the session's last code commit, 138b110) and scratch/ctest2.tgz carried. s92d.sh first (by card), then s92e.sh on the same machine; s92g.sh / s92h.sh are shorter versions for a small budget.
 
 # ==== scratch/s92d.sh
 #!/usr/bin/env bash
@@ -15,7 +15,7 @@ esac
 #!/usr/bin/env bash
 # Session 92, call 1: the anchors on an H100 (the first H100 lent since 2026-11-28): bench gemm
 # and bench moe, each alone on the GPU, the anchors' protocol (2 GB flush), on the binaries of
-# df6c82a (scratch/gpubin-k), an empty kernel cache (the bench compiles before it times).
+# the last code commit (scratch/gpubin-k), an empty kernel cache (the bench compiles before it times).
 # Carry: .deps scratch/gpubin-k scratch/s92a.sh
 B=${B:-scratch/gpubin-k}
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
@@ -29,7 +29,7 @@ cut -c1-200 $OUT/moe.txt | tail -45
 
 # ==== scratch/s92b.sh
 #!/usr/bin/env bash
-# Session 92, call 2: s91a.sh on the binaries of this session (df6c82a: a failed background build retried at the 1st, 2nd, 4th... request; its new [tiered] case; the stream check before each launch).
+# Session 92, call 2: s91a.sh on the binaries of this session (a failed background build retried at the 1st, 2nd, 4th... request; its new [tiered] case; the stream check before each launch).
 # Session 91, call 1 (for the next session with a device; sessions 90 and 91 had none): session
 # 89's pending cases (the null-m_indices layout, the green context, prewarm-capture and tiered
 # cases) and the green-context case of sessions 90-91 (background builds and prewarm's workers
@@ -43,7 +43,7 @@ B=${B:-scratch/gpubin-k}
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1
 tar -C /tmp -xzf scratch/ctest2.tgz && export JITFP8_CACHE_DIR=/tmp/ctest2
 start=$SECONDS
-timeout ${FOCUS_TIMEOUT:-150} $B/jitfp8_gpu_tests "moe_contiguous_layout matches a CPU layout bit for bit,[green-ctx],prewarm with load makes the first*,[tiered]" --warn NoAssertions -d yes > $OUT/focused.log 2>&1; echo "focused rc=$? after $((SECONDS - start)) s"
+timeout ${FOCUS_TIMEOUT:-150} $B/jitfp8_gpu_tests "moe_contiguous_layout matches a CPU layout bit for bit,[green-ctx],prewarm with load makes the first*,[tiered],[fork]" --warn NoAssertions -d yes > $OUT/focused.log 2>&1; echo "focused rc=$? after $((SECONDS - start)) s"
 grep -E "passed|failed|FAILED|No test|warning" $OUT/focused.log | tail -20
 grep -B3 -A12 "FAILED" $OUT/focused.log | head -60
 GROUP_TIMEOUT_S=${GROUP_TIMEOUT_S:-300} tools/gpu_test_groups.sh $PWD/$B/jitfp8_gpu_tests; echo "suite rc=$? after $((SECONDS - start)) s"
@@ -92,4 +92,24 @@ case "$name" in
     timeout 290 $B/jitfp8-bench gemm --flush-mb 2048 --iters 20 --json $OUT/gemm.json > $OUT/gemm.txt 2>&1; echo "bench gemm rc $? after $((SECONDS - start)) s"
     cut -c1-220 $OUT/gemm.txt ;;
   *) FOCUS_TIMEOUT=90 GROUP_TIMEOUT_S=180 STRESS_TIMEOUT=25 bash scratch/s92b.sh ;;
+esac
+
+# ==== scratch/s92h.sh
+#!/usr/bin/env bash
+# Session 92: a last short call (~250 s of budget left). An H100: the 14 forward anchors (bench
+# gemm --forward-only, 2 GB flush). An H200: the never-run GPU cases of sessions 89-92 only.
+B=${B:-scratch/gpubin-k}
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $name"
+start=$SECONDS
+case "$name" in
+  *H100*)
+    export JITFP8_CACHE_DIR=/tmp/cbench
+    timeout 200 $B/jitfp8-bench gemm --forward-only --flush-mb 2048 --iters 20 --json $OUT/gemm.json > $OUT/gemm.txt 2>&1; echo "bench gemm rc $? after $((SECONDS - start)) s"
+    cut -c1-220 $OUT/gemm.txt ;;
+  *)
+    tar -C /tmp -xzf scratch/ctest2.tgz && export JITFP8_CACHE_DIR=/tmp/ctest2
+    timeout 190 $B/jitfp8_gpu_tests "moe_contiguous_layout matches a CPU layout bit for bit,[green-ctx],prewarm with load makes the first*,[tiered],[fork]" --warn NoAssertions -d yes > $OUT/focused.log 2>&1; echo "focused rc=$? after $((SECONDS - start)) s"
+    grep -E "passed|failed|FAILED|No test|warning" $OUT/focused.log | tail -20
+    grep -B3 -A12 "FAILED" $OUT/focused.log | head -60 ;;
 esac
