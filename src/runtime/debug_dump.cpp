@@ -18,6 +18,7 @@
 #include "runtime/cache_entry.hpp"
 #include "runtime/log.hpp"
 #include "runtime/template_source.hpp"
+#include "runtime/trusted_file.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -27,17 +28,10 @@ void write_file(const std::filesystem::path& path, const void* data, std::size_t
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     throw Error(ErrorCode::cache_error, fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
-  const char* bytes = static_cast<const char*>(data);
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::write(fd, bytes + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : ENOSPC;
-      ::close(fd);
-      throw Error(ErrorCode::cache_error, fmt::format("cannot write {}: {}", path.string(), std::strerror(error)));
-    }
-    done += static_cast<std::size_t>(n);
+  if (!write_all(fd, static_cast<const char*>(data), size)) {
+    const int error = errno;
+    ::close(fd);
+    throw Error(ErrorCode::cache_error, fmt::format("cannot write {}: {}", path.string(), std::strerror(error)));
   }
   if (::close(fd) != 0)
     throw Error(ErrorCode::cache_error, fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
@@ -96,7 +90,7 @@ bool dump_enabled() {
 }
 
 std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileResult& compiled,
-                       const std::string& dir) {
+                       const std::string& ptx, const std::string& dir) {
   namespace fs = std::filesystem;
   const char* env_dir = std::getenv("JITFP8_DUMP");
   const std::string base = !dir.empty() ? dir : env_dir != nullptr ? env_dir : "";
@@ -117,7 +111,7 @@ std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileR
                            fmt::join(nvrtc_options(spec.arch), "\n"), spec.name_expression(),
                            compiled.lowered_name));
     write_text(ready / "nvrtc.log", compiled.log);
-    write_text(ready / "kernel.ptx", compiled.ptx.empty() ? compile_ptx(spec) : compiled.ptx);
+    write_text(ready / "kernel.ptx", ptx);
     write_file(ready / "kernel.cubin", compiled.cubin.data(), compiled.cubin.size());
     nlohmann::json config = {{"kernel", spec.display_name()},
                              {"key", key.hex()},

@@ -13,10 +13,9 @@
 namespace jitfp8::detail {
 
 bool dump_enabled();
-// Writes the dump under $JITFP8_DUMP (or `dir` when given); returns the folder written. The PTX
-// is `compiled.ptx`, or compiled now where that is empty. Throws Error(cache_error), or
-// compile_failed for the PTX, leaving nothing behind.
+// Writes the dump of `compiled` and its `ptx` (compile_ptx) under $JITFP8_DUMP (or `dir` when
+// given); returns the folder written. Throws Error(cache_error), leaving nothing behind.
 std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileResult& compiled,
-                       const std::string& dir = "");
+                       const std::string& ptx, const std::string& dir = "");
 
 }  // namespace jitfp8::detail

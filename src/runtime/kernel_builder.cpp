@@ -136,7 +136,7 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   lock.reset();
   if (dumping) {
     try {
-      write_dump(spec, key, compiled);
+      write_dump(spec, key, compiled, compile_ptx(spec));
     } catch (const std::exception& e) {
       log(LogLevel::warn, "JITFP8_DUMP: {} not dumped: {}", spec.display_name(), e.what());
     }

@@ -65,12 +65,23 @@ Error stream_of_another_device(CUdevice stream_device, int kernel_device, const 
                            launch_error != nullptr ? launch_error : ""));
 }
 
-// The device of `stream`, where the driver can say (12.8+) and the stream is not the current
-// context's by name (0, legacy, per-thread); else nothing. Not asked of a stream being captured
-// (or whose capture status the driver does not give): some drivers refuse the query there, and
-// a refused query would invalidate the capture.
+// Whether the process sees more than one device: with one, every stream is the kernel's
+// device's, and the launch path asks the driver nothing about it.
+bool several_devices() {
+  static const bool several = [] {
+    int count = 0;
+    return driver().cuDeviceGetCount(&count) == CUDA_SUCCESS && count > 1;
+  }();
+  return several;
+}
+
+// The device of `stream`, where the process has several, the driver can say (12.8+) and the
+// stream is not the current context's by name (0, legacy, per-thread); else nothing. Not asked
+// of a stream being captured (or whose capture status the driver does not give): some drivers
+// refuse the query there, and a refused query would invalidate the capture.
 std::optional<CUdevice> device_of(CUstream stream) {
-  if (stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) return std::nullopt;
+  if (stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD || !several_devices())
+    return std::nullopt;
   const DriverApi& api = driver();
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (api.cuStreamGetDevice == nullptr || api.cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
@@ -241,7 +252,7 @@ std::shared_ptr<TieredKernel> start_quick(const KernelSpec& spec, const Key128& 
   const KernelSpec quick_spec = spec.quick_variant();
   const Key128 quick_key = cache_key(quick_spec);
   const LoadedLibrary& quick_library = libraries().get(quick_key, [&] {
-    CompileResult compiled = compile_kernel(quick_spec, /*want_ptx=*/false);
+    CompileResult compiled = compile_kernel(quick_spec);
     ++runtime_counters().compiles;
     ++runtime_counters().quick_compiles;
     log(LogLevel::info, "compiled {} in {:.0f} ms (the full kernel follows in the background)",

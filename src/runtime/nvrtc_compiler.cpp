@@ -112,7 +112,7 @@ std::string compile_ptx(const KernelSpec& spec) {
   return ptx;
 }
 
-CompileResult compile_kernel(const KernelSpec& spec, bool want_ptx) {
+CompileResult compile_kernel(const KernelSpec& spec) {
   auto start = std::chrono::steady_clock::now();
   CompileResult result;
   Program program = create_program(spec, spec.source());
@@ -133,7 +133,6 @@ CompileResult compile_kernel(const KernelSpec& spec, bool want_ptx) {
   check(nvrtcGetCUBIN(program.get(), result.cubin.data()), "get cubin", spec);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (want_ptx) result.ptx = compile_ptx(spec);
   return result;
 }
 

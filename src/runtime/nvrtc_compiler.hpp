@@ -12,7 +12,6 @@ struct CompileResult {
   std::vector<char> cubin;
   std::string lowered_name;  // the mangled kernel symbol to look up after loading
   std::string log;           // NVRTC's log, ptxas' resource usage included
-  std::string ptx;           // filled only when asked (dumps): a second, PTX-only compile
   double seconds = 0;
 };
 
@@ -20,9 +19,9 @@ struct CompileResult {
 std::vector<std::string> nvrtc_options(const Arch& arch);
 
 // Throws Error(compile_failed) carrying the kernel's name, the options and the log.
-CompileResult compile_kernel(const KernelSpec& spec, bool want_ptx = false);
+CompileResult compile_kernel(const KernelSpec& spec);
 
-// The kernel's PTX (for the dump): a second compile, for the target's virtual architecture.
+// The kernel's PTX (dumps, tests): a second compile, for the target's virtual architecture.
 std::string compile_ptx(const KernelSpec& spec);
 
 // NVRTC's version as major*1000 + minor*10 (13000 for 13.0).

@@ -44,6 +44,10 @@ std::optional<std::string> read_trusted_file(const std::string& path, bool* miss
 // kills the process, so such a write is refused first.
 bool exceeds_file_size_limit(std::size_t size);
 
+// Writes all `size` bytes at `data` to `fd` (short writes and EINTR retried); false with errno
+// set where a write fails (ENOSPC where one writes nothing).
+bool write_all(int fd, const char* data, std::size_t size);
+
 // Opens the file at `path` (no symlink followed, never blocking on a FIFO) to flock it: for
 // writing where it may, as NFS emulates flock with fcntl locks, which an exclusive lock needs;
 // else read-only. -1 with errno set, as ::open.

@@ -30,13 +30,12 @@ const std::set<std::string> kDumpFiles = {"source.cu",   "options.txt",  "nvrtc.
 
 KernelSpec dumped_spec() { return quantize_1x128_spec(DType::bf16, false, Arch::parse("sm_90a")); }
 
-// A compile result with the PTX in hand (the dump compiles nothing then), marked by `tag`.
+// A compile result, marked by `tag` (its PTX: "ptx " + tag).
 CompileResult fake_compile(const std::string& tag) {
   CompileResult c;
   c.cubin = std::vector<char>(tag.begin(), tag.end());
   c.lowered_name = "_Z6kernelv";
   c.log = "log " + tag;
-  c.ptx = "ptx " + tag;
   c.seconds = 0.25;
   return c;
 }
@@ -53,7 +52,7 @@ TEST_CASE("a dump replaces an older folder whole, and writes through no link pla
   test::TempDir dir;
   const KernelSpec spec = dumped_spec();
   const Key128 key = cache_key(spec);
-  const fs::path folder = write_dump(spec, key, fake_compile("first"), dir.path());
+  const fs::path folder = write_dump(spec, key, fake_compile("first"), "ptx first", dir.path());
   CHECK(names_in(folder) == kDumpFiles);
   CHECK(test::read_text_file(folder / "kernel.ptx") == "ptx first");
 
@@ -63,7 +62,7 @@ TEST_CASE("a dump replaces an older folder whole, and writes through no link pla
   fs::remove(folder / "kernel.cubin");
   fs::create_symlink(dir / "outside", folder / "kernel.cubin");
 
-  CHECK(write_dump(spec, key, fake_compile("second"), dir.path()) == folder.string());
+  CHECK(write_dump(spec, key, fake_compile("second"), "ptx second", dir.path()) == folder.string());
   CHECK(names_in(folder) == kDumpFiles);
   CHECK_FALSE(fs::is_symlink(folder / "kernel.cubin"));
   CHECK(test::read_text_file(folder / "kernel.cubin") == "second");
@@ -86,7 +85,8 @@ TEST_CASE("threads dumping one kernel at once leave one complete folder of one r
     threads.emplace_back([&, t] {
       for (int i = 0; i < 20; ++i) {
         try {
-          write_dump(spec, key, fake_compile(fmt::format("thread {} run {}", t, i)), dir.path());
+          const std::string tag = fmt::format("thread {} run {}", t, i);
+          write_dump(spec, key, fake_compile(tag), "ptx " + tag, dir.path());
         } catch (const std::exception&) {
           ++failures;
         }

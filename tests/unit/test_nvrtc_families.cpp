@@ -108,7 +108,7 @@ TEST_CASE("every kernel waits for the grid ahead before its first global-memory 
   specs.push_back(reference);
   for (const KernelSpec& spec : specs) {
     INFO(spec.display_name());
-    const std::string ptx = compile_kernel(spec, /*want_ptx=*/true).ptx;
+    const std::string ptx = compile_ptx(spec);
     const std::size_t wait = ptx.find("griddepcontrol.wait");
     CHECK(wait != std::string::npos);
     const std::size_t global = first_global_access(ptx);

@@ -116,12 +116,12 @@ TEST_CASE("quick variants compile clean for sm_90a from less code", "[tiered][nv
   for (const KernelSpec& full : specs) {
     INFO(full.display_name());
     REQUIRE(full.has_quick_variant);
-    const CompileResult quick = compile_kernel(full.quick_variant(), /*want_ptx=*/true);
+    const CompileResult quick = compile_kernel(full.quick_variant());
     test::check_ptxas_log_clean(quick.log);
-    const CompileResult whole = compile_kernel(full, /*want_ptx=*/true);
+    const CompileResult whole = compile_kernel(full);
     // The quick variant's K loops issue the same wgmma, written out fewer times.
-    const std::size_t quick_mma = count_of(quick.ptx, "wgmma.mma_async"),
-                      full_mma = count_of(whole.ptx, "wgmma.mma_async");
+    const std::size_t quick_mma = count_of(compile_ptx(full.quick_variant()), "wgmma.mma_async"),
+                      full_mma = count_of(compile_ptx(full), "wgmma.mma_async");
     INFO("wgmma in the PTX: quick " << quick_mma << ", full " << full_mma);
     CHECK(quick_mma > 0);
     CHECK(quick_mma < full_mma);

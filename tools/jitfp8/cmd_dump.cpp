@@ -61,8 +61,8 @@ int run_dump(Args args) {
   }
   const detail::OpFamily* family = detail::find_op_family(parsed.op);
   for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, target)) {
-    detail::CompileResult compiled = detail::compile_kernel(spec, /*want_ptx=*/true);
-    std::string folder = detail::write_dump(spec, detail::cache_key(spec), compiled, out);
+    detail::CompileResult compiled = detail::compile_kernel(spec);
+    std::string folder = detail::write_dump(spec, detail::cache_key(spec), compiled, detail::compile_ptx(spec), out);
     fmt::print("{} -> {} ({:.2f} s)\n", spec.display_name(), folder, compiled.seconds);
   }
   return 0;
