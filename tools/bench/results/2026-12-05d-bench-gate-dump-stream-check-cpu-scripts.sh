@@ -1,4 +1,4 @@
-# Session 92's device scripts (none ran: the device lent no machine that finished a call). Run from the repository root with .deps, scratch/gpubin-k (the binaries of the session's last code commit, 138b110) and scratch/ctest2.tgz carried. s92d.sh first (by card), then s92e.sh on the same machine; s92g.sh / s92h.sh are shorter versions for a small budget.
+# Session 92's device scripts (none ran: the device lent no machine that finished a call). Run from the repository root with .deps, scratch/gpubin-k (the binaries of the session's last code commit, dab390b) and scratch/ctest2.tgz carried. s92d.sh first (by card), then s92e.sh on the same machine; s92g.sh / s92h.sh are shorter versions for a small budget.
 
 # ==== scratch/s92d.sh
 #!/usr/bin/env bash
