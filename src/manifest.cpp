@@ -70,6 +70,12 @@ ManifestOp parse_op(const json& item, const std::string& where) {
     }
     if (op.op.rfind("gemm_", 0) == 0 && op.m_max > std::numeric_limits<std::int32_t>::max())
       bad(where + ".m", "a GEMM's m must be below 2^31 (its dispatch's rule)");
+  } else {
+    // A quantizer without m (the GEMMs require it) covers every m, as one without k covers every
+    // k: it read as m = 1, and quantize_1x128 left out the kernel its calls of 512 rows or more
+    // take, compiled then at first use (a review, 2026-12-05).
+    op.m_min = 1;
+    op.m_max = std::numeric_limits<std::int32_t>::max();
   }
   if (item.contains("n")) op.n = positive_int(item["n"], where + ".n");
   if (item.contains("k")) op.k = positive_int(item["k"], where + ".k");

@@ -14,6 +14,7 @@
 #include "jitfp8/runtime.hpp"
 #include "ops/gemm_target.hpp"
 #include "ops/op_family.hpp"
+#include "runtime/check.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/tuned_table.hpp"
@@ -56,6 +57,10 @@ void draw_progress(int done, int total) {
 }  // namespace
 
 PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptions& options) {
+  // Negative counts fell back to the defaults unsaid.
+  detail::require(options.sm_count >= 0, "prewarm", "options.sm_count", options.sm_count,
+                  "must be >= 0 (0: the device's, or the arch's usual count)");
+  detail::require(options.jobs >= 0, "prewarm", "options.jobs", options.jobs, "must be >= 0 (0: hardware threads)");
   auto start = std::chrono::steady_clock::now();
   int device = -1;
   Arch arch;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, GPU tests, compute-sanitizer, benchmarks.
-# Usage (from the repository root, with .deps carried):
+# Usage (from the repository root, with .deps carried: the packages of tools/install_deps.sh
+# unpacked under .deps/usr by ../shared/device/prepare-deps.sh; it builds into $BUILD_DIR or build-gpu/):
 #   tools/gpu_check.sh [tests|tests-groups|random|stress|sanitize|sanitize-all|bench|bench-moe]...   (default: tests sanitize bench)
 # Every run of the test binary passes --warn NoAssertions (as ctest does): a case that checks
 # nothing fails; and a name or tag that matches no case ("No test cases matched" in its log) fails
@@ -16,9 +17,11 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests sanitize bench)
 export JITFP8_CACHE_DIR=${JITFP8_CACHE_DIR:-/tmp/jitfp8-gpu-check-cache}
 
+rm -f "$out/build.log"  # a log of an earlier call would stand for a configure that failed now
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$root/.deps/usr" > "$out/cmake.log" 2>&1 &&
-  cmake --build "$build" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  cmake --build "$build" > "$out/build.log" 2>&1 ||
+  { tail -40 "$out/$([ -s "$out/build.log" ] && echo build || echo cmake).log"; exit 1; }
 tests=$build/tests/jitfp8_gpu_tests
 # This build's libjitfp8 before any other on an inherited LD_LIBRARY_PATH: another build's copy
 # (made with another compiler) fails to load beside these binaries (2026-12-04).

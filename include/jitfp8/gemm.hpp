@@ -54,6 +54,8 @@ struct GemmFp8Args {
   // kernel that holds SMs it waits for that kernel's end (H200: 2.8 ms behind a 3 ms kernel on 20
   // SMs) unless set_gemm_sm_limit (runtime.hpp) leaves the GEMMs only the SMs that are free.
   // Without one, workspace_bytes must be 0 (a size without a buffer is refused, naming it).
+  // M = 0 returns after the checks that need no device: the size against this device's is not
+  // checked then (no driver is asked for anything).
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
 };

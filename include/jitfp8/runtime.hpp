@@ -101,12 +101,14 @@ JITFP8_API bool tiered_compilation();
 // before destroying that context (cuCtxDestroy, cudaDeviceReset), or that build may fail.
 JITFP8_API void wait_for_background_compiles();
 
-// JITFP8_LOG=info|debug, or set here. Events go to stderr.
+// JITFP8_LOG=warn (the default)|info|debug|off (or 0), or set here. Events go to stderr.
 enum class LogLevel { off, warn, info, debug };
 JITFP8_API void set_log_level(LogLevel level);
 
 // Roots searched for cached kernels: the first is written, the others are read-only lookups.
-// Defaults to $JITFP8_CACHE_DIR (':'-separated), else $XDG_CACHE_HOME/jitfp8, else ~/.cache/jitfp8.
+// Defaults to $JITFP8_CACHE_DIR (':'-separated; a value that names no folder, such as ":", reads
+// as unset), else $XDG_CACHE_HOME/jitfp8, else ~/.cache/jitfp8; with none of the three set, no
+// disk cache (kernels compiled in each process; one warning says so).
 JITFP8_API std::vector<std::string> cache_roots();
 // Overrides the roots for this process (an empty list restores the default); an empty path
 // among them is an Error(invalid_argument).
@@ -157,7 +159,8 @@ JITFP8_API RuntimeStats runtime_stats();
 
 // ---- prewarming -------------------------------------------------------------------------------
 // A manifest names a model and the operations it runs, with their shapes (JSON, see
-// kernels_cache/README.md). M may be a range: it expands to the distinct kernels it needs.
+// kernels_cache/README.md). M may be a range: it expands to the distinct kernels it needs (a
+// manifest's quantizer without m covers every m; a ManifestOp built here says its range).
 struct ManifestOp {
   std::string op;                 // "quantize_1x128", ...
   std::int64_t m_min = 1, m_max = 1;

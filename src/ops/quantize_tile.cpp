@@ -121,7 +121,7 @@ std::int64_t check_experts(std::string_view fn, std::int64_t experts, std::int64
       static_cast<unsigned __int128>(expert_bytes);
   if (total > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()) / 2)
     fail_argument(fn, "experts", std::to_string(experts),
-                  "the span of all experts of w overflows 63 bits");
+                  "the span of all experts of w must be below 2^62 bytes");
   require(static_cast<unsigned __int128>(experts) * static_cast<unsigned __int128>(span) <
               (static_cast<unsigned __int128>(1) << 62),
           fn, "experts", experts, "experts * ((n - 1) * w_row_stride + k) must be < 2^62");

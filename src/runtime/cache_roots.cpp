@@ -8,6 +8,7 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/disk_cache.hpp"
+#include "runtime/log.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace jitfp8::detail {
@@ -46,6 +47,12 @@ std::vector<std::string> effective_cache_roots() {
   if (std::vector<std::string> roots = split_roots(env("JITFP8_CACHE_DIR")); !roots.empty()) return roots;
   if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return {xdg + "/jitfp8"};
   if (std::string home = env("HOME"); !home.empty()) return {home + "/.cache/jitfp8"};
+  // Services and containers often run without HOME: every process then compiled every kernel
+  // and nothing said why.
+  static std::once_flag warned;
+  std::call_once(warned, [] {
+    log(LogLevel::warn, "no kernel cache on disk: set JITFP8_CACHE_DIR (neither XDG_CACHE_HOME nor HOME is set)");
+  });
   return {};
 }
 

@@ -75,7 +75,7 @@ ClusterCounts measure_max_active_clusters(const DeviceContext& device, bool* com
   // would give the clusters of its own SMs (H200: 28 clusters of 3 CTAs on a context of 112 SMs,
   // 39 on the device), and the count is kept for the device.
   std::optional<PrimaryContextScope> primary;
-  if (on_green_context(nullptr) && !primary.emplace(api, cu_device).ok()) {
+  if (green_context_current(device.sm_count) && !primary.emplace(api, cu_device).ok()) {
     log(LogLevel::debug, "device {}: cluster capacity unknown (a green context is current, and the "
         "primary context could not be made current)", device.device);
     return clusters;

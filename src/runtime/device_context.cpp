@@ -82,7 +82,7 @@ void make_context_current(void* context) {
 
 void* context_for_workers() {
   void* context = current_context();
-  if (!on_green_context(nullptr)) return context;
+  if (!green_context_current(current_device().sm_count)) return context;
   // Retained at each call and never released, as current_device() does: a green context keeps
   // its primary context retained anyway, and a retain re-initializes one reset since.
   const DriverApi& api = driver();

@@ -15,11 +15,12 @@ struct DriverApi {
   X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuKernelSetAttribute) X(cuLaunchKernelEx)  \
   X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveClusters) X(cuStreamIsCapturing)        \
   X(cuThreadExchangeStreamCaptureMode)
-// Newer than CUDA 12.0, used where the driver has them (null otherwise): green contexts (12.4+),
-// a stream's device (12.8) for the error of a launch on another device's stream.
+// Used where the driver has them (null otherwise): green contexts and a context's SMs (12.4+; the
+// context's id, 12.0, remembers its count), a stream's device (12.8) for the error of a launch on
+// another device's stream.
 #define JITFP8_OPTIONAL_DRIVER_FUNCTIONS(X)                                  \
   X(cuStreamGetGreenCtx) X(cuGreenCtxGetDevResource) X(cuGreenCtxGetId) \
-  X(cuStreamGetDevice)
+  X(cuCtxGetDevResource) X(cuCtxGetId) X(cuStreamGetDevice)
 #define JITFP8_DECLARE(name) decltype(&::name) name = nullptr;
   JITFP8_DRIVER_FUNCTIONS(JITFP8_DECLARE)
   JITFP8_OPTIONAL_DRIVER_FUNCTIONS(JITFP8_DECLARE)

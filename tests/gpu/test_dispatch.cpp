@@ -163,7 +163,11 @@ TEST_CASE("a fresh process loads a cached kernel from disk without compiling", "
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
-TEST_CASE("a first call inside a CUDA graph capture compiles, loads and is captured", "[dispatch][graph]") {
+namespace {
+
+// A first gemm_fp8_nt call of N `n` (a shape no other case uses) captured in global mode into a
+// stream of `stream_flags`.
+void check_first_call_captured(unsigned stream_flags, std::int64_t n) {
   // Compiling is host work and loading (cuLibraryLoadData, cuKernelGetFunction) is capture-safe,
   // so a kernel's first call may fall inside a capture, global mode included; the capturing
   // thread waits for the compile. Measured in every capture mode, compiled and read from disk,
@@ -175,7 +179,7 @@ TEST_CASE("a first call inside a CUDA graph capture compiles, loads and is captu
   REQUIRE(::mkdtemp(dir_template) != nullptr);
   const std::string dir = dir_template;
   set_cache_roots({dir});
-  constexpr std::int64_t kM = 200, kN = 1064, kK = 528;
+  const std::int64_t kM = 200, kN = n, kK = 528;
   std::mt19937_64 rng(11);
   test::DeviceBuffer<std::uint8_t> a(test::random_e4m3_codes(kM * kK, rng)), b(test::random_e4m3_codes(kN * kK, rng));
   test::DeviceBuffer<float> sa(test::random_block_scales(Scales1x128Layout{kM, kK}.numel(), rng));
@@ -188,7 +192,7 @@ TEST_CASE("a first call inside a CUDA graph capture compiles, loads and is captu
   g.b = b.get(), g.b_scales = sb.get(), g.b_scales_capacity = static_cast<std::int64_t>(sb.size());
   g.d = d.get();
   cudaStream_t stream = nullptr;
-  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  JITFP8_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, stream_flags));
   const RuntimeStats before = runtime_stats();
   {
     const test::CapturedGraph graph(stream, [&] { gemm_fp8_nt(g, stream); });  // global mode
@@ -209,6 +213,18 @@ TEST_CASE("a first call inside a CUDA graph capture compiles, loads and is captu
   cudaStreamDestroy(stream);
   set_cache_roots({});
   std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+}  // namespace
+
+TEST_CASE("a first call inside a CUDA graph capture compiles, loads and is captured", "[dispatch][graph]") {
+  check_first_call_captured(cudaStreamNonBlocking, 1064);
+}
+
+// A blocking stream: it synchronizes with the legacy stream, so anything the miss path did there
+// (a query, a copy of a module's data) would invalidate the capture.
+TEST_CASE("a first call captured from a blocking stream compiles, loads and is captured", "[dispatch][graph]") {
+  check_first_call_captured(cudaStreamDefault, 1096);
 }
 
 TEST_CASE("prewarm with load makes the first call capturable", "[dispatch]") {

@@ -31,9 +31,9 @@ const char* const kManifest = R"({
   "model": "stress",
   "ops": [
     {"op": "quantize_1x128", "m": [1, 256], "k": 7168, "x_dtype": "bf16"},
-    {"op": "quantize_1x128", "k": 7168, "x_dtype": "f32"},
-    {"op": "quantize_1x128", "k": 7168, "x_dtype": "bf16", "pow2_scales": true},
-    {"op": "quantize_1x128", "k": 7168, "x_dtype": "f32", "pow2_scales": true}
+    {"op": "quantize_1x128", "m": [1, 256], "k": 7168, "x_dtype": "f32"},
+    {"op": "quantize_1x128", "m": [1, 256], "k": 7168, "x_dtype": "bf16", "pow2_scales": true},
+    {"op": "quantize_1x128", "m": [1, 256], "k": 7168, "x_dtype": "f32", "pow2_scales": true}
   ]
 })";
 

@@ -41,9 +41,10 @@ const char* kManifest = R"({
   ]
 })";
 
-// Four (x_dtype, pow2_scales) variants of quantize_1x128's own kernel, and for the one whose m
-// range reaches the tile kernel's shapes (quantize_1x128_uses_tile_kernel), that kernel too.
-constexpr int kKernels = 5;
+// Four (x_dtype, pow2_scales) variants of quantize_1x128's own kernel, and for each whose m
+// range reaches the tile kernel's shapes (quantize_1x128_uses_tile_kernel) that kernel too: the
+// first op's range, and the three without m (every m).
+constexpr int kKernels = 8;
 
 struct Summary {
   int kernels = -1, compiled = -1, cached = -1, failed = -1;
@@ -326,6 +327,17 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
     usage_error(std::string("cache ") + action + " --cache-dir " + dir / "no-such-dir",
                 "--cache-dir '" + dir / "no-such-dir" + "' is not a directory");
   usage_error("cache ls --cache-dir " + dir / "m.json", "is not a directory");
+  // A prewarm root the runtime would not write into is refused before anything compiles (each
+  // kernel failed after its compile); one not there yet is created.
+  usage_error("prewarm --arch sm_90a --cache-dir " + dir / "m.json" + " " + dir / "m.json",
+              "--cache-dir '" + dir / "m.json" + "' cannot hold the cache: " + dir / "m.json" + " is not a directory");
+  usage_error("prewarm --arch sm_90a --cache-dir " + dir / "m.json/cache" + " " + dir / "m.json", "cannot hold the cache");
+  std::filesystem::create_directory(dir / "shared");
+  std::filesystem::permissions(dir / "shared", std::filesystem::perms::group_write, std::filesystem::perm_options::add);
+  usage_error("prewarm --arch sm_90a --cache-dir " + dir / "shared" + " " + dir / "m.json",
+              "writable by group or others");
+  // The library's refusal of a negative SM limit was a runtime error (exit 1); prewarm's: below.
+  usage_error("dump --gemm-sm-limit -2 --arch sm_90a quantize_1x128 k=512", "--gemm-sm-limit must be >= 0");
   CHECK_FALSE(std::filesystem::exists("/v1"));
 }
 
@@ -334,8 +346,11 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
 TEST_CASE("prewarm into a cache it cannot write fails, saying why", "[cli]") {
   test::TempDir dir;
   test::write_text_file(dir / "m.json", kManifest);
-  test::write_text_file(dir / "a-file", "not a directory");
-  auto run = test::run_command(kCli + " prewarm --quiet --arch sm_90a --cache-dir " + dir / "a-file/cache " +
+  // A root that passes prewarm's own check (a trusted folder) whose v1/ is a file.
+  std::filesystem::create_directory(dir / "cache");
+  std::filesystem::permissions(dir / "cache", std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
+  test::write_text_file(dir / "cache/v1", "not a directory");
+  auto run = test::run_command(kCli + " prewarm --quiet --arch sm_90a --cache-dir " + dir / "cache " +
                                dir / "m.json");
   INFO(run.output);
   CHECK(run.exit_code == 1);
@@ -425,6 +440,11 @@ TEST_CASE("bench and tune refuse a malformed number or shape, naming it, before 
       {"tune --iters 1 m.json", "--iters must be an integer in [2, 100000], not '1'"},
       {"tune --draws x m.json", "--draws must be an integer in [1, 100000], not 'x'"},
       {"tune --min-gain 2% m.json", "--min-gain must be a number in [0, 100], not '2%'"},
+      // Both of an either-or pair turned every mode off; a mistyped --only word timed nothing.
+      {"tune --with-workspace-only --without-workspace-only m.json", "exclude each other"},
+      {"tune --m-indices-only --group-ends-only m.json", "exclude each other"},
+      {"bench moe --only contig", "--only: 'contig' is not one of contiguous, masked, kgrouped"},
+      {"bench moe --only masked,", "--only: '' is not one of"},
   };
   for (const auto& [arguments, says] : cases) {
     const auto run = test::run_command(kCli + " " + arguments);
@@ -454,8 +474,8 @@ TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-li
   CHECK(parse_summary(limited.output).compiled == parse_summary(limited.output).kernels);
   CHECK(parse_summary(limited.output).compiled > 0);
   auto bad = test::run_command(prewarm + "--gemm-sm-limit -2 " + dir / "g.json");
-  CHECK(bad.exit_code != 0);
-  CHECK(bad.output.find("'sms' = -2: must be >= 0") != std::string::npos);
+  CHECK(bad.exit_code == 2);  // a usage error, before anything compiles
+  CHECK(bad.output.find("--gemm-sm-limit must be >= 0 (0: every SM), got -2") != std::string::npos);
 }
 
 // Parses every shipped manifest (each *.json of kernels_cache/) and expands every op into the

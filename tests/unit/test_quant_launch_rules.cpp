@@ -1,6 +1,7 @@
 // Shape-dependent kernel choices of the quantizers: which kernel quantize_1x128 runs, and the
 // stash and cluster size of quantize_grouped_colwise. The GPU tests rely on these to reach every
 // path; the prewarm lists must contain what the rules can pick.
+#include <limits>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -37,6 +38,18 @@ TEST_CASE("quantize_1x128 prewarms the kernels its m range can reach", "[quant]"
   CHECK(count(4096, 8192, 7168) == 1);
   CHECK(count(1, 65536, 2048) == 1);
   CHECK(count(1, 1, 0) == 2);  // k left out: both
+
+  // A manifest's quantizer without m covers every m, so both kernels for a long enough row (it
+  // read as m = 1: the tile kernel was left out); a GEMM still needs its m.
+  const Manifest parsed = parse_manifest(
+      R"({"model": "t", "ops": [{"op": "quantize_1x128", "k": 7168}, {"op": "quantize_1x128", "k": 2048}]})");
+  REQUIRE(parsed.ops.size() == 2);
+  CHECK(parsed.ops[0].m_min == 1);
+  CHECK(parsed.ops[0].m_max == std::numeric_limits<std::int32_t>::max());
+  CHECK(find_op_family("quantize_1x128")->specs_for(parsed.ops[0], arch, 132).size() == 2);
+  CHECK(find_op_family("quantize_1x128")->specs_for(parsed.ops[1], arch, 132).size() == 1);
+  CHECK_THROWS_WITH(parse_manifest(R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "n": 512, "k": 512}]})"),
+                    Catch::Contains("needs 'm'"));
 
   // Every range over the rule's edges: exactly the kernels some m of the range launches. The tile
   // kernel's m form an interval inside [1, 2^24] (a review, 2026-12-04: [512, 2^24] prewarmed

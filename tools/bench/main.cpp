@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
         "       jitfp8 bench chain [--shapes M,N,K;...] [--steps S] [--iters N]\n"
         "       (programmatic dependent launch: S steps of quantize_1x128 (M x K) then gemm_fp8_nt, weights\n"
         "        rotating past the L2, event-timed from a stream and from a CUDA graph, PDL off and on in\n"
-        "        alternating rounds, beside each kernel's own time; default: M 64 and 128 on anchors.md's N, K)\n"
+        "        alternating rounds, beside each kernel's own time; default: M 64 and 128 on tools/bench/anchors.md's N, K)\n"
         "       jitfp8 tune [--only OP,...] [--m M,...] [--top N] [--iters N] [--min-gain PCT]\n"
         "                   [--with-workspace-only | --without-workspace-only]\n"
         "                   [--m-indices-only | --group-ends-only] [--draws N] [--dry-run | --list]\n"

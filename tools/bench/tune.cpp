@@ -95,6 +95,15 @@ int tune(int argc, char** argv) {
     std::fprintf(stderr, "jitfp8 tune: name at least one manifest (kernels_cache/*.json)\n");
     return 2;
   }
+  // Either of a pair, not both: both turned every mode off and tune reported no GEMM to time.
+  if (!o.with_workspace && !o.without_workspace) {
+    std::fprintf(stderr, "jitfp8 tune: --with-workspace-only and --without-workspace-only exclude each other\n");
+    return 2;
+  }
+  if (!o.m_indices && !o.group_ends) {
+    std::fprintf(stderr, "jitfp8 tune: --m-indices-only and --group-ends-only exclude each other\n");
+    return 2;
+  }
   std::vector<Manifest> manifests;
   for (const std::string& path : manifest_paths) manifests.push_back(load_manifest(path));
   const std::vector<std::string> gemm_plans = gemm_tune_plans(manifests, o);

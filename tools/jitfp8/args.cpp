@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
 
 namespace jitfp8::cli {
 
@@ -73,6 +74,15 @@ int parse_int(const std::string& text, const std::string& what) {
   if (ec != std::errc() || end != text.data() + text.size())
     throw UsageError(what + " must be an integer, got '" + text + "'");
   return value;
+}
+
+void take_gemm_sm_limit(Args& args) {
+  // The library's own refusal of a negative limit came out as a runtime error (exit 1).
+  if (auto limit = args.take("--gemm-sm-limit")) {
+    const int sms = parse_int(*limit, "--gemm-sm-limit");
+    if (sms < 0) throw UsageError("--gemm-sm-limit must be >= 0 (0: every SM), got " + *limit);
+    set_gemm_sm_limit(sms);
+  }
 }
 
 }  // namespace jitfp8::cli

@@ -36,6 +36,8 @@ struct UsageError : std::runtime_error {
 
 int parse_int(const std::string& text, const std::string& what);
 Arch parse_arch(const std::string& text);  // Arch::parse, its errors as UsageError
+// Takes "--gemm-sm-limit N" (N >= 0) into set_gemm_sm_limit.
+void take_gemm_sm_limit(Args& args);
 
 int run_info(Args args);
 int run_prewarm(Args args);

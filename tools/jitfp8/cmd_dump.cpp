@@ -32,7 +32,7 @@ int run_dump(Args args) {
   // The options are checked before the operation's fields, as in the other commands.
   std::optional<Arch> given_arch;
   if (auto arch_text = args.take("--arch")) given_arch = parse_arch(*arch_text);
-  if (auto limit = args.take("--gemm-sm-limit")) set_gemm_sm_limit(parse_int(*limit, "--gemm-sm-limit"));
+  take_gemm_sm_limit(args);
   std::vector<std::string> rest = args.positional();
   if (rest.empty()) throw UsageError("needs an operation, e.g. quantize_1x128");
 

@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
+#include "runtime/trusted_file.hpp"
 
 namespace jitfp8::cli {
 namespace {
@@ -34,8 +35,16 @@ int run_prewarm(Args args) {
     if (options.sm_count < 1 || options.sm_count > 1024)
       throw UsageError("--sms must be in [1, 1024], got " + *sms);
   }
-  if (auto limit = args.take("--gemm-sm-limit")) set_gemm_sm_limit(parse_int(*limit, "--gemm-sm-limit"));
-  if (auto dir = args.take("--cache-dir")) set_cache_roots({*dir});
+  take_gemm_sm_limit(args);
+  if (auto dir = args.take("--cache-dir")) {
+    // A folder the runtime will not write into (a file, another user's or a group-writable
+    // folder, one that cannot be created) failed each kernel only after its compile: minutes for
+    // a large manifest. A folder not there yet is created now (mode 0700, as the runtime would).
+    std::string why;
+    if (!detail::make_dirs(*dir, &why) || detail::check_trusted_dirs({*dir}, &why) != detail::DirState::ok)
+      throw UsageError("--cache-dir '" + *dir + "' cannot hold the cache: " + why);
+    set_cache_roots({*dir});
+  }
   // The bar redraws one line: only for a terminal, not for logs.
   options.progress = !args.take_flag("--quiet") && ::isatty(STDERR_FILENO);
   std::vector<std::string> paths = args.positional();
