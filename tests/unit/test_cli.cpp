@@ -323,6 +323,14 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   // --arch is checked before the operation's fields: a bad one is named first.
   usage_error("dump --arch 90a no_such_op k=512 k=1", "--arch: arch '90a': must start with 'sm_'");
   usage_error("info extra", "takes no arguments, got 'extra'");
+  // The environment's switches, read once at start-up, as `info` reports them.
+  CHECK_THAT(test::run_command("env -u JITFP8_PDL -u JITFP8_TIERED_COMPILE " + kCli + " info").output,
+             Catch::Contains("launches  PDL off, tiered compilation off"));
+  CHECK_THAT(test::run_command("JITFP8_PDL=1 JITFP8_TIERED_COMPILE=1 " + kCli + " info").output,
+             Catch::Contains("launches  PDL on, tiered compilation on"));
+  const auto misspelt = test::run_command("JITFP8_PDL=yes " + kCli + " info");
+  CHECK_THAT(misspelt.output, Catch::Contains("launches  PDL off"));
+  CHECK_THAT(misspelt.output, Catch::Contains("JITFP8_PDL"));  // the warning names it
   for (const char* action : {"ls", "stats", "verify", "clear", "tuned"})
     usage_error(std::string("cache ") + action + " --cache-dir " + dir / "no-such-dir",
                 "--cache-dir '" + dir / "no-such-dir" + "' is not a directory");

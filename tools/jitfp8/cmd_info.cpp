@@ -25,6 +25,11 @@ int run_info(Args args) {
   auto roots = cache_roots();
   for (std::size_t i = 0; i < roots.size(); ++i)
     fmt::print("cache     {} ({})\n", roots[i], i == 0 ? "read-write" : "read-only lookups");
+  if (roots.empty()) fmt::print("cache     none (set JITFP8_CACHE_DIR)\n");
+  // The switches as this process took them from the environment (JITFP8_PDL,
+  // JITFP8_TIERED_COMPILE): a misspelt value is ignored with a warning, and this says what held.
+  fmt::print("launches  PDL {}, tiered compilation {}\n", programmatic_dependent_launch() ? "on" : "off",
+             tiered_compilation() ? "on" : "off");
   return 0;
 }
 

@@ -13,7 +13,8 @@ constexpr std::string_view kUsage = R"(usage: jitfp8 <command> [options]
        jitfp8 help, jitfp8 <command> --help: this text (bench and tune: all their options)
 
 commands:
-  info                                  library, NVRTC and driver versions, devices, cache roots
+  info                                  library, NVRTC and driver versions, devices, cache roots,
+                                        PDL and tiered compilation on or off
   prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--gemm-sm-limit N] [--quiet] MANIFEST...
                                         compile every kernel the manifests imply (no GPU needed
                                         with --arch); exit status 1 if any kernel failed;
