@@ -6,17 +6,15 @@
 namespace jitfp8::detail {
 namespace {
 
-// Contexts (green ones, or the one current to the thread) whose SM count this thread has asked
-// for, by the id the driver gives each for the life of the process (a handle may be reused after
-// a context is destroyed; an id is not), and for current contexts by handle too (a green context
-// converted by cuCtxFromGreenCtx is "a primary context with the green context's resources": its
-// id is not documented to differ from the primary's). A few suffice: a thread dispatches on one
-// or two at a time. Fixed-size: the launch path does not allocate. Green-context and context ids
-// are kept apart (two tables): they are numbered separately.
+// Contexts whose SM count this thread has asked for: green ones by their green-context id, other
+// current contexts by their context id and handle. Ids are unique for the life of the process (a
+// handle may be reused after a context is destroyed; an id is not); the two kinds are numbered
+// separately, hence two tables. A few suffice: a thread dispatches on one or two at a time.
+// Fixed-size: the launch path does not allocate.
 struct KnownContext {
   unsigned long long id = 0;
   void* handle = nullptr;
-  int sms = 0;  // 0: an empty slot
+  int sms = 0;  // 0: an empty slot; -1: the driver could not tell
 };
 constexpr int kKnown = 4;
 struct KnownContexts {
@@ -27,19 +25,19 @@ struct KnownContexts {
       if (k.sms != 0 && k.id == id && k.handle == handle) return k.sms;
     return 0;
   }
-  void add(unsigned long long id, int sms, void* handle = nullptr) {
-    if (sms <= 0) return;
+  void add(unsigned long long id, int sms, void* handle = nullptr) {  // sms -1: the driver could not tell
+    if (sms == 0) return;
     slots[next] = {id, handle, sms};
     next = (next + 1) % kKnown;
   }
 };
 thread_local KnownContexts known_green, known_current;
 
-// The green context's SMs, or 0 where the driver cannot tell.
+// The green context's SMs, or -1 where the driver cannot tell.
 int sms_of(const DriverApi& api, CUgreenCtx green) {
   CUdevResource resource{};
   if (api.cuGreenCtxGetDevResource(green, &resource, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS)
-    return 0;
+    return -1;
   return static_cast<int>(resource.sm.smCount);
 }
 
@@ -52,24 +50,39 @@ CUgreenCtx green_context_of(const DriverApi& api, Stream stream) {
   return green;
 }
 
-// The SMs of the context current to the thread (a green one's, converted by cuCtxFromGreenCtx, or
-// a whole device's), or 0 where the driver cannot tell. Asks the context, never a stream: stream
-// 0's green context (cuStreamGetGreenCtx of the legacy stream, as before) invalidated a
-// global-mode capture on a blocking stream, which synchronizes with the legacy stream (H100,
-// 2026-12-05: tools/bench/results/2026-12-05e-h100-anchors-blocking-capture.md).
-int current_context_sms(const DriverApi& api) {
+// The context current to the thread: whether it is a green one (converted by cuCtxFromGreenCtx)
+// and its SMs (-1 where the driver cannot tell). Asks the context, never a stream: stream 0's
+// green context (cuStreamGetGreenCtx of the legacy stream, as before) invalidated a global-mode
+// capture on a blocking stream, which synchronizes with the legacy stream (H100, 2026-12-05:
+// tools/bench/results/2026-12-05e-h100-anchors-blocking-capture.md). A green context is known by
+// its id (cuGreenCtxGetId of null: the current one's) and remembered in the green contexts'
+// table under it; another context by its id and handle. Failed queries are remembered too (-1),
+// so that a driver refusing them costs one call per context, not one per dispatch.
+struct CurrentContext {
+  bool green = false;
+  int sms = -1;
+};
+CurrentContext current_context(const DriverApi& api) {
   CUcontext context = nullptr;
   if (api.cuCtxGetDevResource == nullptr || api.cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == nullptr)
-    return 0;
+    return {};
+  const auto sms_of_context = [&] {
+    CUdevResource resource{};
+    if (api.cuCtxGetDevResource(context, &resource, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS) return -1;
+    return static_cast<int>(resource.sm.smCount);
+  };
   unsigned long long id = 0;
-  const bool has_id = api.cuCtxGetId != nullptr && api.cuCtxGetId(context, &id) == CUDA_SUCCESS;
-  if (has_id)
-    if (const int sms = known_current.find(id, context)) return sms;
-  CUdevResource resource{};
-  if (api.cuCtxGetDevResource(context, &resource, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS) return 0;
-  const int sms = static_cast<int>(resource.sm.smCount);
-  if (has_id) known_current.add(id, sms, context);
-  return sms;
+  if (api.cuGreenCtxGetId != nullptr && api.cuGreenCtxGetId(nullptr, &id) == CUDA_SUCCESS && id != 0) {
+    if (const int sms = known_green.find(id)) return {true, sms};
+    const int sms = sms_of_context();
+    known_green.add(id, sms);
+    return {true, sms};
+  }
+  if (api.cuCtxGetId == nullptr || api.cuCtxGetId(context, &id) != CUDA_SUCCESS) return {false, sms_of_context()};
+  if (const int sms = known_current.find(id, context)) return {false, sms};
+  const int sms = sms_of_context();
+  known_current.add(id, sms, context);
+  return {false, sms};
 }
 
 bool names_current_context(Stream stream) {
@@ -84,7 +97,7 @@ int usable(int sms, int device_sms) { return sms > 0 && sms < device_sms ? sms :
 
 int stream_sm_count(Stream stream, int device_sms) {
   const DriverApi& api = driver();
-  if (names_current_context(stream)) return usable(current_context_sms(api), device_sms);
+  if (names_current_context(stream)) return usable(current_context(api).sms, device_sms);
   if (api.cuGreenCtxGetDevResource == nullptr) return device_sms;
   const CUgreenCtx green = green_context_of(api, stream);
   if (green == nullptr) return device_sms;
@@ -98,8 +111,8 @@ int stream_sm_count(Stream stream, int device_sms) {
 }
 
 bool green_context_current(int device_sms) {
-  const int sms = current_context_sms(driver());
-  return sms > 0 && sms < device_sms;
+  const CurrentContext current = current_context(driver());
+  return current.green || (current.sms > 0 && current.sms < device_sms);
 }
 
 }  // namespace jitfp8::detail

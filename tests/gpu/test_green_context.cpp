@@ -162,6 +162,9 @@ struct Gemm {
 // D of `gemm` launched on `stream` after poisoning it.
 std::vector<std::uint8_t> output_of(const Gemm& gemm, cudaStream_t stream) {
   gemm.d->poison(gemm.poison);
+  // The poison is the legacy stream's, which a non-blocking `stream` does not wait for: landing
+  // after the GEMM, it would make two runs compare equal unwritten.
+  JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   gemm.run(stream);
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   JITFP8_CUDA_CHECK(cudaGetLastError());
@@ -368,7 +371,7 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
 
   const test::ScopedStream plain_stream(cudaStreamNonBlocking);
   const cudaStream_t plain = plain_stream.get();
-  bool tested = false;
+  bool tested = false, tested_64 = false;
   for (unsigned wanted : {8u, 64u}) {
     const GreenContext green(wanted);
     if (!green.ok()) {
@@ -377,6 +380,7 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
     }
     tested = true;
     const int sms = green.sms();
+    tested_64 = tested_64 || sms >= 64;
     INFO("green context of " << sms << " SMs");
     REQUIRE(sms < device.sm_count);
 
@@ -428,6 +432,8 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
       if (i < dense_args.size()) check_dense_against_reference(dense_args[i], limited);
     }
   }
+  // The cooperative splits through the workspace are planned on 64 SMs or more only.
+  if (tested && !tested_64 && device.sm_count > 64) WARN("no green context of 64 SMs: the workspace splits untested");
 }
 
 // The driver lets a green context be current to one thread at a time, so the threads that ready

@@ -286,6 +286,9 @@ TEST_CASE("tiered compilation: a first use inside a capture builds the full kern
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
     from_graph = p.d.download();
+    const ReferenceCheck from_p = check_against_reference(p);  // else an unwritten D would compare equal below
+    CHECK(from_p.unwritten == 0);
+    CHECK(from_p.worst < 1.0);
     const ReferenceCheck c = check_against_reference(planned);
     CHECK(c.unwritten == 0);
     CHECK(c.worst < 1.0);
@@ -539,10 +542,17 @@ TEST_CASE("tiered compilation: a kernel whose background builds keep failing is 
   detail::pause_background_compiles(false);
   wait_for_background_compiles();
   CHECK(runtime_stats().background_failures == before.background_failures + 1);
-  for (std::size_t i = 1; i < ms.size(); ++i) {  // asks 1 to 6: tried at 1, 2 and 4
+  // Asks 1 to 6: tried at 1, 2 and 4, each ask's failures counted on its own (a total of 4 would
+  // also come from a retry at every second ask, or three retries and no more).
+  const std::vector<std::uint64_t> tried = {1, 1, 0, 1, 0, 0};
+  std::vector<std::uint64_t> failed;
+  for (std::size_t i = 1; i < ms.size(); ++i) {
+    const std::uint64_t failures = runtime_stats().background_failures;
     detail::gemm_fp8_nt_planned_config(args_of(ms[i]), nullptr);
     wait_for_background_compiles();
+    failed.push_back(runtime_stats().background_failures - failures);
   }
+  CHECK(failed == tried);
   CHECK(runtime_stats().background_failures == before.background_failures + 4);
   CHECK(runtime_stats().stand_ins == before.stand_ins + 7);
   CHECK(runtime_stats().upgrades == before.upgrades);
@@ -685,6 +695,9 @@ void dispatch_new_m_from_threads(std::int64_t n, std::int64_t k, bool failing) {
     }
   CHECK(dispatches == kThreads * kCalls);
   CHECK((after.upgrades > before.upgrades) != failing);
+  // ... and builds ran in the background at all (else both would hold with tiering not in effect).
+  CHECK((after.background_failures > before.background_failures) == failing);
+  CHECK(after.stand_ins + after.quick_compiles > before.stand_ins + before.quick_compiles);
   for (const std::int64_t m : ms) {
     INFO("M " << m << " after the builds");
     Operands p(1, m, n, k, 2000 + static_cast<std::uint64_t>(m));
