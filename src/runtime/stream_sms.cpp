@@ -6,28 +6,30 @@
 namespace jitfp8::detail {
 namespace {
 
-// Contexts whose SM count this thread has asked for: green ones by their green-context id, other
-// current contexts by their context id and handle. Ids are unique for the life of the process (a
-// handle may be reused after a context is destroyed; an id is not); the two kinds are numbered
-// separately, hence two tables. A few suffice: a thread dispatches on one or two at a time.
-// Fixed-size: the launch path does not allocate.
+// Contexts whose SM count this thread has asked for: green ones (of streams) by their
+// green-context id, current contexts by their context id and handle. Ids are unique for the life
+// of the process (a handle may be reused after a context is destroyed; an id is not); the two
+// kinds are numbered separately, hence two tables. A few suffice: a thread dispatches on one or
+// two at a time. Fixed-size: the launch path does not allocate.
 struct KnownContext {
+  bool used = false;
   unsigned long long id = 0;
   void* handle = nullptr;
-  int sms = 0;  // 0: an empty slot; -1: the driver could not tell
+  int sms = -1;        // -1: the driver could not tell
+  bool green = false;  // current contexts: a green one's (cuCtxFromGreenCtx)
 };
 constexpr int kKnown = 4;
 struct KnownContexts {
   KnownContext slots[kKnown];
   int next = 0;
-  int find(unsigned long long id, void* handle = nullptr) const {
+  const KnownContext* find(unsigned long long id, void* handle = nullptr) const {
     for (const KnownContext& k : slots)
-      if (k.sms != 0 && k.id == id && k.handle == handle) return k.sms;
-    return 0;
+      if (k.used && k.id == id && k.handle == handle) return &k;
+    return nullptr;
   }
-  void add(unsigned long long id, int sms, void* handle = nullptr) {  // sms -1: the driver could not tell
-    if (sms == 0) return;
-    slots[next] = {id, handle, sms};
+  void add(const KnownContext& known) {
+    slots[next] = known;
+    slots[next].used = true;
     next = (next + 1) % kKnown;
   }
 };
@@ -54,10 +56,10 @@ CUgreenCtx green_context_of(const DriverApi& api, Stream stream) {
 // and its SMs (-1 where the driver cannot tell). Asks the context, never a stream: stream 0's
 // green context (cuStreamGetGreenCtx of the legacy stream, as before) invalidated a global-mode
 // capture on a blocking stream, which synchronizes with the legacy stream (H100, 2026-12-05:
-// tools/bench/results/2026-12-05e-h100-anchors-blocking-capture.md). A green context is known by
-// its id (cuGreenCtxGetId of null: the current one's) and remembered in the green contexts'
-// table under it; another context by its id and handle. Failed queries are remembered too (-1),
-// so that a driver refusing them costs one call per context, not one per dispatch.
+// tools/bench/results/2026-12-05e-h100-anchors-blocking-capture.md). Green: the driver gives the
+// current context a green-context id (cuGreenCtxGetId of null). Asked once per context and
+// thread, failures included: for any other context that query fails, and a failing call per
+// dispatch would cost the error path and show in compute-sanitizer's reports.
 struct CurrentContext {
   bool green = false;
   int sms = -1;
@@ -66,23 +68,19 @@ CurrentContext current_context(const DriverApi& api) {
   CUcontext context = nullptr;
   if (api.cuCtxGetDevResource == nullptr || api.cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == nullptr)
     return {};
-  const auto sms_of_context = [&] {
-    CUdevResource resource{};
-    if (api.cuCtxGetDevResource(context, &resource, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS) return -1;
-    return static_cast<int>(resource.sm.smCount);
-  };
   unsigned long long id = 0;
-  if (api.cuGreenCtxGetId != nullptr && api.cuGreenCtxGetId(nullptr, &id) == CUDA_SUCCESS && id != 0) {
-    if (const int sms = known_green.find(id)) return {true, sms};
-    const int sms = sms_of_context();
-    known_green.add(id, sms);
-    return {true, sms};
-  }
-  if (api.cuCtxGetId == nullptr || api.cuCtxGetId(context, &id) != CUDA_SUCCESS) return {false, sms_of_context()};
-  if (const int sms = known_current.find(id, context)) return {false, sms};
-  const int sms = sms_of_context();
-  known_current.add(id, sms, context);
-  return {false, sms};
+  const bool has_id = api.cuCtxGetId != nullptr && api.cuCtxGetId(context, &id) == CUDA_SUCCESS;
+  if (has_id)
+    if (const KnownContext* known = known_current.find(id, context)) return {known->green, known->sms};
+  CurrentContext current;
+  CUdevResource resource{};
+  if (api.cuCtxGetDevResource(context, &resource, CU_DEV_RESOURCE_TYPE_SM) == CUDA_SUCCESS)
+    current.sms = static_cast<int>(resource.sm.smCount);
+  unsigned long long green_id = 0;
+  current.green = api.cuGreenCtxGetId != nullptr && api.cuGreenCtxGetId(nullptr, &green_id) == CUDA_SUCCESS &&
+                  green_id != 0;
+  if (has_id) known_current.add({true, id, context, current.sms, current.green});
+  return current;
 }
 
 bool names_current_context(Stream stream) {
@@ -104,9 +102,9 @@ int stream_sm_count(Stream stream, int device_sms) {
   unsigned long long id = 0;
   if (api.cuGreenCtxGetId == nullptr || api.cuGreenCtxGetId(green, &id) != CUDA_SUCCESS)
     return usable(sms_of(api, green), device_sms);  // no id to remember it by: ask every time
-  if (const int sms = known_green.find(id)) return usable(sms, device_sms);
+  if (const KnownContext* known = known_green.find(id)) return usable(known->sms, device_sms);
   const int sms = sms_of(api, green);
-  known_green.add(id, sms);
+  known_green.add({true, id, nullptr, sms, true});
   return usable(sms, device_sms);
 }
 

@@ -10,9 +10,9 @@ namespace jitfp8::detail {
 
 // The SM count of the green context that `stream` belongs to (for the special streams 0,
 // CU_STREAM_LEGACY and CU_STREAM_PER_THREAD, of the context current to the thread, asked of the
-// context rather than of the stream), else `device_sms`. Two or three driver calls (~25 ns each
-// on an H200 host); the count of a context is asked of the driver once per thread (it takes ~450
-// ns) and remembered by the context's unique id. Drivers without green contexts, and failed queries,
+// context rather than of the stream), else `device_sms`. Two driver calls (~25 ns each on an
+// H200 host); the count of a context is asked of the driver once per thread (it takes ~450 ns)
+// and remembered by the context's unique id. Drivers without green contexts, and failed queries,
 // give `device_sms`. The device's context must be current (as after current_device()).
 int stream_sm_count(Stream stream, int device_sms);
 

@@ -39,6 +39,9 @@ class DeviceBuffer {
 
   void upload(const std::vector<T>& host) {
     JITFP8_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    // From pageable memory the copy may return before its DMA has landed (the legacy stream's),
+    // which a kernel on a non-blocking stream would not wait for.
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);

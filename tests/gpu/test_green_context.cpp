@@ -35,6 +35,7 @@
 #include "heuristics/sm90_gemm.hpp"
 #include "runtime/cluster_capacity.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/stream_sms.hpp"
 #include "runtime/tiered_compile.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
@@ -64,7 +65,7 @@ Function driver_entry(const char* name) {
 }
 
 // A green context of at least `wanted` SMs of device 0 (the driver rounds up to its partition
-// granularity, 8 SMs on Hopper), with a stream of its own. ok() is false where the driver has no
+// granularity, 8 SMs on Hopper; 0: every SM of the device), with a stream of its own. ok() is false where the driver has no
 // green contexts (before CUDA 12.4), and where it refuses to make one (an MPS client, a MIG
 // slice): failed_step() names the call then.
 class GreenContext {
@@ -84,8 +85,10 @@ class GreenContext {
     CUdevResource all{}, part{};
     unsigned groups = 1;
     CUdevResourceDesc desc = nullptr;
-    if (!step(get_resource(0, &all, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource") ||
-        !step(split(&part, &groups, &all, nullptr, 0, wanted), "cuDevSmResourceSplitByCount"))
+    if (!step(get_resource(0, &all, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource")) return;
+    if (wanted == 0)
+      part = all;
+    else if (!step(split(&part, &groups, &all, nullptr, 0, wanted), "cuDevSmResourceSplitByCount"))
       return;
     REQUIRE(groups == 1);
     if (!step(describe(&desc, &part, 1), "cuDevResourceGenerateDesc") ||
@@ -513,3 +516,29 @@ TEST_CASE("Background builds and prewarm's workers serve a caller with a green c
     check_dense_against_reference(p.args, d);
   }
 }
+
+// A green context of every SM holds as many SMs as the primary context: it is told apart by its
+// green-context id (cuGreenCtxGetId of null), so that the threads readying kernels for a caller
+// with it current still take the primary context, never a stream query (a query of stream 0
+// invalidated global captures on blocking streams; 2026-12-05e).
+TEST_CASE("a green context of every SM is known as green, its stream-0 dispatches planned for every SM",
+          "[gpu][green-ctx]") {
+  const detail::DeviceContext& device = detail::current_device();
+  void* const primary = detail::current_context();
+  CHECK_FALSE(detail::green_context_current(device.sm_count));
+  CHECK(detail::context_for_workers() == primary);
+  const GreenContext green(0);
+  if (!green.ok()) {
+    report_no_green_contexts(green);
+    return;
+  }
+  REQUIRE(green.sms() == device.sm_count);
+  {
+    const ScopedCurrent current(green.context());
+    CHECK(detail::green_context_current(device.sm_count));
+    CHECK(detail::context_for_workers() == primary);
+    CHECK(detail::gemm_sm_count(device, nullptr) == device.sm_count);
+  }
+  CHECK_FALSE(detail::green_context_current(device.sm_count));  // the primary context's again
+}
+

@@ -655,6 +655,7 @@ void dispatch_new_m_from_threads(std::int64_t n, std::int64_t k, bool failing) {
     std::string error;
   };
   ScopedTiering tiering;
+  wait_for_background_compiles();  // other cases' builds: their failures would count below
   std::optional<FailingBackgroundBuilds> failing_builds;
   if (failing) failing_builds.emplace();
   const RuntimeStats before = runtime_stats();
