@@ -193,6 +193,8 @@ int main() {
         }));
     row("  current_device()", ns_per_call(stream, [&] { detail::current_device(); }));
     row("  stream_sm_count(stream)", ns_per_call(stream, [&] { detail::stream_sm_count(stream, device.sm_count); }));
+    row("  stream_sm_count(stream 0: the current context's, 2026-12-05e)",
+        ns_per_call(stream, [&] { detail::stream_sm_count(nullptr, device.sm_count); }));
     row("  one tensor map encoded by the driver (B, cuTensorMapEncodeTiled)", ns_per_call(stream, [&] {
           CUtensorMap out;
           const cuuint64_t dims[2] = {b_map.inner, b_map.outer};
