@@ -1,10 +1,12 @@
 #include "runtime/debug_dump.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>  // renameat2
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -82,6 +84,30 @@ void move_into_place(const std::filesystem::path& ready, const std::filesystem::
   throw Error(ErrorCode::cache_error, fmt::format("cannot move the dump to {}: {}", folder.string(), std::strerror(error)));
 }
 
+// Removes the temporary folders (".<name>.new-<pid>-<n>", ".<name>.old-<pid>-<n>") that writers
+// of `folder` left when killed before they moved theirs in: those of processes no longer alive,
+// untouched for a minute (a pid is this host's; a writer elsewhere on a shared folder is quick).
+void remove_leftovers_of_dead_writers(const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  const std::string prefix = fmt::format(".{}.", folder.filename().string());
+  std::error_code ec;
+  for (fs::directory_iterator it(folder.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());  // "new-<pid>-<n>" or "old-<pid>-<n>"
+    if (rest.rfind("new-", 0) != 0 && rest.rfind("old-", 0) != 0) continue;
+    char* end_of_pid = nullptr;
+    const long pid = std::strtol(rest.c_str() + 4, &end_of_pid, 10);
+    if (pid <= 0 || end_of_pid == nullptr || *end_of_pid != '-') continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
+    std::error_code age_error;
+    const auto modified = fs::last_write_time(it->path(), age_error);
+    if (age_error || fs::file_time_type::clock::now() - modified < std::chrono::minutes(1)) continue;
+    std::error_code removal;
+    fs::remove_all(it->path(), removal);
+  }
+}
+
 }  // namespace
 
 bool dump_enabled() {
@@ -102,6 +128,7 @@ std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileR
   if (ec)
     throw Error(ErrorCode::cache_error,
                 fmt::format("cannot create {}: {}", folder.parent_path().string(), ec.message()));
+  remove_leftovers_of_dead_writers(folder);
   // Written into a new folder of its own, then moved into place whole.
   const fs::path ready = new_sibling(folder, "new");
   try {

@@ -64,7 +64,7 @@ struct CurrentContext {
   bool green = false;
   int sms = -1;
 };
-CurrentContext current_context(const DriverApi& api) {
+CurrentContext ask_current_context(const DriverApi& api) {
   CUcontext context = nullptr;
   if (api.cuCtxGetDevResource == nullptr || api.cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == nullptr)
     return {};
@@ -95,7 +95,7 @@ int usable(int sms, int device_sms) { return sms > 0 && sms < device_sms ? sms :
 
 int stream_sm_count(Stream stream, int device_sms) {
   const DriverApi& api = driver();
-  if (names_current_context(stream)) return usable(current_context(api).sms, device_sms);
+  if (names_current_context(stream)) return usable(ask_current_context(api).sms, device_sms);
   if (api.cuGreenCtxGetDevResource == nullptr) return device_sms;
   const CUgreenCtx green = green_context_of(api, stream);
   if (green == nullptr) return device_sms;
@@ -109,7 +109,7 @@ int stream_sm_count(Stream stream, int device_sms) {
 }
 
 bool green_context_current(int device_sms) {
-  const CurrentContext current = current_context(driver());
+  const CurrentContext current = ask_current_context(driver());
   return current.green || (current.sms > 0 && current.sms < device_sms);
 }
 

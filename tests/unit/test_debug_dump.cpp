@@ -2,7 +2,11 @@
 // older one, never through a link planted in it, and processes or threads dumping the same
 // kernel at once leave one complete folder (a review, 2026-12-05: files were truncated and
 // rewritten in place, so readers saw empty files and two writers could mix their runs).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -101,3 +105,37 @@ TEST_CASE("threads dumping one kernel at once leave one complete folder of one r
   CHECK(test::read_text_file(folder / "nvrtc.log") == "log " + tag);
   CHECK(names_in(dir.path()) == std::set<std::string>{folder.filename().string()});
 }
+
+// A writer killed before it moved its folder in leaves ".<name>.new-<pid>-<n>" beside the dump:
+// the next dump of that kernel removes those of dead processes once a minute old, and nothing of
+// a live one (or a recent one: the pid may be another host's on a shared folder).
+TEST_CASE("a dump removes the temporary folders of dead writers of its kernel, and only those", "[dump]") {
+  test::TempDir dir;
+  const KernelSpec spec = dumped_spec();
+  const Key128 key = cache_key(spec);
+  const std::string name = fmt::format("{}-{}", spec.family, key.hex());
+  const pid_t dead = ::fork();
+  REQUIRE(dead >= 0);
+  if (dead == 0) ::_exit(0);
+  int status = 0;
+  REQUIRE(::waitpid(dead, &status, 0) == dead);
+  const auto old_folder = [&](const std::string& folder_name, bool old) {
+    fs::create_directory(dir / folder_name);
+    test::write_text_file(dir / (folder_name + "/source.cu"), "half-written");
+    if (old) fs::last_write_time(dir / folder_name, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  };
+  const std::string dead_new = fmt::format(".{}.new-{}-0", name, dead), dead_old = fmt::format(".{}.old-{}-3", name, dead);
+  const std::string dead_recent = fmt::format(".{}.new-{}-1", name, dead);
+  const std::string live = fmt::format(".{}.new-{}-7", name, ::getpid());
+  const std::string other_kernel = fmt::format(".other-{}.new-{}-0", key.hex(), dead);
+  old_folder(dead_new, true), old_folder(dead_old, true), old_folder(dead_recent, false);
+  old_folder(live, true), old_folder(other_kernel, true);
+  const fs::path folder = write_dump(spec, key, fake_compile("after"), "ptx after", dir.path());
+  CHECK(names_in(folder) == kDumpFiles);
+  CHECK_FALSE(fs::exists(dir / dead_new));
+  CHECK_FALSE(fs::exists(dir / dead_old));
+  CHECK(fs::exists(dir / dead_recent));
+  CHECK(fs::exists(dir / live));
+  CHECK(fs::exists(dir / other_kernel));
+}
+
