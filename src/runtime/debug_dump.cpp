@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -85,8 +87,10 @@ void move_into_place(const std::filesystem::path& ready, const std::filesystem::
 }
 
 // Removes the temporary folders (".<name>.new-<pid>-<n>", ".<name>.old-<pid>-<n>") that writers
-// of `folder` left when killed before they moved theirs in: those of processes no longer alive,
-// untouched for a minute (a pid is this host's; a writer elsewhere on a shared folder is quick).
+// of `folder` left when killed before they moved theirs in: those of processes not alive here,
+// untouched for an hour. The hour, not a minute, because a pid is this host's and pid namespace's:
+// a writer on another host or in another container sharing the folder is alive though kill() says
+// otherwise, and its clock may differ; leftovers are rare and can wait.
 void remove_leftovers_of_dead_writers(const std::filesystem::path& folder) {
   namespace fs = std::filesystem;
   const std::string prefix = fmt::format(".{}.", folder.filename().string());
@@ -94,17 +98,19 @@ void remove_leftovers_of_dead_writers(const std::filesystem::path& folder) {
   for (fs::directory_iterator it(folder.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.rfind(prefix, 0) != 0) continue;
-    const std::string rest = name.substr(prefix.size());  // "new-<pid>-<n>" or "old-<pid>-<n>"
-    if (rest.rfind("new-", 0) != 0 && rest.rfind("old-", 0) != 0) continue;
-    char* end_of_pid = nullptr;
-    const long pid = std::strtol(rest.c_str() + 4, &end_of_pid, 10);
-    if (pid <= 0 || end_of_pid == nullptr || *end_of_pid != '-') continue;
-    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
-    std::error_code age_error;
-    const auto modified = fs::last_write_time(it->path(), age_error);
-    if (age_error || fs::file_time_type::clock::now() - modified < std::chrono::minutes(1)) continue;
+    const std::string_view rest = std::string_view(name).substr(prefix.size());  // "new-<pid>-<n>", "old-..."
+    if (!rest.starts_with("new-") && !rest.starts_with("old-")) continue;
+    pid_t pid = 0;
+    const auto [end_of_pid, parsed] = std::from_chars(rest.data() + 4, rest.data() + rest.size(), pid);
+    if (parsed != std::errc() || pid <= 0 || end_of_pid == rest.data() + rest.size() || *end_of_pid != '-') continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
+    std::error_code age_error;  // the entry's own time: a link's target is not looked at
+    const auto modified = fs::symlink_status(it->path(), age_error).type() == fs::file_type::symlink
+                              ? fs::file_time_type::min()
+                              : fs::last_write_time(it->path(), age_error);
+    if (age_error || fs::file_time_type::clock::now() - modified < std::chrono::hours(1)) continue;
     std::error_code removal;
-    fs::remove_all(it->path(), removal);
+    fs::remove_all(it->path(), removal);  // a link is removed, never followed
   }
 }
 

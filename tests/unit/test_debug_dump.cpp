@@ -2,7 +2,7 @@
 // older one, never through a link planted in it, and processes or threads dumping the same
 // kernel at once leave one complete folder (a review, 2026-12-05: files were truncated and
 // rewritten in place, so readers saw empty files and two writers could mix their runs).
-#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -107,35 +107,46 @@ TEST_CASE("threads dumping one kernel at once leave one complete folder of one r
 }
 
 // A writer killed before it moved its folder in leaves ".<name>.new-<pid>-<n>" beside the dump:
-// the next dump of that kernel removes those of dead processes once a minute old, and nothing of
-// a live one (or a recent one: the pid may be another host's on a shared folder).
+// the next dump of that kernel removes those of dead processes once an hour old, and nothing of a
+// live one, a recent one (the pid may be another host's on a shared folder), another kernel's,
+// nor what a link named like one points to.
 TEST_CASE("a dump removes the temporary folders of dead writers of its kernel, and only those", "[dump]") {
   test::TempDir dir;
   const KernelSpec spec = dumped_spec();
   const Key128 key = cache_key(spec);
   const std::string name = fmt::format("{}-{}", spec.family, key.hex());
-  const pid_t dead = ::fork();
-  REQUIRE(dead >= 0);
-  if (dead == 0) ::_exit(0);
-  int status = 0;
-  REQUIRE(::waitpid(dead, &status, 0) == dead);
-  const auto old_folder = [&](const std::string& folder_name, bool old) {
+  // A pid no process can have (Linux's pids stay below PID_MAX_LIMIT, 2^22): a reused one could not be dead.
+  const long dead = 1L << 22;
+  REQUIRE(::kill(static_cast<pid_t>(dead), 0) == -1);
+  const auto aged = [&](const std::string& entry, bool old) {
+    if (old) fs::last_write_time(dir / entry, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  };
+  const auto leftover = [&](const std::string& folder_name, bool old) {
     fs::create_directory(dir / folder_name);
     test::write_text_file(dir / (folder_name + "/source.cu"), "half-written");
-    if (old) fs::last_write_time(dir / folder_name, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    aged(folder_name, old);
   };
   const std::string dead_new = fmt::format(".{}.new-{}-0", name, dead), dead_old = fmt::format(".{}.old-{}-3", name, dead);
   const std::string dead_recent = fmt::format(".{}.new-{}-1", name, dead);
   const std::string live = fmt::format(".{}.new-{}-7", name, ::getpid());
+  const std::string longer_name = fmt::format(".{}0.new-{}-0", name, dead);  // another folder's, its name extending ours
   const std::string other_kernel = fmt::format(".other-{}.new-{}-0", key.hex(), dead);
-  old_folder(dead_new, true), old_folder(dead_old, true), old_folder(dead_recent, false);
-  old_folder(live, true), old_folder(other_kernel, true);
+  leftover(dead_new, true), leftover(dead_old, true), leftover(dead_recent, false);
+  leftover(live, true), leftover(longer_name, true), leftover(other_kernel, true);
+  // A link named like a dead writer's folder, to a folder outside: the link goes, not what it points to.
+  fs::create_directory(dir / "outside");
+  test::write_text_file(dir / "outside/keep", "not the dump's");
+  const std::string link = fmt::format(".{}.new-{}-5", name, dead);
+  fs::create_directory_symlink(dir / "outside", dir / link);
+
   const fs::path folder = write_dump(spec, key, fake_compile("after"), "ptx after", dir.path());
   CHECK(names_in(folder) == kDumpFiles);
   CHECK_FALSE(fs::exists(dir / dead_new));
   CHECK_FALSE(fs::exists(dir / dead_old));
+  CHECK_FALSE(fs::exists(fs::symlink_status(dir / link)));
+  CHECK(test::read_text_file(dir / "outside/keep") == "not the dump's");
   CHECK(fs::exists(dir / dead_recent));
   CHECK(fs::exists(dir / live));
+  CHECK(fs::exists(dir / longer_name));
   CHECK(fs::exists(dir / other_kernel));
 }
-
