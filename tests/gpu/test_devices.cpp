@@ -99,15 +99,7 @@ TEST_CASE("a GEMM on another device's stream is refused naming the stream, and r
   JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<int> rows(static_cast<std::size_t>(m));
   for (int r = 0; r < m; ++r) rows[static_cast<std::size_t>(r)] = r;
-  const auto [ref, abs_ref] = test::reference_rows(g, false, rows, stream);
-  const std::vector<std::uint16_t> got = d.download();
-  double worst = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double x = test::bf16_to_float(got[i]);
-    const double tolerance = std::abs(ref[i]) / 128 + abs_ref[i] / 2048 + 1e-30;
-    worst = std::max(worst, std::isnan(x) ? INFINITY : std::abs(x - ref[i]) / tolerance);
-  }
-  CHECK(worst < 1.0);
+  CHECK(test::worst_bf16_error(d.download(), test::reference_rows(g, false, rows, stream)) < 1.0);
 
   // Refused still, now that the kernel is readied on device 1 too (the driver would launch it; a
   // review, 2026-12-05): checked before the launch, not left to the driver.

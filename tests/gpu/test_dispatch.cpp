@@ -1,8 +1,6 @@
 // Dispatch: host time per call beyond the driver's own launch on a cache hit, launches and first
 // calls under CUDA graph capture, and the time to load a kernel from the disk cache in a fresh process.
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -20,7 +18,6 @@
 #include "ops/quantize_1x128.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
-#include "support/fp8_reference.hpp"
 #include "support/random_operands.hpp"
 
 using namespace jitfp8;
@@ -219,14 +216,7 @@ void check_first_call_captured(unsigned stream_flags, std::int64_t n) {
   // Against the double-precision reference, so that one kernel's wrong D in both runs shows too.
   std::vector<int> rows(static_cast<std::size_t>(kM));
   for (int r = 0; r < kM; ++r) rows[static_cast<std::size_t>(r)] = r;
-  const auto [ref, abs_ref] = test::reference_rows(g, false, rows, stream);
-  double worst = 0;
-  for (std::size_t i = 0; i < replayed.size(); ++i) {
-    const double x = test::bf16_to_float(replayed[i]);
-    const double tolerance = std::abs(ref[i]) / 128 + abs_ref[i] / 2048 + 1e-30;
-    worst = std::max(worst, std::isnan(x) ? INFINITY : std::abs(x - ref[i]) / tolerance);
-  }
-  CHECK(worst < 1.0);
+  CHECK(test::worst_bf16_error(replayed, test::reference_rows(g, false, rows, stream)) < 1.0);
   cudaStreamDestroy(stream);
   set_cache_roots({});
   std::system(("rm -rf '" + dir + "'").c_str());
