@@ -218,6 +218,16 @@ std::vector<Shape> parse_shapes(const std::string& text, const char* option) {
   return shapes;
 }
 
+std::vector<std::string> items_of(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find(',', start);
+    items.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return items;
+    start = end + 1;
+  }
+}
+
 long long parse_count(const std::string& text, const std::string& option, long long min, long long max) {
   if (const auto value = whole_integer(text, min, max)) return *value;
   std::fprintf(stderr, "%s must be an integer in [%lld, %lld], not '%s'\n", option.c_str(), min, max, text.c_str());

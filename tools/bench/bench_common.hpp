@@ -107,6 +107,8 @@ std::vector<Shape> parse_shapes(const std::string& text, const char* option = "-
 // The value of a numeric option (--iters N, ...): an integer, or a number, in [min, max]; else
 // exits 2 naming the option and the rule (atoi read "abc" as 0, and "5x" as 5).
 long long parse_count(const std::string& text, const std::string& option, long long min, long long max);
+// The comma-separated items of an option's value (an empty item stays, for the parser to refuse).
+std::vector<std::string> items_of(const std::string& text);
 double parse_number(const std::string& text, const std::string& option, double min, double max);
 
 // A bf16's value.

@@ -697,17 +697,12 @@ int run_moe(int argc, char** argv) {
     }
   }
   // --only: comma-separated kinds. A mistyped word ("contig") timed nothing and exited 0.
-  std::vector<std::string> only_kinds;
-  for (std::size_t begin = 0; !only.empty() && begin <= only.size();) {
-    const std::size_t end = std::min(only.find(',', begin), only.size());
-    only_kinds.push_back(only.substr(begin, end - begin));
-    if (only_kinds.back() != "contiguous" && only_kinds.back() != "masked" && only_kinds.back() != "kgrouped") {
-      std::fprintf(stderr, "jitfp8 bench moe: --only: '%s' is not one of contiguous, masked, kgrouped\n",
-                   only_kinds.back().c_str());
+  const std::vector<std::string> only_kinds = only.empty() ? std::vector<std::string>{} : items_of(only);
+  for (const std::string& kind : only_kinds)
+    if (kind != "contiguous" && kind != "masked" && kind != "kgrouped") {
+      std::fprintf(stderr, "jitfp8 bench moe: --only: '%s' is not one of contiguous, masked, kgrouped\n", kind.c_str());
       return 2;
     }
-    begin = end + 1;
-  }
   auto wanted = [&](const char* kind) {
     return only_kinds.empty() || std::find(only_kinds.begin(), only_kinds.end(), kind) != only_kinds.end();
   };

@@ -30,17 +30,6 @@ std::string ops_words() {
   return words;
 }
 
-// The comma-separated items of an option's value (an empty item stays, for the parser to refuse).
-std::vector<std::string> items_of(const std::string& text) {
-  std::vector<std::string> items;
-  for (std::size_t start = 0;;) {
-    const std::size_t end = text.find(',', start);
-    items.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return items;
-    start = end + 1;
-  }
-}
-
 std::vector<long long> parse_list(const std::string& text) {
   std::vector<long long> values;
   for (const std::string& item : items_of(text)) {
