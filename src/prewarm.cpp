@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
-#include <set>
 #include <system_error>
 #include <thread>
 
@@ -12,38 +11,14 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "manifest_kernels.hpp"
 #include "ops/gemm_target.hpp"
-#include "ops/op_family.hpp"
 #include "runtime/check.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/tuned_table.hpp"
 
 namespace jitfp8 {
 namespace {
-
-std::vector<detail::KernelSpec> distinct_specs(const std::vector<Manifest>& manifests,
-                                               const Arch& arch, const detail::TargetDevice& target) {
-  std::vector<detail::KernelSpec> specs;
-  std::set<std::string> seen;
-  for (const Manifest& manifest : manifests)
-    for (std::size_t i = 0; i < manifest.ops.size(); ++i) {
-      const ManifestOp& op = manifest.ops[i];
-      const detail::OpFamily* family = detail::find_op_family(op.op);
-      if (family == nullptr)
-        throw Error(ErrorCode::manifest_error,
-                    fmt::format("{}: unknown operation '{}'", manifest.model, op.op));
-      std::vector<detail::KernelSpec> op_specs;
-      try {
-        op_specs = family->specs_for(op, arch, target);
-      } catch (const Error& e) {  // said where: which manifest and operation
-        throw Error(e.code(), fmt::format("{}: ops[{}]: {}", manifest.model, i, e.what()));
-      }
-      for (detail::KernelSpec& spec : op_specs)
-        if (seen.insert(detail::cache_key(spec).hex()).second) specs.push_back(std::move(spec));
-    }
-  return specs;
-}
 
 void draw_progress(int done, int total) {
   constexpr int kWidth = 40;
@@ -62,20 +37,9 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
                   "must be >= 0 (0: the device's, or the arch's usual count)");
   detail::require(options.jobs >= 0, "prewarm", "options.jobs", options.jobs, "must be >= 0 (0: hardware threads)");
   auto start = std::chrono::steady_clock::now();
-  int device = -1;
-  Arch arch;
-  detail::TargetDevice target(0);
-  if (options.arch) {
-    arch = *options.arch;
-  } else {
-    const detail::DeviceContext& context = detail::current_device();  // throws no_driver
-    arch = context.arch;
-    device = context.device;
-    if (options.sm_count == 0) {  // what its dispatch will choose, tuned configs included
-      target = detail::gemm_target(context);
-      target.tuned = detail::tuned_table_of(context);
-    }
-  }
+  const detail::ManifestTarget planned = detail::manifest_target(options.arch, options.sm_count);
+  const Arch& arch = planned.arch;
+  int device = planned.device;
   if (options.load && device < 0) {
     const detail::DeviceContext& context = detail::current_device();
     if (!(context.arch == arch))
@@ -88,11 +52,8 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   // that the first dispatch after a prewarm with load, perhaps inside a CUDA graph capture, has
   // nothing left to do on the driver but launch.
   if (options.load) detail::cluster_capacity_of(detail::current_device());
-  if (target.sm_count == 0)  // no device, or an SM count given
-    target = detail::gemm_target_without_device(options.sm_count > 0 ? options.sm_count
-                                                                     : detail::usual_sm_count(arch));
 
-  std::vector<detail::KernelSpec> specs = distinct_specs(manifests, arch, target);
+  std::vector<detail::KernelSpec> specs = detail::manifest_kernels(manifests, planned);
   PrewarmReport report;
   report.kernels = static_cast<int>(specs.size());
   int jobs = options.jobs > 0 ? options.jobs

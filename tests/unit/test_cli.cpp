@@ -13,10 +13,12 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "heuristics/sm90_gemm.hpp"
+#include "manifest_kernels.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/template_source.hpp"
@@ -419,7 +421,8 @@ TEST_CASE("cache tuned survives deeply nested and mistyped entries", "[cli][tune
 
 TEST_CASE("every command prints its usage for --help, -h and help, and runs nothing", "[cli]") {
   for (const char* args : {"--help", "-h", "help", "info --help", "prewarm -h", "prewarm --arch sm_90a --help x.json",
-                           "cache verify --help", "dump --help", "dump --arch sm_90a gemm_fp8_nt m=1 -h"}) {
+                           "cache verify --help", "dump --help", "dump --arch sm_90a gemm_fp8_nt m=1 -h",
+                           "compile-time --arch sm_90a -h x.json"}) {
     INFO("jitfp8 " << args);
     const auto help = test::run_command(kCli + " " + args);
     CHECK(help.exit_code == 0);
@@ -500,6 +503,64 @@ TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-li
   auto bad = test::run_command(prewarm + "--gemm-sm-limit -2 " + dir / "g.json");
   CHECK(bad.exit_code == 2);  // a usage error, before anything compiles
   CHECK(bad.output.find("--gemm-sm-limit must be >= 0 (0: every SM), got -2") != std::string::npos);
+}
+
+// jitfp8 compile-time: every GEMM kernel the manifest implies is compiled, full and (where it has
+// one) quick, and timed; nothing lands in the cache; the quantizers only with --all.
+TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without the cache", "[cli][compile-time]") {
+  test::TempDir dir;
+  const std::string gemms = R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 512, "k": 512},
+    {"op": "gemm_fp8_wgrad", "m": 256, "n": 256, "k": 512}, {"op": "quantize_1x128", "k": 512}]})";
+  const std::string quantizers = R"({"model": "q", "ops": [{"op": "quantize_1x128", "k": 512}]})";
+  test::write_text_file(dir / "g.json", gemms);
+  test::write_text_file(dir / "q.json", quantizers);
+  const detail::ManifestTarget target = detail::manifest_target(Arch::parse("sm_90a"), 0);
+  auto expected = [&](const std::string& text, bool gemm_only) {
+    std::map<std::string, bool> quick;  // display name -> has a quick variant
+    for (const detail::KernelSpec& spec : detail::manifest_kernels({parse_manifest(text, "m.json")}, target))
+      if (!gemm_only || spec.family.starts_with("gemm_")) quick[spec.display_name()] = spec.has_quick_variant;
+    return quick;
+  };
+  const std::string cli = "JITFP8_CACHE_DIR=" + dir.path() + "/c " + kCli + " compile-time --arch sm_90a ";
+  for (const bool all : {false, true}) {
+    INFO("--all " << all);
+    const std::map<std::string, bool> want = expected(all ? quantizers : gemms, !all);
+    REQUIRE(!want.empty());
+    if (!all) CHECK(std::count_if(want.begin(), want.end(), [](const auto& w) { return w.second; }) > 0);
+    auto run = test::run_command(cli + (all ? "--all " : "") + "--json " + dir / "t.json" + " " + dir / (all ? "q.json" : "g.json"));
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.output.find(fmt::format("compile-time: {} kernels for sm_90a (132 SMs)", want.size())) != std::string::npos);
+    const nlohmann::json out = nlohmann::json::parse(test::read_text_file(dir / "t.json"));
+    REQUIRE(out.at("kernels").size() == want.size());
+    for (const nlohmann::json& k : out.at("kernels")) {
+      INFO(k.dump());
+      REQUIRE(want.count(k.at("name").get<std::string>()) == 1);
+      CHECK(k.at("error") == "");
+      CHECK(k.at("full_s").get<double>() > 0);
+      CHECK(k.at("quick_s").is_null() == !want.at(k.at("name").get<std::string>()));
+      if (!k.at("quick_s").is_null()) CHECK(k.at("quick_s").get<double>() > 0);
+    }
+  }
+  // Nothing written to the cache: the figures are NVRTC's, not a cache's.
+  std::size_t files = 0;
+  if (std::filesystem::exists(dir / "c"))
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "c")) files += entry.is_regular_file();
+  CHECK(files == 0);
+
+  // Bad input: a usage error (exit 2) naming the rule, before any compile.
+  const std::pair<std::string, std::string> refusals[] = {
+      {"--limit 0 " + dir / "g.json", "--limit must be >= 1, got 0"},
+      {"--sms 0 " + dir / "g.json", "--sms must be in [1, 1024], got 0"},
+      {"", "needs at least one MANIFEST"},
+      {"--json " + dir.path() + "/no/such/folder/t.json " + dir / "g.json", "--json: cannot write"},
+      {dir / "q.json", "the manifests imply no GEMM kernel (--all: every kernel)"}};
+  for (const auto& [arguments, message] : refusals) {
+    auto run = test::run_command(cli + arguments);
+    INFO(arguments << ": " << run.output);
+    CHECK(run.exit_code == 2);
+    CHECK(run.output.find(message) != std::string::npos);
+  }
 }
 
 // Parses every shipped manifest (each *.json of kernels_cache/) and expands every op into the

@@ -41,6 +41,7 @@ void take_gemm_sm_limit(Args& args);
 
 int run_info(Args args);
 int run_prewarm(Args args);
+int run_compile_time(Args args);
 int run_cache(Args args);
 int run_dump(Args args);
 int run_bench(Args args);

@@ -20,6 +20,12 @@ commands:
                                         with --arch); exit status 1 if any kernel failed;
                                         --gemm-sm-limit: the GEMM kernels of set_gemm_sm_limit(N)
                                         or of a green context of N SMs
+  compile-time [--arch ARCH] [--sms N] [--gemm-sm-limit N] [--limit N] [--all] [--json FILE] MANIFEST...
+                                        time the first-use compile of each GEMM kernel the
+                                        manifests imply (--all: every kernel), full kernel and
+                                        quick variant (tiered compilation), one at a time, no
+                                        cache; per-family median, 90th percentile and max (no
+                                        GPU needed with --arch); exit status 1 if any failed
   cache ls|stats|verify|clear|tuned [--cache-dir DIR]
                                         list entries, summarize, remove bad entries, empty the cache
                                         (kernels; tuned configs stay), list the tuned-config tables
@@ -68,6 +74,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "info") return jitfp8::cli::run_info(args);
     if (command == "prewarm") return jitfp8::cli::run_prewarm(args);
+    if (command == "compile-time") return jitfp8::cli::run_compile_time(args);
     if (command == "cache") return jitfp8::cli::run_cache(args);
     if (command == "dump") return jitfp8::cli::run_dump(args);
     if (command == "bench") return jitfp8::cli::run_bench(args);

@@ -1,0 +1,164 @@
+// jitfp8 compile-time [--arch ARCH] [--sms N] [--gemm-sm-limit N] [--limit N] [--all] [--json FILE] MANIFEST...
+// The first-use compile time of each kernel the manifests imply, as a first use pays it: one NVRTC
+// compile at a time, in memory, no cache read or written (so a warm cache changes nothing). Per
+// kernel the full kernel and, where it has one, its quick variant: what a first use compiles under
+// tiered compilation (runtime.hpp). The GEMM kernels only, unless --all. The process's first
+// compile also pays NVRTC's start-up: it is made once before the timed ones and shown apart.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "jitfp8/runtime.hpp"
+#include "manifest_kernels.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+
+namespace jitfp8::cli {
+namespace {
+
+struct Timed {
+  std::string family, name;
+  std::optional<double> full, quick;  // seconds; nullopt: failed, or no quick variant
+  std::string error;
+  // What its first use compiles: the quick variant under tiered compilation where there is one.
+  std::optional<double> tiered() const { return quick ? quick : full; }
+};
+
+// Of a non-empty list: the median (the mean of the middle two for an even count, as prewarm's
+// summary), or the nearest-rank percentile p.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+double percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(values.size())));
+  return values[std::max<std::size_t>(rank, 1) - 1];
+}
+
+std::string stats(const std::vector<double>& values) {
+  if (values.empty()) return fmt::format("{:>4} {:>23}", 0, "-");  // as wide as a row of figures
+  return fmt::format("{:>4} {:>7.3f} {:>7.3f} {:>7.3f}", values.size(), median(values),
+                     percentile(values, 0.9), *std::max_element(values.begin(), values.end()));
+}
+
+bool is_gemm(const std::string& family) { return family.starts_with("gemm_") && family != "gemm_reference"; }
+
+}  // namespace
+
+int run_compile_time(Args args) {
+  std::optional<Arch> arch;
+  if (auto text = args.take("--arch")) arch = parse_arch(*text);
+  int sm_count = 0;
+  if (auto sms = args.take("--sms")) {
+    sm_count = parse_int(*sms, "--sms");
+    if (sm_count < 1 || sm_count > 1024) throw UsageError("--sms must be in [1, 1024], got " + *sms);
+  }
+  take_gemm_sm_limit(args);
+  int limit = 0;
+  if (auto text = args.take("--limit")) {
+    limit = parse_int(*text, "--limit");
+    if (limit < 1) throw UsageError("--limit must be >= 1, got " + *text);
+  }
+  const bool all = args.take_flag("--all");
+  const std::optional<std::string> json_path = args.take("--json");
+  const std::vector<std::string> paths = args.positional();
+  if (paths.empty()) throw UsageError("needs at least one MANIFEST");
+  // Opened now: a path that cannot be written would otherwise lose minutes of compiles at the end.
+  std::ofstream json_file;
+  if (json_path) {
+    json_file.open(*json_path);
+    if (!json_file) throw UsageError("--json: cannot write " + *json_path);
+  }
+  // NVRTC 12.9+ may answer a repeated compile from a cache of its own in the driver's JIT cache
+  // (the library passes --no-cache to 13.0+): off for this process, so every figure is a compile.
+  ::setenv("CUDA_CACHE_DISABLE", "1", 1);
+
+  std::vector<Manifest> manifests;
+  for (const std::string& path : paths) manifests.push_back(load_manifest(path));
+  const detail::ManifestTarget target = detail::manifest_target(arch, sm_count);
+  std::vector<detail::KernelSpec> specs = detail::manifest_kernels(manifests, target);
+  std::erase_if(specs, [&](const detail::KernelSpec& s) { return !all && !is_gemm(s.family); });
+  if (limit > 0 && specs.size() > static_cast<std::size_t>(limit)) specs.resize(static_cast<std::size_t>(limit));
+  if (specs.empty()) throw UsageError(all ? "the manifests imply no kernel" : "the manifests imply no GEMM kernel (--all: every kernel)");
+
+  fmt::print("compile-time: {} kernels for {} ({} SMs), NVRTC {}, one compile at a time, no cache\n", specs.size(),
+             target.arch.name(), target.target.sm_count, detail::nvrtc_version_number());
+  double startup = NAN;
+  try {
+    startup = detail::compile_kernel(specs.front()).seconds;
+  } catch (const std::exception&) {  // timed below again, and reported there
+  }
+  fmt::print("first compile in this process (NVRTC start-up included, not counted below): {}\n",
+             std::isnan(startup) ? "failed" : fmt::format("{:.3f} s", startup));
+  std::size_t width = 6;
+  for (const detail::KernelSpec& spec : specs) width = std::max(width, spec.display_name().size());
+  fmt::print("{:<{}} {:>8} {:>8}\n", "kernel", width, "full s", "quick s");
+
+  std::vector<Timed> timed;
+  for (const detail::KernelSpec& spec : specs) {
+    Timed t{spec.family, spec.display_name(), std::nullopt, std::nullopt, ""};
+    try {
+      t.full = detail::compile_kernel(spec).seconds;
+      if (spec.has_quick_variant) t.quick = detail::compile_kernel(spec.quick_variant()).seconds;
+    } catch (const std::exception& e) {
+      t.error = e.what();
+    }
+    if (t.error.empty())
+      fmt::print("{:<{}} {:>8.3f} {:>8}\n", t.name, width, *t.full, t.quick ? fmt::format("{:.3f}", *t.quick) : "-");
+    else
+      fmt::print(stderr, "failed: {}\n", t.error);
+    std::fflush(stdout);
+    timed.push_back(std::move(t));
+  }
+
+  // Per family, then over all: kernels, median, 90th percentile and max, in seconds.
+  std::map<std::string, std::vector<const Timed*>> families;
+  for (const Timed& t : timed) families[t.family].push_back(&t);
+  fmt::print("\n{:<30} | {:<28} | {:<28} | {}\n", "seconds per kernel", "full kernel", "quick variant",
+             "first use, tiered compilation");
+  fmt::print("{:<30} | {} | {} | {}\n", "family", "   n  median     p90     max", "   n  median     p90     max",
+             "   n  median     p90     max");
+  auto row = [](const std::string& label, const std::vector<const Timed*>& list) {
+    std::vector<double> full, quick, tiered;
+    for (const Timed* t : list) {
+      if (t->full) full.push_back(*t->full);
+      if (t->quick) quick.push_back(*t->quick);
+      if (t->error.empty()) tiered.push_back(*t->tiered());
+    }
+    fmt::print("{:<30} | {} | {} | {}\n", label, stats(full), stats(quick), stats(tiered));
+  };
+  std::vector<const Timed*> every;
+  for (const auto& [family, list] : families) {
+    row(family, list);
+    every.insert(every.end(), list.begin(), list.end());
+  }
+  if (families.size() > 1) row(all ? "all kernels" : "all GEMM kernels", every);
+  const auto failed = std::count_if(timed.begin(), timed.end(), [](const Timed& t) { return !t.error.empty(); });
+  if (failed > 0) fmt::print("{} of {} kernels failed to compile (above)\n", failed, timed.size());
+
+  if (json_path) {
+    nlohmann::json out = {{"arch", target.arch.name()}, {"sm_count", target.target.sm_count},
+                          {"nvrtc_version", detail::nvrtc_version_number()}, {"startup_s", startup},
+                          {"kernels", nlohmann::json::array()}};
+    for (const Timed& t : timed)
+      out["kernels"].push_back({{"family", t.family}, {"name", t.name},
+                                {"full_s", t.full ? nlohmann::json(*t.full) : nlohmann::json()},
+                                {"quick_s", t.quick ? nlohmann::json(*t.quick) : nlohmann::json()},
+                                {"error", t.error}});
+    json_file << out.dump(1) << "\n";
+    json_file.close();
+    if (!json_file) throw std::runtime_error("compile-time: cannot write " + *json_path);
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace jitfp8::cli
