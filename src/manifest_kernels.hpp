@@ -20,8 +20,9 @@ struct ManifestTarget {
 };
 ManifestTarget manifest_target(const std::optional<Arch>& arch, int sm_count);
 
-// Every distinct kernel (by cache key) of the manifests' operations, in manifest order. Throws
-// manifest_error naming the manifest and the operation that cannot be planned.
+// Every distinct kernel (by cache key) of the manifests' operations, in manifest order. An
+// operation that cannot be planned throws its error (manifest_error for an unknown one), prefixed
+// with the manifest's model and the operation's index.
 std::vector<KernelSpec> manifest_kernels(const std::vector<Manifest>& manifests, const ManifestTarget& target);
 
 }  // namespace jitfp8::detail

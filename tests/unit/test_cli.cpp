@@ -506,7 +506,8 @@ TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-li
 }
 
 // jitfp8 compile-time: every GEMM kernel the manifest implies is compiled, full and (where it has
-// one) quick, and timed; nothing lands in the cache; the quantizers only with --all.
+// one) as its quick variant, and timed; nothing lands in the cache; the quantizers only with --all;
+// --limit cuts the list; a failed compile is reported where it failed, and the exit status says so.
 TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without the cache", "[cli][compile-time]") {
   test::TempDir dir;
   const std::string gemms = R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 512, "k": 512},
@@ -515,31 +516,45 @@ TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without
   test::write_text_file(dir / "g.json", gemms);
   test::write_text_file(dir / "q.json", quantizers);
   const detail::ManifestTarget target = detail::manifest_target(Arch::parse("sm_90a"), 0);
+  // Display name -> its quick variant's display name ("" without one), in manifest order.
   auto expected = [&](const std::string& text, bool gemm_only) {
-    std::map<std::string, bool> quick;  // display name -> has a quick variant
+    std::vector<std::pair<std::string, std::string>> kernels;
     for (const detail::KernelSpec& spec : detail::manifest_kernels({parse_manifest(text, "m.json")}, target))
-      if (!gemm_only || spec.family.starts_with("gemm_")) quick[spec.display_name()] = spec.has_quick_variant;
-    return quick;
+      if (!gemm_only || spec.family.starts_with("gemm_"))
+        kernels.emplace_back(spec.display_name(), spec.has_quick_variant ? spec.quick_variant().display_name() : "");
+    return kernels;
   };
   const std::string cli = "JITFP8_CACHE_DIR=" + dir.path() + "/c " + kCli + " compile-time --arch sm_90a ";
+  auto read_json = [&] { return nlohmann::json::parse(test::read_text_file(dir / "t.json")); };
   for (const bool all : {false, true}) {
     INFO("--all " << all);
-    const std::map<std::string, bool> want = expected(all ? quantizers : gemms, !all);
+    const auto want = expected(all ? quantizers : gemms, !all);
     REQUIRE(!want.empty());
-    if (!all) CHECK(std::count_if(want.begin(), want.end(), [](const auto& w) { return w.second; }) > 0);
-    auto run = test::run_command(cli + (all ? "--all " : "") + "--json " + dir / "t.json" + " " + dir / (all ? "q.json" : "g.json"));
+    if (!all) CHECK(std::count_if(want.begin(), want.end(), [](const auto& w) { return !w.second.empty(); }) > 0);
+    auto run = test::run_command(cli + (all ? "--all " : "") + "--json " + dir / "t.json" + " " +
+                                 dir / (all ? "q.json" : "g.json"));
     INFO(run.output);
     REQUIRE(run.exit_code == 0);
     CHECK(run.output.find(fmt::format("compile-time: {} kernels for sm_90a (132 SMs)", want.size())) != std::string::npos);
-    const nlohmann::json out = nlohmann::json::parse(test::read_text_file(dir / "t.json"));
+    CHECK(run.output.find("first compile in this process") != std::string::npos);
+    const nlohmann::json out = read_json();
     REQUIRE(out.at("kernels").size() == want.size());
-    for (const nlohmann::json& k : out.at("kernels")) {
+    CHECK(out.at("startup_s").get<double>() > 0);
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const nlohmann::json& k = out.at("kernels").at(i);
       INFO(k.dump());
-      REQUIRE(want.count(k.at("name").get<std::string>()) == 1);
-      CHECK(k.at("error") == "");
+      CHECK(k.at("name") == want[i].first);
+      CHECK(k.at("full_error") == "");
       CHECK(k.at("full_s").get<double>() > 0);
-      CHECK(k.at("quick_s").is_null() == !want.at(k.at("name").get<std::string>()));
-      if (!k.at("quick_s").is_null()) CHECK(k.at("quick_s").get<double>() > 0);
+      if (want[i].second.empty()) {
+        CHECK(k.at("quick_name").is_null());
+        CHECK(k.at("quick_s").is_null());
+      } else {  // the quick variant itself was compiled, not the full kernel twice
+        CHECK(k.at("quick_name") == want[i].second);
+        CHECK(want[i].second == want[i].first + "+JITFP8_QUICK_VARIANT");
+        CHECK(k.at("quick_error") == "");
+        CHECK(k.at("quick_s").get<double>() > 0);
+      }
     }
   }
   // Nothing written to the cache: the figures are NVRTC's, not a cache's.
@@ -548,19 +563,54 @@ TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "c")) files += entry.is_regular_file();
   CHECK(files == 0);
 
-  // Bad input: a usage error (exit 2) naming the rule, before any compile.
+  // --limit 1: the first kernel only.
+  auto limited = test::run_command(cli + "--limit 1 --json " + dir / "t.json" + " " + dir / "g.json");
+  INFO(limited.output);
+  CHECK(limited.exit_code == 0);
+  CHECK(read_json().at("kernels").size() == 1);
+
+  // Quick variants that do not compile (templates whose 1D2D header refuses them): each is
+  // reported failed where it failed, the full kernels still timed, exit status 1.
+  const std::filesystem::path templates = dir / "templates";
+  std::filesystem::copy(std::filesystem::path(JITFP8_SOURCE_DIR) / "templates", templates,
+                        std::filesystem::copy_options::recursive);
+  const std::string header = (templates / "sm90" / "gemm_fp8_1d2d.cuh").string();
+  test::write_text_file(header, "#ifdef JITFP8_QUICK_VARIANT\n#error quick variant refused by the test\n#endif\n" +
+                                    test::read_text_file(header));
+  auto broken = test::run_command("JITFP8_TEMPLATE_DIR=" + templates.string() + " " + cli + "--json " + dir / "t.json" +
+                                  " " + dir / "g.json");
+  INFO(broken.output);
+  CHECK(broken.exit_code == 1);
+  CHECK(broken.output.find("quick variant refused by the test") != std::string::npos);
+  CHECK(broken.output.find("kernels failed to compile") != std::string::npos);
+  std::size_t quick_failures = 0;
+  const nlohmann::json out = read_json();
+  for (const nlohmann::json& k : out.at("kernels")) {
+    INFO(k.dump());
+    CHECK(k.at("full_s").get<double>() > 0);
+    if (!k.at("quick_name").is_null()) {
+      ++quick_failures;
+      CHECK(k.at("quick_s").is_null());
+      CHECK(k.at("quick_error").get<std::string>().find("quick variant refused by the test") != std::string::npos);
+    }
+  }
+  CHECK(quick_failures > 0);
+
+  // Bad input: a usage error (exit 2) naming the rule, before any compile; a manifest given as
+  // the JSON output is not emptied.
   const std::pair<std::string, std::string> refusals[] = {
       {"--limit 0 " + dir / "g.json", "--limit must be >= 1, got 0"},
       {"--sms 0 " + dir / "g.json", "--sms must be in [1, 1024], got 0"},
       {"", "needs at least one MANIFEST"},
       {"--json " + dir.path() + "/no/such/folder/t.json " + dir / "g.json", "--json: cannot write"},
-      {dir / "q.json", "the manifests imply no GEMM kernel (--all: every kernel)"}};
+      {"--json " + dir / "q.json" + " " + dir / "q.json", "the manifests imply no GEMM kernel (--all: every kernel)"}};
   for (const auto& [arguments, message] : refusals) {
     auto run = test::run_command(cli + arguments);
     INFO(arguments << ": " << run.output);
     CHECK(run.exit_code == 2);
     CHECK(run.output.find(message) != std::string::npos);
   }
+  CHECK(test::read_text_file(dir / "q.json") == quantizers);
 }
 
 // Parses every shipped manifest (each *.json of kernels_cache/) and expands every op into the

@@ -1,13 +1,18 @@
 // jitfp8 compile-time [--arch ARCH] [--sms N] [--gemm-sm-limit N] [--limit N] [--all] [--json FILE] MANIFEST...
-// The first-use compile time of each kernel the manifests imply, as a first use pays it: one NVRTC
-// compile at a time, in memory, no cache read or written (so a warm cache changes nothing). Per
-// kernel the full kernel and, where it has one, its quick variant: what a first use compiles under
-// tiered compilation (runtime.hpp). The GEMM kernels only, unless --all. The process's first
-// compile also pays NVRTC's start-up: it is made once before the timed ones and shown apart.
+// The NVRTC compile that the first use of each kernel the manifests imply waits for: one compile
+// at a time, in memory, no kernel read from or written to the cache (so a warm cache changes
+// nothing; without --arch the kernels are planned with this device's tuned configs, as prewarm
+// plans them). Per kernel the full kernel and, where it has one, its quick variant: what a first
+// use compiles under tiered compilation (runtime.hpp). The GEMM kernels only, unless --all. The
+// process's first compile also pays NVRTC's start-up: it is made once before the timed ones and
+// shown apart.
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -23,13 +28,29 @@
 namespace jitfp8::cli {
 namespace {
 
-struct Timed {
-  std::string family, name;
-  std::optional<double> full, quick;  // seconds; nullopt: failed, or no quick variant
+// One kernel's compiles. A failed one keeps its error; the kernel then counts as failed.
+struct Compile {
+  std::optional<double> seconds;
   std::string error;
-  // What its first use compiles: the quick variant under tiered compilation where there is one.
-  std::optional<double> tiered() const { return quick ? quick : full; }
 };
+struct Timed {
+  std::string family, name, quick_name;  // quick_name empty: no quick variant
+  Compile full, quick;
+  bool failed() const { return !full.error.empty() || !quick.error.empty(); }
+  // What a first use under tiered compilation compiles in the foreground: the quick variant where
+  // there is one (when it fails, the runtime builds the full kernel instead: no figure here).
+  std::optional<double> tiered() const { return quick_name.empty() ? full.seconds : quick.seconds; }
+};
+
+Compile compile(const detail::KernelSpec& spec) {
+  try {
+    return {detail::compile_kernel(spec).seconds, ""};
+  } catch (const std::exception& e) {
+    return {std::nullopt, e.what()};
+  }
+}
+
+std::string seconds_or_failed(const Compile& c) { return c.seconds ? fmt::format("{:.3f}", *c.seconds) : "failed"; }
 
 // Of a non-empty list: the median (the mean of the middle two for an even count, as prewarm's
 // summary), or the nearest-rank percentile p.
@@ -72,11 +93,12 @@ int run_compile_time(Args args) {
   const std::optional<std::string> json_path = args.take("--json");
   const std::vector<std::string> paths = args.positional();
   if (paths.empty()) throw UsageError("needs at least one MANIFEST");
-  // Opened now: a path that cannot be written would otherwise lose minutes of compiles at the end.
-  std::ofstream json_file;
+  // Its folder is checked now, creating nothing (the file is written at the end, beside it and then
+  // renamed): a path that cannot be written would otherwise lose minutes of compiles.
   if (json_path) {
-    json_file.open(*json_path);
-    if (!json_file) throw UsageError("--json: cannot write " + *json_path);
+    const std::filesystem::path parent = std::filesystem::path(*json_path).parent_path();
+    if (::access(parent.empty() ? "." : parent.c_str(), W_OK | X_OK) != 0)
+      throw UsageError("--json: cannot write " + *json_path);
   }
   // NVRTC 12.9+ may answer a repeated compile from a cache of its own in the driver's JIT cache
   // (the library passes --no-cache to 13.0+): off for this process, so every figure is a compile.
@@ -90,8 +112,10 @@ int run_compile_time(Args args) {
   if (limit > 0 && specs.size() > static_cast<std::size_t>(limit)) specs.resize(static_cast<std::size_t>(limit));
   if (specs.empty()) throw UsageError(all ? "the manifests imply no kernel" : "the manifests imply no GEMM kernel (--all: every kernel)");
 
+  const int nvrtc = detail::nvrtc_version_number();
+  const std::string nvrtc_version = fmt::format("{}.{}", nvrtc / 1000, nvrtc % 1000 / 10);
   fmt::print("compile-time: {} kernels for {} ({} SMs), NVRTC {}, one compile at a time, no cache\n", specs.size(),
-             target.arch.name(), target.target.sm_count, detail::nvrtc_version_number());
+             target.arch.name(), target.target.sm_count, nvrtc_version);
   double startup = NAN;
   try {
     startup = detail::compile_kernel(specs.front()).seconds;
@@ -105,17 +129,16 @@ int run_compile_time(Args args) {
 
   std::vector<Timed> timed;
   for (const detail::KernelSpec& spec : specs) {
-    Timed t{spec.family, spec.display_name(), std::nullopt, std::nullopt, ""};
-    try {
-      t.full = detail::compile_kernel(spec).seconds;
-      if (spec.has_quick_variant) t.quick = detail::compile_kernel(spec.quick_variant()).seconds;
-    } catch (const std::exception& e) {
-      t.error = e.what();
+    Timed t{spec.family, spec.display_name(), "", compile(spec), {}};
+    if (spec.has_quick_variant) {
+      const detail::KernelSpec quick = spec.quick_variant();
+      t.quick_name = quick.display_name();
+      t.quick = compile(quick);
     }
-    if (t.error.empty())
-      fmt::print("{:<{}} {:>8.3f} {:>8}\n", t.name, width, *t.full, t.quick ? fmt::format("{:.3f}", *t.quick) : "-");
-    else
-      fmt::print(stderr, "failed: {}\n", t.error);
+    fmt::print("{:<{}} {:>8} {:>8}\n", t.name, width, seconds_or_failed(t.full),
+               t.quick_name.empty() ? "-" : seconds_or_failed(t.quick));
+    for (const Compile* c : {&t.full, &t.quick})
+      if (!c->error.empty()) fmt::print(stderr, "failed: {}\n", c->error);
     std::fflush(stdout);
     timed.push_back(std::move(t));
   }
@@ -130,9 +153,9 @@ int run_compile_time(Args args) {
   auto row = [](const std::string& label, const std::vector<const Timed*>& list) {
     std::vector<double> full, quick, tiered;
     for (const Timed* t : list) {
-      if (t->full) full.push_back(*t->full);
-      if (t->quick) quick.push_back(*t->quick);
-      if (t->error.empty()) tiered.push_back(*t->tiered());
+      if (t->full.seconds) full.push_back(*t->full.seconds);
+      if (t->quick.seconds) quick.push_back(*t->quick.seconds);
+      if (t->tiered()) tiered.push_back(*t->tiered());
     }
     fmt::print("{:<30} | {} | {} | {}\n", label, stats(full), stats(quick), stats(tiered));
   };
@@ -142,21 +165,33 @@ int run_compile_time(Args args) {
     every.insert(every.end(), list.begin(), list.end());
   }
   if (families.size() > 1) row(all ? "all kernels" : "all GEMM kernels", every);
-  const auto failed = std::count_if(timed.begin(), timed.end(), [](const Timed& t) { return !t.error.empty(); });
+  const auto failed = std::count_if(timed.begin(), timed.end(), [](const Timed& t) { return t.failed(); });
   if (failed > 0) fmt::print("{} of {} kernels failed to compile (above)\n", failed, timed.size());
 
   if (json_path) {
-    nlohmann::json out = {{"arch", target.arch.name()}, {"sm_count", target.target.sm_count},
-                          {"nvrtc_version", detail::nvrtc_version_number()}, {"startup_s", startup},
+    auto figure = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    nlohmann::json out = {{"arch", target.arch.name()},
+                          {"sm_count", target.target.sm_count},
+                          {"nvrtc", nvrtc_version},
+                          {"startup_s", figure(std::isnan(startup) ? std::nullopt : std::optional<double>(startup))},
                           {"kernels", nlohmann::json::array()}};
     for (const Timed& t : timed)
-      out["kernels"].push_back({{"family", t.family}, {"name", t.name},
-                                {"full_s", t.full ? nlohmann::json(*t.full) : nlohmann::json()},
-                                {"quick_s", t.quick ? nlohmann::json(*t.quick) : nlohmann::json()},
-                                {"error", t.error}});
-    json_file << out.dump(1) << "\n";
-    json_file.close();
-    if (!json_file) throw std::runtime_error("compile-time: cannot write " + *json_path);
+      out["kernels"].push_back({{"family", t.family},
+                                {"name", t.name},
+                                {"full_s", figure(t.full.seconds)},
+                                {"full_error", t.full.error},
+                                {"quick_name", t.quick_name.empty() ? nlohmann::json() : nlohmann::json(t.quick_name)},
+                                {"quick_s", figure(t.quick.seconds)},
+                                {"quick_error", t.quick.error}});
+    // Whole or not at all: written beside it, then renamed over it.
+    const std::string temporary = *json_path + ".tmp";
+    {
+      std::ofstream file(temporary);
+      file << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // logs may not be UTF-8
+      if (!file.flush()) throw std::runtime_error("compile-time: cannot write " + temporary);
+    }
+    if (std::rename(temporary.c_str(), json_path->c_str()) != 0)
+      throw std::runtime_error("compile-time: cannot replace " + *json_path);
   }
   return failed == 0 ? 0 : 1;
 }
