@@ -167,3 +167,19 @@ variant('A3 no TMA producer',G,[(body,'')])
 body=between('#pragma unroll\n      for (u32 v = 0; v < kWaves; ++v) {\n        if (v >= active_waves) break;','      if constexpr (kNumSplits > 1 && !kRecvOnRing) {')
 variant('A4 no math epilogue',G,[(body,'for (u32 i = 0; i < kNumAccum; ++i) asm volatile("" :: "f"(final_accum[0][i]));\n')])
 variant('A5 no main loop',G,[('      mainloop.run_tile((n_block * BLOCK_N) % 128);\n','')])
+#### scratch/s94f.sh
+#!/usr/bin/env bash
+# Session 94, call 6 (H100): masked 32 x 192 bound by what? The same two (N, K) with every expert
+# at exactly 128, 192 (3 whole 64-row waves: no rounding up) and 256 rows, beside the anchors'
+# 0.7-1.3x spread. If 192 exact is not faster than the spread, the waves' rounding (the lever of
+# a tokens-on-N kernel) is not what holds the 1.1x back.
+# Carry: .deps scratch/gpubin-a scratch/s94f.sh
+B=${B:-scratch/gpubin-a}
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+export JITFP8_CACHE_DIR=/tmp/cbench
+start=$SECONDS
+A="32x192,6144,7168;32x192,7168,3072"
+timeout 120 $B/jitfp8-bench moe --only masked --flush-mb 2048 --shapes "$A" > $OUT/spread.txt 2>&1; echo "spread rc $? after $((SECONDS - start)) s"
+grep "32x192" $OUT/spread.txt | cut -c1-200
+timeout 150 $B/jitfp8-bench moe --only masked --flush-mb 2048 --uniform-tokens --shapes "$A;32x128,6144,7168;32x128,7168,3072;32x256,6144,7168;32x256,7168,3072" > $OUT/uniform.txt 2>&1; echo "uniform rc $? after $((SECONDS - start)) s"
+grep "32x" $OUT/uniform.txt | cut -c1-200
