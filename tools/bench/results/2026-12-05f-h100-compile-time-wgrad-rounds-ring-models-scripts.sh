@@ -183,3 +183,21 @@ timeout 120 $B/jitfp8-bench moe --only masked --flush-mb 2048 --shapes "$A" > $O
 grep "32x192" $OUT/spread.txt | cut -c1-200
 timeout 150 $B/jitfp8-bench moe --only masked --flush-mb 2048 --uniform-tokens --shapes "$A;32x128,6144,7168;32x128,7168,3072;32x256,6144,7168;32x256,7168,3072" > $OUT/uniform.txt 2>&1; echo "uniform rc $? after $((SECONDS - start)) s"
 grep "32x" $OUT/uniform.txt | cut -c1-200
+#### scratch/s94g.sh
+#!/usr/bin/env bash
+# Session 94, call 7 (H100): compute-sanitizer memcheck on the standard sanitize subset and on
+# the green-context and capture cases (their dispatch path changed in session 93), racecheck on
+# the subset. Binaries of 282f0e6.
+# Carry: .deps scratch/gpubin-a scratch/s94g.sh
+B=${B:-scratch/gpubin-a}
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1
+export JITFP8_CACHE_DIR=/tmp/csan
+start=$SECONDS
+subset='[zeros],gemm_fp8_nt leaves the padding of a strided D untouched,gemm_fp8_wgrad leaves the padding of a strided D untouched,gemm_fp8_wgrad accumulates into D in place'
+run() {  # tool, timeout, subset, label
+  timeout $2 compute-sanitizer --tool $1 $([ $1 = memcheck ] && echo --report-api-errors no) --error-exitcode 3 $B/jitfp8_gpu_tests "$3" --warn NoAssertions > $OUT/san-$4.log 2>&1
+  echo "$4: rc=$? after $((SECONDS - start)) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $OUT/san-$4.log | tail -1) | $(grep -E '^All tests|^test cases' $OUT/san-$4.log | tail -1)"
+}
+run memcheck 150 "$subset" memcheck-subset
+run memcheck 200 "[green-ctx],[capture]" memcheck-green-capture
+run racecheck 150 "$subset" racecheck-subset
