@@ -525,14 +525,23 @@ TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without
     return kernels;
   };
   const std::string cli = "JITFP8_CACHE_DIR=" + dir.path() + "/c " + kCli + " compile-time --arch sm_90a ";
+  // Each run's own JSON: the previous one removed first, and no temporary file left beside it.
+  auto run_json = [&](const std::string& prefix, const std::string& arguments) {
+    std::filesystem::remove(dir / "t.json");
+    auto run = test::run_command(prefix + cli + "--json " + dir / "t.json" + " " + arguments);
+    std::size_t left = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+      left += entry.path().filename().string().starts_with("t.json.");
+    CHECK(left == 0);
+    return run;
+  };
   auto read_json = [&] { return nlohmann::json::parse(test::read_text_file(dir / "t.json")); };
   for (const bool all : {false, true}) {
     INFO("--all " << all);
     const auto want = expected(all ? quantizers : gemms, !all);
     REQUIRE(!want.empty());
     if (!all) CHECK(std::count_if(want.begin(), want.end(), [](const auto& w) { return !w.second.empty(); }) > 0);
-    auto run = test::run_command(cli + (all ? "--all " : "") + "--json " + dir / "t.json" + " " +
-                                 dir / (all ? "q.json" : "g.json"));
+    auto run = run_json("", (all ? "--all " : "") + dir / (all ? "q.json" : "g.json"));
     INFO(run.output);
     REQUIRE(run.exit_code == 0);
     CHECK(run.output.find(fmt::format("compile-time: {} kernels for sm_90a (132 SMs)", want.size())) != std::string::npos);
@@ -564,37 +573,53 @@ TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without
   CHECK(files == 0);
 
   // --limit 1: the first kernel only.
-  auto limited = test::run_command(cli + "--limit 1 --json " + dir / "t.json" + " " + dir / "g.json");
-  INFO(limited.output);
-  CHECK(limited.exit_code == 0);
-  CHECK(read_json().at("kernels").size() == 1);
-
-  // Quick variants that do not compile (templates whose 1D2D header refuses them): each is
-  // reported failed where it failed, the full kernels still timed, exit status 1.
-  const std::filesystem::path templates = dir / "templates";
-  std::filesystem::copy(std::filesystem::path(JITFP8_SOURCE_DIR) / "templates", templates,
-                        std::filesystem::copy_options::recursive);
-  const std::string header = (templates / "sm90" / "gemm_fp8_1d2d.cuh").string();
-  test::write_text_file(header, "#ifdef JITFP8_QUICK_VARIANT\n#error quick variant refused by the test\n#endif\n" +
-                                    test::read_text_file(header));
-  auto broken = test::run_command("JITFP8_TEMPLATE_DIR=" + templates.string() + " " + cli + "--json " + dir / "t.json" +
-                                  " " + dir / "g.json");
-  INFO(broken.output);
-  CHECK(broken.exit_code == 1);
-  CHECK(broken.output.find("quick variant refused by the test") != std::string::npos);
-  CHECK(broken.output.find("kernels failed to compile") != std::string::npos);
-  std::size_t quick_failures = 0;
-  const nlohmann::json out = read_json();
-  for (const nlohmann::json& k : out.at("kernels")) {
-    INFO(k.dump());
-    CHECK(k.at("full_s").get<double>() > 0);
-    if (!k.at("quick_name").is_null()) {
-      ++quick_failures;
-      CHECK(k.at("quick_s").is_null());
-      CHECK(k.at("quick_error").get<std::string>().find("quick variant refused by the test") != std::string::npos);
-    }
+  {
+    auto limited = run_json("", "--limit 1 " + dir / "g.json");
+    INFO(limited.output);
+    CHECK(limited.exit_code == 0);
+    CHECK(limited.output.find("compile-time: 1 kernels for sm_90a") != std::string::npos);
+    const nlohmann::json out = read_json();
+    REQUIRE(out.at("kernels").size() == 1);
+    CHECK(out.at("kernels").at(0).at("name") == expected(gemms, true).at(0).first);
   }
-  CHECK(quick_failures > 0);
+
+  // Templates whose 1D2D header refuses the quick variants, or the full kernels: each failure is
+  // reported in its own column and JSON field, the other compile still timed, exit status 1 (and
+  // with the first kernel's full compile refused, no start-up figure).
+  for (const bool quick_refused : {true, false}) {
+    INFO("quick variants refused " << quick_refused);
+    const std::filesystem::path templates = dir / (quick_refused ? "no-quick" : "no-full");
+    std::filesystem::copy(std::filesystem::path(JITFP8_SOURCE_DIR) / "templates", templates,
+                          std::filesystem::copy_options::recursive);
+    const std::filesystem::path header = templates / "sm90" / "gemm_fp8_1d2d.cuh";
+    std::filesystem::permissions(header, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+    test::write_text_file(header.string(), std::string(quick_refused ? "#ifdef" : "#ifndef") +
+                                               " JITFP8_QUICK_VARIANT\n#error refused by the test\n#endif\n" +
+                                               test::read_text_file(header.string()));
+    auto broken = run_json("JITFP8_TEMPLATE_DIR=" + templates.string() + " ", dir / "g.json");
+    INFO(broken.output);
+    CHECK(broken.exit_code == 1);
+    CHECK(broken.output.find("refused by the test") != std::string::npos);
+    CHECK(broken.output.find("kernels failed to compile") != std::string::npos);
+    const nlohmann::json out = read_json();
+    CHECK(out.at("startup_s").is_null() == !quick_refused);  // the manifest's first kernel is a 1D2D one
+    std::size_t refusals = 0;
+    for (const nlohmann::json& k : out.at("kernels")) {
+      INFO(k.dump());
+      if (k.at("quick_name").is_null()) {  // no quick variant: not a 1D2D kernel here, untouched
+        CHECK(k.at("full_s").get<double>() > 0);
+        continue;
+      }
+      ++refusals;
+      const nlohmann::json& failed = k.at(quick_refused ? "quick_s" : "full_s");
+      const nlohmann::json& timed = k.at(quick_refused ? "full_s" : "quick_s");
+      CHECK(failed.is_null());
+      CHECK(timed.get<double>() > 0);
+      CHECK(k.at(quick_refused ? "quick_error" : "full_error").get<std::string>().find("refused by the test") !=
+            std::string::npos);
+    }
+    CHECK(refusals > 0);
+  }
 
   // Bad input: a usage error (exit 2) naming the rule, before any compile; a manifest given as
   // the JSON output is not emptied.
@@ -602,8 +627,10 @@ TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without
       {"--limit 0 " + dir / "g.json", "--limit must be >= 1, got 0"},
       {"--sms 0 " + dir / "g.json", "--sms must be in [1, 1024], got 0"},
       {"", "needs at least one MANIFEST"},
-      {"--json " + dir.path() + "/no/such/folder/t.json " + dir / "g.json", "--json: cannot write"},
-      {"--json " + dir / "q.json" + " " + dir / "q.json", "the manifests imply no GEMM kernel (--all: every kernel)"}};
+      {"--json " + dir.path() + "/no/such/folder/t.json " + dir / "g.json", "--json: cannot write into"},
+      {"--json " + dir.path() + " " + dir / "g.json", "is a folder, not a file"},
+      {"--json " + dir / "q.json" + " " + dir / "q.json", "is a MANIFEST"},
+      {dir / "q.json", "the manifests imply no GEMM kernel (--all: every kernel)"}};
   for (const auto& [arguments, message] : refusals) {
     auto run = test::run_command(cli + arguments);
     INFO(arguments << ": " << run.output);

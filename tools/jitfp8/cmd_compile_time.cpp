@@ -1,19 +1,21 @@
 // jitfp8 compile-time [--arch ARCH] [--sms N] [--gemm-sm-limit N] [--limit N] [--all] [--json FILE] MANIFEST...
 // The NVRTC compile that the first use of each kernel the manifests imply waits for: one compile
 // at a time, in memory, no kernel read from or written to the cache (so a warm cache changes
-// nothing; without --arch the kernels are planned with this device's tuned configs, as prewarm
-// plans them). Per kernel the full kernel and, where it has one, its quick variant: what a first
+// nothing; without --arch and --sms the kernels are planned with this device's tuned configs, as
+// prewarm plans them). Per kernel the full kernel and, where it has one, its quick variant: what a first
 // use compiles under tiered compilation (runtime.hpp). The GEMM kernels only, unless --all. The
 // process's first compile also pays NVRTC's start-up: it is made once before the timed ones and
 // shown apart.
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 
@@ -71,6 +73,31 @@ std::string stats(const std::vector<double>& values) {
                      percentile(values, 0.9), *std::max_element(values.begin(), values.end()));
 }
 
+// Writes `text` to `path` whole or not at all: into a new file beside it, then renamed over it (a
+// link at `path` is replaced, not followed). Throws, naming the file and why, and leaves nothing.
+void write_whole(const std::string& path, const std::string& text) {
+  std::string temporary = path + ".XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) throw std::runtime_error(fmt::format("compile-time: cannot write {}: {}", temporary, std::strerror(errno)));
+  const mode_t mask = ::umask(0);  // the mode a plain new file would get (mkstemp's is 0600)
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  const int write_errno = done == text.size() ? 0 : errno;
+  const bool closed = ::close(fd) == 0;
+  if (write_errno != 0 || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(write_errno != 0 ? write_errno : errno);
+    ::unlink(temporary.c_str());
+    throw std::runtime_error(fmt::format("compile-time: cannot write {}: {}", path, why));
+  }
+}
+
 bool is_gemm(const std::string& family) { return family.starts_with("gemm_") && family != "gemm_reference"; }
 
 }  // namespace
@@ -93,12 +120,19 @@ int run_compile_time(Args args) {
   const std::optional<std::string> json_path = args.take("--json");
   const std::vector<std::string> paths = args.positional();
   if (paths.empty()) throw UsageError("needs at least one MANIFEST");
-  // Its folder is checked now, creating nothing (the file is written at the end, beside it and then
-  // renamed): a path that cannot be written would otherwise lose minutes of compiles.
+  // Checked now, creating nothing: a path that cannot take the file would otherwise lose minutes of
+  // compiles at the end (it is written there whole, a temporary file renamed over it).
   if (json_path) {
-    const std::filesystem::path parent = std::filesystem::path(*json_path).parent_path();
-    if (::access(parent.empty() ? "." : parent.c_str(), W_OK | X_OK) != 0)
-      throw UsageError("--json: cannot write " + *json_path);
+    namespace fs = std::filesystem;
+    const fs::path path(*json_path), parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    std::error_code ec;
+    if (path.filename().empty() || fs::is_directory(path, ec))
+      throw UsageError("--json: " + *json_path + " is a folder, not a file");
+    if (!fs::is_directory(parent, ec) || ::access(parent.c_str(), W_OK | X_OK) != 0)
+      throw UsageError("--json: cannot write into " + parent.string());
+    for (const std::string& manifest : paths)
+      if (fs::exists(path, ec) && fs::equivalent(path, manifest, ec))
+        throw UsageError("--json: " + *json_path + " is a MANIFEST");
   }
   // NVRTC 12.9+ may answer a repeated compile from a cache of its own in the driver's JIT cache
   // (the library passes --no-cache to 13.0+): off for this process, so every figure is a compile.
@@ -126,6 +160,7 @@ int run_compile_time(Args args) {
   std::size_t width = 6;
   for (const detail::KernelSpec& spec : specs) width = std::max(width, spec.display_name().size());
   fmt::print("{:<{}} {:>8} {:>8}\n", "kernel", width, "full s", "quick s");
+  std::fflush(stdout);
 
   std::vector<Timed> timed;
   for (const detail::KernelSpec& spec : specs) {
@@ -137,9 +172,9 @@ int run_compile_time(Args args) {
     }
     fmt::print("{:<{}} {:>8} {:>8}\n", t.name, width, seconds_or_failed(t.full),
                t.quick_name.empty() ? "-" : seconds_or_failed(t.quick));
+    std::fflush(stdout);  // the row before its errors (stderr), also through a pipe
     for (const Compile* c : {&t.full, &t.quick})
       if (!c->error.empty()) fmt::print(stderr, "failed: {}\n", c->error);
-    std::fflush(stdout);
     timed.push_back(std::move(t));
   }
 
@@ -183,15 +218,7 @@ int run_compile_time(Args args) {
                                 {"quick_name", t.quick_name.empty() ? nlohmann::json() : nlohmann::json(t.quick_name)},
                                 {"quick_s", figure(t.quick.seconds)},
                                 {"quick_error", t.quick.error}});
-    // Whole or not at all: written beside it, then renamed over it.
-    const std::string temporary = *json_path + ".tmp";
-    {
-      std::ofstream file(temporary);
-      file << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // logs may not be UTF-8
-      if (!file.flush()) throw std::runtime_error("compile-time: cannot write " + temporary);
-    }
-    if (std::rename(temporary.c_str(), json_path->c_str()) != 0)
-      throw std::runtime_error("compile-time: cannot replace " + *json_path);
+    write_whole(*json_path, out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");  // logs may not be UTF-8
   }
   return failed == 0 ? 0 : 1;
 }
