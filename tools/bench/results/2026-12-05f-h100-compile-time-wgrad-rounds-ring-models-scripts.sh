@@ -201,3 +201,41 @@ run() {  # tool, timeout, subset, label
 run memcheck 150 "$subset" memcheck-subset
 run memcheck 200 "[green-ctx],[capture]" memcheck-green-capture
 run racecheck 150 "$subset" racecheck-subset
+#### scratch/s94h.sh
+#!/usr/bin/env bash
+# Session 94, call 8 (H100): ncu of the masked 32 x 192 kernel at 7168 x 3072 and 6144 x 7168:
+# DRAM bytes read and written against the bytes the problem needs (B once, A's 256-row blocks,
+# D's valid rows), DRAM throughput, L2 hit rate. One launch each, after the bench's first runs.
+# Carry: .deps scratch/gpubin-a scratch/s94h.sh
+B=${B:-scratch/gpubin-a}
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+export JITFP8_CACHE_DIR=/tmp/cbench
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+echo "ncu: $NCU"
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_op_read_hit_rate.pct,lts__t_sectors_op_read.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpc__cycles_elapsed.avg.per_second
+start=$SECONDS
+for S in "32x192,7168,3072" "32x192,6144,7168"; do
+  timeout 200 $NCU --clock-control none --kernel-name regex:grouped --launch-skip 3 --launch-count 1 --metrics $M \
+    $B/jitfp8-bench moe --only masked --timer graph --iters 1 --flush-mb 2048 --shapes "$S" > $OUT/ncu-$S.txt 2>&1
+  echo "$S: rc=$? after $((SECONDS - start)) s"
+  grep -E "sm90_fp8|gpu__|dram__|lts__|sm__|gpc__|==PROF==|ERR" $OUT/ncu-$S.txt | cut -c1-160 | head -20
+done
+#### scratch/s94i.sh
+#!/usr/bin/env bash
+# Session 94, call 9 (H100): masked tiles load only the A waves they compute (64-row A boxes;
+# working tree after 21b02d6). The masked GPU cases, the PDL MoE chain and the masked tensors past
+# 4 GiB on the new binaries; then the masked anchors, old (282f0e6, scratch/gpubin-a) and new
+# (scratch/gpubin-b) in turns, twice.
+# Carry: .deps scratch/gpubin-a scratch/gpubin-b scratch/s94i.sh
+export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_REQUIRE_GPU=1
+start=$SECONDS
+JITFP8_CACHE_DIR=/tmp/cb LD_LIBRARY_PATH=$PWD/scratch/gpubin-b:$LD_LIBRARY_PATH timeout 200 scratch/gpubin-b/jitfp8_gpu_tests "grouped masked GEMM computes only rows below masked_m,under PDL*,grouped masked GEMM with A and D past 4 GiB" --warn NoAssertions -d yes > $OUT/tests.log 2>&1
+echo "tests rc=$? after $((SECONDS - start)) s: $(grep -E '^All tests|^test cases' $OUT/tests.log | tail -1)"
+grep -B3 -A12 "FAILED" $OUT/tests.log | head -30
+for round in 1 2; do
+  for v in a b; do
+    JITFP8_CACHE_DIR=/tmp/c$v LD_LIBRARY_PATH=$PWD/scratch/gpubin-$v:$LD_LIBRARY_PATH timeout 100 scratch/gpubin-$v/jitfp8-bench moe --only masked --flush-mb 2048 > $OUT/masked-$v-$round.txt 2>&1
+    echo "round $round $v: rc=$? after $((SECONDS - start)) s"
+    grep -E "^ +[0-9]+x[0-9]+ " $OUT/masked-$v-$round.txt | cut -c1-120
+  done
+done
