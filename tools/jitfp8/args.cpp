@@ -85,4 +85,19 @@ void take_gemm_sm_limit(Args& args) {
   }
 }
 
+int take_sms(Args& args) {
+  // A count past any GPU's planned kernels for a device that cannot exist.
+  const std::optional<std::string> text = args.take("--sms");
+  if (!text) return 0;
+  const int sms = parse_int(*text, "--sms");
+  if (sms < 1 || sms > 1024) throw UsageError("--sms must be in [1, 1024], got " + *text);
+  return sms;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
 }  // namespace jitfp8::cli

@@ -38,6 +38,10 @@ int parse_int(const std::string& text, const std::string& what);
 Arch parse_arch(const std::string& text);  // Arch::parse, its errors as UsageError
 // Takes "--gemm-sm-limit N" (N >= 0) into set_gemm_sm_limit.
 void take_gemm_sm_limit(Args& args);
+// Takes "--sms N" (an SM count to plan for, in [1, 1024]); 0 when not given.
+int take_sms(Args& args);
+// The median of a non-empty list (the mean of the middle two for an even count).
+double median(std::vector<double> values);
 
 int run_info(Args args);
 int run_prewarm(Args args);

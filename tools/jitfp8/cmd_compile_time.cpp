@@ -7,14 +7,11 @@
 // process's first compile also pays NVRTC's start-up: it is made once before the timed ones and
 // shown apart.
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -26,6 +23,7 @@
 #include "jitfp8/runtime.hpp"
 #include "manifest_kernels.hpp"
 #include "runtime/nvrtc_compiler.hpp"
+#include "runtime/trusted_file.hpp"
 
 namespace jitfp8::cli {
 namespace {
@@ -54,13 +52,7 @@ Compile compile(const detail::KernelSpec& spec) {
 
 std::string seconds_or_failed(const Compile& c) { return c.seconds ? fmt::format("{:.3f}", *c.seconds) : "failed"; }
 
-// Of a non-empty list: the median (the mean of the middle two for an even count, as prewarm's
-// summary), or the nearest-rank percentile p.
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
+// The nearest-rank percentile p of a non-empty list.
 double percentile(std::vector<double> values, double p) {
   std::sort(values.begin(), values.end());
   const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(values.size())));
@@ -73,31 +65,6 @@ std::string stats(const std::vector<double>& values) {
                      percentile(values, 0.9), *std::max_element(values.begin(), values.end()));
 }
 
-// Writes `text` to `path` whole or not at all: into a new file beside it, then renamed over it (a
-// link at `path` is replaced, not followed). Throws, naming the file and why, and leaves nothing.
-void write_whole(const std::string& path, const std::string& text) {
-  std::string temporary = path + ".XXXXXX";
-  const int fd = ::mkstemp(temporary.data());
-  if (fd < 0) throw std::runtime_error(fmt::format("compile-time: cannot write {}: {}", temporary, std::strerror(errno)));
-  const mode_t mask = ::umask(0);  // the mode a plain new file would get (mkstemp's is 0600)
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  const int write_errno = done == text.size() ? 0 : errno;
-  const bool closed = ::close(fd) == 0;
-  if (write_errno != 0 || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(write_errno != 0 ? write_errno : errno);
-    ::unlink(temporary.c_str());
-    throw std::runtime_error(fmt::format("compile-time: cannot write {}: {}", path, why));
-  }
-}
-
 bool is_gemm(const std::string& family) { return family.starts_with("gemm_") && family != "gemm_reference"; }
 
 }  // namespace
@@ -105,11 +72,7 @@ bool is_gemm(const std::string& family) { return family.starts_with("gemm_") && 
 int run_compile_time(Args args) {
   std::optional<Arch> arch;
   if (auto text = args.take("--arch")) arch = parse_arch(*text);
-  int sm_count = 0;
-  if (auto sms = args.take("--sms")) {
-    sm_count = parse_int(*sms, "--sms");
-    if (sm_count < 1 || sm_count > 1024) throw UsageError("--sms must be in [1, 1024], got " + *sms);
-  }
+  const int sm_count = take_sms(args);
   take_gemm_sm_limit(args);
   int limit = 0;
   if (auto text = args.take("--limit")) {
@@ -218,7 +181,12 @@ int run_compile_time(Args args) {
                                 {"quick_name", t.quick_name.empty() ? nlohmann::json() : nlohmann::json(t.quick_name)},
                                 {"quick_s", figure(t.quick.seconds)},
                                 {"quick_error", t.quick.error}});
-    write_whole(*json_path, out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");  // logs may not be UTF-8
+    // Whole or not at all (a temporary file beside it renamed over it; a link there is replaced).
+    const std::string text = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // logs may not be UTF-8
+    std::string why;
+    if (!detail::write_file_atomically(fmt::format("{}.tmp-{}", *json_path, ::getpid()), *json_path, text.data(),
+                                       text.size(), &why))
+      throw std::runtime_error("compile-time: " + why);
   }
   return failed == 0 ? 0 : 1;
 }

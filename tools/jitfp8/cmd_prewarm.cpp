@@ -10,31 +10,16 @@
 #include "runtime/trusted_file.hpp"
 
 namespace jitfp8::cli {
-namespace {
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-}  // namespace
 
 int run_prewarm(Args args) {
   PrewarmOptions options;
   if (auto arch = args.take("--arch")) options.arch = parse_arch(*arch);
-  // Negative counts fell back to the defaults unsaid, and an SM count past any GPU's planned
-  // kernels for a device that cannot exist.
+  // A negative count fell back to the default unsaid.
   if (auto jobs = args.take("--jobs")) {
     options.jobs = parse_int(*jobs, "--jobs");
     if (options.jobs < 0) throw UsageError("--jobs must be >= 0 (0: one per hardware thread), got " + *jobs);
   }
-  if (auto sms = args.take("--sms")) {
-    options.sm_count = parse_int(*sms, "--sms");
-    if (options.sm_count < 1 || options.sm_count > 1024)
-      throw UsageError("--sms must be in [1, 1024], got " + *sms);
-  }
+  options.sm_count = take_sms(args);
   take_gemm_sm_limit(args);
   if (auto dir = args.take("--cache-dir")) {
     // A folder the runtime will not write into (a file, another user's or a group-writable
