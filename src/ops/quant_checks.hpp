@@ -25,6 +25,22 @@ constexpr std::int64_t kBlockedExtentMax = kInt32Max - 127;  // 2^31 - 128
 // 32-bit steps of up to 192 rows (templates/quant/quantize_moe.cuh).
 constexpr std::int64_t kColwiseTokensMax = kInt32Max - 255;  // 2^31 - 256
 
+// Shared memory (static and dynamic together) one block may use on `arch`: 227 KB on sm_90 and
+// the sm_100 family, 99 KB on sm_89 and sm_120+. The variants that need more than 99 KB (a tile walk's fp32
+// prefetch, the colwise 96 KB stash) are planned only where they fit; below sm_90 they asked
+// for more than the driver grants (a review, 2026-12-05).
+constexpr int kSmemPerBlockSm90 = 232448;
+constexpr int kSmemPerBlockSm89 = 101376;
+inline int smem_per_block_limit(const Arch& arch) {
+  return arch.number() >= 90 && arch.number() < 120 ? kSmemPerBlockSm90 : kSmemPerBlockSm89;
+}
+// An upper bound of the quantization kernels' static shared memory (the sm_89 compile test
+// checks it from ptxas' report): a variant's dynamic bytes fit where they plus this fit.
+constexpr int kQuantStaticSmemMax = 12 * 1024;
+inline bool quant_smem_fits(int dynamic_bytes, const Arch& arch) {
+  return dynamic_bytes + kQuantStaticSmemMax <= smem_per_block_limit(arch);
+}
+
 inline bool x_dtype_supported(DType d) { return d == DType::bf16 || d == DType::f32; }
 inline bool q_dtype_supported(DType d) { return d == DType::e4m3 || d == DType::e5m2; }
 inline float fp8_max(DType q_dtype) { return q_dtype == DType::e5m2 ? 57344.0f : 448.0f; }

@@ -63,13 +63,17 @@ void check_groups(std::string_view fn, std::int64_t num_groups, std::int64_t max
 
 }  // namespace
 
-ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype) {
+bool colwise_stash_fits(int stash_bytes, const Arch& arch) { return quant_smem_fits(stash_bytes, arch); }
+
+ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
+                             const Arch& arch) {
   const std::int64_t row_bytes = kColwiseColumns * static_cast<std::int64_t>(dtype_size(x_dtype));
   const std::int64_t avg_rows = ceil_div(tokens, num_groups);
   ColwiseLaunch plan;
-  // The small stash where an average group fits one block with 25% headroom (groups vary).
+  // The small stash where an average group fits one block with 25% headroom (groups vary), and
+  // lone blocks with it wherever the large one does not fit (99 KB archs; sm_89 has no clusters).
   const std::int64_t small_rows = kColwiseSmallStashBytes / row_bytes;
-  if (avg_rows <= small_rows * 3 / 4) {
+  if (avg_rows <= small_rows * 3 / 4 || !colwise_stash_fits(kColwiseStashBytes, arch)) {
     plan.stash_bytes = kColwiseSmallStashBytes;
     plan.cluster = 1;
     return plan;
@@ -93,6 +97,10 @@ KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool po
     throw Error(ErrorCode::unsupported,
                 fmt::format("{}: arch {} has no fp8 conversion (needs sm_89 or newer)", fn,
                             arch.name()));
+  if (kind == MoeKind::grouped_colwise && !colwise_stash_fits(stash_bytes, arch))
+    throw Error(ErrorCode::unsupported,
+                fmt::format("{}: a {}-byte stash does not fit a block's shared memory on {}", fn,
+                            stash_bytes, arch.name()));
   KernelSpec spec;
   spec.family = std::string(fn);
   spec.header = "quant/quantize_moe.cuh";
@@ -120,11 +128,13 @@ std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp& op, const 
 }
 std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp& op, const Arch& arch,
                                                            const TargetDevice&) {
-  // Both stashes: which one runs depends on the run-time group sizes (colwise_launch).
+  // Both stashes where both fit (sm_90+): which one runs depends on the run-time group sizes
+  // (colwise_launch); below sm_90 only the small one runs.
   std::vector<KernelSpec> specs;
   for (int stash_bytes : {kColwiseStashBytes, kColwiseSmallStashBytes})
-    specs.push_back(quantize_moe_spec(MoeKind::grouped_colwise, manifest_x_dtype(op),
-                                      manifest_q_dtype(op), op.pow2_scales, arch, stash_bytes));
+    if (colwise_stash_fits(stash_bytes, arch))
+      specs.push_back(quantize_moe_spec(MoeKind::grouped_colwise, manifest_x_dtype(op),
+                                        manifest_q_dtype(op), op.pow2_scales, arch, stash_bytes));
   return specs;
 }
 
@@ -207,7 +217,7 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
                       {"q", a.q, a.tokens * a.d},
                       {"scales", a.scales, a.num_groups * a.d * 4}},
                  /*num_inputs=*/2);
-  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype);
+  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype, current_device().arch);
   const LoadedKernel& kernel = kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype,
                                           a.pow2_scales, plan.stash_bytes);
   const unsigned cluster = static_cast<unsigned>(plan.cluster);

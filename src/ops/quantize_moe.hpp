@@ -32,7 +32,12 @@ struct ColwiseLaunch {
   int stash_bytes = kColwiseStashBytes;
   int cluster = 1;
 };
-ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype);
+// arch: below sm_90 the 96 KB stash does not fit a block (99 KB with the kernel's static arrays)
+// and there are no clusters: every launch takes the 48 KB stash, one block per (group, slab).
+ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
+                             const Arch& arch);
+// Whether a colwise kernel with this stash fits a block's shared memory on `arch`.
+bool colwise_stash_fits(int stash_bytes, const Arch& arch);
 
 // stash_bytes: the grouped column-wise kernel's shared-memory stash (ignored for kgrouped).
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,

@@ -80,7 +80,7 @@ void launch_tile(std::string_view family, const TileVariant& v, const void* x,
   });
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(ceil_div(k, kTileCols)),
-                static_cast<unsigned>(ceil_div(ceil_div(m, kTileRows), quantize_tile_walk(v))),
+                static_cast<unsigned>(ceil_div(ceil_div(m, kTileRows), quantize_tile_walk(v, device.arch))),
                 static_cast<unsigned>(batch)};
   shape.block = {kTileThreads, 1, 1};
   long long x_row_stride = stride;
@@ -142,17 +142,25 @@ DType manifest_q_dtype(const ManifestOp& op) {
   return op.q_dtype == "e5m2" ? DType::e5m2 : DType::e4m3;
 }
 
-// Two M tiles per block with a column output: qt runs of 256 bytes and the second tile's loads
-// in flight during the first's work (H100, 8192 x 7168: +1.5-3.5% over one tile; 3 and 4 tiles
-// per block measured slower, tools/bench/results/2026-11-24-quant-walk-h100.md).
-int quantize_tile_walk(const TileVariant& v) { return v.col == TileCol::none ? 1 : 2; }
-
-int quantize_tile_smem_bytes(const TileVariant& v) {
+namespace {
+int tile_smem_bytes(const TileVariant& v, int walk) {
   if (v.col == TileCol::none) return 0;
-  const int walk = quantize_tile_walk(v);
   // The staged transposed tiles, and one prefetched tile of x for walks.
   return kTileCols * kTileRows * walk +
          (walk > 1 ? kTileRows * kTileCols * static_cast<int>(dtype_size(v.x_dtype)) : 0);
+}
+}  // namespace
+
+// Two M tiles per block with a column output: qt runs of 256 bytes and the second tile's loads
+// in flight during the first's work (H100, 8192 x 7168: +1.5-3.5% over one tile; 3 and 4 tiles
+// per block measured slower, tools/bench/results/2026-11-24-quant-walk-h100.md). One where the
+// walk's shared memory does not fit (fp32 x below sm_90: 96 KB + static > 99 KB).
+int quantize_tile_walk(const TileVariant& v, const Arch& arch) {
+  return v.col != TileCol::none && quant_smem_fits(tile_smem_bytes(v, 2), arch) ? 2 : 1;
+}
+
+int quantize_tile_smem_bytes(const TileVariant& v, const Arch& arch) {
+  return tile_smem_bytes(v, quantize_tile_walk(v, arch));
 }
 
 KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, const Arch& arch) {
@@ -183,9 +191,9 @@ KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, c
                         std::to_string(static_cast<int>(v.scale)),
                         std::to_string(static_cast<int>(v.row)),
                         std::to_string(static_cast<int>(v.col)),
-                        std::to_string(quantize_tile_walk(v))};
+                        std::to_string(quantize_tile_walk(v, arch))};
   spec.arch = arch;
-  spec.dynamic_smem_bytes = quantize_tile_smem_bytes(v);
+  spec.dynamic_smem_bytes = quantize_tile_smem_bytes(v, arch);
   spec.config = {
       {"x_dtype", std::string(dtype_name(v.x_dtype))},
       {"q_dtype", std::string(dtype_name(v.q_dtype))},
@@ -194,7 +202,7 @@ KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, c
       {"columns", col_name(v.col)},
       {"block_threads", kTileThreads},
       {"tile", {kTileRows, kTileCols}},
-      {"walk_tiles", quantize_tile_walk(v)},
+      {"walk_tiles", quantize_tile_walk(v, arch)},
   };
   return spec;
 }

@@ -27,6 +27,10 @@ __device__ __forceinline__ long long shfl_up_s64(long long v, int delta) {
   asm volatile("shfl.sync.up.b32 %0, %0, %1, 0x0, 0xffffffff;" : "+r"(hi) : "r"(delta));
   return (long long)(((unsigned long long)hi << 32) | lo);
 }
+// Clusters exist from sm_90 on. Below it (sm_89) the host launches lone blocks
+// (colwise_launch), every block is its own cluster of one, and the cluster-only paths below
+// (taken only where cluster_size() > 1) compile to nothing.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ unsigned int cluster_rank() {
   unsigned int r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
@@ -56,6 +60,14 @@ __device__ __forceinline__ void st_cluster_f32(float* p, unsigned int rank, floa
   asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(a) : "r"(rank));
   asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
 }
+#else
+__device__ __forceinline__ unsigned int cluster_rank() { return 0; }
+__device__ __forceinline__ unsigned int cluster_size() { return 1; }
+__device__ __forceinline__ void cluster_arrive_relaxed() {}
+__device__ __forceinline__ void cluster_wait() {}
+__device__ __forceinline__ void cluster_barrier() {}
+__device__ __forceinline__ void st_cluster_f32(float*, unsigned int, float) {}
+#endif
 __device__ __forceinline__ int load_s32(const int* p) {
   int v;
   asm volatile("ld.global.nc.s32 %0, [%1];" : "=r"(v) : "l"(p));
@@ -246,9 +258,9 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 
 // ---- per-group column-wise scales ---------------------------------------------------------------
 // Launch: block 256, grid (ceil(D / 64) * C, num_groups), clusters of C blocks along x (C in
-// [1, 8], chosen by the host from the average group size: any C is correct), dynamic shared
-// memory kStashBytes (the host's colwise_launch: 96 KB, two blocks per SM, or 48 KB, four, for
-// small groups). Cluster (cb, g) owns columns
+// [1, 8], chosen by the host from the average group size: any C is correct; 1 below sm_90),
+// dynamic shared memory kStashBytes (the host's colwise_launch: 96 KB, two blocks per SM, or
+// 48 KB, four, for small groups; 48 KB where 96 KB does not fit, below sm_90). Cluster (cb, g) owns columns
 // [64 cb, 64 cb + 64) of group g; its block of rank i takes the i-th of C contiguous row ranges,
 // and the C partial column maxima meet through distributed shared memory (so a group C times
 // larger than one block's stash still stays on chip).

@@ -10,6 +10,7 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "ops/op_family.hpp"
+#include "ops/quant_checks.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "runtime/template_source.hpp"
 #include "support/ptxas_log.hpp"
@@ -145,6 +146,56 @@ TEST_CASE("compiling for another architecture on request", "[nvrtc]") {
       CHECK(compile_kernel(spec).cubin.size() > 0);
     }
   }
+}
+
+namespace {
+// The static shared memory in ptxas' report of one kernel ("Used 80 registers, used 1 barriers,
+// 512 bytes smem, ..."; no smem field where there is none); -1 without such a line.
+int ptxas_static_smem(const std::string& log) {
+  const std::size_t used = log.find("Used ");
+  if (used == std::string::npos) return -1;
+  const std::string line = log.substr(used, log.find('\n', used) - used);
+  const std::size_t at = line.find(" bytes smem");
+  if (at == std::string::npos) return 0;
+  std::size_t start = at;
+  while (start > 0 && line[start - 1] >= '0' && line[start - 1] <= '9') --start;
+  return start == at ? -1 : std::stoi(line.substr(start, at - start));
+}
+}  // namespace
+
+TEST_CASE("every quantization family compiles for sm_89 and sm_90a and fits a block's shared memory",
+          "[nvrtc]") {
+  // The quantizers also serve sm_89 (99 KB per block, no clusters; the colwise kernel's cluster
+  // instructions failed to assemble there, and three fp32 / colwise variants asked for more
+  // than 99 KB, a review, 2026-12-05). Each kernel's static plus dynamic shared memory must fit
+  // the arch's block, and its static part the bound the planners assume (kQuantStaticSmemMax):
+  // a variant over the limit fails only at launch.
+  for (const char* target : {"sm_89", "sm_90a"}) {
+    const Arch arch = Arch::parse(target);
+    for (std::string_view name : op_family_names()) {
+      if (!name.starts_with("quantize_")) continue;
+      for (const char* x_dtype : {"bf16", "f32"}) {
+        ManifestOp op;
+        op.op = std::string(name);
+        op.x_dtype = x_dtype;
+        for (const KernelSpec& spec : find_op_family(name)->specs_for(op, arch, 132)) {
+          INFO(spec.display_name() << ", dynamic shared memory " << spec.dynamic_smem_bytes);
+          const CompileResult result = compile_kernel(spec);
+          // Spill-free is asked of the Hopper kernels (sm_89's MXFP8 row kernels spill 8 bytes).
+          if (arch.arch_specific) test::check_ptxas_log_clean(result.log);
+          const int static_smem = ptxas_static_smem(result.log);
+          INFO("static shared memory " << static_smem);
+          REQUIRE(static_smem >= 0);
+          CHECK(static_smem <= quant::kQuantStaticSmemMax);
+          CHECK(static_smem + spec.dynamic_smem_bytes <= quant::smem_per_block_limit(arch));
+        }
+      }
+    }
+  }
+  CHECK(quant::smem_per_block_limit(Arch::parse("sm_89")) == 101376);
+  CHECK(quant::smem_per_block_limit(Arch::parse("sm_90a")) == 232448);
+  CHECK(ptxas_static_smem("ptxas info    : Used 112 registers, used 1 barriers, 5120 bytes smem") == 5120);
+  CHECK(ptxas_static_smem("ptxas info    : Used 39 registers, used 0 barriers, 396 bytes cmem[0]") == 0);
 }
 
 TEST_CASE("quantization families prewarm e5m2 output when the manifest asks", "[nvrtc]") {

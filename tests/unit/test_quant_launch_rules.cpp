@@ -6,10 +6,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "ops/op_family.hpp"
 #include "ops/quantize_1x128.hpp"
 #include "ops/quantize_moe.hpp"
+#include "ops/quantize_tile.hpp"
 
 using namespace jitfp8;
 using namespace jitfp8::detail;
@@ -75,20 +77,63 @@ TEST_CASE("quantize_1x128 prewarms the kernels its m range can reach", "[quant]"
 
 TEST_CASE("quantize_grouped_colwise: small groups take the small stash, large ones clusters",
           "[quant]") {
+  const Arch sm90a = Arch::parse("sm_90a");
   // E128 x 256-row groups (bf16): one block per (group, slab), four blocks per SM.
-  ColwiseLaunch small = colwise_launch(32768, 128, DType::bf16);
+  ColwiseLaunch small = colwise_launch(32768, 128, DType::bf16, sm90a);
   CHECK(small.stash_bytes == kColwiseSmallStashBytes);
   CHECK(small.cluster == 1);
   // E16 x 2048 rows: the large stash, 512 rows per block in clusters of 4.
-  ColwiseLaunch large = colwise_launch(32768, 16, DType::bf16);
+  ColwiseLaunch large = colwise_launch(32768, 16, DType::bf16, sm90a);
   CHECK(large.stash_bytes == kColwiseStashBytes);
   CHECK(large.cluster == 4);
   // fp32 rows are twice the bytes: 256-row groups no longer fit the small stash.
-  CHECK(colwise_launch(32768, 128, DType::f32).stash_bytes == kColwiseStashBytes);
+  CHECK(colwise_launch(32768, 128, DType::f32, sm90a).stash_bytes == kColwiseStashBytes);
   // Clusters stop at 8; a lone huge group re-reads what the stashes cannot hold.
-  CHECK(colwise_launch(1 << 20, 1, DType::bf16).cluster == 8);
+  CHECK(colwise_launch(1 << 20, 1, DType::bf16, sm90a).cluster == 8);
 
   ManifestOp op;
   op.op = "quantize_grouped_colwise";
-  CHECK(find_op_family(op.op)->specs_for(op, Arch::parse("sm_90a"), 132).size() == 2);
+  CHECK(find_op_family(op.op)->specs_for(op, sm90a, 132).size() == 2);
+}
+
+TEST_CASE("quantize_grouped_colwise below sm_90: lone blocks with the small stash", "[quant]") {
+  // sm_89 grants a block 99 KB and has no clusters: the 96 KB stash and its clusters are never
+  // planned there, whatever the group sizes, and prewarming builds only the small kernel.
+  const Arch sm89 = Arch::parse("sm_89");
+  for (std::int64_t groups : {1, 16, 128})
+    for (DType x : {DType::bf16, DType::f32}) {
+      const ColwiseLaunch plan = colwise_launch(1 << 20, groups, x, sm89);
+      INFO("groups " << groups << ", x " << dtype_name(x));
+      CHECK(plan.stash_bytes == kColwiseSmallStashBytes);
+      CHECK(plan.cluster == 1);
+    }
+  ManifestOp op;
+  op.op = "quantize_grouped_colwise";
+  const std::vector<KernelSpec> specs = find_op_family(op.op)->specs_for(op, sm89, 84);
+  REQUIRE(specs.size() == 1);
+  CHECK(specs[0].dynamic_smem_bytes == kColwiseSmallStashBytes);
+  CHECK_THROWS_AS(quantize_moe_spec(MoeKind::grouped_colwise, DType::bf16, DType::e4m3, false, sm89,
+                                    kColwiseStashBytes),
+                  Error);
+}
+
+TEST_CASE("tile quantizers walk two tiles only where the walk fits the arch's shared memory",
+          "[quant]") {
+  // With a column output a block walks 2 tiles; the fp32 prefetch makes that 96 KB, more than
+  // sm_89's 99 KB with the static arrays: one tile there. bf16 (64 KB) walks on both.
+  const Arch sm90a = Arch::parse("sm_90a"), sm89 = Arch::parse("sm_89");
+  const TileVariant f32_col{DType::f32, DType::e4m3, TileScale::f32, TileRow::none, TileCol::m1x128};
+  const TileVariant bf16_col{DType::bf16, DType::e4m3, TileScale::f32, TileRow::none, TileCol::m1x128};
+  const TileVariant rows_only{DType::f32, DType::e4m3, TileScale::f32, TileRow::k1x128, TileCol::none};
+  CHECK(quantize_tile_walk(f32_col, sm90a) == 2);
+  CHECK(quantize_tile_smem_bytes(f32_col, sm90a) == 2 * 128 * 128 + 128 * 128 * 4);
+  CHECK(quantize_tile_walk(f32_col, sm89) == 1);
+  CHECK(quantize_tile_smem_bytes(f32_col, sm89) == 128 * 128);
+  CHECK(quantize_tile_walk(bf16_col, sm89) == 2);
+  CHECK(quantize_tile_walk(rows_only, sm90a) == 1);
+  CHECK(quantize_tile_smem_bytes(rows_only, sm90a) == 0);
+  // The spec carries the walk: its template argument and the dynamic shared memory agree.
+  const KernelSpec spec = quantize_tile_spec("quantize_1x128_t", f32_col, sm89);
+  CHECK(spec.template_args.back() == "1");
+  CHECK(spec.dynamic_smem_bytes == 128 * 128);
 }
