@@ -131,13 +131,22 @@ bool names_open_file(const std::string& path, int fd) {
          open_file.st_dev == at_path.st_dev && open_file.st_ino == at_path.st_ino;
 }
 
-std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why) {
+std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why,
+                                             std::int64_t max_bytes, ReadFailure* failure) {
+  ReadFailure ignored = ReadFailure::none;
+  ReadFailure& result = failure != nullptr ? *failure : ignored;
+  result = ReadFailure::none;
   *missing = false;
   // O_NONBLOCK: opening a FIFO planted at an entry's path must not wait for a writer (it is then
   // refused as not a regular file); it changes nothing for regular files.
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) *missing = true;
+    *missing = errno == ENOENT;
+    // Not ours to read (EACCES, EPERM) is a verdict on the file, as a symlink is; the rest (EMFILE,
+    // EIO, ESTALE, ...) may pass.
+    result = errno == ENOENT                                        ? ReadFailure::missing
+             : errno == ELOOP || errno == EACCES || errno == EPERM ? ReadFailure::unusable
+                                                                    : ReadFailure::unreadable;
     *why = errno == ELOOP ? "the entry is a symlink" : errno_text();
     return std::nullopt;
   }
@@ -145,12 +154,16 @@ std::optional<std::string> read_trusted_file(const std::string& path, bool* miss
   std::optional<std::string> bytes;
   if (::fstat(fd, &st) != 0) {
     *why = errno_text();
+    result = ReadFailure::unreadable;
   } else if (!S_ISREG(st.st_mode)) {
     *why = "not a regular file";
+    result = ReadFailure::unusable;
   } else if (auto reason = untrusted(st)) {
     *why = *reason;
-  } else if (st.st_size > (std::int64_t{1} << 30)) {
-    *why = "larger than 1 GiB";
+    result = ReadFailure::unusable;
+  } else if (st.st_size > max_bytes) {
+    *why = max_bytes == (std::int64_t{1} << 30) ? "larger than 1 GiB" : fmt::format("larger than {} bytes", max_bytes);
+    result = ReadFailure::unusable;
   } else {
     std::string data(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t done = 0;
@@ -160,8 +173,12 @@ std::optional<std::string> read_trusted_file(const std::string& path, bool* miss
       if (n <= 0) break;
       done += static_cast<std::size_t>(n);
     }
-    if (done == data.size()) bytes = std::move(data);
-    else *why = "short read";
+    if (done == data.size()) {
+      bytes = std::move(data);
+    } else {
+      *why = "short read";
+      result = ReadFailure::unreadable;
+    }
   }
   ::close(fd);
   return bytes;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -36,9 +37,18 @@ bool flock_exclusive(int fd, std::chrono::milliseconds timeout, const std::funct
 // Whether `path` (not followed) is the file open as `fd`: false once it was unlinked or replaced.
 bool names_open_file(const std::string& path, int fd);
 
-// Reads a whole trusted regular file (not a symlink, not a FIFO, at most 1 GiB); nullopt with
-// `why` set otherwise. `missing` on ENOENT.
-std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why);
+// What read_trusted_file found wrong, beyond `why`.
+enum class ReadFailure {
+  none,
+  missing,     // ENOENT
+  unusable,    // a symlink, not ours to read, not a regular file, not trusted, larger than max_bytes
+  unreadable,  // an I/O error (open, fstat, read): it may read fine next time
+};
+// Reads a whole trusted regular file (not a symlink, not a FIFO, at most `max_bytes`); nullopt
+// with `why` (and `failure`) set otherwise. `missing` on ENOENT.
+std::optional<std::string> read_trusted_file(const std::string& path, bool* missing, std::string* why,
+                                             std::int64_t max_bytes = std::int64_t{1} << 30,
+                                             ReadFailure* failure = nullptr);
 
 // Whether a file of `size` bytes goes past RLIMIT_FSIZE: writing past it raises SIGXFSZ, which
 // kills the process, so such a write is refused first.

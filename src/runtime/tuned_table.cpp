@@ -110,23 +110,38 @@ void warn_once(const std::string& what, const std::string& why) {
   if (warned.insert(what + why).second) log(LogLevel::warn, "tuned configs {}: {}", what, why);
 }
 
-// Reads the table at `path` into `table` (its entries after those already there). Returns
-// false when the file is missing or unusable (logged).
-bool read_table_file(const std::string& path, const TunedDevice& device, TunedTable* table) {
+// Tables are KB to MB; a larger one is refused whole, before its JSON is built (8-20x the text).
+constexpr std::int64_t kTableMaxBytes = std::int64_t{64} << 20;
+
+enum class TableRead { ok, missing, unusable, unreadable };
+
+// Reads the table at `path` into `table` (its entries after those already there). Anything but
+// ok leaves `table` as it was (logged); `unreadable`: an I/O error, the file may be fine.
+TableRead read_table_file(const std::string& path, const TunedDevice& device, TunedTable* table,
+                          std::string* why_not) {
   bool missing = false;
   std::string why;
-  std::optional<std::string> text = read_trusted_file(path, &missing, &why);
+  ReadFailure failure = ReadFailure::none;
+  std::optional<std::string> text = read_trusted_file(path, &missing, &why, kTableMaxBytes, &failure);
   if (!text) {
-    if (!missing) warn_once(path, "not read: " + why);
-    return false;
+    if (missing) return TableRead::missing;
+    warn_once(path, "not read: " + why);
+    *why_not = why;
+    return failure == ReadFailure::unreadable ? TableRead::unreadable : TableRead::unusable;
   }
   std::vector<std::string> skipped;
   if (auto problem = table->parse(*text, device, &skipped)) {
     warn_once(path, "not used: " + *problem);
-    return false;
+    *why_not = *problem;
+    return TableRead::unusable;
   }
-  for (const std::string& reason : skipped) warn_once(path, "entry skipped: " + reason);
-  return true;
+  // One warning per file and content, however many entries are bad (one per entry flooded the
+  // log and kept every message for the process's life: a review, 2026-12-05).
+  if (!skipped.empty())
+    warn_once(path, skipped.size() == 1
+                        ? "entry skipped: " + skipped.front()
+                        : fmt::format("{} entries skipped, the first: {}", skipped.size(), skipped.front()));
+  return TableRead::ok;
 }
 
 std::string temporary_path(const std::string& final_path) {
@@ -135,41 +150,67 @@ std::string temporary_path(const std::string& final_path) {
   return fmt::format("{}.tmp-{}-{}-{:x}", final_path, ::getpid(), counter++, random());
 }
 
-// Temporary files of the table at `final_path` (temporary_path's). Only a tuner that holds the
-// table's lock writes one, and renames or removes it before it lets go; so while we hold the lock,
-// any there is the leftover of a tuner that was killed meanwhile, and is removed.
+// Temporary files of the table at `final_path` (temporary_path's: .tmp-<pid>-...). Only a tuner
+// that holds the table's lock writes one, and renames or removes it before it lets go; so while
+// we hold the lock, any there is the leftover of a tuner that was killed meanwhile. Removed as
+// the cache's are (remove_abandoned_temporary: not while locked by its writer, nor while its
+// writer lives, younger than an hour), since on a file system without locks "holding the lock"
+// proves nothing and a plain unlink took a live tuner's temporary (a review, 2026-12-05).
 void remove_leftover_temporaries(const std::string& final_path) {
   const std::filesystem::path table(final_path);
   const std::string prefix = table.filename().string() + ".tmp-";
   std::error_code ec;
-  for (const auto& item : std::filesystem::directory_iterator(table.parent_path(), ec))
-    if (item.path().filename().string().rfind(prefix, 0) == 0) ::unlink(item.path().c_str());
+  // increment(ec): the range-for's operator++ throws on a read error.
+  for (std::filesystem::directory_iterator it(table.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    remove_abandoned_temporary(it->path().string(), pid);
+  }
 }
 
-// An advisory lock on the table file, held while it is read, merged and replaced.
+// An advisory lock on the table's lock file, held while the table is read, merged and replaced.
 class TableLock {
  public:
-  // Closed in forked children, which would otherwise keep the table locked (runtime/fork_closed_fds.hpp).
-  explicit TableLock(const std::string& path)
-      : fd_(open_closed_in_forked_children(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {}
+  explicit TableLock(std::string path) : path_(std::move(path)) {}
   ~TableLock() {
     if (fd_ >= 0) unlock_and_close(fd_);
   }
   TableLock(const TableLock&) = delete;
   TableLock& operator=(const TableLock&) = delete;
 
+  // Counts only while the path still names the locked file, as the cache's key locks (a lock
+  // file removed and made again meanwhile, with its tuned/ folder, let two tuners hold "the
+  // lock" on two files): taken again otherwise, within one deadline.
   bool acquire(std::chrono::milliseconds timeout, std::string* why) {
-    if (fd_ < 0) {
-      *why = fmt::format("cannot open the table's lock: {}", errno_text());
-      return false;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      // Closed in forked children, which would otherwise keep the table locked (runtime/fork_closed_fds.hpp).
+      fd_ = open_closed_in_forked_children(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd_ < 0) {
+        *why = fmt::format("cannot open the table's lock: {}", errno_text());
+        return false;
+      }
+      const auto left = std::max(std::chrono::steady_clock::duration::zero(), deadline - std::chrono::steady_clock::now());
+      if (!flock_exclusive(fd_, std::chrono::duration_cast<std::chrono::milliseconds>(left), [] { return false; })) {
+        release();
+        *why = "another process held the table's lock past the lock timeout";
+        return false;
+      }
+      if (names_open_file(path_, fd_)) return true;
+      release();
     }
-    if (flock_exclusive(fd_, timeout, [] { return false; })) return true;
-    *why = "another process held the table's lock past the lock timeout";
+    *why = "the table's lock file kept being replaced";
     return false;
   }
 
  private:
-  int fd_;
+  void release() {
+    unlock_and_close(fd_);
+    fd_ = -1;
+  }
+  std::string path_;
+  int fd_ = -1;
 };
 
 }  // namespace
@@ -254,7 +295,8 @@ TunedTable load_tuned_table(const std::vector<std::string>& roots, const TunedDe
       if (!missing) warn_once(tuned_dir(root), "not read: " + *problem);
       continue;
     }
-    read_table_file(tuned_table_path(root, device), device, &table);
+    std::string why;
+    read_table_file(tuned_table_path(root, device), device, &table, &why);
   }
   return table;
 }
@@ -269,14 +311,14 @@ std::vector<TunedTableFile> list_tuned_tables(const std::vector<std::string>& ro
     }
     std::error_code ec;
     std::vector<std::string> paths;
-    for (const auto& item : std::filesystem::directory_iterator(tuned_dir(root), ec))
-      if (item.path().extension() == ".json") paths.push_back(item.path().string());
+    for (std::filesystem::directory_iterator it(tuned_dir(root), ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".json") paths.push_back(it->path().string());
     std::sort(paths.begin(), paths.end());
     for (const std::string& path : paths) {
       TunedTableFile file;
       file.path = path;
       std::string why;
-      std::optional<std::string> text = read_trusted_file(path, &missing, &why);
+      std::optional<std::string> text = read_trusted_file(path, &missing, &why, kTableMaxBytes);
       const nlohmann::json doc = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
       if (!text) {
         file.problem = why;
@@ -318,9 +360,14 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
   if (!lock.acquire(lock_timeout(), why)) return false;
   remove_leftover_temporaries(path);
   // What is there now, as written by other tuners: kept unless replaced. A file that is there but
-  // not usable (foreign, corrupt) is replaced whole.
+  // not usable (foreign, corrupt, untrusted, too large) is replaced whole; one that could not be
+  // read (an I/O error) is left as it is, with its entries (replacing it lost them all).
   TunedTable table;
-  read_table_file(path, device, &table);
+  std::string why_not;
+  if (read_table_file(path, device, &table, &why_not) == TableRead::unreadable) {
+    *why = fmt::format("{} could not be read ({}); left as it is, nothing written", path, why_not);
+    return false;
+  }
   for (const TunedEntry& entry : entries) table.insert(entry);
   const std::string text = table.to_json(device).dump(1) + "\n";
   return write_file_atomically(temporary_path(path), path, text.data(), text.size(), why);

@@ -62,15 +62,17 @@ class TunedTable {
 std::string tuned_table_path(const std::string& root, const TunedDevice& device);
 
 // The tables of `device` from every root (earlier roots win entry by entry). Missing files are
-// normal; untrusted, unreadable or foreign ones and malformed entries are logged (a warning
-// once per file and process) and skipped. Never throws for a file's content.
+// normal; untrusted, unreadable, oversized or foreign ones and malformed entries are logged (a
+// warning once per file and process) and skipped. Never throws for a file's content.
 TunedTable load_tuned_table(const std::vector<std::string>& roots, const TunedDevice& device);
 
 // Merges `entries` into the table of the first root (created with its directory, mode 0700):
 // under an advisory lock on the table (other tuners wait up to lock_timeout()), read, merged
 // (the new entries replace their keys'), written whole to a temporary file and renamed into
-// place; temporary files that killed tuners left are removed. Returns false with `why` set when the root cannot be written, the lock not taken or the
-// write failed; the table on disk is then unchanged.
+// place; temporary files that killed tuners left are removed. A table there that is not usable
+// (foreign, corrupt, untrusted, over 64 MiB) is replaced whole. Returns false with `why` set when
+// the root cannot be written, the lock not taken, the table there not read (an I/O error: its
+// entries would be lost) or the write failed; the table on disk is then unchanged.
 bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDevice& device,
                            const std::vector<TunedEntry>& entries, std::string* why);
 

@@ -1,6 +1,7 @@
 // The on-disk cache: entry format, round trip, rejection and rebuild of bad entries, trust.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "runtime/disk_cache.hpp"
 #include "runtime/fork_closed_fds.hpp"
 #include "runtime/kernel_builder.hpp"
+#include "runtime/trusted_file.hpp"
 #include "support/test_env.hpp"
 #include "support/tiny_cubin.hpp"
 
@@ -879,4 +881,45 @@ TEST_CASE("a key lock taken on a file unlinked meanwhile is taken again at the p
   second.reset();  // now the waiter locks the file at the path
   waiter.join();
   CHECK(waiting_has_lock.load());
+}
+
+TEST_CASE("read_trusted_file tells a missing, an unusable and an unreadable file apart", "[cache]") {
+  // The tuned tables' merge replaces an unusable table whole but must leave one it could not
+  // read (an I/O error), whose entries it would lose (a review, 2026-12-05).
+  test::TempDir dir;
+  const std::string good = dir / "good", link = dir / "link", fifo = dir / "fifo", big = dir / "big";
+  test::write_text_file(good, "0123456789");
+  ::chmod(good.c_str(), 0600);
+  REQUIRE(::symlink(good.c_str(), link.c_str()) == 0);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  test::write_text_file(big, "");
+  ::chmod(big.c_str(), 0600);
+  REQUIRE(::truncate(big.c_str(), 11) == 0);
+  const auto failure_of = [](const std::string& path, std::int64_t max_bytes) {
+    bool missing = false;
+    std::string why;
+    detail::ReadFailure failure = detail::ReadFailure::unreadable;
+    const std::optional<std::string> text = detail::read_trusted_file(path, &missing, &why, max_bytes, &failure);
+    CHECK(text.has_value() == (failure == detail::ReadFailure::none));
+    CHECK(missing == (failure == detail::ReadFailure::missing));
+    return failure;
+  };
+  CHECK(failure_of(good, 10) == detail::ReadFailure::none);
+  CHECK(failure_of(dir / "none", 10) == detail::ReadFailure::missing);
+  CHECK(failure_of(link, 10) == detail::ReadFailure::unusable);
+  CHECK(failure_of(fifo, 10) == detail::ReadFailure::unusable);
+  CHECK(failure_of(big, 10) == detail::ReadFailure::unusable);
+  CHECK(failure_of(big, 11) == detail::ReadFailure::none);
+  // No descriptor left (EMFILE): an I/O error, not a verdict on the file.
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  const int next_fd = ::dup(0);
+  REQUIRE(next_fd >= 0);
+  ::close(next_fd);
+  rlimit tight = saved;
+  tight.rlim_cur = static_cast<rlim_t>(next_fd);  // the lowest free descriptor is now past it
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &tight) == 0);
+  const detail::ReadFailure no_descriptor = failure_of(good, 10);
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  CHECK(no_descriptor == detail::ReadFailure::unreadable);
 }

@@ -1,10 +1,13 @@
 // Tuned configs (runtime/tuned_table.hpp, ops/*_tuned.cpp): the table on disk (round trip, merge,
 // concurrent tuners, foreign, corrupt and untrusted files) and the checks a tuned gemm_fp8_nt,
 // gemm_fp8_wgrad or M-grouped config passes before a plan takes it.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -129,6 +132,16 @@ TEST_CASE("tuned tables of another device kind, corrupt or untrusted, are not us
     CHECK(table.size() == 1);
     CHECK(find(table, 256) != nullptr);
   }
+  SECTION("a table over 64 MiB is ignored whole, and the next tune replaces it") {
+    // Refused by its size before its JSON is built (8-20x the text in memory).
+    ::unlink(path.c_str());
+    test::write_text_file(path, "{}");
+    ::chmod(path.c_str(), 0600);
+    REQUIRE(::truncate(path.c_str(), (std::int64_t{64} << 20) + 1) == 0);
+    CHECK(load_tuned_table({root}, kH100).size() == 0);
+    REQUIRE(publish(root, {entry_for(256, 6)}));
+    CHECK(load_tuned_table({root}, kH100).size() == 1);
+  }
   SECTION("malformed entries are skipped one by one") {
     nlohmann::json doc = nlohmann::json::parse(test::read_text_file(path));
     nlohmann::json good = doc["entries"][0];
@@ -232,6 +245,49 @@ TEST_CASE("a tuner's leftover temporary file goes with the next publish of its t
   std::size_t files = 0;
   for (const auto& item : fs::directory_iterator(root + "/tuned")) files += item.path().string().find(".tmp-") == std::string::npos;
   CHECK(files == 2);  // the table and its lock
+
+  // One whose writer lives (this process's pid) is left while young, as the cache's are: where the
+  // file system has no locks, holding the table's lock proves nothing, and it may be a live
+  // tuner's. An hour old, it goes.
+  const std::string live = table + fmt::format(".tmp-{}-0-abc", ::getpid());
+  test::write_text_file(live, "{");
+  REQUIRE(publish(root, {entry_for(320, 6)}));
+  CHECK(fs::exists(live));
+  const timespec times[2] = {{::time(nullptr) - 7200, 0}, {::time(nullptr) - 7200, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, live.c_str(), times, 0) == 0);
+  REQUIRE(publish(root, {entry_for(384, 6)}));
+  CHECK_FALSE(fs::exists(live));
+}
+
+TEST_CASE("a tuner whose lock file is replaced while it waits takes the new one", "[tuned][concurrency]") {
+  // A lock counts only while its path still names the locked file (as the cache's key locks): a
+  // tuner that waited on a file unlinked meanwhile, with another tuner now holding the new one,
+  // went on beside it (a review, 2026-12-05).
+  test::TempDir dir;
+  const std::string root = dir / "cache";
+  REQUIRE(publish(root, {entry_for(128, 5)}));
+  const std::string lock_path = tuned_table_path(root, kH100) + ".lock";
+  const int old_lock = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(old_lock >= 0);
+  REQUIRE(::flock(old_lock, LOCK_EX) == 0);
+  std::atomic<bool> done{false}, ok{false};
+  std::thread tuner([&] {
+    std::string why;
+    ok = publish_tuned_entries({root}, kH100, {entry_for(256, 6)}, &why);
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the tuner waits on old_lock
+  ::unlink(lock_path.c_str());
+  const int new_lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);  // another tuner's
+  REQUIRE(new_lock >= 0);
+  REQUIRE(::flock(new_lock, LOCK_EX) == 0);
+  ::close(old_lock);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK_FALSE(done);  // waiting on the file at the path now
+  ::close(new_lock);
+  tuner.join();
+  CHECK(ok);
+  CHECK(load_tuned_table({root}, kH100).size() == 2);
 }
 
 TEST_CASE("tuners publishing at once lose no entry", "[tuned][concurrency]") {
