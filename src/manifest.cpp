@@ -62,8 +62,8 @@ ManifestOp parse_op(const json& item, const std::string& where) {
       // The GEMMs' kernels are planned every 64 rows of the range (the quantizers' do not depend
       // on M): [1, 2^31] took half an hour before any output (a review, 2026-12-04).
       if (op.op.rfind("gemm_", 0) == 0 && op.m_max - op.m_min > kGemmMRangeMax)
-        bad(where + ".m", fmt::format("a GEMM's range may span at most 2^20 rows, its kernels being planned every "
-                                      "64 rows (got {} rows): split it, or list the sizes you run",
+        bad(where + ".m", fmt::format("a GEMM's range may have max - min at most 2^20, its kernels being planned "
+                                      "every 64 rows (got {}): split it, or list the sizes you run",
                                       op.m_max - op.m_min));
     } else {
       op.m_min = op.m_max = positive_int(m, where + ".m");
@@ -83,6 +83,8 @@ ManifestOp parse_op(const json& item, const std::string& where) {
   if (item.contains("x_dtype")) {
     if (!item["x_dtype"].is_string()) bad(where + ".x_dtype", "must be a string");
     op.x_dtype = item["x_dtype"].get<std::string>();
+    if (op.x_dtype != "bf16" && op.x_dtype != "f32")
+      bad(where + ".x_dtype", fmt::format("\"{}\" must be \"bf16\" or \"f32\"", op.x_dtype));
   }
   if (item.contains("q_dtype")) {
     if (!item["q_dtype"].is_string()) bad(where + ".q_dtype", "must be a string");

@@ -33,9 +33,11 @@ void draw_progress(int done, int total) {
 
 PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptions& options) {
   // Negative counts fell back to the defaults unsaid.
-  detail::require(options.sm_count >= 0, "prewarm", "options.sm_count", options.sm_count,
-                  "must be >= 0 (0: the device's, or the arch's usual count)");
-  detail::require(options.jobs >= 0, "prewarm", "options.jobs", options.jobs, "must be >= 0 (0: hardware threads)");
+  // The bounds the CLI takes (--sms, --jobs): the heuristics' SM arithmetic is in int.
+  detail::require(options.sm_count >= 0 && options.sm_count <= 1024, "prewarm", "options.sm_count", options.sm_count,
+                  "must be in [0, 1024] (0: the device's, or the arch's usual count)");
+  detail::require(options.jobs >= 0 && options.jobs <= 1024, "prewarm", "options.jobs", options.jobs,
+                  "must be in [0, 1024] (0: hardware threads)");
   auto start = std::chrono::steady_clock::now();
   const detail::ManifestTarget planned = detail::manifest_target(options.arch, options.sm_count);
   const Arch& arch = planned.arch;
@@ -69,11 +71,20 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   if (options.progress) draw_progress(0, report.kernels);
   // `spawned`: on a thread of its own (the calling thread keeps its context as it is).
   auto worker = [&](bool spawned) {
-    if (spawned && context != nullptr) detail::make_context_current(context);
+    // A throw here, outside any try, ended the process (std::terminate); its kernels now fail.
+    std::string context_error;
+    if (spawned && context != nullptr) {
+      try {
+        detail::make_context_current(context);
+      } catch (const std::exception& e) {
+        context_error = e.what();
+      }
+    }
     for (std::size_t i; (i = next++) < specs.size();) {
       std::string error;
       detail::BuiltKernel built;
       try {
+        if (!context_error.empty()) throw std::runtime_error("no CUDA context on this thread: " + context_error);
         built = detail::build_kernel(specs[i]);
         // A prewarm exists to fill the cache: a kernel kept in memory only is a failure (the
         // reason was logged), not "compiled".

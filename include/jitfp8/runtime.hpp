@@ -181,11 +181,11 @@ JITFP8_API Manifest load_manifest(const std::string& path);
 
 struct PrewarmOptions {
   std::optional<Arch> arch;  // default: the current device's (needs a driver)
-  int sm_count = 0;          // plan the GEMMs for this many SMs (neither the device's tuned
+  int sm_count = 0;          // in [0, 1024]: plan the GEMMs for this many SMs (neither the device's tuned
                              // tables nor its measured cluster room then apply); 0: the
                              // device's without `arch`, the arch's usual count with it
                              // (the GEMM SM limit, set_gemm_sm_limit, applies to either)
-  int jobs = 0;              // parallel compiles; 0: hardware threads
+  int jobs = 0;              // parallel compiles, at most 1024; 0: hardware threads
   bool load = false;         // also load into the current device, ready for graph capture
   bool progress = false;     // draw a progress bar on stderr
 };

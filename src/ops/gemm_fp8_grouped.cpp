@@ -186,15 +186,21 @@ void validate_grouped_contiguous(const GroupedGemmContiguousArgs& a) {
         rows_extent(grouping, 1, grouping_len, 0, 4)}});
 }
 
+// The masked rows' rules (E, N already checked): also a manifest's largest m, which plans never
+// pass max_m (m is the expected rows, at most max_m).
+void validate_masked_rows(std::string_view f, std::string_view name, std::int64_t e, std::int64_t max_m,
+                          std::int64_t n) {
+  require(max_m >= 1 && max_m <= kInt32Max, f, name, max_m, "must be in [1, 2^31)");
+  require(e * max_m <= kInt32Max, f, name, max_m, "num_groups * max_m must be < 2^31, num_groups = {}", e);
+  // Tile units (at most E x ceil(max_m / 64) x ceil(N / 16)) are counted in 32 bits.
+  require(e * ((max_m + 63) / 64) * ((n + 15) / 16) <= kInt32Max, f, name, max_m,
+          "num_groups * ceil(max_m / 64) * ceil(n / 16) must be < 2^31 (tile count)");
+}
+
 void validate_grouped_masked(const GroupedGemmMaskedArgs& a) {
   const std::string_view f = kMasked;
   validate_common(f, a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity);
-  require(a.max_m >= 1 && a.max_m <= kInt32Max, f, "max_m", a.max_m, "must be in [1, 2^31)");
-  require(a.num_groups * a.max_m <= kInt32Max, f, "max_m", a.max_m,
-          "num_groups * max_m must be < 2^31, num_groups = {}", a.num_groups);
-  // Tile units (at most E x ceil(max_m / 64) x ceil(N / 16)) are counted in 32 bits.
-  require(a.num_groups * ((a.max_m + 63) / 64) * ((a.n + 15) / 16) <= kInt32Max, f, "max_m", a.max_m,
-          "num_groups * ceil(max_m / 64) * ceil(n / 16) must be < 2^31 (tile count)");
+  validate_masked_rows(f, "max_m", a.num_groups, a.max_m, a.n);
   require_aligned(a.a, 16, f, "a");
   require_aligned(a.d, 16, f, "d");
   require_aligned(a.a_scales, 16, f, "a_scales");
@@ -283,7 +289,10 @@ std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& 
 
 std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, const Arch& arch,
                                                           const TargetDevice& target) {
-  manifest_shape_rules([&] { validate_shape(kMasked, op.groups, op.n, op.k); });
+  manifest_shape_rules([&] {
+    validate_shape(kMasked, op.groups, op.n, op.k);
+    validate_masked_rows(kMasked, "m", op.groups, std::max(op.m_max, op.m_min), op.n);
+  });
   std::vector<KernelSpec> specs;
   std::set<std::string> seen;
   const Sm90Grouping g = Sm90Grouping::masked;

@@ -213,6 +213,9 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
              Catch::Contains("ops[0].k: must be an integer"));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "q_dtype": "e3m4"}]})"),
              Catch::Contains("ops[0].q_dtype: \"e3m4\" must be \"e4m3\" or \"e5m2\""));
+  // Refused by the parser itself, naming the field (expansion refused it later, naming the model).
+  CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "x_dtype": "fp16"}]})"),
+             Catch::Contains("ops[0].x_dtype: \"fp16\" must be \"bf16\" or \"f32\""));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 512, "k": 64, "d_dtype": "fp16"}]})"),
              Catch::Contains("ops[0].d_dtype: \"fp16\" must be \"bf16\" or \"f32\""));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 512, "k": 64, "d_dtype": 4}]})"),
@@ -236,7 +239,7 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
                                                           "groups": 8, "comment": "shape fields describe a quantizer"}]})"));
   // A GEMM's kernels are planned every 64 rows: a range of 2^31 rows took half an hour.
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": [1, 2147483648], "n": 512, "k": 512}]})"),
-             Catch::Contains("ops[0].m: a GEMM's range may span at most 2^20 rows"));
+             Catch::Contains("ops[0].m: a GEMM's range may have max - min at most 2^20"));
   CHECK_NOTHROW(parse_manifest(R"({"model": "x", "ops": [{"op": "gemm_fp8_nt", "m": [1, 1048577], "n": 512, "k": 512}]})"));
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "gemm_fp8_wgrad", "m": 2147483648, "n": 512, "k": 512}]})"),
              Catch::Contains("ops[0].m: a GEMM's m must be below 2^31"));
@@ -284,6 +287,12 @@ TEST_CASE("a manifest's GEMM shape that its dispatch refuses is a manifest error
              Catch::Contains("argument 'n' = 100: must be a multiple of 8"));
   CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_masked", "m": 64, "n": 1073741824, "k": 512, "groups": 8})"),
              Catch::Contains("argument 'num_groups' = 8: num_groups * n must be < 2^31"));
+  // The masked m is the expected rows, at most max_m: the dispatch's max_m rules bound it too.
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_masked", "m": 4194304, "n": 4096, "k": 512, "groups": 1024})"),
+             Catch::Contains("argument 'm' = 4194304: num_groups * max_m must be < 2^31"));
+  CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_masked", "m": 1048576, "n": 65536, "k": 512, "groups": 1024})"),
+             Catch::Contains("argument 'm' = 1048576: num_groups * ceil(max_m / 64) * ceil(n / 16) must be < 2^31"));
+  CHECK(expansion_error(R"({"op": "gemm_fp8_grouped_masked", "m": [1, 4096], "n": 4096, "k": 512, "groups": 32})") == "no error");
   CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_wgrad", "m": 64, "n": 512, "k": 1000, "groups": 8})"),
              Catch::Contains("argument 'k_capacity' = 1000: must be a multiple of 128"));
   CHECK(expansion_error(R"({"op": "gemm_fp8_grouped_wgrad", "m": 64, "n": 512, "k": 1024, "groups": 8})") == "no error");
@@ -325,7 +334,13 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --quiet --quiet --arch sm_90a " + dir / "m.json", "--quiet given twice");
   usage_error("dump --arch sm_90a --out '' quantize_1x128 k=512", "--out needs a value, got an empty one");
   usage_error("dump --arch sm_90a quantize_1x128 k=512 k=1024", "k given twice");
-  usage_error("prewarm --jobs -1 --arch sm_90a " + dir / "m.json", "--jobs must be >= 0");
+  usage_error("prewarm --jobs -1 --arch sm_90a " + dir / "m.json", "--jobs must be in [0, 1024]");
+  usage_error("prewarm --jobs 100000 --arch sm_90a " + dir / "m.json", "--jobs must be in [0, 1024]");
+  usage_error("prewarm --arch sm_90a -q " + dir / "m.json", "unknown option -q");
+  // A usage error found after --cache-dir creates no folder.
+  usage_error("prewarm --arch sm_90a --cache-dir " + dir / "never/made" + " --bogus " + dir / "m.json",
+              "unknown option --bogus");
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
   usage_error("prewarm --sms 0 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
   usage_error("prewarm --sms 2147483647 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
   usage_error("prewarm --arch sm_9 " + dir / "m.json", "--arch: arch 'sm_9': the compute capability must be");
@@ -630,7 +645,11 @@ TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without
       {"--json " + dir.path() + "/no/such/folder/t.json " + dir / "g.json", "--json: cannot write into"},
       {"--json " + dir.path() + " " + dir / "g.json", "is a folder, not a file"},
       {"--json " + dir / "q.json" + " " + dir / "q.json", "is a MANIFEST"},
+      // A device or FIFO there would have been replaced by a file (as root, /dev/null).
+      {"--json " + dir / "fifo" + " " + dir / "g.json", "is not a regular file"},
+      {"-q " + dir / "g.json", "unknown option -q"},
       {dir / "q.json", "the manifests imply no GEMM kernel (--all: every kernel)"}};
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
   for (const auto& [arguments, message] : refusals) {
     auto run = test::run_command(cli + arguments);
     INFO(arguments << ": " << run.output);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <string_view>
 
 #include "cli.hpp"
@@ -53,8 +54,11 @@ std::vector<std::string> Args::positional_unchecked() const {
 
 std::vector<std::string> Args::positional() const {
   std::vector<std::string> rest = positional_unchecked();
+  std::error_code ec;
   for (const std::string& arg : rest)
-    if (arg.rfind("--", 0) == 0) throw UsageError("unknown option " + arg);
+    // "-q" too, unless a file of that name is meant: it was read as a MANIFEST (exit 1, not 2).
+    if (arg.rfind("--", 0) == 0 || (arg.size() > 1 && arg[0] == '-' && !std::filesystem::exists(arg, ec)))
+      throw UsageError("unknown option " + arg);
   return rest;
 }
 

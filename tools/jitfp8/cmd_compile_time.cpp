@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -91,6 +92,10 @@ int run_compile_time(Args args) {
     std::error_code ec;
     if (path.filename().empty() || fs::is_directory(path, ec))
       throw UsageError("--json: " + *json_path + " is a folder, not a file");
+    // A device, FIFO or socket there (/dev/null, /dev/stdout) would be replaced by a file.
+    const fs::file_status target = fs::status(path, ec);
+    if (fs::exists(target) && !fs::is_regular_file(target))
+      throw UsageError("--json: " + *json_path + " is not a regular file");
     if (!fs::is_directory(parent, ec) || ::access(parent.c_str(), W_OK | X_OK) != 0)
       throw UsageError("--json: cannot write into " + parent.string());
     for (const std::string& manifest : paths)
@@ -184,8 +189,10 @@ int run_compile_time(Args args) {
     // Whole or not at all (a temporary file beside it renamed over it; a link there is replaced).
     const std::string text = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // logs may not be UTF-8
     std::string why;
-    if (!detail::write_file_atomically(fmt::format("{}.tmp-{}", *json_path, ::getpid()), *json_path, text.data(),
-                                       text.size(), &why))
+    // A pid alone recurs (PID 1 in containers), and a killed run's temporary would block the name.
+    const std::string temporary =
+        fmt::format("{}.tmp-{}-{:x}", *json_path, ::getpid(), std::random_device{}());
+    if (!detail::write_file_atomically(temporary, *json_path, text.data(), text.size(), &why))
       throw std::runtime_error("compile-time: " + why);
   }
   return failed == 0 ? 0 : 1;

@@ -17,23 +17,26 @@ int run_prewarm(Args args) {
   // A negative count fell back to the default unsaid.
   if (auto jobs = args.take("--jobs")) {
     options.jobs = parse_int(*jobs, "--jobs");
-    if (options.jobs < 0) throw UsageError("--jobs must be >= 0 (0: one per hardware thread), got " + *jobs);
+    if (options.jobs < 0 || options.jobs > 1024)
+      throw UsageError("--jobs must be in [0, 1024] (0: one per hardware thread), got " + *jobs);
   }
   options.sm_count = take_sms(args);
   take_gemm_sm_limit(args);
-  if (auto dir = args.take("--cache-dir")) {
-    // A folder the runtime will not write into (a file, another user's or a group-writable
-    // folder, one that cannot be created) failed each kernel only after its compile: minutes for
-    // a large manifest. A folder not there yet is created now (mode 0700, as the runtime would).
-    std::string why;
-    if (!detail::make_dirs(*dir, &why) || detail::check_trusted_dirs({*dir}, &why) != detail::DirState::ok)
-      throw UsageError("--cache-dir '" + *dir + "' cannot hold the cache: " + why);
-    set_cache_roots({*dir});
-  }
+  const std::optional<std::string> cache_dir = args.take("--cache-dir");
   // The bar redraws one line: only for a terminal, not for logs.
   options.progress = !args.take_flag("--quiet") && ::isatty(STDERR_FILENO);
   std::vector<std::string> paths = args.positional();
   if (paths.empty()) throw UsageError("needs at least one MANIFEST");
+  // After every usage check: a usage error creates nothing.
+  if (cache_dir) {
+    // A folder the runtime will not write into (a file, another user's or a group-writable
+    // folder, one that cannot be created) failed each kernel only after its compile: minutes for
+    // a large manifest. A folder not there yet is created now (mode 0700, as the runtime would).
+    std::string why;
+    if (!detail::make_dirs(*cache_dir, &why) || detail::check_trusted_dirs({*cache_dir}, &why) != detail::DirState::ok)
+      throw UsageError("--cache-dir '" + *cache_dir + "' cannot hold the cache: " + why);
+    set_cache_roots({*cache_dir});
+  }
 
   std::vector<Manifest> manifests;
   for (const std::string& path : paths) manifests.push_back(load_manifest(path));
