@@ -46,7 +46,8 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // exactly one of m_indices and group_ends; E, M, N, K < 2^31 and E * N < 2^31 (B is one
 // (E * N, K) tensor map). Shared memory bounds two more: K up to about 2^21 (the B-scale tiles),
 // and with group_ends E up to a few 10^4 (the ends table; m_indices has no such bound); past
-// them no tile configuration fits, and the call throws Error(unsupported) before any launch.
+// them no tile configuration fits, and the call throws Error(unsupported) before any launch
+// (with M > 0: M = 0 returns after the argument rules, before any configuration is planned).
 struct GroupedGemmContiguousArgs {
   std::int64_t num_groups = 0;  // E
   std::int64_t m = 0, n = 0, k = 0;

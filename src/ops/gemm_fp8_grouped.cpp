@@ -90,7 +90,7 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
         fmt::format("{} rows_key {} groups {} n {} k {}", function, key.rows_key, e, n, k),
         [&](const Sm90GemmConfig& c) { return gemm_fp8_grouped_spec(grouping, e, n, k, c, device.arch); },
         stand_in);
-  });
+  }, [](const Plan& plan) { count_stand_in(plan); });
 }
 
 // The rows a masked launch plans for: expected_m is a hint only, a value below 1 means "no idea",

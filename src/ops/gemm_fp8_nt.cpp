@@ -297,7 +297,7 @@ const Plan& plan_for(const GemmFp8Args& args, const DeviceContext& device, Strea
         device.device, stream, pick, tuned, why,
         fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
         [&](const Sm90GemmConfig& c) { return gemm_fp8_nt_spec(args.n, args.k, c, device.arch); }, stand_in);
-  });
+  }, [](const Plan& plan) { count_stand_in(plan); });
 }
 
 }  // namespace

@@ -228,7 +228,7 @@ const Plan& plan_for(const GemmFp8WgradArgs& args, const DeviceContext& device, 
         device.device, stream, pick, tuned, why,
         fmt::format("{} m_bucket {} n {} k {}", kFunction, key.m_bucket, args.n, args.k),
         [&](const Sm90WgradConfig& c) { return gemm_fp8_wgrad_spec(args.n, args.k, c, device.arch); }, stand_in);
-  });
+  }, [](const Plan& plan) { count_stand_in(plan); });
 }
 
 }  // namespace

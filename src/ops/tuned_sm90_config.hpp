@@ -58,6 +58,13 @@ struct KernelPlan {
   const KernelPlan* stand_in = nullptr;
 };
 
+// For the plan caches' get_or_make: counts a kept plan's stand-in once (two threads racing on a
+// new plan both make one; only the first is kept).
+template <class Config>
+void count_stand_in(const KernelPlan<Config>& plan) {
+  if (plan.stand_in != nullptr) ++runtime_counters().stand_ins;
+}
+
 // The plan of `pick` or, where the op's lookup found one (tuned_sm90_config), of `tuned` if its
 // kernel builds. Logged for the plan `words` names: the config taken, tuned or picked (debug),
 // a tuned one not used and why (warn: `why` from the lookup, or the build failure). spec_of(config): its KernelSpec.
@@ -72,8 +79,7 @@ KernelPlan<Config> plan_with_tuned(int device, Stream stream, const Config& pick
   const FirstUse first_use = stand_in != nullptr ? FirstUse::build_in_background : first_use_on(stream);
   const auto with_stand_in = [&](KernelPlan<Config> plan) {
     if (stand_in != nullptr && !launchable_now(*plan.kernel)) {
-      plan.stand_in = stand_in;
-      ++runtime_counters().stand_ins;
+      plan.stand_in = stand_in;  // counted once it is kept (count_stand_in)
       log(LogLevel::info, "{}: config {} stands in for {} while its kernel builds", words,
           stand_in->config.to_json().dump(), plan.config.to_json().dump());
     }

@@ -9,6 +9,7 @@
 #include <shared_mutex>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include <xxhash.h>
 
@@ -37,8 +38,10 @@ class DispatchCache {
   // Returns the memoized value, or builds it with `make()` (outside any lock: builds of other
   // keys go on meanwhile; two threads racing on one key both build, and the first insert wins,
   // which is harmless because the kernel registry underneath already deduplicates compiles).
-  template <class Make>
-  const Value& get_or_make(const Key& key, Make&& make) {
+  // `inserted(value)` runs once per key, for the value kept (under the lock: keep it short),
+  // for what must count a value once rather than once per build.
+  template <class Make, class Inserted>
+  const Value& get_or_make(const Key& key, Make&& make, Inserted&& inserted) {
     {
       std::shared_lock lock(mutex_);
       auto it = map_.find(key);
@@ -46,7 +49,13 @@ class DispatchCache {
     }
     Value value = make();
     std::unique_lock lock(mutex_);
-    return map_.try_emplace(key, std::move(value)).first->second;  // node-based: refs stay valid
+    auto [it, added] = map_.try_emplace(key, std::move(value));  // node-based: refs stay valid
+    if (added) inserted(it->second);
+    return it->second;
+  }
+  template <class Make>
+  const Value& get_or_make(const Key& key, Make&& make) {
+    return get_or_make(key, std::forward<Make>(make), [](const Value&) {});
   }
 
   // Calls visit(key, value) for every memoized entry, under the shared lock (visit must not

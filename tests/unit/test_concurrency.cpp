@@ -1,5 +1,6 @@
 // In-process building blocks: one build per key under contention; memoized dispatch.
 #include <atomic>
+#include <latch>
 #include <thread>
 #include <vector>
 
@@ -61,4 +62,40 @@ TEST_CASE("DispatchCache memoizes by the bytes of a POD key", "[concurrency]") {
   Key b = a;
   b.device = 1;
   CHECK(cache.get_or_make(b, [&] { return ++makes; }) == 2);
+}
+
+TEST_CASE("DispatchCache reports one insert per key when threads race to make it", "[concurrency]") {
+  // Every thread misses and makes a value (they wait for each other inside make); only the
+  // first insert is kept, and `inserted` sees that one value once (runtime_stats().stand_ins
+  // counted every racing make before, 2026-12-05).
+  struct Key {
+    int id;
+  };
+  constexpr int kThreads = 8;
+  DispatchCache<Key, int> cache;
+  std::atomic<int> makes{0}, inserts{0}, inserted_value{-1};
+  std::latch all_made(kThreads);
+  std::vector<int> got(kThreads, -1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      got[t] = cache.get_or_make(
+          Key{7},
+          [&] {
+            ++makes;
+            all_made.arrive_and_wait();
+            return t;
+          },
+          [&](const int& value) {
+            ++inserts;
+            inserted_value = value;
+          });
+    });
+  for (std::thread& thread : threads) thread.join();
+  CHECK(makes == kThreads);
+  CHECK(inserts == 1);
+  for (int t = 0; t < kThreads; ++t) CHECK(got[t] == inserted_value);
+  // A hit neither makes nor reports.
+  CHECK(cache.get_or_make(Key{7}, [] { return -2; }, [&](const int&) { ++inserts; }) == inserted_value);
+  CHECK(inserts == 1);
 }
