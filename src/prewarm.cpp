@@ -16,6 +16,7 @@
 #include "runtime/check.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/log.hpp"
 
 namespace jitfp8 {
 namespace {
@@ -71,20 +72,20 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
   if (options.progress) draw_progress(0, report.kernels);
   // `spawned`: on a thread of its own (the calling thread keeps its context as it is).
   auto worker = [&](bool spawned) {
-    // A throw here, outside any try, ended the process (std::terminate); its kernels now fail.
-    std::string context_error;
+    // A throw here, outside any try, ended the process (std::terminate). A worker without the
+    // context takes no kernel: the others, or this thread after them, build what is left.
     if (spawned && context != nullptr) {
       try {
         detail::make_context_current(context);
       } catch (const std::exception& e) {
-        context_error = e.what();
+        detail::log(LogLevel::warn, "prewarm: a worker thread could not use the CUDA context: {}", e.what());
+        return;
       }
     }
     for (std::size_t i; (i = next++) < specs.size();) {
       std::string error;
       detail::BuiltKernel built;
       try {
-        if (!context_error.empty()) throw std::runtime_error("no CUDA context on this thread: " + context_error);
         built = detail::build_kernel(specs[i]);
         // A prewarm exists to fill the cache: a kernel kept in memory only is a failure (the
         // reason was logged), not "compiled".
@@ -120,6 +121,7 @@ PrewarmReport prewarm(const std::vector<Manifest>& manifests, const PrewarmOptio
     if (threads.empty()) worker(false);
   }
   for (std::thread& thread : threads) thread.join();
+  if (next < specs.size()) worker(false);  // every spawned worker lacked the context
   report.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

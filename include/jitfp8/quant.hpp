@@ -45,10 +45,10 @@ struct Quantize1x128Args {
 JITFP8_API void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 
 // ==== Common rules of the quantization family ====================================================
-// Architectures: sm_89 (Ada) and newer; older ones throw Error(unsupported). Below sm_90 the
-// column-output tile kernels with fp32 input take one M tile per block instead of two, and
-// quantize_grouped_colwise runs lone blocks with its 48 KB stash (sm_89 has 99 KB of shared
-// memory per block and no clusters). sm_89 kernels are compile-checked, not run in the tests.
+// Architectures: sm_89 (Ada) and newer; older ones throw Error(unsupported). Where a block has
+// 99 KB of shared memory (sm_89, sm_120+) the column-output tile kernels with fp32 input take one
+// M tile per block instead of two, and quantize_grouped_colwise runs lone blocks with its 48 KB
+// stash (sm_89 has no clusters). sm_89 kernels are compile-checked, not run in the tests.
 // Output formats (q_dtype): e4m3 (fmax = 448, no Inf) or e5m2 (fmax = 57344, has Inf but the cast
 // saturates, so no Inf is ever written). The GEMMs (gemm.hpp, moe.hpp) read e4m3 operands only:
 // e5m2 output is for other consumers, and a GEMM given it would read its bytes as e4m3. Every cast is cvt.rn.satfinite: round to nearest even

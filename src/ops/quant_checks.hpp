@@ -26,9 +26,9 @@ constexpr std::int64_t kBlockedExtentMax = kInt32Max - 127;  // 2^31 - 128
 constexpr std::int64_t kColwiseTokensMax = kInt32Max - 255;  // 2^31 - 256
 
 // Shared memory (static and dynamic together) one block may use on `arch`: 227 KB on sm_90 and
-// the sm_100 family, 99 KB on sm_89 and sm_120+. The variants that need more than 99 KB (a tile walk's fp32
-// prefetch, the colwise 96 KB stash) are planned only where they fit; below sm_90 they asked
-// for more than the driver grants (a review, 2026-12-05).
+// the sm_100 family, 99 KB on sm_89 and sm_120+. The variants that need more than 99 KB (a tile
+// walk's fp32 prefetch, the colwise 96 KB stash) are planned only where they fit; on sm_89 they
+// asked for more than the driver grants (a review, 2026-12-05).
 constexpr int kSmemPerBlockSm90 = 232448;
 constexpr int kSmemPerBlockSm89 = 101376;
 inline int smem_per_block_limit(const Arch& arch) {

@@ -128,8 +128,8 @@ std::vector<KernelSpec> quantize_kgrouped_specs_for(const ManifestOp& op, const 
 }
 std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp& op, const Arch& arch,
                                                            const TargetDevice&) {
-  // Both stashes where both fit (sm_90+): which one runs depends on the run-time group sizes
-  // (colwise_launch); below sm_90 only the small one runs.
+  // Both stashes where both fit (sm_90, sm_100): which one runs depends on the run-time group sizes
+  // (colwise_launch); on sm_89 and sm_120+ only the small one runs.
   std::vector<KernelSpec> specs;
   for (int stash_bytes : {kColwiseStashBytes, kColwiseSmallStashBytes})
     if (colwise_stash_fits(stash_bytes, arch))

@@ -32,8 +32,8 @@ struct ColwiseLaunch {
   int stash_bytes = kColwiseStashBytes;
   int cluster = 1;
 };
-// arch: below sm_90 the 96 KB stash does not fit a block (99 KB with the kernel's static arrays)
-// and there are no clusters: every launch takes the 48 KB stash, one block per (group, slab).
+// arch: where a block has 99 KB (sm_89, sm_120+) the 96 KB stash does not fit with the kernel's
+// static arrays: every launch takes the 48 KB stash, one block per (group, slab).
 ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
                              const Arch& arch);
 // Whether a colwise kernel with this stash fits a block's shared memory on `arch`.

@@ -154,7 +154,7 @@ int tile_smem_bytes(const TileVariant& v, int walk) {
 // Two M tiles per block with a column output: qt runs of 256 bytes and the second tile's loads
 // in flight during the first's work (H100, 8192 x 7168: +1.5-3.5% over one tile; 3 and 4 tiles
 // per block measured slower, tools/bench/results/2026-11-24-quant-walk-h100.md). One where the
-// walk's shared memory does not fit (fp32 x below sm_90: 96 KB + static > 99 KB).
+// walk's shared memory does not fit (fp32 x on sm_89 and sm_120+: 96 KB + static > 99 KB).
 int quantize_tile_walk(const TileVariant& v, const Arch& arch) {
   return v.col != TileCol::none && quant_smem_fits(tile_smem_bytes(v, 2), arch) ? 2 : 1;
 }

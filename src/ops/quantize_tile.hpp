@@ -35,7 +35,7 @@ constexpr std::int64_t kTileMaxRowBlocks = 65535;  // M tiles on grid.y
 constexpr int kTileCols = 128;  // along K
 // M tiles one block walks (the kernel's kWalk): variants with a column output stage the walk's
 // transposed tiles in shared memory and write qt in runs of 128 * walk bytes; 2 where its shared
-// memory fits the arch (all of them from sm_90 on), else 1.
+// memory fits the arch (all of them on sm_90 and sm_100), else 1.
 int quantize_tile_walk(const TileVariant& v, const Arch& arch);
 // Dynamic shared memory of a variant on `arch`: with a column output, the staged qt and, for
 // walks, one prefetched tile of x.

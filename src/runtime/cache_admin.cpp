@@ -1,5 +1,4 @@
 // Listing, verifying and clearing cache roots (the `jitfp8 cache` subcommands).
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -112,42 +111,6 @@ void remove(const fs::path& path, int* counter, CacheCleanReport* report) {
   else if (ec) report->failures.push_back(fmt::format("{}: {}", path.string(), ec.message()));
 }
 
-// Puts the file at `from` back at `to` unless a file is there already (a newer entry of the key:
-// the same kernel), where it is dropped. link() stands in where RENAME_NOREPLACE is not supported.
-void put_back(const std::string& from, const fs::path& to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
-  if (errno == EINVAL || errno == ENOSYS) (void)::link(from.c_str(), to.c_str());
-  ::unlink(from.c_str());
-}
-
-// Removes the entry at `path` only if it is the file `judged` (lstat) names. A regular file is
-// renamed aside to a temporary's name (which `cache clear` and `verify` remove if left) and
-// checked there, so that no rename can slip in between the check and the unlink: any other file
-// (a good entry renamed into place since) goes back. Anything else (a directory: nothing is
-// renamed over it) is removed at its path.
-void remove_judged(const fs::path& path, const detail::Key128& key, const struct stat& judged,
-                   CacheCleanReport* report) {
-  const auto same = [&judged](const struct stat& st) { return st.st_dev == judged.st_dev && st.st_ino == judged.st_ino; };
-  struct stat now {};
-  if (!S_ISREG(judged.st_mode)) {
-    if (::lstat(path.c_str(), &now) == 0 && same(now)) remove(path, &report->removed_entries, report);
-    return;
-  }
-  const std::string aside =
-      fmt::format("{}/.tmp-{}-{}-judged", path.parent_path().string(), key.hex(), static_cast<long>(::getpid()));
-  if (::rename(path.c_str(), aside.c_str()) != 0) {
-    if (errno != ENOENT) report->failures.push_back(fmt::format("{}: {}", path.string(), std::strerror(errno)));
-    return;
-  }
-  if (::lstat(aside.c_str(), &now) != 0 || !same(now)) return put_back(aside, path);
-  if (::unlink(aside.c_str()) == 0) {
-    ++report->removed_entries;
-  } else {
-    report->failures.push_back(fmt::format("{}: {}", path.string(), std::strerror(errno)));
-    put_back(aside, path);
-  }
-}
-
 // Unlinks a key's lock file unless a process holds it (it is compiling that key): removing a held
 // one let a second process lock a new file at the path and compile the same kernel alongside.
 // It is unlinked while locked here, and only while the path still names the file locked here (a
@@ -205,15 +168,16 @@ CacheCleanReport cache_remove_invalid() {
       // read-only or untrusted root), the entry is removed unlocked, as nobody rebuilds it there.
       // A publisher may still rename a good entry over it unlocked (after its lock wait timed
       // out, or after the holder it waited for wrote nothing): the file judged is removed only if
-      // it is the one at the path, and so that no rename can slip in between that check and the
-      // unlink, it is first renamed aside and checked there: a good entry taken aside by mistake
-      // goes back (unless a newer one is there already; they hold the same kernel).
+      // it is still the one at the path. (A window remains between that check and the unlink;
+      // renaming the entry aside to close it raised worse races with the temporaries' cleaners,
+      // a review, 2026-12-05: a lost entry is only a recompile.)
       bool held = false;
       const auto lock =
           detail::KeyLock::acquire(key, std::chrono::milliseconds(0), [] { return false; }, &held);
-      struct stat judged {};
-      if (!held && ::lstat(path.c_str(), &judged) == 0 && !inspect(roots.front(), path).valid)
-        remove_judged(path, key, judged, &report);
+      struct stat judged {}, now {};
+      if (!held && ::lstat(path.c_str(), &judged) == 0 && !inspect(roots.front(), path).valid &&
+          ::lstat(path.c_str(), &now) == 0 && now.st_dev == judged.st_dev && now.st_ino == judged.st_ino)
+        remove(path, &report.removed_entries, &report);
     } else if (is_temporary(path)) {
       remove_if_abandoned(path, &report);
     }

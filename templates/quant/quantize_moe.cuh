@@ -258,9 +258,9 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_kgrouped_kerne
 
 // ---- per-group column-wise scales ---------------------------------------------------------------
 // Launch: block 256, grid (ceil(D / 64) * C, num_groups), clusters of C blocks along x (C in
-// [1, 8], chosen by the host from the average group size: any C is correct; 1 below sm_90),
+// [1, 8], chosen by the host from the average group size: any C is correct; 1 below sm_90 and on sm_120+),
 // dynamic shared memory kStashBytes (the host's colwise_launch: 96 KB, two blocks per SM, or
-// 48 KB, four, for small groups; 48 KB where 96 KB does not fit, below sm_90). Cluster (cb, g) owns columns
+// 48 KB, four, for small groups; 48 KB where 96 KB does not fit: sm_89, sm_120+). Cluster (cb, g) owns columns
 // [64 cb, 64 cb + 64) of group g; its block of rank i takes the i-th of C contiguous row ranges,
 // and the C partial column maxima meet through distributed shared memory (so a group C times
 // larger than one block's stash still stays on chip).

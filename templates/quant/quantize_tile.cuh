@@ -13,7 +13,7 @@
 //
 // Work split (kThreads = 256; a block walks kWalk vertically adjacent 128 x 128 tiles of one K
 // tile, grid (ceil(K/128), ceil(ceil(M/128) / kWalk)); kWalk = 1 without a column output, 2 with,
-// or 1 where the walk's shared memory does not fit: fp32 x below sm_90, src/ops/quantize_tile.cpp):
+// or 1 where the walk's shared memory does not fit: fp32 x on sm_89 and sm_120+, src/ops/quantize_tile.cpp):
 // 1. Load: lane l of a half-warp loads the same 16-byte vectors of 8 rows as quantize_1x128
 //    (bf16: elements [8l, 8l+8); fp32: [4l, 4l+4) and [64+4l, 64+4l+4)), all before any use.
 //    Rows: without a column output half-warp h owns rows h + 16 i (i < 8); with one, the 8

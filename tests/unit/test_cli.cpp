@@ -334,6 +334,11 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --quiet --quiet --arch sm_90a " + dir / "m.json", "--quiet given twice");
   usage_error("dump --arch sm_90a --out '' quantize_1x128 k=512", "--out needs a value, got an empty one");
   usage_error("dump --arch sm_90a quantize_1x128 k=512 k=1024", "k given twice");
+  // Only m takes a range: a colon elsewhere is the value's own (it was read as a range).
+  const auto colon =
+      test::run_command(kCli + " dump --arch sm_90a --out " + dir / "colon" + " quantize_1x128 k=512 comment=see:x");
+  INFO(colon.output);
+  CHECK(colon.exit_code == 0);
   usage_error("prewarm --jobs -1 --arch sm_90a " + dir / "m.json", "--jobs must be in [0, 1024]");
   usage_error("prewarm --jobs 100000 --arch sm_90a " + dir / "m.json", "--jobs must be in [0, 1024]");
   usage_error("prewarm --arch sm_90a -q " + dir / "m.json", "unknown option -q");

@@ -913,7 +913,7 @@ TEST_CASE("read_trusted_file tells a missing, an unusable and an unreadable file
   // No descriptor left (EMFILE): an I/O error, not a verdict on the file.
   rlimit saved{};
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
-  const int next_fd = ::dup(0);
+  const int next_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // the lowest free descriptor
   REQUIRE(next_fd >= 0);
   ::close(next_fd);
   rlimit tight = saved;

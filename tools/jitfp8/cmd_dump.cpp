@@ -14,10 +14,11 @@
 namespace jitfp8::cli {
 namespace {
 
-// "m=4096" -> {"m": 4096}; "m=1:4096" -> {"m": [1, 4096]}; "pow2_scales=true"; strings as is.
+// "m=4096" -> {"m": 4096}; "m=1:4096" -> {"m": [1, 4096]}; "pow2_scales=true"; strings as is
+// (only m takes a range: "comment=see:x" is a string).
 nlohmann::json field_value(const std::string& name, const std::string& text) {
   if (text == "true" || text == "false") return text == "true";
-  if (auto colon = text.find(':'); colon != std::string::npos)
+  if (auto colon = text.find(':'); name == "m" && colon != std::string::npos)
     return {parse_int(text.substr(0, colon), name + "'s range start"),
             parse_int(text.substr(colon + 1), name + "'s range end")};
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
