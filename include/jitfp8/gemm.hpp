@@ -29,7 +29,8 @@ namespace jitfp8 {
 // D type), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not
 // overlap the inputs. Shared memory bounds K further: past about 3.1 * 10^6 (B's scales for every
 // K block are staged there) no tile configuration fits, and the call throws Error(unsupported)
-// before anything is launched.
+// before anything is launched (with M > 0: M = 0 returns after the argument rules, before any
+// configuration is planned).
 struct GemmFp8Args {
   std::int64_t m = 0, n = 0, k = 0;
   const void* a = nullptr;

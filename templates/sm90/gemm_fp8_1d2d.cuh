@@ -93,7 +93,8 @@
 //   tmap_d   BFLOAT16 (FLOAT32 with kDFp32: d_bytes 4, else 2), dims {N, M}, stride {ldd * d_bytes}
 //            (ldd >= N, usually N),
 //            box {d_box_n(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits), d_bytes),
-//                 dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kNumSplits, d_bytes)} (64, or 32),
+//                 dense_d_stage_rows(BLOCK_M, BLOCK_N, K, kNumStages, kDsmemSplits, d_bytes)} (64, or 32;
+//                 kDsmemSplits = kSplitsViaWorkspace ? 1 : kNumSplits, as the host's sm90_gemm_dsmem_splits),
 //            swizzle d_swizzle_mode(epi_block_n(BLOCK_M, BLOCK_N, kNumSplits), d_bytes) bytes:
 //            128 -> SWIZZLE_128B, 64 -> SWIZZLE_64B, 32 -> SWIZZLE_32B
 // N and K tails need nothing else: TMA zero-fills out-of-bounds loads and clips stores (M: the tail maps).
