@@ -43,21 +43,28 @@ void drop_quietly(BackgroundJob& job, const char* why) noexcept {
 // One thread: a second full compile beside the application's own work would take a second core,
 // and the upgrades are not urgent (the quick variants give the same results).
 // At exit its destructor waits for the job in flight, after the function statics constructed
-// after it are destroyed: what a job uses exists before the first job is queued (the registries,
-// the driver and template tables, the counters), or is never destroyed (the warnings' sets of
-// env_setting.cpp and disk_cache.cpp, which a job may be the first to reach).
+// after it are destroyed. So it is made by the first post() only, whose dispatch has made what a
+// job uses (the registries, the driver and template tables, the counters), or the job reaches what
+// is never destroyed (the warnings' sets of env_setting.cpp and disk_cache.cpp). The other entry
+// points use it only where it exists (existing()): made earlier, by a wait_for_background_compiles()
+// before the first kernel, it outlived the registries a job in flight at exit still used (a
+// review, 2026-12-05).
 class BackgroundCompiler {
  public:
   // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole. The
   // handlers stay registered after the compiler is destroyed at exit, and then do nothing.
   BackgroundCompiler() {
-    alive_ = this;
-    ::pthread_atfork([] { if (alive_) alive_->mutex_.lock(); }, [] { if (alive_) alive_->mutex_.unlock(); },
-                     [] { if (alive_) alive_->forked(); });
+    ::pthread_atfork([] { if (auto* c = existing()) c->mutex_.lock(); },
+                     [] { if (auto* c = existing()) c->mutex_.unlock(); },
+                     [] { if (auto* c = existing()) c->forked(); });
+    alive_.store(this, std::memory_order_release);
   }
 
+  // The compiler once the first post() made it, until exit destroys it; else null.
+  static BackgroundCompiler* existing() { return alive_.load(std::memory_order_acquire); }
+
   ~BackgroundCompiler() {
-    alive_ = nullptr;
+    alive_.store(nullptr, std::memory_order_release);
     if (in_child_) {  // a fork()ed child: the thread stayed with the parent (forked() dropped the queue)
       if (thread_.joinable()) thread_.detach();
       return;
@@ -117,10 +124,10 @@ class BackgroundCompiler {
     changed_.wait(lock, [&] { return stopping_ || in_child_ || (jobs_.empty() && !busy_); });
   }
 
-  void pause(bool paused) {
+  // After paused() changed: under the lock, so that run() sees it or is woken.
+  void notify() {
     {
       std::lock_guard lock(mutex_);
-      paused_ = paused;
     }
     changed_.notify_all();
   }
@@ -129,7 +136,7 @@ class BackgroundCompiler {
   void run() {
     std::unique_lock lock(mutex_);
     while (true) {
-      changed_.wait(lock, [&] { return stopping_ || (!paused_ && !jobs_.empty()); });
+      changed_.wait(lock, [&] { return stopping_ || (!paused.load() && !jobs_.empty()); });
       if (stopping_) return;
       BackgroundJob job = std::move(jobs_.front());
       jobs_.pop_front();
@@ -163,11 +170,15 @@ class BackgroundCompiler {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<BackgroundJob> jobs_;
-  bool busy_ = false, paused_ = false, stopping_ = false, in_child_ = false;
-  static inline BackgroundCompiler* alive_ = nullptr;  // the one compiler, while it exists
+  bool busy_ = false, stopping_ = false, in_child_ = false;
+  static inline std::atomic<BackgroundCompiler*> alive_{nullptr};  // the one compiler, while it exists
   std::thread thread_;
+
+ public:
+  static inline std::atomic<bool> paused{false};  // pause_background_compiles, kept before the compiler exists
 };
 
+// For post() only (see the class).
 BackgroundCompiler& background_compiler() {
   static BackgroundCompiler compiler;
   return compiler;
@@ -264,11 +275,19 @@ bool launches_stand_in(TieredKernel& kernel, Stream stream) {
 
 void post_background_compile(BackgroundJob job) { background_compiler().post(std::move(job)); }
 
-void hurry_background_compile(const TieredKernel* kernel) { background_compiler().hurry(kernel); }
+void hurry_background_compile(const TieredKernel* kernel) {
+  if (auto* compiler = BackgroundCompiler::existing()) compiler->hurry(kernel);
+}
 
-void pause_background_compiles(bool paused) { background_compiler().pause(paused); }
+void pause_background_compiles(bool paused) {
+  BackgroundCompiler::paused.store(paused);
+  if (auto* compiler = BackgroundCompiler::existing()) compiler->notify();
+}
 
-const TieredKernel* first_queued_background_build() { return background_compiler().first_queued(); }
+const TieredKernel* first_queued_background_build() {
+  auto* compiler = BackgroundCompiler::existing();
+  return compiler != nullptr ? compiler->first_queued() : nullptr;
+}
 
 void fail_background_builds(bool fail) { builds_fail.store(fail); }
 
@@ -280,6 +299,8 @@ void set_tiered_compilation(bool enabled) { detail::tiered_slot().store(enabled,
 
 bool tiered_compilation() { return detail::tiered_compilation_enabled(); }
 
-void wait_for_background_compiles() { detail::background_compiler().wait_idle(); }
+void wait_for_background_compiles() {
+  if (auto* compiler = detail::BackgroundCompiler::existing()) compiler->wait_idle();  // none: nothing was queued
+}
 
 }  // namespace jitfp8

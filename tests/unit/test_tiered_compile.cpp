@@ -297,6 +297,57 @@ TEST_CASE("background jobs that will not run at exit are dropped, each settling 
   CHECK(output.find("A dropped") == std::string::npos);
 }
 
+namespace {
+// A static made after the tiered entry points were called but before the first job: what a job
+// uses (the registries, the template tables) is made so, and must outlive the job in flight at exit.
+std::atomic<bool> g_witness_destroyed{false};
+struct Witness {
+  ~Witness() { g_witness_destroyed = true; }
+};
+}  // namespace
+
+// The next case's child (as above). Made by an early wait_for_background_compiles(), the compiler
+// was destroyed after the statics made after it, which a job in flight at exit still used (a
+// review, 2026-12-05): the other entry points must not make it.
+TEST_CASE("the background compiler is made by the first job: the child", "[.][tiered]") {
+  if (std::getenv("JITFP8_TEST_EXIT_CHILD") == nullptr) {
+    SUCCEED("runs only as the next case's child");
+    return;
+  }
+  wait_for_background_compiles();
+  pause_background_compiles(false);
+  hurry_background_compile(nullptr);
+  say(first_queued_background_build() == nullptr ? "nothing queued\n" : "a job queued?\n");
+  static Witness witness;
+  std::atomic<bool> started{false};
+  post_background_compile(saying("W", [&started] {
+    started = true;
+    // In flight at exit: a second of looking for the witness's destruction.
+    for (int i = 0; i < 1000 && !g_witness_destroyed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    say(g_witness_destroyed ? "W saw the witness destroyed\n" : "W ended, the witness alive\n");
+  }));
+  while (!started) std::this_thread::yield();
+}
+
+TEST_CASE("the background compiler outlives nothing a job made before it uses", "[tiered]") {
+  std::array<char, 4096> self{};
+  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
+  REQUIRE(length > 0);
+  const std::string command = fmt::format(
+      "JITFP8_TEST_EXIT_CHILD=1 '{}' 'the background compiler is made by the first job: the child' 2>&1", self.data());
+  FILE* child = ::popen(command.c_str(), "r");
+  REQUIRE(child != nullptr);
+  std::string output;
+  std::array<char, 256> chunk{};
+  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), child)) output.append(chunk.data(), n);
+  const int status = ::pclose(child);
+  INFO(output);
+  CHECK(status == 0);
+  CHECK(output.find("nothing queued\n") != std::string::npos);
+  CHECK(output.find("W ended, the witness alive\n") != std::string::npos);
+  CHECK(output.find("W saw the witness destroyed") == std::string::npos);
+}
+
 TEST_CASE("a tiered kernel keeps the first settling of its build", "[tiered]") {
   TieredKernel built, failed;
   built.settle(reinterpret_cast<void*>(0x5));
