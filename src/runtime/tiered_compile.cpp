@@ -53,11 +53,13 @@ class BackgroundCompiler {
  public:
   // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole. The
   // handlers stay registered after the compiler is destroyed at exit, and then do nothing.
+  // Set before the handlers are registered: a fork() that runs them (registering waits for one
+  // in progress) sees it in all three.
   BackgroundCompiler() {
+    alive_.store(this, std::memory_order_release);
     ::pthread_atfork([] { if (auto* c = existing()) c->mutex_.lock(); },
                      [] { if (auto* c = existing()) c->mutex_.unlock(); },
                      [] { if (auto* c = existing()) c->forked(); });
-    alive_.store(this, std::memory_order_release);
   }
 
   // The compiler once the first post() made it, until exit destroys it; else null.
