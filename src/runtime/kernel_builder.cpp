@@ -12,6 +12,7 @@
 #include "runtime/nvrtc_compiler.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/template_source.hpp"
+#include "runtime/tiered_compile.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -95,14 +96,21 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   bool waited = false;
   std::timespec lock_file_seen {};
   std::optional<BuiltKernel> appeared;
+  // A background build stops waiting once the process exits (background_build_abandoned).
   auto lock = KeyLock::acquire(
-      key, lock_timeout(), [&] { return (appeared = cached_kernel(key)).has_value(); }, &waited, &lock_file_seen);
+      key, lock_timeout(),
+      [&] { return (appeared = cached_kernel(key)).has_value() || background_build_abandoned(); }, &waited,
+      &lock_file_seen);
   if (waited) ++runtime_counters().lock_waits;
   if (!appeared && lock) appeared = cached_kernel(key);  // published while we waited for the lock
   if (appeared && !dumping) {
     log(LogLevel::info, "cache hit {} key={} (after waiting for another process)",
         spec.display_name(), key.hex());
     return *appeared;
+  }
+  if (background_build_abandoned()) {
+    if (lock) lock->mark_no_entry_coming();
+    throw Error(ErrorCode::internal, fmt::format("{}: not built: the process is exiting", spec.display_name()));
   }
   // The holder we waited for let go saying no entry was coming (its compile or its write failed:
   // a full disk, a quota). Holding the lock would line the other waiters up behind this compile,

@@ -49,6 +49,9 @@ void drop_quietly(BackgroundJob& job, const char* why) noexcept {
 // points use it only where it exists (existing()): made earlier, by a wait_for_background_compiles()
 // before the first kernel, it outlived the registries a job in flight at exit still used (a
 // review, 2026-12-05).
+std::atomic<bool> g_compiler_stopping{false};  // background_build_abandoned
+thread_local bool t_on_compile_thread = false;
+
 class BackgroundCompiler {
  public:
   // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole. The
@@ -77,6 +80,7 @@ class BackgroundCompiler {
       stopping_ = true;
       dropped.swap(jobs_);
     }
+    g_compiler_stopping.store(true);  // the job in flight stops waiting for another process's lock
     changed_.notify_all();
     // Settled, so that a launch waiting for one (another thread, or a static's destructor that
     // launches) takes the failed-build path instead of waiting forever.
@@ -136,6 +140,7 @@ class BackgroundCompiler {
 
  private:
   void run() {
+    t_on_compile_thread = true;
     std::unique_lock lock(mutex_);
     while (true) {
       changed_.wait(lock, [&] { return stopping_ || (!paused.load() && !jobs_.empty()); });
@@ -276,6 +281,8 @@ bool launches_stand_in(TieredKernel& kernel, Stream stream) {
 }
 
 void post_background_compile(BackgroundJob job) { background_compiler().post(std::move(job)); }
+
+bool background_build_abandoned() { return t_on_compile_thread && g_compiler_stopping.load(); }
 
 void hurry_background_compile(const TieredKernel* kernel) {
   if (auto* compiler = BackgroundCompiler::existing()) compiler->hurry(kernel);

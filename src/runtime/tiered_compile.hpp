@@ -79,6 +79,11 @@ struct BackgroundJob {
 // Queues `job` for the background compile thread (started at first use, joined at exit).
 void post_background_compile(BackgroundJob job);
 
+// True on the background compile thread once the process is exiting (its destructor is waiting
+// for the job in flight): a build there stops waiting for another process's lock on its key and
+// gives up (build_kernel), instead of holding up the exit for up to the lock timeout.
+bool background_build_abandoned();
+
 // Moves the queued job that settles `kernel` (if it has not started) to the front of the queue.
 void hurry_background_compile(const TieredKernel* kernel);
 

@@ -26,12 +26,15 @@
 #include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
+#include "ops/op_family.hpp"
 #include "ops/stand_in.hpp"
+#include "runtime/disk_cache.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/kernel_builder.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "runtime/tiered_compile.hpp"
 #include "support/ptxas_log.hpp"
+#include "support/test_env.hpp"
 
 using namespace jitfp8;
 using namespace jitfp8::detail;
@@ -346,6 +349,62 @@ TEST_CASE("the background compiler outlives nothing a job made before it uses", 
   CHECK(output.find("nothing queued\n") != std::string::npos);
   CHECK(output.find("W ended, the witness alive\n") != std::string::npos);
   CHECK(output.find("W saw the witness destroyed") == std::string::npos);
+}
+
+// The next case's child: another process (here a leaked lock of this one, held until exit: flock
+// locks belong to the open file) compiles the key that a background build waits for when the
+// process exits. The exit waited for that lock, up to the lock timeout (a review, 2026-12-05).
+TEST_CASE("a background build waiting for another process's lock at exit: the child", "[.][tiered]") {
+  if (std::getenv("JITFP8_TEST_EXIT_CHILD") == nullptr) {
+    SUCCEED("runs only as the next case's child");
+    return;
+  }
+  ManifestOp op;
+  op.op = "quantize_1x128";
+  const KernelSpec spec = find_op_family(op.op)->specs_for(op, Arch::parse("sm_90a"), 132).front();
+  bool waited = false;
+  static KeyLock* held =
+      KeyLock::acquire(cache_key(spec), std::chrono::milliseconds(0), [] { return false; }, &waited).release();
+  REQUIRE(held != nullptr);
+  std::atomic<bool> started{false};
+  post_background_compile(saying("L", [spec, &started] {
+    started = true;
+    try {
+      build_kernel(spec);
+      say("L built\n");
+    } catch (const std::exception& e) {
+      say(fmt::format("L gave up: {}\n", e.what()));
+    }
+  }));
+  while (!started) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // in its lock wait
+  say("exiting\n");
+}
+
+TEST_CASE("the exit does not wait for a background build's wait for another process's lock", "[tiered]") {
+  test::TempDir dir;
+  std::array<char, 4096> self{};
+  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
+  REQUIRE(length > 0);
+  const std::string command = fmt::format(
+      "JITFP8_CACHE_DIR='{}' JITFP8_LOCK_TIMEOUT_S=20 JITFP8_TEST_EXIT_CHILD=1 '{}' "
+      "'a background build waiting for another process*' 2>&1",
+      dir / "cache", self.data());
+  const auto start = std::chrono::steady_clock::now();
+  FILE* child = ::popen(command.c_str(), "r");
+  REQUIRE(child != nullptr);
+  std::string output;
+  std::array<char, 256> chunk{};
+  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), child)) output.append(chunk.data(), n);
+  const int status = ::pclose(child);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(output << "child took " << seconds << " s");
+  CHECK(status == 0);
+  CHECK(output.find("exiting\n") != std::string::npos);
+  CHECK(output.find("L gave up: ") != std::string::npos);
+  CHECK(output.find("not built: the process is exiting") != std::string::npos);
+  CHECK(output.find("L built") == std::string::npos);
+  CHECK(seconds < 10);  // the lock timeout is 20 s
 }
 
 TEST_CASE("a tiered kernel keeps the first settling of its build", "[tiered]") {
