@@ -40,6 +40,9 @@ void drop_quietly(BackgroundJob& job, const char* why) noexcept {
   }
 }
 
+std::atomic<bool> g_compiler_stopping{false};  // background_build_abandoned
+thread_local bool t_on_compile_thread = false;
+
 // One thread: a second full compile beside the application's own work would take a second core,
 // and the upgrades are not urgent (the quick variants give the same results).
 // At exit its destructor waits for the job in flight, after the function statics constructed
@@ -49,9 +52,6 @@ void drop_quietly(BackgroundJob& job, const char* why) noexcept {
 // points use it only where it exists (existing()): made earlier, by a wait_for_background_compiles()
 // before the first kernel, it outlived the registries a job in flight at exit still used (a
 // review, 2026-12-05).
-std::atomic<bool> g_compiler_stopping{false};  // background_build_abandoned
-thread_local bool t_on_compile_thread = false;
-
 class BackgroundCompiler {
  public:
   // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole. The
