@@ -235,6 +235,28 @@ TEST_CASE("a plan launches its stand-in until its own kernel is built, or built 
 
 namespace {
 
+// Runs one hidden "...: the child" case of this binary in a process of its own, with
+// JITFP8_TEST_EXIT_CHILD=1 and `environment` ("NAME=value ..."): its output (stderr too) and wait
+// status. The cases end in that process's exit, which is what they test.
+struct ChildRun {
+  std::string output;
+  int status = -1;
+};
+ChildRun run_child_case(const std::string& name, const std::string& environment = "") {
+  std::array<char, 4096> self{};
+  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
+  REQUIRE(length > 0);
+  const std::string command =
+      fmt::format("{} JITFP8_TEST_EXIT_CHILD=1 '{}' '{}' 2>&1", environment, self.data(), name);
+  FILE* child = ::popen(command.c_str(), "r");
+  REQUIRE(child != nullptr);
+  ChildRun run;
+  std::array<char, 256> chunk{};
+  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), child)) run.output.append(chunk.data(), n);
+  run.status = ::pclose(child);
+  return run;
+}
+
 // One write per line: the lines come from two threads.
 void say(const std::string& line) { [[maybe_unused]] auto n = ::write(STDOUT_FILENO, line.data(), line.size()); }
 
@@ -278,17 +300,7 @@ TEST_CASE("background jobs at exit: the child", "[.][tiered]") {
 }
 
 TEST_CASE("background jobs that will not run at exit are dropped, each settling what waits for it", "[tiered]") {
-  std::array<char, 4096> self{};
-  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
-  REQUIRE(length > 0);
-  const std::string command =
-      fmt::format("JITFP8_TEST_EXIT_CHILD=1 '{}' 'background jobs at exit: the child' 2>&1", self.data());
-  FILE* child = ::popen(command.c_str(), "r");
-  REQUIRE(child != nullptr);
-  std::string output;
-  std::array<char, 256> chunk{};
-  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), child)) output.append(chunk.data(), n);
-  const int status = ::pclose(child);
+  const auto [output, status] = run_child_case("background jobs at exit: the child");
   INFO(output);
   CHECK(status == 0);
   CHECK(output.find("D dropped: its build ended in an error it could not report\n") != std::string::npos);
@@ -333,17 +345,7 @@ TEST_CASE("the background compiler is made by the first job: the child", "[.][ti
 }
 
 TEST_CASE("the background compiler outlives nothing a job made before it uses", "[tiered]") {
-  std::array<char, 4096> self{};
-  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
-  REQUIRE(length > 0);
-  const std::string command = fmt::format(
-      "JITFP8_TEST_EXIT_CHILD=1 '{}' 'the background compiler is made by the first job: the child' 2>&1", self.data());
-  FILE* child = ::popen(command.c_str(), "r");
-  REQUIRE(child != nullptr);
-  std::string output;
-  std::array<char, 256> chunk{};
-  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), child)) output.append(chunk.data(), n);
-  const int status = ::pclose(child);
+  const auto [output, status] = run_child_case("the background compiler is made by the first job: the child");
   INFO(output);
   CHECK(status == 0);
   CHECK(output.find("nothing queued\n") != std::string::npos);
@@ -383,20 +385,9 @@ TEST_CASE("a background build waiting for another process's lock at exit: the ch
 
 TEST_CASE("the exit does not wait for a background build's wait for another process's lock", "[tiered]") {
   test::TempDir dir;
-  std::array<char, 4096> self{};
-  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
-  REQUIRE(length > 0);
-  const std::string command = fmt::format(
-      "JITFP8_CACHE_DIR='{}' JITFP8_LOCK_TIMEOUT_S=20 JITFP8_TEST_EXIT_CHILD=1 '{}' "
-      "'a background build waiting for another process*' 2>&1",
-      dir / "cache", self.data());
   const auto start = std::chrono::steady_clock::now();
-  FILE* child = ::popen(command.c_str(), "r");
-  REQUIRE(child != nullptr);
-  std::string output;
-  std::array<char, 256> chunk{};
-  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), child)) output.append(chunk.data(), n);
-  const int status = ::pclose(child);
+  const auto [output, status] = run_child_case("a background build waiting for another process*",
+                                               fmt::format("JITFP8_CACHE_DIR='{}' JITFP8_LOCK_TIMEOUT_S=20", dir / "cache"));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   INFO(output << "child took " << seconds << " s");
   CHECK(status == 0);
