@@ -38,9 +38,8 @@ DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
   return cache;
 }
 
-const LoadedKernel& kernel_for(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2,
+const LoadedKernel& kernel_for(const DeviceContext& device, MoeKind kind, DType x_dtype, DType q_dtype, bool pow2,
                                int stash_bytes = kColwiseStashBytes) {
-  const DeviceContext& device = current_device();
   PlanKey key{};
   key.device = device.device;
   key.kind = static_cast<std::uint8_t>(kind);
@@ -63,8 +62,6 @@ void check_groups(std::string_view fn, std::int64_t num_groups, std::int64_t max
 
 }  // namespace
 
-bool colwise_stash_fits(int stash_bytes, const Arch& arch) { return quant_smem_fits(stash_bytes, arch); }
-
 ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
                              const Arch& arch) {
   const std::int64_t row_bytes = kColwiseColumns * static_cast<std::int64_t>(dtype_size(x_dtype));
@@ -73,7 +70,7 @@ ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType
   // The small stash where an average group fits one block with 25% headroom (groups vary), and
   // lone blocks with it wherever the large one does not fit (99 KB archs; sm_89 has no clusters).
   const std::int64_t small_rows = kColwiseSmallStashBytes / row_bytes;
-  if (avg_rows <= small_rows * 3 / 4 || !colwise_stash_fits(kColwiseStashBytes, arch)) {
+  if (avg_rows <= small_rows * 3 / 4 || !quant_smem_fits(kColwiseStashBytes, arch)) {
     plan.stash_bytes = kColwiseSmallStashBytes;
     plan.cluster = 1;
     return plan;
@@ -97,7 +94,7 @@ KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool po
     throw Error(ErrorCode::unsupported,
                 fmt::format("{}: arch {} has no fp8 conversion (needs sm_89 or newer)", fn,
                             arch.name()));
-  if (kind == MoeKind::grouped_colwise && !colwise_stash_fits(stash_bytes, arch))
+  if (kind == MoeKind::grouped_colwise && !quant_smem_fits(stash_bytes, arch))
     throw Error(ErrorCode::unsupported,
                 fmt::format("{}: a {}-byte stash does not fit a block's shared memory on {}", fn,
                             stash_bytes, arch.name()));
@@ -132,7 +129,7 @@ std::vector<KernelSpec> quantize_grouped_colwise_specs_for(const ManifestOp& op,
   // (colwise_launch); on sm_89 and sm_120+ only the small one runs.
   std::vector<KernelSpec> specs;
   for (int stash_bytes : {kColwiseStashBytes, kColwiseSmallStashBytes})
-    if (colwise_stash_fits(stash_bytes, arch))
+    if (quant_smem_fits(stash_bytes, arch))
       specs.push_back(quantize_moe_spec(MoeKind::grouped_colwise, manifest_x_dtype(op),
                                         manifest_q_dtype(op), op.pow2_scales, arch, stash_bytes));
   return specs;
@@ -174,7 +171,7 @@ void quantize_kgrouped(const QuantizeKGroupedArgs& a, Stream stream) {
                       {"scales", a.scales, a.k_capacity > 0 ? layout.scales_numel() * 4 : 0}},
                  /*num_inputs=*/2);
   if (a.k_capacity == 0) return;
-  const LoadedKernel& kernel = kernel_for(MoeKind::kgrouped, a.x_dtype, a.q_dtype, a.pow2_scales);
+  const LoadedKernel& kernel = kernel_for(current_device(), MoeKind::kgrouped, a.x_dtype, a.q_dtype, a.pow2_scales);
   LaunchShape shape;
   shape.grid = {static_cast<unsigned>(ceil_div(a.rows, 128)),
                 static_cast<unsigned>(a.k_capacity / 128), 1};
@@ -217,8 +214,9 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
                       {"q", a.q, a.tokens * a.d},
                       {"scales", a.scales, a.num_groups * a.d * 4}},
                  /*num_inputs=*/2);
-  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype, current_device().arch);
-  const LoadedKernel& kernel = kernel_for(MoeKind::grouped_colwise, a.x_dtype, a.q_dtype,
+  const DeviceContext& device = current_device();
+  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype, device.arch);
+  const LoadedKernel& kernel = kernel_for(device, MoeKind::grouped_colwise, a.x_dtype, a.q_dtype,
                                           a.pow2_scales, plan.stash_bytes);
   const unsigned cluster = static_cast<unsigned>(plan.cluster);
   LaunchShape shape;

@@ -36,8 +36,6 @@ struct ColwiseLaunch {
 // static arrays: every launch takes the 48 KB stash, one block per (group, slab).
 ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
                              const Arch& arch);
-// Whether a colwise kernel with this stash fits a block's shared memory on `arch`.
-bool colwise_stash_fits(int stash_bytes, const Arch& arch);
 
 // stash_bytes: the grouped column-wise kernel's shared-memory stash (ignored for kgrouped).
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,

@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <random>
 #include <set>
 #include <algorithm>
 
@@ -59,9 +58,7 @@ void remove_stale_temporaries(const std::string& dir, const Key128& key) {
 }
 
 std::string temporary_name(const std::string& dir, const Key128& key) {
-  static std::atomic<unsigned> counter{0};
-  thread_local std::mt19937_64 random{std::random_device{}()};
-  return fmt::format("{}/.tmp-{}-{}-{}-{:x}", dir, key.hex(), ::getpid(), counter++, random());
+  return unique_temporary_name(fmt::format("{}/.tmp-{}-", dir, key.hex()));
 }
 
 }  // namespace

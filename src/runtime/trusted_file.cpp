@@ -10,6 +10,8 @@
 #include <ctime>
 
 #include <algorithm>
+#include <atomic>
+#include <random>
 #include <thread>
 
 #include <cerrno>
@@ -182,6 +184,12 @@ std::optional<std::string> read_trusted_file(const std::string& path, bool* miss
   }
   ::close(fd);
   return bytes;
+}
+
+std::string unique_temporary_name(const std::string& prefix) {
+  static std::atomic<unsigned> counter{0};
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  return fmt::format("{}{}-{}-{:x}", prefix, ::getpid(), counter++, random());
 }
 
 bool write_file_atomically(const std::string& temporary, const std::string& final_path, const char* data,

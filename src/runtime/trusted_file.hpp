@@ -68,6 +68,10 @@ int open_to_lock(const std::string& path);
 // temporary removed) on any failure. Both paths must be in the same directory. The temporary is
 // flock()ed from its creation until after the rename, so that remove_abandoned_temporary leaves
 // it; one that a cleaner took first is left to it, and the write starts over under another name.
+// `prefix` + "<pid>-<counter>-<random hex>": a temporary's name no other writer (process, thread
+// or earlier run of the same pid) takes. The pid follows the prefix, for remove_abandoned_temporary.
+std::string unique_temporary_name(const std::string& prefix);
+
 bool write_file_atomically(const std::string& temporary, const std::string& final_path, const char* data,
                            std::size_t size, std::string* why);
 

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <random>
 #include <set>
 
 #include <fmt/format.h>
@@ -144,13 +143,7 @@ TableRead read_table_file(const std::string& path, const TunedDevice& device, Tu
   return TableRead::ok;
 }
 
-std::string temporary_path(const std::string& final_path) {
-  static std::atomic<unsigned> counter{0};
-  thread_local std::mt19937_64 random{std::random_device{}()};
-  return fmt::format("{}.tmp-{}-{}-{:x}", final_path, ::getpid(), counter++, random());
-}
-
-// Temporary files of the table at `final_path` (temporary_path's: .tmp-<pid>-...). Only a tuner
+// Temporary files of the table at `final_path` (<table>.tmp-<pid>-...: unique_temporary_name). Only a tuner
 // that holds the table's lock writes one, and renames or removes it before it lets go; so while
 // we hold the lock, any there is the leftover of a tuner that was killed meanwhile. Removed as
 // the cache's are (remove_abandoned_temporary: not while locked by its writer, nor while its
@@ -370,7 +363,7 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
   }
   for (const TunedEntry& entry : entries) table.insert(entry);
   const std::string text = table.to_json(device).dump(1) + "\n";
-  return write_file_atomically(temporary_path(path), path, text.data(), text.size(), why);
+  return write_file_atomically(unique_temporary_name(path + ".tmp-"), path, text.data(), text.size(), why);
 }
 
 namespace {

@@ -257,6 +257,14 @@ ChildRun run_child_case(const std::string& name, const std::string& environment 
   return run;
 }
 
+// Whether this process is a child that run_child_case started; the hidden child cases are no-ops
+// in any other run (a tag filter also picks hidden cases).
+bool in_exit_child() {
+  if (std::getenv("JITFP8_TEST_EXIT_CHILD") != nullptr) return true;
+  SUCCEED("runs only as the next case's child");
+  return false;
+}
+
 // One write per line: the lines come from two threads.
 void say(const std::string& line) { [[maybe_unused]] auto n = ::write(STDOUT_FILENO, line.data(), line.size()); }
 
@@ -265,12 +273,15 @@ BackgroundJob saying(const std::string& name, std::function<void()> run = {}) {
           [name](const char* why) { say(fmt::format("{} dropped: {}\n", name, why)); }};
 }
 
+// A static that sets its flag when it is destroyed: at exit, statics go in reverse order of making.
+struct SetOnDestruction {
+  std::atomic<bool>* flag;
+  ~SetOnDestruction() { *flag = true; }
+};
+
 // Set by the destructor of a static made after the background compiler: at exit, just before
 // the compiler's destructor runs.
 std::atomic<bool> g_exit_started{false};
-struct ExitSignal {
-  ~ExitSignal() { g_exit_started = true; }
-};
 
 }  // namespace
 
@@ -278,12 +289,9 @@ struct ExitSignal {
 // process (a fork()ed child leaves the parent's alone at exit), and the test ends in its exit.
 // Hidden, and a no-op in any other run (a tag filter also picks hidden cases).
 TEST_CASE("background jobs at exit: the child", "[.][tiered]") {
-  if (std::getenv("JITFP8_TEST_EXIT_CHILD") == nullptr) {
-    SUCCEED("runs only as the next case's child");
-    return;
-  }
+  if (!in_exit_child()) return;
   post_background_compile(saying("D", [] { throw 1; }));  // as a handler that throws would
-  static ExitSignal exit_signal;  // made after the compiler (the post above), so destroyed before it
+  static SetOnDestruction exit_signal{&g_exit_started};  // made after the compiler (the post above), so destroyed before it
   std::atomic<bool> started{false};
   post_background_compile(saying("A", [&started] {
     say("A started\n");
@@ -313,27 +321,22 @@ TEST_CASE("background jobs that will not run at exit are dropped, each settling 
 }
 
 namespace {
-// A static made after the tiered entry points were called but before the first job: what a job
-// uses (the registries, the template tables) is made so, and must outlive the job in flight at exit.
+// Set when a static made after the tiered entry points were called but before the first job is
+// destroyed: what a job uses (the registries, the template tables) is made so, and must outlive
+// the job in flight at exit.
 std::atomic<bool> g_witness_destroyed{false};
-struct Witness {
-  ~Witness() { g_witness_destroyed = true; }
-};
 }  // namespace
 
 // The next case's child (as above). Made by an early wait_for_background_compiles(), the compiler
 // was destroyed after the statics made after it, which a job in flight at exit still used (a
 // review, 2026-12-05): the other entry points must not make it.
 TEST_CASE("the background compiler is made by the first job: the child", "[.][tiered]") {
-  if (std::getenv("JITFP8_TEST_EXIT_CHILD") == nullptr) {
-    SUCCEED("runs only as the next case's child");
-    return;
-  }
+  if (!in_exit_child()) return;
   wait_for_background_compiles();
   pause_background_compiles(false);
   hurry_background_compile(nullptr);
   say(first_queued_background_build() == nullptr ? "nothing queued\n" : "a job queued?\n");
-  static Witness witness;
+  static SetOnDestruction witness{&g_witness_destroyed};
   std::atomic<bool> started{false};
   post_background_compile(saying("W", [&started] {
     started = true;
@@ -357,10 +360,7 @@ TEST_CASE("the background compiler outlives nothing a job made before it uses", 
 // locks belong to the open file) compiles the key that a background build waits for when the
 // process exits. The exit waited for that lock, up to the lock timeout (a review, 2026-12-05).
 TEST_CASE("a background build waiting for another process's lock at exit: the child", "[.][tiered]") {
-  if (std::getenv("JITFP8_TEST_EXIT_CHILD") == nullptr) {
-    SUCCEED("runs only as the next case's child");
-    return;
-  }
+  if (!in_exit_child()) return;
   ManifestOp op;
   op.op = "quantize_1x128";
   const KernelSpec spec = find_op_family(op.op)->specs_for(op, Arch::parse("sm_90a"), 132).front();

@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -190,9 +189,8 @@ int run_compile_time(Args args) {
     const std::string text = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // logs may not be UTF-8
     std::string why;
     // A pid alone recurs (PID 1 in containers), and a killed run's temporary would block the name.
-    const std::string temporary =
-        fmt::format("{}.tmp-{}-{:x}", *json_path, ::getpid(), std::random_device{}());
-    if (!detail::write_file_atomically(temporary, *json_path, text.data(), text.size(), &why))
+    if (!detail::write_file_atomically(detail::unique_temporary_name(*json_path + ".tmp-"), *json_path,
+                                       text.data(), text.size(), &why))
       throw std::runtime_error("compile-time: " + why);
   }
   return failed == 0 ? 0 : 1;
