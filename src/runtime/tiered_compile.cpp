@@ -6,6 +6,7 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <pthread.h>
 
@@ -54,14 +55,16 @@ thread_local bool t_on_compile_thread = false;
 // review, 2026-12-05).
 class BackgroundCompiler {
  public:
-  // fork(): the queue's lock is held across it, so that the child gets it unlocked and whole. The
+  // fork(): the queue's lock is held across it, and then the locks of the kernels its jobs settle
+  // (queued or in flight: the child settles them), so that the child gets them unlocked and whole.
+  // Nothing takes the queue's lock while holding a kernel's, so this order cannot deadlock. The
   // handlers stay registered after the compiler is destroyed at exit, and then do nothing.
   // Set before the handlers are registered: a fork() that runs them (registering waits for one
   // in progress) sees it in all three.
   BackgroundCompiler() {
     alive_.store(this, std::memory_order_release);
-    ::pthread_atfork([] { if (auto* c = existing()) c->mutex_.lock(); },
-                     [] { if (auto* c = existing()) c->mutex_.unlock(); },
+    ::pthread_atfork([] { if (auto* c = existing()) c->lock_for_fork(); },
+                     [] { if (auto* c = existing()) c->unlock_after_fork(); },
                      [] { if (auto* c = existing()) c->forked(); });
   }
 
@@ -127,7 +130,7 @@ class BackgroundCompiler {
 
   void wait_idle() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return stopping_ || in_child_ || (jobs_.empty() && !busy_); });
+    changed_.wait(lock, [&] { return stopping_ || in_child_ || (jobs_.empty() && in_flight_ == nullptr); });
   }
 
   // After paused() changed: under the lock, so that run() sees it or is woken.
@@ -147,7 +150,7 @@ class BackgroundCompiler {
       if (stopping_) return;
       BackgroundJob job = std::move(jobs_.front());
       jobs_.pop_front();
-      busy_ = true;
+      in_flight_ = &job;
       lock.unlock();
       try {
         job.run();  // catches its own errors, unless its handler throws (out of memory)
@@ -155,29 +158,60 @@ class BackgroundCompiler {
         drop_quietly(job, "its build ended in an error it could not report");
       }
       lock.lock();
-      busy_ = false;
+      in_flight_ = nullptr;  // before `job` is destroyed, under the lock
       changed_.notify_all();
     }
   }
 
   static constexpr const char* kChildWhy = "not built: a fork()ed child (the compile thread stayed with the parent)";
 
-  // In a fork()ed child, with the lock it got unlocked: the compile thread stayed with the parent,
-  // so the queued jobs are dropped (settling what waits for them), and so is any job posted later;
-  // wait_for_background_compiles() returns.
+  // Calls f once for each kernel that the job in flight or a queued job settles. Under the lock.
+  template <typename F>
+  void for_each_settled_kernel(F f) const {
+    const auto seen_before = [&](auto end, const TieredKernel* k) {
+      return std::any_of(jobs_.begin(), end, [&](const BackgroundJob& j) { return j.settles == k; });
+    };
+    const TieredKernel* in_flight = in_flight_ != nullptr ? in_flight_->settles : nullptr;
+    if (in_flight != nullptr) f(in_flight);
+    for (auto job = jobs_.begin(); job != jobs_.end(); ++job)
+      if (job->settles != nullptr && job->settles != in_flight && !seen_before(job, job->settles)) f(job->settles);
+  }
+
+  void lock_for_fork() {
+    mutex_.lock();
+    for_each_settled_kernel([](const TieredKernel* k) { k->lock_for_fork(); });
+  }
+
+  void unlock_kernels_after_fork() const {
+    for_each_settled_kernel([](const TieredKernel* k) { k->unlock_after_fork(); });
+  }
+
+  void unlock_after_fork() {
+    unlock_kernels_after_fork();
+    mutex_.unlock();
+  }
+
+  // In a fork()ed child (its one thread, which holds the locks lock_for_fork took): the compile
+  // thread stayed with the parent, so the job it was running and the queued ones are dropped
+  // (settling what waits for them; the parent's thread settles its own copies), and so is any job
+  // posted later; wait_for_background_compiles() returns.
   void forked() {
+    unlock_kernels_after_fork();  // the jobs are as lock_for_fork saw them: the same kernels
     in_child_ = true;
-    busy_ = false;
+    // On the compile thread's stack, which the child has a copy of (the thread does not run here).
+    BackgroundJob* in_flight = std::exchange(in_flight_, nullptr);
     std::deque<BackgroundJob> dropped;
     dropped.swap(jobs_);
     mutex_.unlock();
+    if (in_flight != nullptr) drop_quietly(*in_flight, kChildWhy);
     for (BackgroundJob& job : dropped) drop_quietly(job, kChildWhy);
   }
 
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<BackgroundJob> jobs_;
-  bool busy_ = false, stopping_ = false, in_child_ = false;
+  BackgroundJob* in_flight_ = nullptr;  // the job run() runs, on its stack
+  bool stopping_ = false, in_child_ = false;
   static inline std::atomic<BackgroundCompiler*> alive_{nullptr};  // the one compiler, while it exists
   std::thread thread_;
 

@@ -45,8 +45,14 @@ struct TieredKernel {
   // Why the first background build failed, else empty (kept after take_over).
   const std::string& failure() const { return failure_; }
 
+  // For the background compiler's fork handlers only: its kernels' locks are held across fork(),
+  // as its own is, so that the child, which settles them, gets them unlocked (another thread of
+  // the parent may hold one at fork time: a waiter, a take_over, the compile thread settling).
+  void lock_for_fork() const { mutex_.lock(); }
+  void unlock_after_fork() const { mutex_.unlock(); }
+
  private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable settled_cv_;
   std::string failure_;  // written before `settled` is set, read after
 };

@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -474,6 +475,22 @@ TEST_CASE("a background build that a caller waits for runs ahead of the builds q
   CHECK(first_queued_background_build() == nullptr);
 }
 
+// The exit status of `child`, or -1 if it did not end within `seconds` (then it is killed): a hang
+// in fork()'s child handler happens before the child could arm an alarm of its own.
+int wait_for_child(pid_t child, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int status = 0;
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return status;
+}
+
 TEST_CASE("a fork()ed child drops the background jobs it inherits and the ones it posts", "[tiered]") {
   // The compile thread stays with the parent: a child that waited for its queue, or for a job
   // in it, waited forever. The child reports through its exit status (no Catch in it).
@@ -501,8 +518,7 @@ TEST_CASE("a fork()ed child drops the background jobs it inherits and the ones i
     if (ran.load()) status |= 4;
     ::_exit(status);
   }
-  int status = -1;
-  REQUIRE(::waitpid(child, &status, 0) == child);
+  const int status = wait_for_child(child, 30);
   INFO("child status " << status);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
@@ -512,4 +528,70 @@ TEST_CASE("a fork()ed child drops the background jobs it inherits and the ones i
   wait_for_background_compiles();
   CHECK(ran.load());
   CHECK(queued.full.load());
+}
+
+TEST_CASE("a fork()ed child settles the kernel that its parent's compile thread is building", "[tiered]") {
+  // The job in flight stays with the parent's compile thread: a child that waited for its kernel
+  // waited forever.
+  TieredKernel building;
+  std::atomic<bool> started{false}, release{false};
+  post_background_compile(BackgroundJob{[&] {
+                                          started = true;
+                                          while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                          building.settle(reinterpret_cast<void*>(0x1));
+                                        },
+                                        [&](const char* why) { building.settle(nullptr, why); }, &building});
+  for (int i = 0; i < 10000 && !started.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(started.load());
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::alarm(20);  // a hang ends the child by SIGALRM
+    building.wait_settled();
+    wait_for_background_compiles();
+    const bool dropped = building.settled.load() && !building.full.load() &&
+                         building.failure().find("fork()ed child") != std::string::npos;
+    ::_exit(dropped ? 0 : 1);
+  }
+  const int status = wait_for_child(child, 30);
+  release = true;
+  wait_for_background_compiles();
+  INFO("child status " << status);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(building.full.load());  // the parent's build went on
+}
+
+TEST_CASE("fork() while another thread holds the lock of a kernel that a queued job settles", "[tiered]") {
+  // The child settles the queued job's kernel in fork()'s child handler: a lock that another
+  // thread of the parent held at fork time was never unlocked there, and the child hung in fork().
+  // Here a thread takes that lock over and over (settle() of a settled kernel locks, looks and
+  // returns), so most forks land while it holds it.
+  TieredKernel contended;
+  contended.settle(nullptr, "settled by hand");
+  pause_background_compiles(true);
+  post_background_compile(
+      BackgroundJob{[] {}, [&](const char* why) { contended.settle(nullptr, why); }, &contended});
+  std::atomic<bool> stop{false};
+  std::thread locker([&] {
+    while (!stop.load()) contended.settle(nullptr, "again");
+  });
+  int hung = 0, failed = 0;
+  for (int i = 0; i < 40; ++i) {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);  // fork()'s child handler has run
+    if (child < 0) {
+      ++failed;
+      continue;
+    }
+    const int status = wait_for_child(child, 5);
+    if (status == -1) ++hung;
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+  }
+  stop = true;
+  locker.join();
+  pause_background_compiles(false);
+  wait_for_background_compiles();
+  CHECK(hung == 0);
+  CHECK(failed == 0);
 }
