@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -75,6 +76,17 @@ class CapturedGraph {
   }
   // One replay, stream-ordered on `stream`.
   void launch(cudaStream_t stream) const { JITFP8_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+  // How many of the graph's edges are programmatic: launches captured under PDL.
+  std::size_t programmatic_edges() const {
+    std::size_t count = 0;
+    JITFP8_CUDA_CHECK(cudaGraphGetEdges(graph_, nullptr, nullptr, nullptr, &count));
+    std::vector<cudaGraphNode_t> from(count), to(count);
+    std::vector<cudaGraphEdgeData> data(count);
+    JITFP8_CUDA_CHECK(cudaGraphGetEdges(graph_, from.data(), to.data(), data.data(), &count));
+    return static_cast<std::size_t>(std::count_if(data.begin(), data.end(), [](const cudaGraphEdgeData& e) {
+      return e.type == cudaGraphDependencyTypeProgrammatic;
+    }));
+  }
 
  private:
   cudaGraph_t graph_ = nullptr;

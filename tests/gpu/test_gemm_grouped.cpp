@@ -360,8 +360,8 @@ TEST_CASE("grouped GEMMs under an SM limit plan for those SMs and match per-expe
     Contiguous p(576, 1040, {0, 1, 128, 300, 77, 0, 129, 255}, 37, seed++);
     const std::uint64_t loads = runtime_stats().loads;
     for (bool ids : {true, false}) {
-      const detail::Sm90Grouping g = ids ? detail::Sm90Grouping::contiguous_ids : detail::Sm90Grouping::contiguous_ends;
-      const detail::Sm90GemmConfig c = detail::choose_sm90_grouped_config(g, p.m, p.e, p.n, p.k, sms, true);
+      // The dispatch's plan (not the heuristic's answer for `sms`): D is right whatever it uses.
+      const detail::Sm90GemmConfig c = detail::gemm_fp8_grouped_contiguous_planned_config(p.args(ids), nullptr);
       CHECK(c.num_sms == sms);
       CHECK(c.multicast == 1);
       run_contiguous(p, ids, nullptr, seed++);
@@ -369,8 +369,7 @@ TEST_CASE("grouped GEMMs under an SM limit plan for those SMs and match per-expe
     CHECK(runtime_stats().loads > loads);  // the dispatch planned kernels for this limit
     Masked q(6, 300, 320, 640, seed++);
     for (std::int64_t expected : {16, 200}) {
-      const detail::Sm90GemmConfig c =
-          detail::choose_sm90_grouped_config(detail::Sm90Grouping::masked, expected, q.e, q.n, q.k, sms, true);
+      const detail::Sm90GemmConfig c = detail::gemm_fp8_grouped_masked_planned_config(q.args(expected), nullptr);
       CHECK(c.num_sms == sms);
       CHECK(c.multicast == 1);
       run_masked(q, {0, 300, 1, 128, 77, 299}, expected, nullptr, seed++);

@@ -78,6 +78,9 @@ void check_chain_under_pdl(const char* name, const std::function<void(cudaStream
     CHECK(diff == 0);
   }
   const t::CapturedGraph graph(stream, [&] { enqueue(stream); });
+  // Else the setting did nothing, and every comparison here matched trivially.
+  INFO(name);
+  CHECK(graph.programmatic_edges() > 0);
   for (int r = 0; r < repeats; ++r) {
     graph.launch(stream);
     JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -20,6 +20,7 @@
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/quant.hpp"
+#include "ops/quantize_1x128.hpp"
 #include "support/fp8_reference.hpp"
 #include "support/quant_reference.hpp"
 
@@ -303,6 +304,10 @@ void sweep(Kind kind, const std::vector<std::int64_t>& ms, const std::vector<std
 
 TEST_CASE("quantize_1x128 with e5m2 output", "[gpu][quant][quantize_1x128]") {
   sweep(Kind::q1x128, {1, 7, 129}, {16, 144, 7168}, 100);
+  // The tile kernel (a variant of its own per output type), with a partial last tile each way.
+  REQUIRE(jitfp8::detail::quantize_1x128_uses_tile_kernel(521, 4112));
+  REQUIRE(jitfp8::detail::quantize_1x128_uses_tile_kernel(521, 6000));
+  sweep(Kind::q1x128, {521}, {4112, 6000}, 150);
 }
 // Kernels with a transposed output walk 2 M tiles per block: M = 528 (5 tiles, the last of 16
 // rows) ends on a walk of one partial tile, 400 and 1008 on a walk of two, the second partial.
@@ -408,6 +413,8 @@ TEST_CASE("quantization family: NaN, Inf, huge values, beyond +-448 / 57344, sub
 // The E8M0 rceil rule is computed from the bits of amax (no division): each 1x32 block's amax
 // walks every binade (biased exponents 0-254, subnormals included) with the mantissas around
 // 1.75 (fmax = 1.75 * 2^f for e4m3 and e5m2), where the rounded quotient crosses a power of two.
+// The blocks lie along rows (the row-wise scales), and in a transposed copy down the columns (the
+// column-wise scales, whose 32-row blocks mix 32 row blocks of the first).
 TEST_CASE("MXFP8 scales at every binade and rounding boundary", "[gpu][quant][mx_boundaries]") {
   const std::uint32_t mantissas[] = {0u, 1u, 0x5FFFFFu, 0x600000u, 0x600001u, 0x600002u, 0x7FFFFFu};
   std::vector<float> amaxes;
@@ -420,24 +427,31 @@ TEST_CASE("MXFP8 scales at every binade and rounding boundary", "[gpu][quant][mx
     }
   const std::int64_t m = 64, k = 1024;  // 2048 blocks of 1x32
   REQUIRE(amaxes.size() <= static_cast<std::size_t>(m * k / 32));
-  HostInput in{DType::f32, m, k, k, {}};
-  in.bytes.resize(static_cast<std::size_t>(m * k) * 4);
+  HostInput rows{DType::f32, m, k, k, {}}, cols{DType::f32, k, m, m, {}};
+  rows.bytes.resize(static_cast<std::size_t>(m * k) * 4);
+  cols.bytes.resize(rows.bytes.size());
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> below(0.0f, 0.99f);
   for (std::int64_t b = 0; b < m * k / 32; ++b) {
     const float a = b < static_cast<std::int64_t>(amaxes.size()) ? amaxes[static_cast<std::size_t>(b)]
                                                                   : std::ldexp(below(rng) + 0.01f, static_cast<int>(b % 40) - 20);
-    for (int e = 0; e < 32; ++e)
-      in.put(b * 32 + e, (e == static_cast<int>(b % 32) ? a : a * below(rng)) * ((b + e) % 2 ? -1.0f : 1.0f));
+    for (int e = 0; e < 32; ++e) {
+      const float v = (e == static_cast<int>(b % 32) ? a : a * below(rng)) * ((b + e) % 2 ? -1.0f : 1.0f);
+      const std::int64_t at = b * 32 + e;  // row at / k, column at % k
+      rows.put(at, v);
+      cols.put((at % k) * m + at / k, v);
+    }
   }
-  for (Kind kind : {Kind::mx_row, Kind::mx_col, Kind::mx_both})
-    for (DType q_dtype : {DType::e4m3, DType::e5m2})
-      for (bool rceil : {false, true}) {
-        INFO(kind_name(kind) << " q=" << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2") << " rceil=" << rceil);
-        const Mismatch mm = run_case(kind, in, {q_dtype, rceil, 1e-4f});
-        INFO(mm.first);
-        CHECK(mm.count == 0);
-      }
+  for (const HostInput* in : {&rows, &cols})
+    for (Kind kind : {Kind::mx_row, Kind::mx_col, Kind::mx_both})
+      for (DType q_dtype : {DType::e4m3, DType::e5m2})
+        for (bool rceil : {false, true}) {
+          INFO(kind_name(kind) << (in == &cols ? " blocks down the columns" : " blocks along the rows") << " q="
+                               << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2") << " rceil=" << rceil);
+          const Mismatch mm = run_case(kind, *in, {q_dtype, rceil, 1e-4f});
+          INFO(mm.first);
+          CHECK(mm.count == 0);
+        }
 }
 
 TEST_CASE("quantization family with the smallest eps", "[gpu][quant][eps]") {

@@ -91,6 +91,13 @@ HostMatrix make_matrix(DType dtype, std::int64_t rows, std::int64_t cols, std::u
   return h;
 }
 
+// Huge values in the gap after each expert's n * k elements (expert stride `es`): a kernel that
+// read them into an amax would change every scale of that expert.
+void fill_expert_gaps(HostMatrix& x, int experts, std::int64_t per_expert, std::int64_t es) {
+  for (int e = 0; e < experts; ++e)
+    for (std::int64_t i = per_expert; i < es; ++i) x.put(e * es + i, (i % 2 ? -1 : 1) * 1e38f);
+}
+
 struct Out {
   std::size_t bytes = 0;
   DeviceBuffer<unsigned char> dev;
@@ -418,7 +425,8 @@ TEST_CASE("quantize_experts_128x128 (+ transposed copy) is bit-exact per expert"
              {1, 16, 16, 0}, {3, 144, 400, 0}, {4, 272, 144, 64}, {2, 128, 256, 0}, {5, 48, 32, 16}}) {
       const std::int64_t es = std::int64_t{n} * k + pad;
       const std::uint64_t case_seed = seed++;  // one read of seed per argument list (order is unspecified)
-      const HostMatrix x = make_matrix(xd, e, es, case_seed, case_seed % 2 == 0);
+      HostMatrix x = make_matrix(xd, e, es, case_seed, case_seed % 2 == 0);
+      fill_expert_gaps(x, e, std::int64_t{n} * k, es);
       for (bool with_t : {false, true})
         for (DType qd : {DType::e4m3, DType::e5m2})
           for (bool pow2 : {false, true}) {
@@ -439,7 +447,8 @@ TEST_CASE("quantize_experts_mxfp8 (along N, column-major per expert) is bit-exac
              {1, 16, 16, 0}, {3, 144, 400, 0}, {4, 272, 48, 64}, {2, 128, 256, 0}}) {
       const std::int64_t es = std::int64_t{n} * k + pad;
       const std::uint64_t case_seed = seed++;  // one read of seed per argument list (order is unspecified)
-      const HostMatrix x = make_matrix(xd, e, es, case_seed, case_seed % 2 == 1);
+      HostMatrix x = make_matrix(xd, e, es, case_seed, case_seed % 2 == 1);
+      fill_expert_gaps(x, e, std::int64_t{n} * k, es);
       for (int mode = 0; mode < 3; ++mode)
         for (DType qd : {DType::e4m3, DType::e5m2})
           for (bool rceil : {false, true}) {
@@ -557,4 +566,5 @@ TEST_CASE("MoE quantization rejects invalid arguments before launching",
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   for (unsigned char b : q.download()) REQUIRE(b == kPoison);
   for (unsigned char b : s.download()) REQUIRE(b == kPoison);
+  for (unsigned char b : s2.download()) REQUIRE(b == kPoison);
 }

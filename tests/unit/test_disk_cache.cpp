@@ -284,6 +284,7 @@ TEST_CASE("untrusted cache directories are refused and never written", "[cache][
   }
   std::string shard = fs::path(entry_path(root, built.key)).parent_path().string();
   test::ScopedCacheRoots roots({root});
+  REQUIRE(cache_lookup(built.key));  // trusted as it was written
 
   SECTION("world-writable directory") {
     fs::permissions(shard, fs::perms::others_write, fs::perm_options::add);
