@@ -16,6 +16,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/stream_sms.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -63,7 +64,7 @@ void check_groups(std::string_view fn, std::int64_t num_groups, std::int64_t max
 }  // namespace
 
 ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
-                             const Arch& arch) {
+                             const Arch& arch, bool whole_device) {
   const std::int64_t row_bytes = kColwiseColumns * static_cast<std::int64_t>(dtype_size(x_dtype));
   const std::int64_t avg_rows = ceil_div(tokens, num_groups);
   ColwiseLaunch plan;
@@ -79,7 +80,7 @@ ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType
   // stashes with 25% headroom; any value is correct, larger groups re-read from L2.
   const std::int64_t stash_rows = kColwiseStashBytes / row_bytes;
   plan.stash_bytes = kColwiseStashBytes;
-  plan.cluster = static_cast<int>(std::clamp<std::int64_t>(ceil_div(avg_rows, stash_rows * 3 / 4), 1, 8));
+  plan.cluster = whole_device ? static_cast<int>(std::clamp<std::int64_t>(ceil_div(avg_rows, stash_rows * 3 / 4), 1, 8)) : 1;
   return plan;
 }
 
@@ -215,7 +216,8 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
                       {"scales", a.scales, a.num_groups * a.d * 4}},
                  /*num_inputs=*/2);
   const DeviceContext& device = current_device();
-  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype, device.arch);
+  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype, device.arch,
+                                            stream_sm_count(stream, device.sm_count) >= device.sm_count);
   const LoadedKernel& kernel = kernel_for(device, MoeKind::grouped_colwise, a.x_dtype, a.q_dtype,
                                           a.pow2_scales, plan.stash_bytes);
   const unsigned cluster = static_cast<unsigned>(plan.cluster);

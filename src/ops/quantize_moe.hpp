@@ -34,8 +34,11 @@ struct ColwiseLaunch {
 };
 // arch: where a block has 99 KB (sm_89, sm_120+) the 96 KB stash does not fit with the kernel's
 // static arrays: every launch takes the 48 KB stash, one block per (group, slab).
+// whole_device: false for a stream of a green context (fewer SMs than the device's): its SMs may
+// not hold a cluster of up to 8 blocks at all (the launch would fail), so blocks go alone there,
+// as the GEMMs' pairs do; the same kernel, and any cluster size is correct.
 ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
-                             const Arch& arch);
+                             const Arch& arch, bool whole_device = true);
 
 // stash_bytes: the grouped column-wise kernel's shared-memory stash (ignored for kgrouped).
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,

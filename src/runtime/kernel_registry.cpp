@@ -287,25 +287,34 @@ void build_after_background_failure(const LoadedKernel& loaded, const KernelSpec
 
 // Prewarm with load, for a kernel running as its quick variant or stand-in: the full kernel
 // from `built`, the cubin in hand, takes over at once (its background build, queued or failed,
-// then builds nothing). The load is tried twice: a load of the key already in progress (the
-// background job's) is awaited, and its failure would else fail prewarm with a good cubin.
+// then builds nothing).
 void take_over_with(const LoadedKernel& loaded, const BuiltKernel& built, const KernelSpec& spec, const Key128& key,
                     int device) {
-  const auto load_built = [&] { return load_library(built, spec); };
-  const LoadedLibrary* library = nullptr;
-  try {
-    library = &libraries().get(key, load_built);
-  } catch (const Error&) {
-    library = &libraries().get(key, load_built);
-  }
-  prepare_on_device(*library, spec, device);
-  if (loaded.tiered->take_over(reinterpret_cast<void*>(library->kernel)))
+  const LoadedLibrary& library = libraries().get(key, [&] { return load_library(built, spec); });
+  prepare_on_device(library, spec, device);
+  if (loaded.tiered->take_over(reinterpret_cast<void*>(library.kernel)))
     log(LogLevel::info, "{} takes over on device {} (loaded by prewarm)", spec.display_name(), device);
 }
+
+const LoadedKernel& get_kernel_once(int device, const KernelSpec& spec, FirstUse first_use, const BuiltKernel* built);
 
 }  // namespace
 
 const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse first_use, const BuiltKernel* built) {
+  if (built == nullptr) return get_kernel_once(device, spec, first_use, nullptr);
+  // Prewarm with load. A build or load of the same key in progress (another thread's, or the
+  // background job's) is awaited, and its failure is handed to the waiters: tried again, as a
+  // failure is forgotten once it is handed out, the cubin in hand loads.
+  try {
+    return get_kernel_once(device, spec, first_use, built);
+  } catch (const Error&) {
+    return get_kernel_once(device, spec, first_use, built);
+  }
+}
+
+namespace {
+
+const LoadedKernel& get_kernel_once(int device, const KernelSpec& spec, FirstUse first_use, const BuiltKernel* built) {
   static OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash> kernels;
   const Key128 key = cache_key(spec);
   const LoadedKernel& kernel = kernels.get(DeviceKey{device, key}, [&] {
@@ -363,6 +372,8 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
   }
   return kernel;
 }
+
+}  // namespace
 
 bool launchable_now(const LoadedKernel& kernel) {
   return !kernel.tiered || kernel.tiered->function.load(std::memory_order_acquire) != nullptr;

@@ -24,14 +24,17 @@
 #include <catch2/catch.hpp>
 
 #include "gpu_support.hpp"
+#include "e2e_support.hpp"
 #include "reference_rows.hpp"
 #include "jitfp8/gemm.hpp"
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/moe.hpp"
+#include "jitfp8/quant.hpp"
 #include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_reference.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/quantize_moe.hpp"
 #include "heuristics/sm90_gemm.hpp"
 #include "runtime/cluster_capacity.hpp"
 #include "runtime/launch.hpp"
@@ -437,6 +440,43 @@ TEST_CASE("GEMMs on a green context's stream plan for its SMs: the same D as und
   }
   // The cooperative splits through the workspace are planned on 64 SMs or more only.
   if (tested && !tested_64 && device.sm_count > 64) WARN("no green context of 64 SMs: the workspace splits untested");
+}
+
+// quantize_grouped_colwise plans clusters of up to 8 blocks for large groups. On a green
+// context's stream, whose SMs may hold no such cluster (the launch would fail), its blocks go
+// alone: the same kernel, and the same bits as on the whole device.
+TEST_CASE("quantize_grouped_colwise on a green context's stream: lone blocks, the same bits",
+          "[gpu][green-ctx][quant]") {
+  const detail::DeviceContext& device = detail::current_device();
+  const GreenContext green(8);
+  if (!green.ok()) {
+    report_no_green_contexts(green);
+    return;
+  }
+  const std::int64_t tokens = 8192, d = 320, groups = 2;
+  REQUIRE(green.sms() < device.sm_count);
+  REQUIRE(detail::colwise_launch(tokens, groups, DType::bf16, device.arch).cluster == 8);
+  REQUIRE(detail::colwise_launch(tokens, groups, DType::bf16, device.arch, false).cluster == 1);
+  const test::DeviceBuffer<std::uint16_t> x(test::random_normal_bf16(static_cast<std::size_t>(tokens * d), 94).bits);
+  const test::DeviceBuffer<std::int32_t> ends(std::vector<std::int32_t>{3000, 8192});
+  test::DeviceBuffer<std::uint8_t> q(static_cast<std::size_t>(tokens * d)), scales(static_cast<std::size_t>(groups * d * 4));
+  QuantizeGroupedColwiseArgs a;
+  a.x = x.get(), a.tokens = tokens, a.d = d, a.x_row_stride = d;
+  a.num_groups = groups, a.group_ends = ends.get();
+  a.q = q.get(), a.scales = reinterpret_cast<float*>(scales.get()), a.scales_capacity = groups * d;
+  const auto run = [&](cudaStream_t stream) {
+    q.poison(0xFF), scales.poison(0xFF);
+    JITFP8_CUDA_CHECK(cudaDeviceSynchronize());  // the poison is the legacy stream's
+    quantize_grouped_colwise(a, stream);
+    JITFP8_CUDA_CHECK(cudaStreamSynchronize(stream));
+    JITFP8_CUDA_CHECK(cudaGetLastError());
+    std::vector<std::uint8_t> out = q.download(), s = scales.download();
+    out.insert(out.end(), s.begin(), s.end());
+    return out;
+  };
+  const std::vector<std::uint8_t> whole = run(nullptr);
+  CHECK(std::count(whole.begin(), whole.end(), std::uint8_t{0xFF}) == 0);  // every byte written (no NaN here)
+  CHECK(test::differing_elements(run(green.stream()), whole) == 0);
 }
 
 // The driver lets a green context be current to one thread at a time, so the threads that ready

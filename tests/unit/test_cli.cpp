@@ -346,6 +346,15 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --arch sm_90a --cache-dir " + dir / "never/made" + " --bogus " + dir / "m.json",
               "unknown option --bogus");
   CHECK_FALSE(std::filesystem::exists(dir / "never"));
+  // A manifest with no op: nothing to prewarm is not a success (compile-time says so too), and
+  // neither it nor a bad manifest creates the folder.
+  test::write_text_file(dir / "empty.json", R"({"model": "none", "ops": []})");
+  usage_error("prewarm --arch sm_90a --cache-dir " + dir / "never" + " " + dir / "empty.json",
+              "the manifests name no op: nothing to prewarm");
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
+  CHECK(test::run_command(kCli + " prewarm --arch sm_90a --cache-dir " + dir / "never" + " " + dir / "bad.json")
+            .exit_code == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
   usage_error("prewarm --sms 0 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
   usage_error("prewarm --sms 2147483647 --arch sm_90a " + dir / "m.json", "--sms must be in [1, 1024]");
   usage_error("prewarm --arch sm_9 " + dir / "m.json", "--arch: arch 'sm_9': the compute capability must be");

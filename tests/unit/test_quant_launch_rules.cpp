@@ -90,6 +90,10 @@ TEST_CASE("quantize_grouped_colwise: small groups take the small stash, large on
   CHECK(colwise_launch(32768, 128, DType::f32, sm90a).stash_bytes == kColwiseStashBytes);
   // Clusters stop at 8; a lone huge group re-reads what the stashes cannot hold.
   CHECK(colwise_launch(1 << 20, 1, DType::bf16, sm90a).cluster == 8);
+  // On a green context's stream (not the whole device) blocks go alone, with the same stash.
+  const ColwiseLaunch green = colwise_launch(1 << 20, 1, DType::bf16, sm90a, /*whole_device=*/false);
+  CHECK(green.stash_bytes == kColwiseStashBytes);
+  CHECK(green.cluster == 1);
 
   ManifestOp op;
   op.op = "quantize_grouped_colwise";

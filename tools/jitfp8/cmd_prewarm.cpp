@@ -27,7 +27,12 @@ int run_prewarm(Args args) {
   options.progress = !args.take_flag("--quiet") && ::isatty(STDERR_FILENO);
   std::vector<std::string> paths = args.positional();
   if (paths.empty()) throw UsageError("needs at least one MANIFEST");
-  // After every usage check: a usage error creates nothing.
+  std::vector<Manifest> manifests;
+  for (const std::string& path : paths) manifests.push_back(load_manifest(path));
+  // As compile-time: a run that builds nothing says so (it exited 0, as if all were cached).
+  if (std::all_of(manifests.begin(), manifests.end(), [](const Manifest& m) { return m.ops.empty(); }))
+    throw UsageError("the manifests name no op: nothing to prewarm");
+  // After every usage check and the manifests: a usage error or a bad manifest creates nothing.
   if (cache_dir) {
     // A folder the runtime will not write into (a file, another user's or a group-writable
     // folder, one that cannot be created) failed each kernel only after its compile: minutes for
@@ -38,8 +43,6 @@ int run_prewarm(Args args) {
     set_cache_roots({*cache_dir});
   }
 
-  std::vector<Manifest> manifests;
-  for (const std::string& path : paths) manifests.push_back(load_manifest(path));
   PrewarmReport report = prewarm(manifests, options);
 
   for (const std::string& error : report.errors) fmt::print(stderr, "failed: {}\n", error);
