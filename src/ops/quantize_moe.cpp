@@ -84,6 +84,12 @@ ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType
   return plan;
 }
 
+ColwiseLaunch colwise_launch_for(const QuantizeGroupedColwiseArgs& args, Stream stream) {
+  const DeviceContext& device = current_device();
+  return colwise_launch(args.tokens, args.num_groups, args.x_dtype, device.arch,
+                        stream_sm_count(stream, device.sm_count) >= device.sm_count);
+}
+
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,
                              const Arch& arch, int stash_bytes) {
   const std::string_view fn = kind_family(kind);
@@ -216,8 +222,7 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
                       {"scales", a.scales, a.num_groups * a.d * 4}},
                  /*num_inputs=*/2);
   const DeviceContext& device = current_device();
-  const ColwiseLaunch plan = colwise_launch(a.tokens, a.num_groups, a.x_dtype, device.arch,
-                                            stream_sm_count(stream, device.sm_count) >= device.sm_count);
+  const ColwiseLaunch plan = colwise_launch_for(a, stream);
   const LoadedKernel& kernel = kernel_for(device, MoeKind::grouped_colwise, a.x_dtype, a.q_dtype,
                                           a.pow2_scales, plan.stash_bytes);
   const unsigned cluster = static_cast<unsigned>(plan.cluster);

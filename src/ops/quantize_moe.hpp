@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "jitfp8/quant.hpp"
 #include "jitfp8/runtime.hpp"
 #include "jitfp8/types.hpp"
 #include "ops/op_family.hpp"
@@ -39,6 +40,8 @@ struct ColwiseLaunch {
 // as the GEMMs' pairs do; the same kernel, and any cluster size is correct.
 ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
                              const Arch& arch, bool whole_device = true);
+// The launch quantize_grouped_colwise makes for `args` on `stream`, on the current device.
+ColwiseLaunch colwise_launch_for(const QuantizeGroupedColwiseArgs& args, Stream stream);
 
 // stash_bytes: the grouped column-wise kernel's shared-memory stash (ignored for kgrouped).
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,

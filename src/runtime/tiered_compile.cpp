@@ -61,11 +61,21 @@ class BackgroundCompiler {
   // handlers stay registered after the compiler is destroyed at exit, and then do nothing.
   // Set before the handlers are registered: a fork() that runs them (registering waits for one
   // in progress) sees it in all three.
+  // The parent and child handlers take the compiler that the prepare handler locked, not
+  // existing(): the destructor at exit may clear that meanwhile (then waiting for the lock), and
+  // the locks would stay held.
   BackgroundCompiler() {
     alive_.store(this, std::memory_order_release);
-    ::pthread_atfork([] { if (auto* c = existing()) c->lock_for_fork(); },
-                     [] { if (auto* c = existing()) c->unlock_after_fork(); },
-                     [] { if (auto* c = existing()) c->forked(); });
+    ::pthread_atfork(
+        [] {
+          if (auto* c = existing()) c->lock_for_fork();
+        },
+        [] {
+          if (auto* c = std::exchange(forking_, nullptr)) c->unlock_after_fork();
+        },
+        [] {
+          if (auto* c = std::exchange(forking_, nullptr)) c->forked();
+        });
   }
 
   // The compiler once the first post() made it, until exit destroys it; else null.
@@ -180,6 +190,7 @@ class BackgroundCompiler {
   void lock_for_fork() {
     mutex_.lock();
     for_each_settled_kernel([](const TieredKernel* k) { k->lock_for_fork(); });
+    forking_ = this;  // under the lock, which serializes forks from several threads
   }
 
   void unlock_kernels_after_fork() const {
@@ -196,7 +207,12 @@ class BackgroundCompiler {
   // (settling what waits for them; the parent's thread settles its own copies), and so is any job
   // posted later; wait_for_background_compiles() returns.
   void forked() {
-    unlock_kernels_after_fork();  // the jobs are as lock_for_fork saw them: the same kernels
+    // The jobs are as lock_for_fork saw them: the same kernels, settled before their locks are
+    // let go, so that the drops below find them settled and neither lock nor notify.
+    for_each_settled_kernel([](const TieredKernel* k) {
+      const_cast<TieredKernel*>(k)->settle_in_forked_child(kChildWhy);
+    });
+    unlock_kernels_after_fork();
     in_child_ = true;
     // On the compile thread's stack, which the child has a copy of (the thread does not run here).
     BackgroundJob* in_flight = std::exchange(in_flight_, nullptr);
@@ -213,6 +229,7 @@ class BackgroundCompiler {
   BackgroundJob* in_flight_ = nullptr;  // the job run() runs, on its stack
   bool stopping_ = false, in_child_ = false;
   static inline std::atomic<BackgroundCompiler*> alive_{nullptr};  // the one compiler, while it exists
+  static inline BackgroundCompiler* forking_ = nullptr;  // locked by the prepare handler of a fork() in progress
   std::thread thread_;
 
  public:
@@ -249,6 +266,15 @@ bool TieredKernel::settle(void* full_kernel, std::string_view why) noexcept {
   }
   settled_cv_.notify_all();
   return took;
+}
+
+void TieredKernel::settle_in_forked_child(const char* why) noexcept {
+  if (settled.load(std::memory_order_relaxed)) return;
+  try {
+    failure_.assign(why);
+  } catch (...) {
+  }
+  settled.store(true, std::memory_order_release);
 }
 
 bool TieredKernel::take_over(void* full_kernel) {

@@ -50,6 +50,10 @@ struct TieredKernel {
   // the parent may hold one at fork time: a waiter, a take_over, the compile thread settling).
   void lock_for_fork() const { mutex_.lock(); }
   void unlock_after_fork() const { mutex_.unlock(); }
+  // In the child, with the lock lock_for_fork took: settled (failed with `why`) without a
+  // notify. The child has no waiter, and its copy of the condition variable may have been in use
+  // by another thread of the parent at fork time (a notify after take_over).
+  void settle_in_forked_child(const char* why) noexcept;
 
  private:
   mutable std::mutex mutex_;
@@ -75,7 +79,8 @@ bool launches_stand_in(TieredKernel& kernel, Stream stream);
 // settle whatever waits for `run` (again, maybe: TieredKernel::settle keeps the first), and may
 // run while the process's statics are being destroyed, so it only touches what the job holds.
 // `settles`: the TieredKernel that `run` settles, if any: a caller that waits for that kernel
-// moves the job to the front of the queue (hurry_background_compile).
+// moves the job to the front of the queue (hurry_background_compile), and fork() locks it (the
+// child settles it). It must live while the job is queued or running.
 struct BackgroundJob {
   std::function<void()> run;
   std::function<void(const char* why)> drop;

@@ -78,11 +78,16 @@ class CapturedGraph {
   void launch(cudaStream_t stream) const { JITFP8_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
   // How many of the graph's edges are programmatic: launches captured under PDL.
   std::size_t programmatic_edges() const {
+#if CUDART_VERSION >= 13000
+    const auto get_edges = cudaGraphGetEdges;
+#else  // CUDA 12.3-12.9: the form with edge data has its own name
+    const auto get_edges = cudaGraphGetEdges_v2;
+#endif
     std::size_t count = 0;
-    JITFP8_CUDA_CHECK(cudaGraphGetEdges(graph_, nullptr, nullptr, nullptr, &count));
+    JITFP8_CUDA_CHECK(get_edges(graph_, nullptr, nullptr, nullptr, &count));
     std::vector<cudaGraphNode_t> from(count), to(count);
     std::vector<cudaGraphEdgeData> data(count);
-    JITFP8_CUDA_CHECK(cudaGraphGetEdges(graph_, from.data(), to.data(), data.data(), &count));
+    JITFP8_CUDA_CHECK(get_edges(graph_, from.data(), to.data(), data.data(), &count));
     return static_cast<std::size_t>(std::count_if(data.begin(), data.end(), [](const cudaGraphEdgeData& e) {
       return e.type == cudaGraphDependencyTypeProgrammatic;
     }));

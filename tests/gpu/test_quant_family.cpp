@@ -413,8 +413,9 @@ TEST_CASE("quantization family: NaN, Inf, huge values, beyond +-448 / 57344, sub
 // The E8M0 rceil rule is computed from the bits of amax (no division): each 1x32 block's amax
 // walks every binade (biased exponents 0-254, subnormals included) with the mantissas around
 // 1.75 (fmax = 1.75 * 2^f for e4m3 and e5m2), where the rounded quotient crosses a power of two.
-// The blocks lie along rows (the row-wise scales), and in a transposed copy down the columns (the
-// column-wise scales, whose 32-row blocks mix 32 row blocks of the first).
+// The blocks lie along rows, and in a transposed copy down the columns: the column-wise scales
+// of the first input mix 32 of its row blocks in each of their blocks, those of the copy take
+// each block whole.
 TEST_CASE("MXFP8 scales at every binade and rounding boundary", "[gpu][quant][mx_boundaries]") {
   const std::uint32_t mantissas[] = {0u, 1u, 0x5FFFFFu, 0x600000u, 0x600001u, 0x600002u, 0x7FFFFFu};
   std::vector<float> amaxes;

@@ -477,10 +477,12 @@ TEST_CASE("a background build that a caller waits for runs ahead of the builds q
 
 // The exit status of `child`, or -1 if it did not end within `seconds` (then it is killed): a hang
 // in fork()'s child handler happens before the child could arm an alarm of its own.
-int wait_for_child(pid_t child, int seconds) {
+// (-2 if it could not be waited for.)
+static int wait_for_child(pid_t child, int seconds) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   int status = 0;
-  while (::waitpid(child, &status, WNOHANG) == 0) {
+  pid_t ended = 0;
+  while ((ended = ::waitpid(child, &status, WNOHANG)) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(child, SIGKILL);
       ::waitpid(child, &status, 0);
@@ -488,7 +490,7 @@ int wait_for_child(pid_t child, int seconds) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  return status;
+  return ended == child ? status : -2;
 }
 
 TEST_CASE("a fork()ed child drops the background jobs it inherits and the ones it posts", "[tiered]") {
@@ -535,6 +537,13 @@ TEST_CASE("a fork()ed child settles the kernel that its parent's compile thread 
   // waited forever.
   TieredKernel building;
   std::atomic<bool> started{false}, release{false};
+  struct Release {  // however the case ends: the compile thread is joined at exit
+    std::atomic<bool>& flag;
+    ~Release() {
+      flag = true;
+      wait_for_background_compiles();
+    }
+  } release_at_end{release};
   post_background_compile(BackgroundJob{[&] {
                                           started = true;
                                           while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
