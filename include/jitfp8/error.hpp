@@ -15,7 +15,8 @@ enum class ErrorCode {
   no_driver,         // libcuda.so.1 missing or no usable device: only launching needs it
   cuda_error,        // a CUDA driver call failed
   compile_failed,    // NVRTC rejected a kernel; the message carries name, options and log
-  cache_error,       // the on-disk cache could not be used as asked (never for a plain miss)
+  cache_error,       // a dump folder could not be written (jitfp8 dump); the kernel cache itself
+                     // never throws: it warns and keeps the kernel in memory
   manifest_error,    // a prewarm manifest is malformed
   internal,          // a bug in jitfp8, or the system refused it a resource (a thread)
 };

@@ -142,7 +142,7 @@ JITFP8_API CacheCleanReport cache_remove_invalid();
 // temporary stay, and that writer's entry appears when it finishes.
 JITFP8_API CacheCleanReport cache_clear();
 
-// Counters since process start, for tests and `jitfp8 info`.
+// Counters since process start (tests, benchmarks, an application's own logs).
 struct RuntimeStats {
   std::uint64_t compiles = 0;          // NVRTC runs
   std::uint64_t disk_hits = 0;         // kernels read from a cache root

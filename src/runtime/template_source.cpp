@@ -19,14 +19,24 @@ std::vector<TemplateFile> read_template_dir(const std::filesystem::path& root) {
   if (!fs::is_directory(root, ec))
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("JITFP8_TEMPLATE_DIR '{}': is not a directory", root.string()));
+  // Every failure as jitfp8::Error (an unreadable folder threw filesystem_error).
+  const auto unreadable = [&](const fs::path& path, const std::string& why) {
+    return Error(ErrorCode::invalid_argument,
+                 fmt::format("JITFP8_TEMPLATE_DIR '{}': cannot read {}: {}", root.string(), path.string(), why));
+  };
   std::vector<TemplateFile> files;
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".cuh") continue;
+  fs::recursive_directory_iterator it(root, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
+    std::error_code type_ec;
+    if (!entry.is_regular_file(type_ec) || entry.path().extension() != ".cuh") continue;
     std::ifstream in(entry.path(), std::ios::binary);
+    if (!in) throw unreadable(entry.path(), "it does not open");
     std::ostringstream text;
     text << in.rdbuf();
     files.push_back({fs::relative(entry.path(), root).generic_string(), text.str()});
   }
+  if (ec) throw unreadable(root, ec.message());
   std::sort(files.begin(), files.end(),
             [](const TemplateFile& a, const TemplateFile& b) { return a.path < b.path; });
   log(LogLevel::info, "templates read from JITFP8_TEMPLATE_DIR={} ({} files)", root.string(),

@@ -115,4 +115,8 @@ TEST_CASE("a template edit (JITFP8_TEMPLATE_DIR) gives a new key", "[key]") {
   auto edited = dump("JITFP8_TEMPLATE_DIR=" + copy);
   REQUIRE(edited.exit_code == 0);
   CHECK(edited.output.find(cache_key(sample_spec()).hex()) == std::string::npos);
+  // A path that is no folder fails the build with jitfp8::Error, naming the variable.
+  auto not_a_folder = dump("JITFP8_TEMPLATE_DIR=" + copy + "/quant/quantize_1x128.cuh");
+  CHECK(not_a_folder.exit_code == 1);
+  CHECK_THAT(not_a_folder.output, Catch::Contains("JITFP8_TEMPLATE_DIR") && Catch::Contains("is not a directory"));
 }
