@@ -71,4 +71,9 @@ TEST_CASE("the accuracy gate passes a correct D's diff and fails a wrong or unwr
   CHECK_FALSE(accurate(INFINITY, "an overflow"));
   CHECK(accuracy_failures() == before + 3);
   CHECK(bench_exit_status() == 3);
+  // An f32 D (8e-9 when right) is held to its own bound: a bf16 rounding on its way fails it.
+  CHECK(accurate(8.1e-9, "an f32 D", Output::f32));
+  CHECK(accurate(kMaxDiffF32, "an f32 D at the bound", Output::f32));
+  CHECK_FALSE(accurate(1.4e-6, "an f32 D rounded to bf16", Output::f32));
+  CHECK(accuracy_failures() == before + 4);
 }

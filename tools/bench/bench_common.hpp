@@ -63,9 +63,10 @@ Timer timer();
 // (first-use compiles and loads), every timed run starts with a memset that evicts the 50 MB L2,
 // like the anchors' figures. kGraph captures `iters` x (memset, body) in a CUDA graph, replays it
 // 5 times, and subtracts a graph of the memsets alone.
-// The memset is 64 MB unless set_flush_megabytes (--flush-mb) says otherwise: the anchors used
-// 2048 MB, whose ~0.7 ms of memset between runs also lets the GPU's power and clocks recover
-// (long tensor-core kernels run back to back hit the power limit and lose clock).
+// The memset is 2048 MB, as the anchors', unless set_flush_megabytes (--flush-mb) says otherwise:
+// its ~0.7 ms between runs also lets the GPU's power and clocks recover (long tensor-core kernels
+// run back to back hit the power limit and lose clock: at 64 MB, 4096 x 7168 x 16384 ran 9% slower
+// for us and 13% for cuBLASLt, 2026-11-23).
 void set_flush_megabytes(std::size_t mb);
 std::size_t flush_megabytes();
 
@@ -86,6 +87,16 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
 // of 8192 x 7168 x 1.5 bytes (88 MB, past the L2), timed like the kernels. The memory side of
 // the floors (floors.hpp) and quantization's %copy.
 double measure_copy_gbs(cudaStream_t stream, int iters);
+
+// The current device's name.
+std::string device_name();
+// Whether the current device is the anchors' machine kind (anchors.md: an H100 80GB HBM3 with 132
+// SMs). Elsewhere their figures compare nothing (an H200's HBM alone gives the memory-bound rows
+// ~1.4x), and anchor_figure gives NaN, printed "-".
+bool anchors_device();
+double anchor_figure(double figure);
+// The string the JSON's first record names the timer by ("profiler" or "graph").
+const char* timer_name();
 
 // A CUDA graph of what `enqueue` puts on `stream` while it is captured, instantiated.
 cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue);

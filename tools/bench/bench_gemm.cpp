@@ -249,7 +249,7 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     double anchor_dg = NAN, anchor_cublas = NAN;
     for (const WgradAnchor& a : kWgradAnchors)
       if (a.shape.m == s.m && a.shape.n == s.n && a.shape.k == s.k)
-        anchor_dg = a.deepgemm_tflops, anchor_cublas = a.cublaslt_tflops;
+        anchor_dg = anchor_figure(a.deepgemm_tflops), anchor_cublas = anchor_figure(a.cublaslt_tflops);
     DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
     DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales1x128Layout{s.n, s.k}.numel());
     DeviceArray<float> d_ours(s.m * s.n), d_acc(s.m * s.n), d_cublas(s.m * s.n);
@@ -344,9 +344,10 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
     const double diff_cublas =
         cublas_ok ? calc_diff(sampled_rows_f32(d_cublas.download(), rows, s.n), ref_host) : NAN;
     const std::string shape = fmt::format("{} x {} x {}", s.m, s.n, s.k);
-    bool accurate_row = accurate(diff_ours, "ours, weight gradient " + shape);
-    accurate_row = accurate(diff_acc, "ours accumulating, weight gradient " + shape) && accurate_row;
-    if (cublas_ok) accurate_row = accurate(diff_cublas, "cuBLASLt, weight gradient " + shape) && accurate_row;
+    bool accurate_row = accurate(diff_ours, "ours, weight gradient " + shape, Output::f32);
+    accurate_row = accurate(diff_acc, "ours accumulating, weight gradient " + shape, Output::f32) && accurate_row;
+    if (cublas_ok)
+      accurate_row = accurate(diff_cublas, "cuBLASLt, weight gradient " + shape, Output::f32) && accurate_row;
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_acc = flops / ours_acc.median_us / 1e6;
@@ -435,7 +436,8 @@ int run_gemm(int argc, char** argv) {
   fmt::print("%floor: the floor over our time; floor = max(2 M N K at {:.0f} TFLOPS, A, B, their scales and D "
              "moved once at {:.0f} GB/s, this device's copy rate measured now)\n",
              kPeakTflops, copy_gbs);
-  results.push_back({{"kind", "copy"}, {"gbs", copy_gbs}});
+  results.push_back({{"kind", "copy"}, {"gbs", copy_gbs}, {"device", device_name()}, {"timer", timer_name()},
+                     {"flush_mb", flush_megabytes()}});
   if (forward)
     fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9} | {}\n", "M", "N",
                "K", "ours us", "TFLOPS", "%peak", "%floor", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
@@ -495,8 +497,9 @@ int run_gemm(int argc, char** argv) {
     const double diff_ours = calc_diff(sampled_rows(d_ours, rows, s.n, g_d_f32), ref_host);
     const double diff_cublas = cublas_ok ? calc_diff(sampled_rows(d_cublas, rows, s.n, g_d_f32), ref_host) : NAN;
     const std::string shape = fmt::format("{} x {} x {}", s.m, s.n, s.k);
-    bool accurate_row = accurate(diff_ours, "ours, forward " + shape);
-    if (cublas_ok) accurate_row = accurate(diff_cublas, "cuBLASLt, forward " + shape) && accurate_row;
+    const Output output = g_d_f32 ? Output::f32 : Output::bf16;
+    bool accurate_row = accurate(diff_ours, "ours, forward " + shape, output);
+    if (cublas_ok) accurate_row = accurate(diff_cublas, "cuBLASLt, forward " + shape, output) && accurate_row;
 
     const double tf_ours = flops / ours.median_us / 1e6;
     const double tf_cublas = cublas_ok ? flops / theirs.median_us / 1e6 : NAN;

@@ -68,14 +68,15 @@ int main(int argc, char** argv) {
         "contender. Every gemm and moe table times ours and cuBLASLt in turns, a run of each per round.\n"
         "Accuracy (gemm, moe): each contender's D from one more run over a NaN-poisoned D, against a\n"
         "double-precision reference of the same quantized inputs on sampled rows (the anchors'\n"
-        "1 - 2xy/(x^2+y^2)); a diff past 1e-5 (or NaN) prints ACCURACY FAILED, and the benchmark exits 3\n"
+        "1 - 2xy/(x^2+y^2)); a diff past 1e-5, 1e-7 for an f32 D (or NaN) prints ACCURACY FAILED, and the\n"
+        "benchmark exits 3\n"
         "after its tables.\n"
         "%%floor (gemm, moe): the floor over our time; floor = the longer of the FLOPs at 1979 TFLOPS\n"
         "and the operands, scales and D moved once at this device's copy rate, measured first.\n"
         "--timer graph (any benchmark), where CUPTI is not available: CUDA graphs of --iters x\n"
         "(flush, body), event-timed, minus the flushes alone; also counts ~1-2 us of launch gap.\n"
-        "--flush-mb N (any benchmark): the flush memset in MB, 64 (the default; less counts as 64)\n"
-        "to 1048576; the anchors used 2048 MB, which also lets power and clocks recover between runs.\n"
+        "--flush-mb N (any benchmark): the flush memset in MB, 64 (less counts as 64) to 1048576;\n"
+        "2048 by default, as the anchors (it also lets power and clocks recover between runs).\n"
         "--sm-limit N (any benchmark): ours under jitfp8::set_gemm_sm_limit(N), cuBLASLt with\n"
         "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET N: the SMs left beside a kernel that holds the rest.\n");
     return argc < 2 ? 2 : 0;
