@@ -84,8 +84,7 @@ ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType
   return plan;
 }
 
-ColwiseLaunch colwise_launch_for(const QuantizeGroupedColwiseArgs& args, Stream stream) {
-  const DeviceContext& device = current_device();
+ColwiseLaunch colwise_launch_for(const QuantizeGroupedColwiseArgs& args, const DeviceContext& device, Stream stream) {
   return colwise_launch(args.tokens, args.num_groups, args.x_dtype, device.arch,
                         stream_sm_count(stream, device.sm_count) >= device.sm_count);
 }
@@ -222,7 +221,7 @@ void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& a, Stream stream
                       {"scales", a.scales, a.num_groups * a.d * 4}},
                  /*num_inputs=*/2);
   const DeviceContext& device = current_device();
-  const ColwiseLaunch plan = colwise_launch_for(a, stream);
+  const ColwiseLaunch plan = colwise_launch_for(a, device, stream);
   const LoadedKernel& kernel = kernel_for(device, MoeKind::grouped_colwise, a.x_dtype, a.q_dtype,
                                           a.pow2_scales, plan.stash_bytes);
   const unsigned cluster = static_cast<unsigned>(plan.cluster);

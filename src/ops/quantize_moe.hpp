@@ -40,8 +40,9 @@ struct ColwiseLaunch {
 // as the GEMMs' pairs do; the same kernel, and any cluster size is correct.
 ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType x_dtype,
                              const Arch& arch, bool whole_device = true);
-// The launch quantize_grouped_colwise makes for `args` on `stream`, on the current device.
-ColwiseLaunch colwise_launch_for(const QuantizeGroupedColwiseArgs& args, Stream stream);
+struct DeviceContext;  // runtime/launch.hpp
+// The launch quantize_grouped_colwise makes for `args` on `stream` of `device` (current).
+ColwiseLaunch colwise_launch_for(const QuantizeGroupedColwiseArgs& args, const DeviceContext& device, Stream stream);
 
 // stash_bytes: the grouped column-wise kernel's shared-memory stash (ignored for kgrouped).
 KernelSpec quantize_moe_spec(MoeKind kind, DType x_dtype, DType q_dtype, bool pow2_scales,

@@ -472,8 +472,8 @@ TEST_CASE("quantize_grouped_colwise on a green context's stream: lone blocks, th
     out.insert(out.end(), s.begin(), s.end());
     return out;
   };
-  CHECK(detail::colwise_launch_for(a, nullptr).cluster == 8);
-  CHECK(detail::colwise_launch_for(a, green.stream()).cluster == 1);
+  CHECK(detail::colwise_launch_for(a, device, nullptr).cluster == 8);
+  CHECK(detail::colwise_launch_for(a, device, green.stream()).cluster == 1);
   const std::vector<std::uint8_t> whole = run(nullptr);
   CHECK(std::count(whole.begin(), whole.end(), std::uint8_t{0xFF}) == 0);  // every byte written (no NaN here)
   CHECK(test::differing_elements(run(green.stream()), whole) == 0);
