@@ -80,8 +80,8 @@ Rounds time_rounds(std::size_t candidates, const std::vector<std::function<void(
   return out;
 }
 
-void require_reference_match(Rounds& out, double pick_diff, double best_diff) {
-  if (best_diff <= std::max(kMaxDiff, 4 * pick_diff)) return;  // NaN: not recorded
+void require_reference_match(Rounds& out, double pick_diff, double best_diff, Output output) {
+  if (best_diff <= std::max(max_diff(output), 4 * pick_diff)) return;  // NaN: not recorded
   out.record = false;
   out.note = fmt::format("NOT RECORDED: its D differs from the reference by {:.3g} (the pick's: {:.3g})", best_diff,
                          pick_diff);

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "accuracy_gate.hpp"
 #include "config_words.hpp"
 #include "heuristics/sm90_gemm.hpp"
 #include "heuristics/sm90_wgrad.hpp"
@@ -89,9 +90,9 @@ Outcome<Config> time_candidates(const std::vector<Config>& configs, const std::v
 }
 
 // Keeps `out` recorded only if the fastest config's D is as close to the double-precision
-// reference as the pick's (the anchors' yardstick: best_diff <= max(1e-5, 4 x pick_diff)); else
-// says why in its note.
-void require_reference_match(Rounds& out, double pick_diff, double best_diff);
+// reference as the pick's (the anchors' yardstick: best_diff <= max(the gate's bound for the
+// output, 4 x pick_diff): 1e-5 for bf16, 1e-7 for f32); else says why in its note.
+void require_reference_match(Rounds& out, double pick_diff, double best_diff, Output output);
 
 // The M values of `op` to tune: --m's within its range, else the powers of two from `first` in
 // it (its m_min where none is).

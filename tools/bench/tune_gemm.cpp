@@ -125,7 +125,8 @@ GemmOutcome tune_one(const GemmTuneKey& key, const GemmFp8Args& g, Operands& in,
   GemmOutcome out = time_candidates(
       configs, {[&](const detail::Sm90GemmConfig& c) { detail::gemm_fp8_nt_with_config(g, c, stream); }}, o, stream);
   if (!out.record) return out;
-  require_reference_match(out, accuracy(g, out.pick, in, stream), accuracy(g, out.best, in, stream));
+  require_reference_match(out, accuracy(g, out.pick, in, stream), accuracy(g, out.best, in, stream),
+                          key.d_fp32 ? Output::f32 : Output::bf16);
   return out;
 }
 
