@@ -80,7 +80,8 @@ ColwiseLaunch colwise_launch(std::int64_t tokens, std::int64_t num_groups, DType
   // stashes with 25% headroom; any value is correct, larger groups re-read from L2.
   const std::int64_t stash_rows = kColwiseStashBytes / row_bytes;
   plan.stash_bytes = kColwiseStashBytes;
-  plan.cluster = whole_device ? static_cast<int>(std::clamp<std::int64_t>(ceil_div(avg_rows, stash_rows * 3 / 4), 1, 8)) : 1;
+  if (whole_device)  // else lone blocks (the default): see the header
+    plan.cluster = static_cast<int>(std::clamp<std::int64_t>(ceil_div(avg_rows, stash_rows * 3 / 4), 1, 8));
   return plan;
 }
 
