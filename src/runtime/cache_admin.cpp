@@ -29,8 +29,9 @@ bool parse_key(const std::string& hex, detail::Key128* key) {
   return true;
 }
 
-// `untrusted_dirs`, when given: set when the entry is invalid only for its directories' trust.
-CacheEntryInfo inspect(const std::string& root, const fs::path& path, bool* untrusted_dirs = nullptr) {
+// `not_judged`, when given: set when the entry is invalid only for its directories' trust, or
+// because it could not be read (an I/O error that may pass): `cache verify` leaves those.
+CacheEntryInfo inspect(const std::string& root, const fs::path& path, bool* not_judged = nullptr) {
   CacheEntryInfo info;
   info.root = root;
   info.path = path.string();
@@ -54,13 +55,16 @@ CacheEntryInfo inspect(const std::string& root, const fs::path& path, bool* untr
   std::string untrusted;
   if (detail::check_entry_dirs(root, key, &untrusted) != detail::DirState::ok) {
     info.problem = untrusted.empty() ? "its directory is gone" : untrusted;
-    if (untrusted_dirs != nullptr) *untrusted_dirs = true;
+    if (not_judged != nullptr) *not_judged = true;
     return info;
   }
   detail::CacheEntry entry;
-  bool missing = false;
-  if (auto problem = detail::read_entry_file(info.path, key, &entry, &missing)) {
-    info.problem = *problem;
+  bool missing = false, unreadable = false;
+  if (auto problem = detail::read_entry_file(info.path, key, &entry, &missing, &unreadable)) {
+    // A read that failed (EIO or ESTALE on a network file system, EMFILE) says nothing of the
+    // entry: `cache verify` removed good entries during an outage (a review, 2026-12-06).
+    info.problem = unreadable ? fmt::format("could not be read ({}), left in place", *problem) : *problem;
+    if (unreadable && not_judged != nullptr) *not_judged = true;
     return info;
   }
   auto meta = nlohmann::json::parse(entry.metadata, nullptr, false);
@@ -157,8 +161,8 @@ CacheCleanReport cache_remove_invalid() {
     if (path.extension() == ".kernel") {
       // An entry below untrusted directories is listed invalid but left in place: the runtime
       // neither reads nor writes there, and fixing the permissions (chmod go-w) restores it.
-      bool untrusted_dirs = false;
-      if (inspect(roots.front(), path, &untrusted_dirs).valid || untrusted_dirs) return;
+      bool not_judged = false;
+      if (inspect(roots.front(), path, &not_judged).valid || not_judged) return;
       detail::Key128 key;
       if (!parse_key(path.stem().string(), &key)) return remove(path, &report.removed_entries, &report);
       // Checked again and removed under the key's lock, which a process holds while it rebuilds
@@ -175,8 +179,9 @@ CacheCleanReport cache_remove_invalid() {
       const auto lock =
           detail::KeyLock::acquire(key, std::chrono::milliseconds(0), [] { return false; }, &held);
       struct stat judged {}, now {};
-      if (!held && ::lstat(path.c_str(), &judged) == 0 && !inspect(roots.front(), path).valid &&
-          ::lstat(path.c_str(), &now) == 0 && now.st_dev == judged.st_dev && now.st_ino == judged.st_ino)
+      bool not_judged_now = false;
+      if (!held && ::lstat(path.c_str(), &judged) == 0 && !inspect(roots.front(), path, &not_judged_now).valid &&
+          !not_judged_now && ::lstat(path.c_str(), &now) == 0 && now.st_dev == judged.st_dev && now.st_ino == judged.st_ino)
         remove(path, &report.removed_entries, &report);
     } else if (is_temporary(path)) {
       remove_if_abandoned(path, &report);

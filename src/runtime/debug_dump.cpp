@@ -29,6 +29,10 @@ namespace {
 
 // A new file (never one that exists, nor a link's target) in the dump's own new folder.
 void write_file(const std::filesystem::path& path, const void* data, std::size_t size) {
+  // Past RLIMIT_FSIZE the write raises SIGXFSZ, which ends the process (a review, 2026-12-06).
+  if (exceeds_file_size_limit(size))
+    throw Error(ErrorCode::cache_error,
+                fmt::format("cannot write {}: {} bytes exceed the file size limit (RLIMIT_FSIZE)", path.string(), size));
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     throw Error(ErrorCode::cache_error, fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));

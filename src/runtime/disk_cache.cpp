@@ -29,8 +29,13 @@ std::string dir_of_entry(const std::string& root, const Key128& key) {
   return fmt::format("{}/v1/{}", root, key.hex().substr(0, 2));
 }
 
-// Creates the missing directories of root/v1/xx with mode 0700, then checks them all.
+// Creates the missing directories of root/v1/xx with mode 0700, then checks them all. Those that
+// exist are checked first: an untrusted root (a shared /tmp, a group-writable team folder) is
+// refused with nothing created in it (a review, 2026-12-06: it got v1/ and a shard per key).
 bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* why) {
+  DirState state = check_entry_dirs(root, key, why);
+  if (state == DirState::bad) return false;
+  if (state == DirState::ok) return true;
   if (!make_dirs(dir_of_entry(root, key), why)) {
     // A root that is a symlink to nothing (an unmounted target) said only "cannot create <root>/v1".
     struct stat link {}, target {};
@@ -38,7 +43,7 @@ bool ensure_entry_dirs(const std::string& root, const Key128& key, std::string* 
       *why = fmt::format("cache root {} is a symlink to a missing folder", root);
     return false;
   }
-  const DirState state = check_entry_dirs(root, key, why);
+  state = check_entry_dirs(root, key, why);
   // `missing` sets no reason: a directory removed between its creation and the check.
   if (state == DirState::missing) *why = fmt::format("{} was removed while being created", dir_of_entry(root, key));
   return state == DirState::ok;
@@ -89,9 +94,11 @@ std::string entry_path(const std::string& root, const Key128& key) {
 }
 
 std::optional<std::string> read_entry_file(const std::string& path, const Key128& key,
-                                           CacheEntry* entry, bool* missing) {
+                                           CacheEntry* entry, bool* missing, bool* unreadable) {
   std::string why;
-  std::optional<std::string> bytes = read_trusted_file(path, missing, &why);
+  ReadFailure failure = ReadFailure::none;
+  std::optional<std::string> bytes = read_trusted_file(path, missing, &why, std::int64_t{1} << 30, &failure);
+  if (unreadable != nullptr) *unreadable = failure == ReadFailure::unreadable;
   if (!bytes) return why;
   if (auto problem = entry_problem(*bytes, key)) return problem;
   *entry = decode_entry(*bytes);
@@ -105,6 +112,10 @@ std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result, 
     std::string path = entry_path(root, key);
     DirState dirs = check_entry_dirs(root, key, &why);
     if (dirs == DirState::missing) continue;
+    // An untrusted root is reported for the entries found there, not for every key looked up
+    // (a review, 2026-12-06: each miss warned and counted a rejected entry that did not exist).
+    struct stat st {};
+    if (dirs == DirState::bad && ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) continue;
     if (dirs == DirState::ok) {
       bool missing = false;
       CacheEntry entry;

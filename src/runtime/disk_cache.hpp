@@ -27,9 +27,11 @@ std::string entry_path(const std::string& root, const Key128& key);
 DirState check_entry_dirs(const std::string& root, const Key128& key, std::string* why);
 
 // Reads the file at `path` as the entry of `key`: a trusted regular file (not a symlink), whole
-// and checksummed. Returns why not, or nullopt and fills `entry`. `missing` on ENOENT.
+// and checksummed. Returns why not, or nullopt and fills `entry`. `missing` on ENOENT;
+// `unreadable`, where given: the read itself failed (an I/O error that may pass), so nothing is
+// known about the file.
 std::optional<std::string> read_entry_file(const std::string& path, const Key128& key,
-                                           CacheEntry* entry, bool* missing);
+                                           CacheEntry* entry, bool* missing, bool* unreadable = nullptr);
 
 // Counts an entry that was found but not used (runtime_stats().disk_rejects) and logs it, once
 // per `entry` (a path, or a key where the path is not known) and process.

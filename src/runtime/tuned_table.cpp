@@ -343,6 +343,11 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
   }
   const std::string& root = roots.front();
   bool missing = false;
+  // Checked before anything is created, as the cache's entry folders: an untrusted root gets none.
+  if (auto problem = tuned_dir_problem(root, &missing); problem && !missing) {
+    *why = *problem;
+    return false;
+  }
   if (!make_dirs(tuned_dir(root), why)) return false;
   if (auto problem = tuned_dir_problem(root, &missing)) {
     *why = *problem;

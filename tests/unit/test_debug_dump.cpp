@@ -3,6 +3,7 @@
 // kernel at once leave one complete folder (a review, 2026-12-05: files were truncated and
 // rewritten in place, so readers saw empty files and two writers could mix their runs).
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "jitfp8/error.hpp"
 #include "ops/quantize_1x128.hpp"
 #include "runtime/debug_dump.hpp"
 #include "runtime/hash.hpp"
@@ -149,4 +151,34 @@ TEST_CASE("a dump removes the temporary folders of dead writers of its kernel, a
   CHECK(fs::exists(dir / live));
   CHECK(fs::exists(dir / longer_name));
   CHECK(fs::exists(dir / other_kernel));
+}
+
+// A dump file past RLIMIT_FSIZE is refused before it is written: writing it raised SIGXFSZ,
+// which ended the process (a review, 2026-12-06). SIGXFSZ is ignored here so that a regression
+// fails this case instead of the test run: the write then fails with EFBIG, and the message tells
+// the two apart.
+TEST_CASE("a dump past the file size limit throws instead of ending the process", "[dump]") {
+  test::TempDir dir;
+  const KernelSpec spec = dumped_spec();
+  const Key128 key = cache_key(spec);
+  CompileResult big = fake_compile("big");
+  big.cubin.resize(std::size_t{1} << 20, 'c');
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  rlimit tight = saved;
+  tight.rlim_cur = 512 * 1024;  // more than the source and the PTX, less than the cubin
+  struct sigaction ignore {}, before {};
+  ignore.sa_handler = SIG_IGN;
+  REQUIRE(::sigaction(SIGXFSZ, &ignore, &before) == 0);
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &tight) == 0);
+  std::string message;
+  try {
+    write_dump(spec, key, big, "ptx big", dir.path());
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::sigaction(SIGXFSZ, &before, nullptr);
+  CHECK_THAT(message, Catch::Contains("kernel.cubin") && Catch::Contains("RLIMIT_FSIZE"));
+  CHECK(fs::is_empty(dir.path()));  // the dump's new folder removed
 }

@@ -524,6 +524,58 @@ TEST_CASE("cache list and verify refuse an entry outside its shard or below an u
   }
 }
 
+// An untrusted root (a shared /tmp, a group-writable team folder) is refused with nothing created
+// in it, and only entries found there count as rejected (a review, 2026-12-06: a publish made
+// v1/ and a shard before the check, and every miss warned of an entry that did not exist).
+TEST_CASE("an untrusted root gets no directories, and only its real entries count as rejected", "[cache]") {
+  test::TempDir dir;
+  const std::string root = dir / "shared";
+  fs::create_directory(root);
+  fs::permissions(root, fs::perms::all);  // 0777, as /tmp without the sticky bit
+  test::ScopedCacheRoots roots({root});
+  const CacheEntry entry = sample_entry();  // shard 01
+  CHECK_FALSE(cache_publish(entry));
+  CHECK(fs::is_empty(root));
+  const auto before = runtime_stats().disk_rejects;
+  CHECK_FALSE(cache_lookup(entry.key));
+  CHECK(runtime_stats().disk_rejects == before);  // nothing there to reject
+  // An entry placed there by hand is found, refused and counted.
+  fs::create_directories(root + "/v1/01");
+  test::write_text_file(entry_path(root, entry.key), as_string(encode_entry(entry)));
+  LookupResult result = LookupResult::hit;
+  CHECK_FALSE(cache_lookup(entry.key, &result));
+  CHECK(result == LookupResult::rejected);
+  CHECK(runtime_stats().disk_rejects == before + 1);
+}
+
+// `cache verify` leaves an entry it could not read (an I/O error such as EIO or ESTALE on a
+// network file system, here EMFILE): that says nothing of the entry, and verify removed good
+// entries during an outage (a review, 2026-12-06).
+TEST_CASE("cache verify leaves an entry it could not read", "[cache]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir / "cache"});
+  const CacheEntry entry = sample_entry();
+  REQUIRE(cache_publish(entry));
+  // The walk holds two directories open (root/v1 and the shard): the two lowest free descriptors.
+  // The entry's open then finds none below the limit.
+  const int first = ::open("/dev/null", O_RDONLY | O_CLOEXEC), second = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  REQUIRE((first >= 0 && second > first));
+  ::close(first), ::close(second);
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  rlimit tight = saved;
+  tight.rlim_cur = static_cast<rlim_t>(second + 1);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &tight) == 0);
+  const std::vector<CacheEntryInfo> listed = cache_entries();
+  const CacheCleanReport report = cache_remove_invalid();
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  REQUIRE(listed.size() == 1);  // the walk itself had its descriptors
+  CHECK_FALSE(listed[0].valid);
+  CHECK_THAT(listed[0].problem, Catch::Contains("could not be read") && Catch::Contains("left in place"));
+  CHECK(report.removed_entries == 0);
+  CHECK(cache_lookup(entry.key));
+}
+
 // The cache commands walk root/v1/<shard>/ without following symlinks: a shard linked to another
 // directory is neither listed nor emptied, and a link loop is no error (a review, 2026-12-04).
 TEST_CASE("cache list, verify and clear follow no symlink below the root", "[cache]") {

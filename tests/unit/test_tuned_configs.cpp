@@ -184,6 +184,15 @@ TEST_CASE("tuned tables of another device kind, corrupt or untrusted, are not us
     CHECK_FALSE(publish_tuned_entries({root}, kH100, {entry_for(128, 5)}, &why));
     CHECK_THAT(why, Catch::Contains("symlink"));
   }
+  SECTION("an untrusted root is refused with nothing created in it") {
+    const std::string shared = dir / "shared";
+    fs::create_directory(shared);
+    fs::permissions(shared, fs::perms::all);
+    std::string why;
+    CHECK_FALSE(publish_tuned_entries({shared}, kH100, {entry_for(128, 5)}, &why));
+    CHECK_THAT(why, Catch::Contains("writable"));
+    CHECK(fs::is_empty(shared));
+  }
   SECTION("a root that cannot be written is reported, not thrown") {
     const std::string file = dir / "a-file";
     test::write_text_file(file, "x");
