@@ -33,7 +33,9 @@ constexpr std::int64_t kMoeMAlignment = 128;
 //              multiple of kMoeMAlignment or equal to M; expert e owns [group_ends[e-1], group_ends[e])
 //              (group_ends[-1] = 0); rows at or past group_ends[E-1] are padding.
 // Padding rows of D are written with zeros (so D holds no stale data); padding rows of A are
-// never read for a whole padding tile, and their products are discarded otherwise.
+// never read for a whole padding tile, and their products are discarded otherwise. With
+// group_ends, the rows that pad an expert's segment up to the alignment are that expert's: D
+// gets their products with its B (zero where those rows of A are zero), not zeros.
 // Device values out of range (an id >= E, ends past M or decreasing) are not detected: rows
 // with an id outside [-1, E) are treated as padding, ends are clamped to [0, M]. Nor is a
 // misaligned grouping (an end that is not a multiple of kMoeMAlignment, a run of ids starting
