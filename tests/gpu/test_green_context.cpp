@@ -23,6 +23,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "driver_entry.hpp"
 #include "gpu_support.hpp"
 #include "e2e_support.hpp"
 #include "reference_rows.hpp"
@@ -48,24 +49,7 @@ using namespace jitfp8;
 
 namespace {
 
-// A driver entry point through the runtime: this binary does not link libcuda (it must start,
-// and skip, on machines without a driver). Null where the driver lacks it.
-// Asked as of the driver's own version or of the cuda.h this was built with, whichever is older
-// (a symbol is found only at or after the version that introduced it, and a newer driver may
-// have a newer ABI under the name than the declaration used here).
-template <class Function>
-Function driver_entry(const char* name) {
-  int version = 0;
-  if (cudaDriverGetVersion(&version) != cudaSuccess) return nullptr;
-  version = std::min(version, CUDA_VERSION);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion(name, &fn, static_cast<unsigned>(version), cudaEnableDefault, &found) !=
-          cudaSuccess ||
-      found != cudaDriverEntryPointSuccess)
-    return nullptr;
-  return reinterpret_cast<Function>(fn);
-}
+using test::driver_entry;
 
 // A green context of at least `wanted` SMs of device 0 (the driver rounds up to its partition
 // granularity, 8 SMs on Hopper; 0: every SM of the device), with a stream of its own. ok() is false where the driver has no
