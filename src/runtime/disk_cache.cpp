@@ -178,8 +178,13 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const Key128& key, std::chrono::millis
     if (attempt == 0 && first_seen != nullptr && ::fstat(fd, &st) == 0) *first_seen = st.st_mtim;
     const auto left = std::max(std::chrono::steady_clock::duration::zero(), deadline - std::chrono::steady_clock::now());
     bool saw_holder = false;
-    const bool locked = flock_exclusive(fd, std::chrono::duration_cast<std::chrono::milliseconds>(left), appeared,
-                                        &saw_holder);
+    bool locked = false;
+    try {  // `appeared` reads the entry, and may throw (std::bad_alloc): the descriptor goes with it
+      locked = flock_exclusive(fd, std::chrono::duration_cast<std::chrono::milliseconds>(left), appeared, &saw_holder);
+    } catch (...) {
+      give_up();
+      throw;
+    }
     if (waited) *waited = *waited || saw_holder;
     if (!locked) {
       give_up();
