@@ -115,7 +115,7 @@ std::optional<CacheEntry> cache_lookup(const Key128& key, LookupResult* result, 
     // An untrusted root is reported for the entries found there, not for every key looked up
     // (a review, 2026-12-06: each miss warned and counted a rejected entry that did not exist).
     struct stat st {};
-    if (dirs == DirState::bad && ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) continue;
+    if (dirs == DirState::bad && ::lstat(path.c_str(), &st) != 0) continue;  // no entry seen there
     if (dirs == DirState::ok) {
       bool missing = false;
       CacheEntry entry;

@@ -11,10 +11,6 @@ namespace jitfp8::test {
 
 namespace {
 
-// The shared block is this many chunks, so that a run of shared chunks takes one mapping per
-// block rather than one per chunk (a 64 GiB range would otherwise take 32768 mappings).
-constexpr std::int64_t kSharedChunks = 32;
-
 struct Vmm {
   decltype(&cuMemGetAllocationGranularity) granularity = driver_entry<decltype(&cuMemGetAllocationGranularity)>(
       "cuMemGetAllocationGranularity");
@@ -61,7 +57,7 @@ SparseDeviceRange::SparseDeviceRange(std::int64_t bytes,
   const std::int64_t chunks = (bytes + chunk - 1) / chunk;
   reserved_ = chunks * chunk;
   CUdeviceptr base = 0;
-  if (v.reserve(&base, static_cast<std::size_t>(reserved_), 0, 0, 0) != CUDA_SUCCESS) {
+  if (v.reserve(&base, static_cast<std::size_t>(reserved_), granularity, 0, 0) != CUDA_SUCCESS) {
     failed_step_ = "cuMemAddressReserve of " + std::to_string(reserved_) + " bytes";
     reserved_ = 0;
     return;
@@ -73,45 +69,37 @@ SparseDeviceRange::SparseDeviceRange(std::int64_t bytes,
     for (std::int64_t c = std::max<std::int64_t>(begin, 0) / chunk; c < chunks && c * chunk < end; ++c)
       own[static_cast<std::size_t>(c)] = true;
 
-  const auto create = [&](std::int64_t size) -> std::uint64_t {
+  const auto create = [&]() -> std::uint64_t {
     CUmemGenericAllocationHandle handle = 0;
-    if (v.create(&handle, static_cast<std::size_t>(size), &prop, 0) != CUDA_SUCCESS) return 0;
+    const CUresult rc = v.create(&handle, static_cast<std::size_t>(chunk), &prop, 0);
+    if (rc != CUDA_SUCCESS) {
+      out_of_memory_ = rc == CUDA_ERROR_OUT_OF_MEMORY;
+      return 0;
+    }
     handles_.push_back(handle);
-    backed_bytes_ += size;
+    backed_bytes_ += chunk;
     return handle;
   };
-  const auto map = [&](std::int64_t offset, std::int64_t size, std::uint64_t handle) {
-    if (v.map(base_ + static_cast<std::uint64_t>(offset), static_cast<std::size_t>(size), 0, handle, 0) != CUDA_SUCCESS)
-      return false;
-    mappings_.emplace_back(base_ + static_cast<std::uint64_t>(offset), size);
+  const auto map = [&](std::int64_t c, std::uint64_t handle) {
+    const std::uint64_t address = base_ + static_cast<std::uint64_t>(c * chunk);
+    if (v.map(address, static_cast<std::size_t>(chunk), 0, handle, 0) != CUDA_SUCCESS) return false;
+    mappings_.emplace_back(address, chunk);
     return true;
   };
   std::uint64_t shared = 0;
-  for (std::int64_t c = 0; c < chunks;) {
-    if (own[static_cast<std::size_t>(c)]) {
-      const std::uint64_t handle = create(chunk);
-      if (handle == 0 || !map(c * chunk, chunk, handle)) {
-        failed_step_ = "a window's chunk (cuMemCreate, cuMemMap)";
-        release();
-        return;
-      }
-      ++c;
-      continue;
-    }
-    if (shared == 0 && (shared = create(kSharedChunks * chunk)) == 0) {
-      failed_step_ = "the shared block (cuMemCreate)";
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const bool window = own[static_cast<std::size_t>(c)];
+    const std::uint64_t handle = window ? create() : shared != 0 ? shared : (shared = create());
+    if (handle == 0) {
+      failed_step_ = "cuMemCreate of a chunk";
       release();
       return;
     }
-    // The run of shared chunks from c, at most one block long: the block's first bytes.
-    std::int64_t run = 0;
-    while (c + run < chunks && run < kSharedChunks && !own[static_cast<std::size_t>(c + run)]) ++run;
-    if (!map(c * chunk, run * chunk, shared)) {
-      failed_step_ = "a shared run (cuMemMap)";
+    if (!map(c, handle)) {
+      failed_step_ = "cuMemMap of chunk " + std::to_string(c);
       release();
       return;
     }
-    c += run;
   }
   CUmemAccessDesc access{};
   access.location = prop.location;

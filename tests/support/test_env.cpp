@@ -1,6 +1,7 @@
 #include "support/test_env.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,21 @@
 #include "jitfp8/runtime.hpp"
 
 namespace jitfp8::test {
+
+ScopedSoftLimit::ScopedSoftLimit(int resource, unsigned long long soft_value) : resource_(resource) {
+  rlimit limit{};
+  if (::getrlimit(resource, &limit) != 0) return;
+  saved_soft_ = limit.rlim_cur;
+  limit.rlim_cur = static_cast<rlim_t>(soft_value);
+  ok_ = ::setrlimit(resource, &limit) == 0;
+}
+
+ScopedSoftLimit::~ScopedSoftLimit() {
+  rlimit limit{};
+  if (!ok_ || ::getrlimit(resource_, &limit) != 0) return;
+  limit.rlim_cur = static_cast<rlim_t>(saved_soft_);
+  ::setrlimit(resource_, &limit);
+}
 
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");

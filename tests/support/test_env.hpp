@@ -7,6 +7,22 @@
 
 namespace jitfp8::test {
 
+// Lowers a resource limit's soft value (setrlimit) for the lifetime of the object, so that an
+// assertion or exception on the way out still restores it. ok(): whether it was set.
+class ScopedSoftLimit {
+ public:
+  ScopedSoftLimit(int resource, unsigned long long soft_value);
+  ~ScopedSoftLimit();
+  ScopedSoftLimit(const ScopedSoftLimit&) = delete;
+  ScopedSoftLimit& operator=(const ScopedSoftLimit&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  int resource_;
+  unsigned long long saved_soft_ = 0;
+  bool ok_ = false;
+};
+
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
 class TempDir {
  public:

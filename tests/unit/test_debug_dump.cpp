@@ -163,22 +163,31 @@ TEST_CASE("a dump past the file size limit throws instead of ending the process"
   const Key128 key = cache_key(spec);
   CompileResult big = fake_compile("big");
   big.cubin.resize(std::size_t{1} << 20, 'c');
-  rlimit saved{};
-  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
-  rlimit tight = saved;
-  tight.rlim_cur = 512 * 1024;  // more than the source and the PTX, less than the cubin
-  struct sigaction ignore {}, before {};
-  ignore.sa_handler = SIG_IGN;
-  REQUIRE(::sigaction(SIGXFSZ, &ignore, &before) == 0);
-  REQUIRE(::setrlimit(RLIMIT_FSIZE, &tight) == 0);
+  struct IgnoredSignal {  // restored however the case ends
+    int signal;
+    struct sigaction before {};
+    bool ok = false;
+    explicit IgnoredSignal(int which) : signal(which) {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      ok = ::sigaction(signal, &ignore, &before) == 0;
+    }
+    ~IgnoredSignal() {
+      if (ok) ::sigaction(signal, &before, nullptr);
+    }
+  };
   std::string message;
-  try {
-    write_dump(spec, key, big, "ptx big", dir.path());
-  } catch (const Error& e) {
-    message = e.what();
+  {
+    const IgnoredSignal ignored(SIGXFSZ);
+    REQUIRE(ignored.ok);
+    const test::ScopedSoftLimit limit(RLIMIT_FSIZE, 512 * 1024);  // more than the source and PTX, less than the cubin
+    REQUIRE(limit.ok());
+    try {
+      write_dump(spec, key, big, "ptx big", dir.path());
+    } catch (const Error& e) {
+      message = e.what();
+    }
   }
-  ::setrlimit(RLIMIT_FSIZE, &saved);
-  ::sigaction(SIGXFSZ, &before, nullptr);
   CHECK_THAT(message, Catch::Contains("kernel.cubin") && Catch::Contains("RLIMIT_FSIZE"));
   CHECK(fs::is_empty(dir.path()));  // the dump's new folder removed
 }
