@@ -160,7 +160,8 @@ CacheCleanReport cache_remove_invalid() {
   walk(roots.front(), [&](const fs::path& path) {
     if (path.extension() == ".kernel") {
       // An entry below untrusted directories is listed invalid but left in place: the runtime
-      // neither reads nor writes there, and fixing the permissions (chmod go-w) restores it.
+      // neither reads nor writes there, and fixing the permissions (chmod go-w) restores it. So
+      // is one that could not be read (an I/O error): it may be good.
       bool not_judged = false;
       if (inspect(roots.front(), path, &not_judged).valid || not_judged) return;
       detail::Key128 key;
