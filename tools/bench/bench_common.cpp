@@ -164,7 +164,10 @@ bool anchors_device() {
 
 double anchor_figure(double figure) { return anchors_device() ? figure : NAN; }
 
-const char* timer_name() { return g_timer == Timer::kProfiler ? "profiler" : "graph"; }
+nlohmann::json run_record(double copy_gbs) {
+  return {{"kind", "copy"}, {"gbs", copy_gbs}, {"device", device_name()},
+          {"timer", g_timer == Timer::kProfiler ? "profiler" : "graph"}, {"flush_mb", flush_megabytes()}};
+}
 
 void set_timer(Timer timer) { g_timer = timer; }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "accuracy_gate.hpp"
 #include "row_sample.hpp"
 
@@ -95,8 +97,9 @@ std::string device_name();
 // ~1.4x), and anchor_figure gives NaN, printed "-".
 bool anchors_device();
 double anchor_figure(double figure);
-// The string the JSON's first record names the timer by ("profiler" or "graph").
-const char* timer_name();
+// The first record of a --json file (gemm, moe): kind "copy", this device's copy rate `gbs`, and
+// what the figures after it were measured on and with (device, timer, flush_mb).
+nlohmann::json run_record(double copy_gbs);
 
 // A CUDA graph of what `enqueue` puts on `stream` while it is captured, instantiated.
 cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue);

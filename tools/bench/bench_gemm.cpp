@@ -436,8 +436,7 @@ int run_gemm(int argc, char** argv) {
   fmt::print("%floor: the floor over our time; floor = max(2 M N K at {:.0f} TFLOPS, A, B, their scales and D "
              "moved once at {:.0f} GB/s, this device's copy rate measured now)\n",
              kPeakTflops, copy_gbs);
-  results.push_back({{"kind", "copy"}, {"gbs", copy_gbs}, {"device", device_name()}, {"timer", timer_name()},
-                     {"flush_mb", flush_megabytes()}});
+  results.push_back(run_record(copy_gbs));
   if (forward)
     fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9} | {}\n", "M", "N",
                "K", "ours us", "TFLOPS", "%peak", "%floor", "cuBLASLt", "TFLOPS", "ratio", "diff ours",

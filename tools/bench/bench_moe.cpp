@@ -760,8 +760,7 @@ int run_moe(int argc, char** argv) {
              "valid rows of A and D and the B of each expert with rows, with their scales, moved once at {:.0f} "
              "GB/s, this device's copy rate measured now)\n",
              kPeakTflops, ctx.copy_gbs);
-  ctx.results.push_back({{"kind", "copy"}, {"gbs", ctx.copy_gbs}, {"device", device_name()}, {"timer", timer_name()},
-                         {"flush_mb", flush_megabytes()}});
+  ctx.results.push_back(run_record(ctx.copy_gbs));
   // Each section draws its group sizes and inputs from its own seed, so `--only` runs see the
   // same problems as the full run (until 2026-11-26 one stream ran through all three sections).
   const struct {
