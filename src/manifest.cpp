@@ -1,4 +1,7 @@
 // Prewarm manifests: JSON naming a model and the operations it runs (kernels_cache/README.md).
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -12,6 +15,7 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "ops/op_family.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8 {
 namespace {
@@ -32,8 +36,8 @@ std::int64_t positive_int(const json& value, const std::string& where) {
 }
 
 ManifestOp parse_op(const json& item, const std::string& where) {
-  static const std::set<std::string> known = {"op",      "m",       "n",           "k",      "groups",
-                                              "x_dtype", "q_dtype", "pow2_scales", "d_dtype", "comment"};
+  static const auto& known = detail::process_lifetime<const std::set<std::string>>(std::set<std::string>{
+      "op", "m", "n", "k", "groups", "x_dtype", "q_dtype", "pow2_scales", "d_dtype", "comment"});
   if (!item.is_object()) bad(where, "each operation must be a JSON object");
   for (const auto& [name, value] : item.items())
     if (!known.contains(name))
@@ -185,10 +189,14 @@ Manifest parse_manifest(const std::string& json_text, const std::string& origin)
 }
 
 Manifest load_manifest(const std::string& path) {
+  // A folder opens as a stream and reads as nothing: it was reported as empty JSON.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) bad(path, "is a directory, not a manifest file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) bad(path, "cannot be read");
+  if (!in) bad(path, fmt::format("cannot be read: {}", std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad()) bad(path, "could not be read to its end");
   return parse_manifest(text.str(), path);
 }
 

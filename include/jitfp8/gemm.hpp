@@ -25,8 +25,9 @@ namespace jitfp8 {
 // multiple; lda >= K, ldb >= K,
 // ldd >= N; row strides at most 2^31 - 1 units of 16 bytes (lda, ldb <= (2^31 - 1) * 16,
 // ldd <= (2^31 - 1) * 8 for bf16, * 4 for f32: the TMA stride limit). M >= 0 (M = 0 launches
-// nothing); M, N, K < 2^31; N and K are baked into the compiled kernel (one kernel per weight shape and
-// D type), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not
+// nothing); M, N, K < 2^31; ceil(M / 64) * ceil(N / 16) < 2^31 and ceil(N / 128) * ceil(K / 128)
+// < 2^32 (the kernel counts tiles and B-scale blocks in 32 bits); N and K are baked into the
+// compiled kernel (one kernel per weight shape and D type), M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not
 // overlap the inputs. Shared memory bounds K further: past about 3.1 * 10^6 (B's scales for every
 // K block are staged there) no tile configuration fits, and the call throws Error(unsupported)
 // before anything is launched (with M > 0: M = 0 returns after the argument rules, before any
@@ -84,8 +85,8 @@ JITFP8_API std::int64_t gemm_fp8_nt_workspace_bytes();
 // multiple of 4 (fp32 rows 16-byte strided; the TMA reduce writes whole 16-byte units, so a
 // row may not end inside one) and >= N; row strides at most 2^31 - 1 units of 16 bytes (lda,
 // ldb <= (2^31 - 1) * 16, ldd <= (2^31 - 1) * 4: the TMA stride limit). N >= 4, K >= 16,
-// M >= 0 (M = 0 launches nothing), all < 2^31. N and K are baked into the compiled kernel, M is
-// a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not overlap the
+// M >= 0 (M = 0 launches nothing), all < 2^31; ceil(M / 64) * ceil(N / 16) < 2^31 (the kernel
+// counts tiles in 32 bits). N and K are baked into the compiled kernel, M is a run-time argument. Tails of M, N and K (K % 128 != 0) are handled. D must not overlap the
 // inputs. Padding columns of a strided D (ldd > N) are never written. In accumulate mode D must
 // hold finite values (NaN/Inf propagate); the additions of one call happen in L2 with no order
 // guarantee relative to other kernels writing D at the same time.

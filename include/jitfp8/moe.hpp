@@ -2,6 +2,10 @@
 // (forward, input gradient) and the K-grouped weight gradient. Everything about the grouping
 // (expert ids, offsets, counts) lives on the device: no call reads it on the host, none
 // synchronizes, and all are capturable in a CUDA graph whose replays see new routing.
+// Write the grouping arrays (m_indices, group_ends, masked_m, tokens) before the GEMM in stream
+// order, never while it runs: each CTA reads them on its own, and CTAs that see different values
+// may compute wrong results, or hang where they wait for each other (paired tiles; the K-grouped
+// balanced tail).
 // The M-grouped forms plan their config (tile, stages, pairs) once per (device, SMs, grouping form,
 // E, rows key, N, K): the heuristics' pick, or the config `jitfp8 tune` recorded for this device
 // kind where it beat that pick (kernels_cache/README.md; JITFP8_TUNED=0 ignores them). Rows key:
@@ -46,7 +50,8 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // m_indices / group_ends 4-byte aligned; capacities as for gemm_fp8_nt (b_scales_capacity >=
 // E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs;
 // exactly one of m_indices and group_ends; E, M, N, K < 2^31 and E * N < 2^31 (B is one
-// (E * N, K) tensor map). Shared memory bounds two more: K up to about 2^21 (the B-scale tiles),
+// (E * N, K) tensor map); ceil(M / 64) * ceil(N / 16) < 2^31 and E * ceil(N / 128) * ceil(K / 128)
+// < 2^32 (the kernel counts tiles and B-scale blocks in 32 bits). Shared memory bounds two more: K up to about 2^21 (the B-scale tiles),
 // and with group_ends E up to a few 10^4 (the ends table; m_indices has no such bound); past
 // them no tile configuration fits, and the call throws Error(unsupported) before any launch
 // (with M > 0: M = 0 returns after the argument rules, before any configuration is planned).
@@ -104,7 +109,8 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // correct results; <= 0 means max_m).
 // Rules: E >= 1, max_m >= 1, N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, alignment and capacities as above
 // (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
-// aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31.
+// aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31,
+// and E * ceil(N / 128) * ceil(K / 128) below 2^32 (B-scale blocks).
 // Its per-expert tables live in shared memory: E past about 2 * 10^4, or K past about 2^21,
 // throws Error(unsupported) before any launch (no tile configuration fits).
 struct GroupedGemmMaskedArgs {
@@ -135,10 +141,11 @@ JITFP8_API void gemm_fp8_grouped_masked(const GroupedGemmMaskedArgs& args, Strea
 // whose tokens lie past x (quant.hpp), which leaves that expert's columns of A and B as they
 // were, and this GEMM reads them.
 // Rules: E >= 1, M >= 1, N % 4 == 0 (N >= 4), k_capacity % 128 == 0 and >= 0; a, b, d, scales
-// 16-byte aligned; a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), same for B
+// 16-byte aligned (and non-null, also with k_capacity 0: their tensor maps need an address); a_scales_capacity >= KGroupedLayout{M, k_capacity}.scales_numel(), same for B
 // with N; tokens non-null and 4-byte aligned; D disjoint from the inputs. Limits: E <= 2^20,
 // M, N < 2^31, k_capacity <= 2^31 - 128, M * N < 2^37 (TMA stride of D's expert dimension), and
-// E times the tiles of one (M, N) output below 2^31.
+// E times the tiles of one (M, N) output below 2^31. (quantize_kgrouped writes up to 65535 * 128
+// token columns: operands with a larger k_capacity come from elsewhere.)
 struct GroupedGemmWgradArgs {
   std::int64_t num_groups = 0;
   std::int64_t m = 0, n = 0;

@@ -52,6 +52,7 @@
 
 #include "heuristics/config_json.hpp"
 #include "jitfp8/error.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -500,12 +501,14 @@ struct SplitCandidate {
   bool via_ws;
 };
 const std::vector<SplitCandidate>& split_candidates(bool with_workspace) {
-  static const std::vector<SplitCandidate> cluster_only{{1, false}, {2, false}, {3, false}, {4, false}, {8, false}};
-  static const std::vector<SplitCandidate> with_ws = [] {
+  using Candidates = const std::vector<SplitCandidate>;
+  static auto& cluster_only = process_lifetime<Candidates>(
+      std::vector<SplitCandidate>{{1, false}, {2, false}, {3, false}, {4, false}, {8, false}});
+  static auto& with_ws = process_lifetime<Candidates>([] {
     std::vector<SplitCandidate> all = cluster_only;
     for (int s = 2; s <= 16; ++s) all.push_back({s, true});
     return all;
-  }();
+  }());
   return with_workspace ? with_ws : cluster_only;
 }
 

@@ -15,6 +15,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -33,6 +34,7 @@ void validate_shape(std::string_view f, std::int64_t e, std::int64_t n, std::int
   require(k >= 16 && k <= kInt32Max, f, "k", k, "must be in [16, 2^31)");
   require(k % 16 == 0, f, "k", k, "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
   require(e * n <= kInt32Max, f, "num_groups", e, "num_groups * n must be < 2^31 (B is one (E * N, K) tensor), n = {}", n);
+  require_b_scale_blocks(f, e, n, k);
 }
 
 // The rules both forms share: E, N, K, B and its scales.
@@ -58,7 +60,7 @@ static_assert(sizeof(PlanKey) == 48, "PlanKey must have no padding");
 using Plan = KernelPlan<Sm90GemmConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
-  static DispatchCache<PlanKey, Plan> cache;
+  static auto& cache = process_lifetime<DispatchCache<PlanKey, Plan>>();
   return cache;
 }
 
@@ -160,6 +162,7 @@ void validate_grouped_contiguous(const GroupedGemmContiguousArgs& a) {
   const std::string_view f = kContiguous;
   validate_common(f, a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity);
   require(a.m >= 0 && a.m <= kInt32Max, f, "m", a.m, "must be in [0, 2^31)");
+  require_tile_count(f, a.m, a.n);
   require_aligned(a.a, 16, f, "a");
   require_aligned(a.d, 16, f, "d");
   require_aligned(a.a_scales, 16, f, "a_scales");

@@ -15,6 +15,7 @@
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -99,11 +100,11 @@ static_assert(sizeof(ConfigPlanKey) == 56, "ConfigPlanKey must have no padding")
 using Plan = KernelPlan<Sm90WgradConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
-  static DispatchCache<PlanKey, Plan> cache;
+  static auto& cache = process_lifetime<DispatchCache<PlanKey, Plan>>();
   return cache;
 }
 DispatchCache<ConfigPlanKey, Plan>& config_plan_cache() {
-  static DispatchCache<ConfigPlanKey, Plan> cache;
+  static auto& cache = process_lifetime<DispatchCache<ConfigPlanKey, Plan>>();
   return cache;
 }
 
@@ -178,6 +179,10 @@ void launch_plan(const Plan& plan, const GroupedGemmWgradArgs& args, Stream stre
   shape.grid = {static_cast<unsigned>(c.num_sms), 1, 1};
   shape.block = {static_cast<unsigned>(c.threads), 1, 1};
   shape.cluster = {static_cast<unsigned>(c.multicast), 1, 1};
+  // Not cooperative, though the balanced tail's pieces wait for each other: a CTA waits only for
+  // one of a lower block index (k_grouped_scheduler.cuh), and CTAs start in block order, as the
+  // hardware does and single-pass scans rely on (CUDA does not promise it). A cooperative launch
+  // would, at the cost of PDL on this launch.
   launch(*plan.kernel, shape, stream, kernel_args);
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -38,6 +39,7 @@ void validate_shape(std::int64_t n, std::int64_t k, DType d_dtype) {
           dtype_name(d_dtype));
   require(k >= 16 && k <= kInt32Max, kFunction, "k", k, "must be in [16, 2^31)");
   require(k % 16 == 0, kFunction, "k", k, "must be a multiple of 16 (fp8 rows must be 16-byte strided for TMA)");
+  require_b_scale_blocks(kFunction, 1, n, k);
 }
 
 // Every rule of gemm.hpp, before anything is compiled, launched or written.
@@ -45,6 +47,7 @@ Strides validate(const GemmFp8Args& a) {
   validate_shape(a.n, a.k, a.d_dtype);
   const auto d_bytes = static_cast<std::int64_t>(dtype_size(a.d_dtype));
   require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
+  require_tile_count(kFunction, a.m, a.n);
   const Strides s{require_row_stride(kFunction, "lda", a.lda, a.k, "k", 1),
                   require_row_stride(kFunction, "ldb", a.ldb, a.k, "k", 1),
                   require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", d_bytes)};
@@ -99,7 +102,7 @@ static_assert(sizeof(PlanKey) == 40, "PlanKey must have no padding");
 using Plan = KernelPlan<Sm90GemmConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
-  static DispatchCache<PlanKey, Plan> cache;
+  static auto& cache = process_lifetime<DispatchCache<PlanKey, Plan>>();
   return cache;
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/tensor_map.hpp"
 
 namespace jitfp8::detail {
@@ -40,6 +41,7 @@ void validate_shape(std::int64_t n, std::int64_t k) {
 Strides validate(const GemmFp8WgradArgs& a) {
   require(a.m >= 0 && a.m <= kInt32Max, kFunction, "m", a.m, "must be in [0, 2^31)");
   validate_shape(a.n, a.k);
+  require_tile_count(kFunction, a.m, a.n);
   const Strides s{require_row_stride(kFunction, "lda", a.lda, a.k, "k", 1),
                   require_row_stride(kFunction, "ldb", a.ldb, a.k, "k", 1),
                   require_row_stride(kFunction, "ldd", a.ldd, a.n, "n", 4)};
@@ -82,11 +84,11 @@ static_assert(sizeof(ConfigPlanKey) == 64, "ConfigPlanKey must have no padding")
 using Plan = KernelPlan<Sm90WgradConfig>;
 
 DispatchCache<PlanKey, Plan>& plan_cache() {
-  static DispatchCache<PlanKey, Plan> cache;
+  static auto& cache = process_lifetime<DispatchCache<PlanKey, Plan>>();
   return cache;
 }
 DispatchCache<ConfigPlanKey, Plan>& config_plan_cache() {
-  static DispatchCache<ConfigPlanKey, Plan> cache;
+  static auto& cache = process_lifetime<DispatchCache<ConfigPlanKey, Plan>>();
   return cache;
 }
 

@@ -11,6 +11,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8::detail {
 
@@ -48,7 +49,7 @@ struct LayoutKernels {
 // The two kernels per device, memoized under a plain key: building their KernelSpecs (strings)
 // on every call would allocate on the dispatch hit path.
 const LayoutKernels& layout_kernels_for(const DeviceContext& device) {
-  static DispatchCache<std::int32_t, LayoutKernels> cache;
+  static auto& cache = process_lifetime<DispatchCache<std::int32_t, LayoutKernels>>();
   return cache.get_or_make(device.device, [&] {
     const auto spec_of = [&](const char* kernel) {
       KernelSpec spec;

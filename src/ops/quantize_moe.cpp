@@ -16,6 +16,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/stream_sms.hpp"
 
 namespace jitfp8::detail {
@@ -35,7 +36,7 @@ struct PlanKey {
 static_assert(sizeof(PlanKey) == 12, "PlanKey must have no padding");
 
 DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
-  static DispatchCache<PlanKey, const LoadedKernel*> cache;
+  static auto& cache = process_lifetime<DispatchCache<PlanKey, const LoadedKernel*>>();
   return cache;
 }
 

@@ -12,6 +12,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -30,7 +31,7 @@ struct Plan {
   RowwiseConfig config;
 };
 DispatchCache<PlanKey, Plan>& plan_cache() {
-  static DispatchCache<PlanKey, Plan> cache;
+  static auto& cache = process_lifetime<DispatchCache<PlanKey, Plan>>();
   return cache;
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -57,7 +58,7 @@ struct PlanKey {
 static_assert(sizeof(PlanKey) == 12, "PlanKey must have no padding");
 
 DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
-  static DispatchCache<PlanKey, const LoadedKernel*> cache;
+  static auto& cache = process_lifetime<DispatchCache<PlanKey, const LoadedKernel*>>();
   return cache;
 }
 

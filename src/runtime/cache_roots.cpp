@@ -9,13 +9,21 @@
 #include "jitfp8/runtime.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/log.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace jitfp8::detail {
 namespace {
 
-std::mutex roots_mutex;
-std::optional<std::vector<std::string>> roots_override;
+// set_cache_roots' list, where it was called.
+struct RootsOverride {
+  std::mutex mutex;
+  std::optional<std::vector<std::string>> roots;
+};
+RootsOverride& roots_override() {
+  static auto& override = process_lifetime<RootsOverride>();
+  return override;
+}
 
 std::vector<std::string> split_roots(const std::string& text) {
   std::vector<std::string> roots;
@@ -40,8 +48,9 @@ std::string env(const char* name) {
 
 std::vector<std::string> effective_cache_roots() {
   {
-    std::lock_guard lock(roots_mutex);
-    if (roots_override) return *roots_override;
+    RootsOverride& o = roots_override();
+    std::lock_guard lock(o.mutex);
+    if (o.roots) return *o.roots;
   }
   // A value that names no folder (":") reads as unset, as runtime.hpp says, not as no cache.
   if (std::vector<std::string> roots = split_roots(env("JITFP8_CACHE_DIR")); !roots.empty()) return roots;
@@ -73,9 +82,10 @@ void set_cache_roots(const std::vector<std::string>& roots) {
     if (roots[i].empty())
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("set_cache_roots: argument 'roots[{}]' is empty: a cache root must be a path", i));
-  std::lock_guard lock(detail::roots_mutex);
-  if (roots.empty()) detail::roots_override.reset();
-  else detail::roots_override = roots;
+  detail::RootsOverride& o = detail::roots_override();
+  std::lock_guard lock(o.mutex);
+  if (roots.empty()) o.roots.reset();
+  else o.roots = roots;
 }
 
 RuntimeStats runtime_stats() {

@@ -52,6 +52,23 @@ inline void require_aligned(const void* ptr, std::size_t alignment, std::string_
                   fmt::format("must be {}-byte aligned", alignment));
 }
 
+// The GEMM kernels count output tiles in 32 bits (templates/common/tile_scheduler.cuh): rows x
+// cols must make fewer than 2^31 of the smallest tile (64 x 16), whatever the config. Needs rows
+// and cols below 2^31 (checked before).
+inline void require_tile_count(std::string_view function, std::int64_t rows, std::int64_t cols) {
+  require(((rows + 63) / 64) * ((cols + 15) / 16) < (std::int64_t{1} << 31), function, "m", rows,
+          "ceil(m / 64) * ceil(n / 16) must be < 2^31 (the kernels count output tiles in 32 bits), n = {}", cols);
+}
+
+// The kernels index the 128x128 B-scale blocks of all `groups` experts in 32 bits (load_sfb_tile
+// in templates/sm90/gemm_fp8_1d2d.cuh). Needs groups * n and k below 2^31 (checked before).
+inline void require_b_scale_blocks(std::string_view function, std::int64_t groups, std::int64_t n,
+                                   std::int64_t k) {
+  require(groups * ((n + 127) / 128) * ((k + 127) / 128) < (std::int64_t{1} << 32), function, "k", k,
+          "the 128x128 B-scale blocks, {} x ceil(n / 128) x ceil(k / 128), must be fewer than 2^32 (n = {})",
+          groups > 1 ? "num_groups" : "1", n);
+}
+
 // A TMA row stride in elements: 0 means `row_elems` (contiguous rows); otherwise at least
 // `row_elems` and a multiple of 16 bytes, at most 2^31 - 1 units of 16 bytes. Returns the stride.
 inline std::int64_t require_row_stride(std::string_view function, std::string_view argument,

@@ -8,6 +8,7 @@
 
 #include "runtime/driver_api.hpp"
 #include "runtime/log.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/stream_sms.hpp"
 
 namespace jitfp8::detail {
@@ -126,7 +127,8 @@ ClusterCounts max_active_clusters(const DeviceContext& device) {
     int attempts = 0;
     bool complete = false;
   };
-  static std::array<Capacity, kMaxDevices> capacities;  // asked when a plan is made, not per launch
+  // Asked when a plan is made, not per launch.
+  static auto& capacities = process_lifetime<std::array<Capacity, kMaxDevices>>();
   if (device.device < 0 || device.device >= kMaxDevices) return {};
   Capacity& capacity = capacities[device.device];
   std::lock_guard lock(capacity.mutex);

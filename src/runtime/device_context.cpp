@@ -8,6 +8,7 @@
 #include "jitfp8/runtime.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/stream_sms.hpp"
 
 namespace jitfp8::detail {
@@ -41,7 +42,7 @@ DeviceContext query(int ordinal) {
 
 const DeviceContext& facts_of(int ordinal) {
   static std::array<std::once_flag, kMaxDevices> once;
-  static std::array<DeviceContext, kMaxDevices> facts;
+  static auto& facts = process_lifetime<std::array<DeviceContext, kMaxDevices>>();
   if (ordinal < 0 || ordinal >= kMaxDevices)
     throw Error(ErrorCode::unsupported, fmt::format("device ordinal {} out of range", ordinal));
   std::call_once(once[ordinal], [&] { facts[ordinal] = query(ordinal); });

@@ -10,6 +10,7 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -108,7 +109,7 @@ LoadResult load_driver() {
 }
 
 const LoadResult& loaded() {
-  static const LoadResult result = load_driver();  // thread-safe, once
+  static const auto& result = process_lifetime<const LoadResult>(load_driver());  // thread-safe, once
   return result;
 }
 

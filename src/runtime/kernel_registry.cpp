@@ -14,6 +14,7 @@
 #include "runtime/log.hpp"
 #include "runtime/once_map.hpp"
 #include "runtime/nvrtc_compiler.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/tiered_compile.hpp"
 
@@ -123,7 +124,7 @@ void check_stream_device(const LoadedKernel& kernel, CUstream stream) {
 
 // Libraries by cache key, loaded once per process.
 OnceMap<Key128, LoadedLibrary, KeyHash>& libraries() {
-  static OnceMap<Key128, LoadedLibrary, KeyHash> map;
+  static auto& map = process_lifetime<OnceMap<Key128, LoadedLibrary, KeyHash>>();
   return map;
 }
 
@@ -315,7 +316,7 @@ const LoadedKernel& get_kernel(int device, const KernelSpec& spec, FirstUse firs
 namespace {
 
 const LoadedKernel& get_kernel_once(int device, const KernelSpec& spec, FirstUse first_use, const BuiltKernel* built) {
-  static OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash> kernels;
+  static auto& kernels = process_lifetime<OnceMap<DeviceKey, LoadedKernel, DeviceKeyHash>>();
   const Key128 key = cache_key(spec);
   const LoadedKernel& kernel = kernels.get(DeviceKey{device, key}, [&] {
     // Built for the device's own architecture: sm_90 and newer have programmatic launches.

@@ -9,6 +9,7 @@
 #include "jitfp8/error.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/log.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -47,20 +48,20 @@ std::vector<TemplateFile> read_template_dir(const std::filesystem::path& root) {
 }  // namespace
 
 const std::vector<TemplateFile>& active_templates() {
-  static const std::vector<TemplateFile> files = [] {
+  static const auto& files = process_lifetime<const std::vector<TemplateFile>>([] {
     const char* dir = std::getenv("JITFP8_TEMPLATE_DIR");
     if (dir != nullptr && *dir != '\0') return read_template_dir(dir);
     return embedded_templates();
-  }();
+  }());
   return files;
 }
 
 const std::string& templates_digest() {
-  static const std::string digest = [] {
+  static const auto& digest = process_lifetime<const std::string>([] {
     KeyHasher hasher;
     for (const TemplateFile& file : active_templates()) hasher.add(file.path, file.text);
     return hasher.finish().hex();
-  }();
+  }());
   return digest;
 }
 

@@ -18,6 +18,7 @@
 #include "runtime/env_setting.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
+#include "runtime/process_lifetime.hpp"
 
 namespace jitfp8 {
 namespace detail {
@@ -46,24 +47,24 @@ thread_local bool t_on_compile_thread = false;
 
 // One thread: a second full compile beside the application's own work would take a second core,
 // and the upgrades are not urgent (the quick variants give the same results).
-// At exit its destructor waits for the job in flight, after the function statics constructed
-// after it are destroyed. So it is made by the first post() only, whose dispatch has made what a
-// job uses (the registries, the driver and template tables, the counters), or the job reaches what
-// is never destroyed (the warnings' sets of env_setting.cpp and disk_cache.cpp). The other entry
-// points use it only where it exists (existing()): made earlier, by a wait_for_background_compiles()
-// before the first kernel, it outlived the registries a job in flight at exit still used (a
-// review, 2026-12-05).
+// Never destroyed (runtime/process_lifetime.hpp): at exit, a static made right after it stops it
+// (stop(): the queue dropped, the job in flight waited for), and the entry points that still run
+// then (a static's destructor that dispatches, a thread left running) find a stopped compiler, not
+// a destroyed one (a review, 2026-12-06). stop() runs after the function statics made after it
+// are destroyed, so it is made by the first post() only, whose dispatch has made what a job uses;
+// the other entry points use it only where it exists (existing()): made earlier, by a
+// wait_for_background_compiles() before the first kernel, it was stopped after the statics a job
+// in flight at exit still used (a review, 2026-12-05).
 class BackgroundCompiler {
  public:
   // fork(): the queue's lock is held across it, and then the locks of the kernels its jobs settle
   // (queued or in flight: the child settles them), so that the child gets them unlocked and whole.
-  // Nothing takes the queue's lock while holding a kernel's, so this order cannot deadlock. The
-  // handlers stay registered after the compiler is destroyed at exit, and then do nothing.
+  // Nothing takes the queue's lock while holding a kernel's, so this order cannot deadlock. After
+  // stop() at exit the handlers find an empty queue.
   // Set before the handlers are registered: a fork() that runs them (registering waits for one
   // in progress) sees it in all three.
-  // The parent and child handlers take the compiler that the prepare handler locked, not
-  // existing(): the destructor at exit may clear that meanwhile (then waiting for the lock), and
-  // the locks would stay held.
+  // The parent and child handlers take the compiler that the prepare handler locked (the one
+  // compiler, which existing() also gives once it is made).
   BackgroundCompiler() {
     alive_.store(this, std::memory_order_release);
     ::pthread_atfork(
@@ -78,15 +79,12 @@ class BackgroundCompiler {
         });
   }
 
-  // The compiler once the first post() made it, until exit destroys it; else null.
+  // The compiler once the first post() made it (stopped at exit, never destroyed); else null.
   static BackgroundCompiler* existing() { return alive_.load(std::memory_order_acquire); }
 
-  ~BackgroundCompiler() {
-    alive_.store(nullptr, std::memory_order_release);
-    if (in_child_) {  // a fork()ed child: the thread stayed with the parent (forked() dropped the queue)
-      if (thread_.joinable()) thread_.detach();
-      return;
-    }
+  // At exit (CompilerStop): later posts are dropped and wait_idle() returns at once.
+  void stop() {
+    if (in_child_) return;  // a fork()ed child: the thread stayed with the parent (forked() dropped the queue)
     std::deque<BackgroundJob> dropped;
     {
       std::lock_guard lock(mutex_);
@@ -228,7 +226,7 @@ class BackgroundCompiler {
   std::deque<BackgroundJob> jobs_;
   BackgroundJob* in_flight_ = nullptr;  // the job run() runs, on its stack
   bool stopping_ = false, in_child_ = false;
-  static inline std::atomic<BackgroundCompiler*> alive_{nullptr};  // the one compiler, while it exists
+  static inline std::atomic<BackgroundCompiler*> alive_{nullptr};  // the one compiler, once made
   static inline BackgroundCompiler* forking_ = nullptr;  // locked by the prepare handler of a fork() in progress
   std::thread thread_;
 
@@ -236,9 +234,16 @@ class BackgroundCompiler {
   static inline std::atomic<bool> paused{false};  // pause_background_compiles, kept before the compiler exists
 };
 
+// Stops the compiler at exit, where a static destructor made after it has run (see the class).
+struct CompilerStop {
+  BackgroundCompiler& compiler;
+  ~CompilerStop() { compiler.stop(); }
+};
+
 // For post() only (see the class).
 BackgroundCompiler& background_compiler() {
-  static BackgroundCompiler compiler;
+  static auto& compiler = process_lifetime<BackgroundCompiler>();
+  static CompilerStop stop_at_exit{compiler};
   return compiler;
 }
 

@@ -112,6 +112,13 @@ bool make_dirs(const std::string& path, std::string* why) {
   return true;
 }
 
+std::optional<std::string> writable_cache_root_problem(const std::string& root) {
+  std::string why;
+  if (!make_dirs(root, &why) || check_trusted_dirs({root}, &why) != DirState::ok) return why;
+  if (::access(root.c_str(), W_OK | X_OK) != 0) return fmt::format("{} is not writable: {}", root, errno_text());
+  return std::nullopt;
+}
+
 bool flock_exclusive(int fd, std::chrono::milliseconds timeout, const std::function<bool()>& give_up,
                      bool* waited) {
   if (waited) *waited = false;

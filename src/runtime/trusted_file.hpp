@@ -28,6 +28,11 @@ DirState check_trusted_dirs(const std::vector<std::string>& dirs, std::string* w
 // Creates the missing directories of `path`, each with mode 0700. False with `why` set on failure.
 bool make_dirs(const std::string& path, std::string* why);
 
+// Why `root` cannot take new cache entries, or nullopt: creates it where missing (0700), then
+// requires it trusted (check_trusted_dirs) and writable (a read-only mount, a folder of mode 0500).
+// For the tools that fill a cache (prewarm, tune) before their first compile.
+std::optional<std::string> writable_cache_root_problem(const std::string& root);
+
 // Takes an exclusive flock on `fd`, waiting with backoff until `timeout` passes or `give_up()`
 // returns true (asked between attempts). True once held, or where the file system has no locks
 // (the caller then goes on unlocked); false when it gave up. `waited`: another holder was seen.

@@ -23,6 +23,7 @@
 #include "runtime/fork_closed_fds.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
+#include "runtime/process_lifetime.hpp"
 #include "runtime/trusted_file.hpp"
 
 namespace jitfp8::detail {
@@ -103,8 +104,8 @@ std::optional<std::string> tuned_dir_problem(const std::string& root, bool* miss
 }
 
 void warn_once(const std::string& what, const std::string& why) {
-  static std::mutex mutex;
-  static std::set<std::string> warned;
+  static auto& mutex = process_lifetime<std::mutex>();
+  static auto& warned = process_lifetime<std::set<std::string>>();
   std::lock_guard lock(mutex);
   if (warned.insert(what + why).second) log(LogLevel::warn, "tuned configs {}: {}", what, why);
 }
@@ -373,8 +374,15 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
 
 namespace {
 
-std::mutex tables_mutex;
-std::map<int, std::shared_ptr<const TunedTable>> tables;  // by device ordinal
+// The tables read so far, by device ordinal.
+struct LoadedTables {
+  std::mutex mutex;
+  std::map<int, std::shared_ptr<const TunedTable>> by_device;
+};
+LoadedTables& loaded_tables() {
+  static auto& tables = process_lifetime<LoadedTables>();
+  return tables;
+}
 
 bool tuned_disabled() {
   return env_choice("JITFP8_TUNED", {"0", "1"}) == "0";
@@ -383,8 +391,9 @@ bool tuned_disabled() {
 }  // namespace
 
 std::shared_ptr<const TunedTable> tuned_table_of(const DeviceContext& device) {
-  std::lock_guard lock(tables_mutex);
-  auto& table = tables[device.device];
+  LoadedTables& tables = loaded_tables();
+  std::lock_guard lock(tables.mutex);
+  auto& table = tables.by_device[device.device];
   if (!table) {
     table = std::make_shared<const TunedTable>(tuned_disabled() ? TunedTable{}
                                                                 : load_tuned_table(effective_cache_roots(),
@@ -397,8 +406,9 @@ std::shared_ptr<const TunedTable> tuned_table_of(const DeviceContext& device) {
 }
 
 void reload_tuned_tables() {
-  std::lock_guard lock(tables_mutex);
-  tables.clear();
+  LoadedTables& tables = loaded_tables();
+  std::lock_guard lock(tables.mutex);
+  tables.by_device.clear();
 }
 
 }  // namespace jitfp8::detail

@@ -147,8 +147,9 @@ void disjoint_rules(const std::vector<Buffer>& buffers, std::set<std::string>& b
 // (gemm.hpp's contract); b 16-byte aligned, b_scales 4-byte aligned; b_scales_capacity >= E *
 // Scales128x128Layout{N, K}.numel(). B is (E, N, K). E * N < 2^31 (B is one 2D TMA tensor of
 // E * N rows): here either num_groups or n may be named (the unit tests pin which one is, at the
-// limit's edge, in test_sm90_grouped_heuristics.cpp). Returns whether the shapes are valid, with B's extent
-// and its scales' bytes.
+// limit's edge, in test_sm90_grouped_heuristics.cpp). E * ceil(N / 128) * ceil(K / 128) < 2^32
+// (B-scale blocks), naming k. Returns whether the shapes are valid, with B's extent and its
+// scales' bytes.
 bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* b,
                     const float* b_scales, std::int64_t b_scales_capacity, u128* b_bytes,
                     u128* sb_bytes, std::set<std::string>& bad) {
@@ -167,6 +168,7 @@ bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* 
   if (!aligned(b_scales, 4)) bad.insert("b_scales");
   if (!e_ok || !n_ok || !k_ok) return false;
   const u128 sb = u128(e) * u128(numel_128x128(n, k));
+  if (e <= kInt32Max && u128(e) * u128(n) <= u128(kInt32Max) && sb >= (u128(1) << 32)) bad.insert("k");
   if (!enough(b_scales_capacity, sb)) bad.insert("b_scales_capacity");
   *b_bytes = u128(e) * u128(n) * u128(k);
   *sb_bytes = sb * 4;
@@ -359,7 +361,10 @@ std::set<std::string> gemm_violations(const GemmFp8Args& a) {
   if (lda < a.k || lda % 16 != 0 || lda > kInt32Max * 16LL) bad.insert("lda");
   if (ldb < a.k || ldb % 16 != 0 || ldb > kInt32Max * 16LL) bad.insert("ldb");
   if (ldd < a.n || ldd % d_multiple != 0 || ldd > kInt32Max * d_multiple) bad.insert("ldd");
+  // B-scale blocks and tiles (64 x 16 at the smallest), counted in 32 bits by the kernel.
+  if (n_ok && k_ok && numel_128x128(a.n, a.k) >= (std::int64_t{1} << 32)) bad.insert("k");
   if (!m_ok || !n_ok || !k_ok) return bad;
+  if (cdiv(a.m, 64) * cdiv(a.n, 16) >= (std::int64_t{1} << 31)) bad.insert("m");
   const std::int64_t k_blocks = (a.k + 127) / 128;
   const std::int64_t sa = k_blocks * ((a.m + 3) / 4 * 4), sb = (a.n + 127) / 128 * k_blocks;
   if (a.a_scales_capacity < sa) bad.insert("a_scales_capacity");
@@ -380,7 +385,8 @@ std::set<std::string> gemm_violations(const GemmFp8Args& a) {
 // gemm.hpp, gemm_fp8_wgrad: N >= 4, N % 4 == 0, K >= 16, K % 16 == 0, M >= 0, all < 2^31;
 // lda, ldb >= K and multiples of 16; ldd >= N and a multiple of 4; row strides at most 2^31 - 1
 // TMA units of 16 bytes; a, b, d and both scale buffers 16-byte aligned; both operands' scales
-// in Scales1x128Layout ({M, K} and {N, K}); D overlaps no input.
+// in Scales1x128Layout ({M, K} and {N, K}); D overlaps no input; ceil(M / 64) * ceil(N / 16) <
+// 2^31 (tiles), naming m.
 std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a) {
   std::set<std::string> bad;
   const bool m_ok = a.m >= 0 && a.m <= kInt32Max;
@@ -400,6 +406,7 @@ std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a) {
   if (ldb < a.k || ldb % 16 != 0 || ldb > kInt32Max * 16LL) bad.insert("ldb");
   if (ldd < a.n || ldd % 4 != 0 || ldd > kInt32Max * 4LL) bad.insert("ldd");
   if (!m_ok || !n_ok || !k_ok) return bad;
+  if (cdiv(a.m, 64) * cdiv(a.n, 16) >= (std::int64_t{1} << 31)) bad.insert("m");  // 32-bit tile count
   const std::int64_t sa = numel_1x128(a.m, a.k), sb = numel_1x128(a.n, a.k);
   if (a.a_scales_capacity < sa) bad.insert("a_scales_capacity");
   if (a.b_scales_capacity < sb) bad.insert("b_scales_capacity");
@@ -423,7 +430,8 @@ std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a) {
 // moe.hpp gemm_fp8_grouped_contiguous: the common rules; M >= 0, M < 2^31; a, d, a_scales 16-byte
 // aligned; exactly one of m_indices (M int32) and group_ends (E int32), 4-byte aligned;
 // a_scales_capacity >= Scales1x128Layout{M, K}.numel(); D (M, N) bf16 disjoint from the inputs
-// (A, B, both scales and the grouping array); every buffer inside the address space.
+// (A, B, both scales and the grouping array); every buffer inside the address space;
+// ceil(M / 64) * ceil(N / 16) < 2^31 (tiles), naming m.
 std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousArgs& a) {
   std::set<std::string> bad;
   u128 b_bytes = 0, sb_bytes = 0;
@@ -444,6 +452,7 @@ std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousA
     bad.insert("group_ends");
   }
   if (!common || !m_ok) return bad;
+  if (cdiv(a.m, 64) * cdiv(a.n, 16) >= (std::int64_t{1} << 31)) bad.insert("m");  // 32-bit tile count
   const std::int64_t sa = numel_1x128(a.m, a.k);
   if (a.a_scales_capacity < sa) bad.insert("a_scales_capacity");
   std::vector<Buffer> buffers = {{"d", span(a.d, u128(a.m) * u128(a.n) * 2), false},

@@ -366,13 +366,13 @@ TEST_CASE("random argument sets: gemm_fp8_wgrad", "[api]") {
 
 // ---- KNOWN DISCREPANCIES between the implementation and its headers -------------------------
 // Each is recognized by the random runs (counted, one example printed, the test failing once per
-// discrepancy) and reproduced by a targeted test case tagged [discrepancy] below, failing until
-// src/ is fixed. The oracle follows the header.
+// discrepancy) and reproduced by a targeted test case tagged [discrepancy] below, which fails
+// until src/ is fixed and stays as a regression test after. The oracle follows the header.
 
-// D1: quantize_grouped_colwise refuses group_ends overlapping x, and quantize_kgrouped counts
-// overlapping x ("must not overlap x"), though both are inputs: quant.hpp forbids only outputs
-// overlapping x, group_ends / counts or each other. (src/ops/quantize_moe.cpp lists the device
-// array among check_disjoint's spans, which treats every later span as an output.)
+// D1 (fixed in 075c458: the device arrays are passed as inputs): quantize_grouped_colwise refused
+// group_ends overlapping x, and quantize_kgrouped counts overlapping x ("must not overlap x"),
+// though both are inputs: quant.hpp forbids only outputs overlapping x, group_ends / counts or
+// each other.
 const char* kD1 = "D1 (input array overlapping x refused)";
 const char* colwise_known(const QuantizeGroupedColwiseArgs&, const std::string& problem) {
   return problem.find("argument 'group_ends'") != std::string::npos &&
@@ -1065,11 +1065,12 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
   const std::int64_t max_k = kMax32 / 16 * 16;  // 2^31 - 16
   const std::int64_t max_quant_k = kMax32 - 127;  // quant.hpp: K, R, D <= 2^31 - 128
   Tally tally;
-  {  // M, K at 2^31 - 1 / - 16, E * N just below 2^31: A, B and D ~2^62 bytes each
+  {  // M, K at 2^31 - 1 / - 16, the widest N under the tile count (2^25 x 63 tiles < 2^31):
+     // A ~2^62 bytes
     GroupedGemmContiguousArgs g;
     g.num_groups = 2;
     g.m = kMax32;
-    g.n = (std::int64_t{1} << 30) - 8;
+    g.n = 1008;
     g.k = max_k;
     g.a = at(1ull << 44);
     g.b = at((1ull << 62) + (1ull << 45));
@@ -1082,6 +1083,7 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
                [&] { gemm_fp8_grouped_contiguous(g, nullptr); }, describe(g), &tally);
     g.num_groups = (std::int64_t{1} << 28) - 1;  // the most experts (E * N < 2^31), group_ends
     g.n = 8;
+    g.k = 16;  // one B-scale block per expert (E x the blocks < 2^32)
     g.m = 1024;
     g.m_indices = nullptr;
     g.group_ends = static_cast<std::int32_t*>(at(kHigh + (1ull << 62) + (1ull << 60)));
@@ -1358,7 +1360,7 @@ TEST_CASE("MoE functions: device-side group data is never read on the host", "[a
   CHECK(tally.valid == 7);
 }
 
-// ---- reproducers of the known discrepancies (they fail until src/ follows the headers) ---------
+// ---- reproducers of the known discrepancies (each failed until src/ followed the headers) -------
 
 // D1: an input device array overlapping x is refused. quant.hpp: "no output overlaps x,
 // group_ends or the other output" (quantize_grouped_colwise), "no output overlaps x, counts or

@@ -12,6 +12,7 @@
 #include "heuristics/sm90_gemm.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
+#include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "support/ptxas_log.hpp"
@@ -561,6 +562,12 @@ TEST_CASE("every config the gemm heuristics choose on H100 compiles without spil
 namespace {
 // Arguments at fake, aligned, disjoint addresses, with exact scale capacities: a config is
 // checked before any device is touched.
+// A device address that is never dereferenced.
+template <class T>
+T* fake(std::uintptr_t at) {
+  return reinterpret_cast<T*>(at);
+}
+
 GemmFp8Args fake_args(std::int64_t m, std::int64_t n, std::int64_t k) {
   const std::uintptr_t gb = std::uintptr_t{1} << 30;
   GemmFp8Args args;
@@ -603,6 +610,63 @@ TEST_CASE("an empty D (M = 0) overlaps nothing, a D of one row overlapping B is 
     CHECK(e.code() == ErrorCode::invalid_argument);
     CHECK_THAT(e.what(), Catch::Contains("argument 'd'") && Catch::Contains("must not overlap b"));
   }
+}
+
+// The kernels count output tiles (64 x 16 at the smallest) and B's 128x128 scale blocks in 32 bits
+// (a review, 2026-12-06: both wrapped past it, on shapes whose buffers fit the address space).
+// Fake buffers 1 TB apart and more; nothing is read.
+TEST_CASE("gemm_fp8_nt and gemm_fp8_wgrad refuse tile and B-scale block counts past 32 bits", "[gemm][validation]") {
+  const std::uintptr_t tb = std::uintptr_t{1} << 40;
+  const std::int64_t huge = std::int64_t{1} << 40;
+  const auto rejects = [](const auto& call, const std::string& argument, const std::string& rule) {
+    try {
+      call();
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("'" + argument + "'") && Catch::Contains(rule));
+    }
+  };
+  // Within the rules, the call gets past validation: without a driver, to no_driver (with a GPU it
+  // would launch on the fake buffers, so it is not made there).
+  const bool no_gpu = devices().empty();
+  const auto passes = [&](const auto& call) {
+    if (!no_gpu) return;
+    try {
+      call();
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() != ErrorCode::invalid_argument);
+      INFO(e.what());
+    }
+  };
+  GemmFp8Args g;
+  g.m = (std::int64_t{1} << 31) - 64, g.n = 1024, g.k = 16;  // (2^25 - 1) x 64 tiles: 2^31 - 64
+  g.a = fake<void>(1 * tb), g.b = fake<void>(2 * tb), g.d = fake<void>(4 * tb);  // D: 4 TB
+  g.a_scales = fake<float>(16 * tb), g.b_scales = fake<float>(17 * tb);
+  g.a_scales_capacity = g.b_scales_capacity = huge;
+  passes([&] { gemm_fp8_nt(g, nullptr); });
+  g.n = 1040;  // x 65 tiles
+  rejects([&] { gemm_fp8_nt(g, nullptr); }, "m", "ceil(m / 64) * ceil(n / 16) must be < 2^31");
+
+  GemmFp8WgradArgs w;
+  w.m = g.m, w.n = 1024, w.k = 16;
+  w.a = g.a, w.b = g.b, w.d = fake<float>(4 * tb);  // D: 8 TB
+  w.a_scales = g.a_scales, w.b_scales = g.b_scales;
+  w.a_scales_capacity = w.b_scales_capacity = huge;
+  passes([&] { gemm_fp8_wgrad(w, nullptr); });
+  w.n = 1040;
+  rejects([&] { gemm_fp8_wgrad(w, nullptr); }, "m", "ceil(m / 64) * ceil(n / 16) must be < 2^31");
+
+  // B-scale blocks: ceil(N / 128) = 2^24 - 1 times 256 K blocks is 2^32 - 256; 257 is past 2^32.
+  GemmFp8Args b;
+  b.m = 64, b.n = (std::int64_t{1} << 31) - 128, b.k = 256 * 128;
+  b.a = fake<void>(1 * tb), b.d = fake<void>(2 * tb), b.b = fake<void>(64 * tb);  // B: 64 TB
+  b.a_scales = fake<float>(16 * tb), b.b_scales = fake<float>(32 * tb);
+  b.a_scales_capacity = b.b_scales_capacity = huge;
+  passes([&] { gemm_fp8_nt(b, nullptr); });
+  b.k += 128;
+  rejects([&] { gemm_fp8_nt(b, nullptr); }, "k", "B-scale blocks, 1 x ceil(n / 128) x ceil(k / 128), must be fewer than 2^32");
 }
 
 TEST_CASE("gemm_fp8_nt_with_config rejects a tile-order group width outside [1, 1024]", "[gemm][validation]") {

@@ -357,6 +357,34 @@ TEST_CASE("grouped GEMMs refuse shapes at their documented size limits", "[moe][
     gemm_fp8_grouped_masked(a, nullptr);
   };
   expect_rejected(m, "max_m", [](GroupedGemmMaskedArgs& a) { a.n += 16; }, call_m);  // 2^31 tiles
+
+  // The contiguous tiles over (M, N), counted in 32 bits: (2^25 - 1) x 64 passes, x 65 does not.
+  GroupedGemmContiguousArgs t = c;
+  t.num_groups = 1, t.m = (std::int64_t{1} << 31) - 64, t.n = 1024, t.k = 16;
+  t.d = fake<void>(8 * tb);  // D: 4 TB
+  REQUIRE_NOTHROW(validate_grouped_contiguous(t));
+  expect_rejected(t, "m", [](GroupedGemmContiguousArgs& a) { a.n += 16; }, call_c);
+
+  // B-scale blocks of all experts, indexed in 32 bits: E x ceil(N / 128) x ceil(K / 128) < 2^32.
+  // 2^8 experts of 2^16 rows: 2^8 x 2^9 x (2^15 - 1) = 2^32 - 2^17 blocks pass; one more K block
+  // makes 2^32.
+  for (const bool masked : {false, true}) {
+    INFO((masked ? "masked" : "contiguous"));
+    const std::int64_t e = 256, n = std::int64_t{1} << 16, k = ((std::int64_t{1} << 15) - 1) * 128;
+    if (masked) {
+      GroupedGemmMaskedArgs s = m;
+      s.num_groups = e, s.max_m = 64, s.n = n, s.k = k;
+      s.b = fake<void>(64 * tb);  // B: 2^8 x 2^16 x ~2^22 bytes, under 64 TB
+      REQUIRE_NOTHROW(validate_grouped_masked(s));
+      expect_rejected(s, "k", [](GroupedGemmMaskedArgs& a) { a.k += 128; }, call_m);
+    } else {
+      GroupedGemmContiguousArgs s = c;
+      s.num_groups = e, s.m = 128, s.n = n, s.k = k;
+      s.b = fake<void>(64 * tb);
+      REQUIRE_NOTHROW(validate_grouped_contiguous(s));
+      expect_rejected(s, "k", [](GroupedGemmContiguousArgs& a) { a.k += 128; }, call_c);
+    }
+  }
 }
 
 TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe][validation]") {
