@@ -195,6 +195,15 @@ TEST_CASE("malformed manifests give clear errors", "[manifest]") {
     return "no error";
   };
   CHECK_THAT(error_of("{"), Catch::Contains("m.json: not valid JSON"));
+  // A folder given as a manifest read as empty JSON.
+  test::TempDir dir;
+  try {
+    load_manifest(dir.path());
+    FAIL("no error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ErrorCode::manifest_error);
+    CHECK_THAT(error.what(), Catch::Contains("is a directory, not a manifest file"));
+  }
   // A number past double's range is nlohmann's out_of_range, not parse_error (found by the fuzzer).
   CHECK_THAT(error_of(R"({"model": "x", "ops": [{"op": "quantize_1x128", "k": 1e999}]})"),
              Catch::Contains("m.json: not valid JSON"));
@@ -384,6 +393,33 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --arch sm_90a --cache-dir " + dir / "shared" + " " + dir / "m.json",
               "writable by group or others");
   CHECK(std::filesystem::is_empty(dir / "shared"));  // nothing written there
+  // No root at all (no HOME), and a root that cannot be written: every kernel failed after its
+  // compile. (Mode 0500 stops only a user other than root.)
+  const auto no_root =
+      test::run_command("env -u HOME -u XDG_CACHE_HOME -u JITFP8_CACHE_DIR " + kCli + " prewarm --arch sm_90a " + dir / "m.json");
+  INFO(no_root.output);
+  CHECK(no_root.exit_code == 2);
+  CHECK_THAT(no_root.output, Catch::Contains("no cache root to prewarm"));
+  std::filesystem::create_directory(dir / "read-only");
+  std::filesystem::permissions(dir / "read-only", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::replace);
+  if (::geteuid() != 0) {
+    usage_error("prewarm --arch sm_90a --cache-dir " + dir / "read-only" + " " + dir / "m.json", "is not writable");
+    const auto from_env =
+        test::run_command("JITFP8_CACHE_DIR=" + dir / "read-only" + " " + kCli + " prewarm --arch sm_90a " + dir / "m.json");
+    CHECK(from_env.exit_code == 2);
+    CHECK_THAT(from_env.output, Catch::Contains("the cache root '" + dir / "read-only" + "' cannot hold the cache"));
+  }
+  std::filesystem::permissions(dir / "read-only", std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
+  // A GEMM the dispatch refuses is planned before the folder is made.
+  test::write_text_file(dir / "bad-gemm.json",
+                        R"({"model": "t", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 100, "k": 7168}]})");
+  const auto bad_gemm =
+      test::run_command(kCli + " prewarm --arch sm_90a --cache-dir " + dir / "never" + " " + dir / "bad-gemm.json");
+  INFO(bad_gemm.output);
+  CHECK(bad_gemm.exit_code == 1);
+  CHECK_THAT(bad_gemm.output, Catch::Contains("'n'"));
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
   // The library's refusal of a negative SM limit was a runtime error (exit 1); prewarm's: below.
   usage_error("dump --gemm-sm-limit -2 --arch sm_90a quantize_1x128 k=512", "--gemm-sm-limit must be >= 0");
   CHECK_FALSE(std::filesystem::exists("/v1"));
@@ -471,6 +507,7 @@ TEST_CASE("every command prints its usage for --help, -h and help, and runs noth
 }
 
 TEST_CASE("bench and tune refuse a malformed number or shape, naming it, before any GPU work", "[cli]") {
+  const std::string manifest = std::string(JITFP8_SOURCE_DIR) + "/kernels_cache/deepseek-v3.json";
   // Skipped only where the build left the bench out (JITFP8_BUILD_BENCH off, or a toolkit without
   // cuBLASLt); a bench that should be there and is not fails.
   if (!JITFP8_BENCH_BUILT) {
@@ -500,14 +537,31 @@ TEST_CASE("bench and tune refuse a malformed number or shape, naming it, before 
       {"tune --m-indices-only --group-ends-only m.json", "exclude each other"},
       {"bench moe --only contig", "--only: 'contig' is not one of contiguous, masked, kgrouped"},
       {"bench moe --only masked,", "--only: '' is not one of"},
+      // These ran the copy measurement, then timed nothing and exited 0.
+      {"bench gemm --forward-only --wgrad-only", "--forward-only and --wgrad-only exclude each other"},
+      {"bench quant --dense-only --moe-only", "--dense-only and --moe-only exclude each other"},
   };
-  for (const auto& [arguments, says] : cases) {
+  const auto refuses = [&](const std::string& arguments, const std::string& says) {
     // No GPU visible: any GPU work before the refusal would fail otherwise (a GPU machine too).
     const auto run = test::run_command("CUDA_VISIBLE_DEVICES= " + kCli + " " + arguments);
     INFO("jitfp8 " << arguments << ": " << run.output);
     CHECK(run.exit_code == 2);
     CHECK_THAT(run.output, Catch::Contains(says));
-  }
+  };
+  for (const auto& [arguments, says] : cases) refuses(arguments, says);
+  // A --json path that cannot take the file was found at the end of the run, its results lost.
+  test::TempDir dir;
+  const std::string missing = dir / "no/such/folder/r.json";
+  for (const char* command : {"bench gemm", "bench quant", "bench moe"})
+    refuses(std::string(command) + " --json " + missing, "--json: cannot write into " + dir / "no/such/folder");
+  refuses("tune --json " + missing + " " + manifest, "--json: cannot write into");
+  refuses("bench gemm --json " + dir.path(), "is a folder, not a file");
+  // tune's table: no cache root at all stopped the run at the first plan that beat its pick.
+  const auto no_root = test::run_command("env -u HOME -u XDG_CACHE_HOME -u JITFP8_CACHE_DIR CUDA_VISIBLE_DEVICES= " +
+                                         kCli + " tune " + manifest);
+  INFO(no_root.output);
+  CHECK(no_root.exit_code == 2);
+  CHECK_THAT(no_root.output, Catch::Contains("no cache root for the table"));
 }
 
 TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-limit]") {
@@ -658,7 +712,7 @@ TEST_CASE("compile-time times each GEMM kernel's full and quick compile, without
       {"", "needs at least one MANIFEST"},
       {"--json " + dir.path() + "/no/such/folder/t.json " + dir / "g.json", "--json: cannot write into"},
       {"--json " + dir.path() + " " + dir / "g.json", "is a folder, not a file"},
-      {"--json " + dir / "q.json" + " " + dir / "q.json", "is a MANIFEST"},
+      {"--json " + dir / "q.json" + " " + dir / "q.json", "is one of the files read"},
       // A device or FIFO there would have been replaced by a file (as root, /dev/null).
       {"--json " + dir / "fifo" + " " + dir / "g.json", "is not a regular file"},
       {"-q " + dir / "g.json", "unknown option -q"},

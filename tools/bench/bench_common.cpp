@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "activity_clock.hpp"
+#include "results_file.hpp"
 
 namespace jitfp8::bench {
 
@@ -293,12 +294,17 @@ std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std:
   return out;
 }
 
+bool results_path_usable(const char* command, const std::string& path) {
+  if (path.empty()) return true;
+  const std::optional<std::string> problem = tools::results_file_problem(path);
+  if (problem) std::fprintf(stderr, "%s: --json: %s\n", command, problem->c_str());
+  return !problem;
+}
+
 void write_results(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "jitfp8 bench: cannot write the results to '%s': %s\n", path.c_str(), std::strerror(errno));
+  std::string why;
+  if (!tools::write_results_file(path, text, &why)) {
+    std::fprintf(stderr, "jitfp8 bench: cannot write the results to '%s': %s\n", path.c_str(), why.c_str());
     std::exit(1);
   }
 }

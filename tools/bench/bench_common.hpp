@@ -97,7 +97,7 @@ std::string device_name();
 // ~1.4x), and anchor_figure gives NaN, printed "-".
 bool anchors_device();
 double anchor_figure(double figure);
-// The first record of a --json file (gemm, moe): kind "copy", this device's copy rate `gbs`, and
+// The first record of a --json file (gemm, quant, moe): kind "copy", this device's copy rate `gbs`, and
 // what the figures after it were measured on and with (device, timer, flush_mb).
 nlohmann::json run_record(double copy_gbs);
 
@@ -153,8 +153,12 @@ std::vector<T> output_of_one_run(DeviceArray<T>& d, const Write& write, cudaStre
 std::vector<double> sampled_rows(const DeviceArray<std::uint16_t>& d, const std::vector<int>& rows,
                                  long long n, bool f32 = false);
 
-// Writes `text` (a --json file) to `path`, or exits 1 naming it: a missing directory or a full
-// disk must not lose a run's results silently.
+// Whether a --json path (empty: none) can take the results file, said on stderr where it cannot:
+// checked before any GPU work (a missing folder lost the whole run at its end).
+bool results_path_usable(const char* command, const std::string& path);
+
+// Writes `text` (a --json file) to `path` whole, or exits 1 naming it: a full disk must not lose
+// a run's results silently, nor the older file there.
 void write_results(const std::string& path, const std::string& text);
 
 int run_gemm(int argc, char** argv);

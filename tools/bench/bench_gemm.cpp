@@ -412,6 +412,12 @@ int run_gemm(int argc, char** argv) {
       return 2;
     }
   }
+  // Both turned every table off: the copy rate was measured and nothing timed, with exit 0.
+  if (!forward && !wgrad) {
+    std::fprintf(stderr, "jitfp8 bench gemm: --forward-only and --wgrad-only exclude each other\n");
+    return 2;
+  }
+  if (!results_path_usable("jitfp8 bench gemm", json_path)) return 2;
   for (const std::string& item : config_items(g_forward_configs))
     if (!parse_forward_config_item(item)) {
       std::fprintf(stderr, "jitfp8 bench gemm: --configs: cannot parse '%s' (expected BMxBN:splits[w]:mc[:stages[p]][:gN])\n",

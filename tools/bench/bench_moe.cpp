@@ -706,6 +706,7 @@ int run_moe(int argc, char** argv) {
       return 2;
     }
   }
+  if (!results_path_usable("jitfp8 bench moe", json_path)) return 2;
   // --only: comma-separated kinds. A mistyped word ("contig") timed nothing and exited 0.
   const std::vector<std::string> only_kinds = only.empty() ? std::vector<std::string>{} : items_of(only);
   for (const std::string& kind : only_kinds)

@@ -142,6 +142,11 @@ int run_quant(int argc, char** argv) {
       return 2;
     }
   }
+  if (!dense && !moe) {
+    std::fprintf(stderr, "jitfp8 bench quant: --dense-only and --moe-only exclude each other\n");
+    return 2;
+  }
+  if (!results_path_usable("jitfp8 bench quant", json_path)) return 2;
   cudaStream_t stream;
   BENCH_CHECK(cudaStreamCreate(&stream));
   nlohmann::json results = nlohmann::json::array();
@@ -149,7 +154,7 @@ int run_quant(int argc, char** argv) {
   const double copy_gbs = measure_copy_gbs(stream, iters);
   fmt::print("%copy: of this device's copy bandwidth, {:.0f} GB/s read + written (cudaMemcpy D2D of 88 MB)\n",
              copy_gbs);
-  results.push_back({{"kernel", "cudaMemcpy D2D (the %copy floor)"}, {"gbs", copy_gbs}});
+  results.push_back(run_record(copy_gbs));
   fmt::print("{:>34} {:>6} {:>6} | {:>9} {:>9} {:>7}\n", "kernel", "M", "K", "us", "GB/s", "%copy");
   auto report = [&](const std::string& name, long long m, long long k, const Timing& t,
                     double bytes) {

@@ -14,6 +14,7 @@
 
 #include "bench_common.hpp"
 #include "ops/gemm_target.hpp"
+#include "runtime/trusted_file.hpp"
 #include "tune_common.hpp"
 
 namespace jitfp8::bench {
@@ -111,11 +112,25 @@ int tune(int argc, char** argv) {
     fmt::print("{} plans\n", plans);
     return 0;
   }
+  // Before any GPU work: a --json path or a table root that cannot be written stopped the run at
+  // its end, or at the first plan it recorded.
+  if (!results_path_usable("jitfp8 tune", o.json_path)) return 2;
+  const std::vector<std::string> roots = cache_roots();
+  if (!o.dry_run) {
+    if (roots.empty()) {
+      std::fprintf(stderr, "jitfp8 tune: no cache root for the table: set JITFP8_CACHE_DIR (neither XDG_CACHE_HOME "
+                           "nor HOME is set), or time only with --dry-run\n");
+      return 2;
+    }
+    if (const auto problem = detail::writable_cache_root_problem(roots.front())) {
+      std::fprintf(stderr, "jitfp8 tune: the cache root cannot take the table: %s\n", problem->c_str());
+      return 2;
+    }
+  }
 
   const detail::DeviceContext& device = detail::current_device();
   const detail::TunedDevice tuned_device = detail::TunedDevice::of(device);
   const int sms = detail::gemm_sm_count(device);
-  const std::vector<std::string> roots = cache_roots();
   fmt::print("tuning {} gemm_fp8_nt, {} gemm_fp8_wgrad, {} M-grouped and {} K-grouped plans on {} ({} SMs{}); "
              "table: {}\n",
              gemm_plans.size(), wgrad_plans.size(), grouped_plans.size(), kgrouped_plans.size(),

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -22,8 +21,8 @@
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
 #include "manifest_kernels.hpp"
+#include "results_file.hpp"
 #include "runtime/nvrtc_compiler.hpp"
-#include "runtime/trusted_file.hpp"
 
 namespace jitfp8::cli {
 namespace {
@@ -85,22 +84,8 @@ int run_compile_time(Args args) {
   if (paths.empty()) throw UsageError("needs at least one MANIFEST");
   // Checked now, creating nothing: a path that cannot take the file would otherwise lose minutes of
   // compiles at the end (it is written there whole, a temporary file renamed over it).
-  if (json_path) {
-    namespace fs = std::filesystem;
-    const fs::path path(*json_path), parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    std::error_code ec;
-    if (path.filename().empty() || fs::is_directory(path, ec))
-      throw UsageError("--json: " + *json_path + " is a folder, not a file");
-    // A device, FIFO or socket there (/dev/null, /dev/stdout) would be replaced by a file.
-    const fs::file_status target = fs::status(path, ec);
-    if (fs::exists(target) && !fs::is_regular_file(target))
-      throw UsageError("--json: " + *json_path + " is not a regular file");
-    if (!fs::is_directory(parent, ec) || ::access(parent.c_str(), W_OK | X_OK) != 0)
-      throw UsageError("--json: cannot write into " + parent.string());
-    for (const std::string& manifest : paths)
-      if (fs::exists(path, ec) && fs::equivalent(path, manifest, ec))
-        throw UsageError("--json: " + *json_path + " is a MANIFEST");
-  }
+  if (json_path)
+    if (const auto problem = tools::results_file_problem(*json_path, paths)) throw UsageError("--json: " + *problem);
   // NVRTC 12.9+ may answer a repeated compile from a cache of its own in the driver's JIT cache
   // (the library passes --no-cache to 13.0+): off for this process, so every figure is a compile.
   ::setenv("CUDA_CACHE_DISABLE", "1", 1);
@@ -185,13 +170,9 @@ int run_compile_time(Args args) {
                                 {"quick_name", t.quick_name.empty() ? nlohmann::json() : nlohmann::json(t.quick_name)},
                                 {"quick_s", figure(t.quick.seconds)},
                                 {"quick_error", t.quick.error}});
-    // Whole or not at all (a temporary file beside it renamed over it; a link there is replaced).
     const std::string text = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // logs may not be UTF-8
     std::string why;
-    // A pid alone recurs (PID 1 in containers), and a killed run's temporary would block the name.
-    if (!detail::write_file_atomically(detail::unique_temporary_name(*json_path + ".tmp-"), *json_path,
-                                       text.data(), text.size(), &why))
-      throw std::runtime_error("compile-time: " + why);
+    if (!tools::write_results_file(*json_path, text, &why)) throw std::runtime_error("compile-time: " + why);
   }
   return failed == 0 ? 0 : 1;
 }

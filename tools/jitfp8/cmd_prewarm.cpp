@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
+#include "manifest_kernels.hpp"
 #include "runtime/trusted_file.hpp"
 
 namespace jitfp8::cli {
@@ -32,27 +33,33 @@ int run_prewarm(Args args) {
   // As compile-time: a run that builds nothing says so (it exited 0, as if all were cached).
   if (std::all_of(manifests.begin(), manifests.end(), [](const Manifest& m) { return m.ops.empty(); }))
     throw UsageError("the manifests name no op: nothing to prewarm");
+  // The kernels are planned now, once before prewarm() plans them again: a shape the dispatch
+  // refuses, or no device without --arch, is reported before the root is created.
+  detail::manifest_kernels(manifests, detail::manifest_target(options.arch, options.sm_count));
   // After every usage check and the manifests: a usage error or a bad manifest creates nothing.
-  if (cache_dir) {
-    // A folder the runtime will not write into (a file, another user's or a group-writable
-    // folder, one that cannot be created) failed each kernel only after its compile: minutes for
-    // a large manifest. A folder not there yet is created now (mode 0700, as the runtime would).
-    std::string why;
-    if (!detail::make_dirs(*cache_dir, &why) || detail::check_trusted_dirs({*cache_dir}, &why) != detail::DirState::ok)
-      throw UsageError("--cache-dir '" + *cache_dir + "' cannot hold the cache: " + why);
-    set_cache_roots({*cache_dir});
-  }
+  // A root the runtime will not write into (a file, another user's or a group-writable folder, a
+  // read-only one, one that cannot be created, none at all) failed each kernel only after its
+  // compile: minutes for a large manifest. One not there yet is created now (mode 0700, as the
+  // runtime would).
+  const std::vector<std::string> roots = cache_dir ? std::vector<std::string>{*cache_dir} : cache_roots();
+  if (roots.empty())
+    throw UsageError("no cache root to prewarm: pass --cache-dir or set JITFP8_CACHE_DIR (neither XDG_CACHE_HOME "
+                     "nor HOME is set)");
+  const std::string& root = roots.front();
+  const std::string named = cache_dir ? "--cache-dir '" + root + "'" : "the cache root '" + root + "'";
+  if (const auto problem = detail::writable_cache_root_problem(root))
+    throw UsageError(named + " cannot hold the cache: " + *problem);
+  if (cache_dir) set_cache_roots({*cache_dir});
 
   PrewarmReport report = prewarm(manifests, options);
 
   for (const std::string& error : report.errors) fmt::print(stderr, "failed: {}\n", error);
-  auto roots = cache_roots();
   fmt::print("prewarm: {} kernels: {} compiled, {} already cached, {} failed in {:.3f} s",
              report.kernels, report.compiled, report.cached, report.failed, report.wall_seconds);
   if (!report.compile_seconds.empty())
     fmt::print(" (compile median {:.2f} s, max {:.2f} s)", median(report.compile_seconds),
                *std::max_element(report.compile_seconds.begin(), report.compile_seconds.end()));
-  fmt::print("\ncache: {}\n", roots.empty() ? "none (no HOME?)" : roots.front());
+  fmt::print("\ncache: {}\n", root);
   return report.failed == 0 ? 0 : 1;
 }
 
