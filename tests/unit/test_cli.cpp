@@ -343,6 +343,13 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
   usage_error("prewarm --quiet --quiet --arch sm_90a " + dir / "m.json", "--quiet given twice");
   usage_error("dump --arch sm_90a --out '' quantize_1x128 k=512", "--out needs a value, got an empty one");
   usage_error("dump --arch sm_90a quantize_1x128 k=512 k=1024", "k given twice");
+  // A value that is not UTF-8 threw the JSON library's error, naming no field; a negative number
+  // was a string, "must be an integer".
+  usage_error("dump --arch sm_90a quantize_1x128 k=512 \"comment=$(printf '\\377')\"",
+              "comment: the value is not valid UTF-8");
+  const auto negative = test::run_command(kCli + " dump --arch sm_90a --out " + dir / "neg" + " quantize_1x128 k=512 m=-5");
+  CHECK(negative.exit_code == 1);
+  CHECK_THAT(negative.output, Catch::Contains("ops[0].m: must be in [1, 2^31]"));
   // Only m takes a range: a colon elsewhere is the value's own (it was read as a range).
   const auto colon =
       test::run_command(kCli + " dump --arch sm_90a --out " + dir / "colon" + " quantize_1x128 k=512 comment=see:x");
@@ -540,6 +547,9 @@ TEST_CASE("bench and tune refuse a malformed number or shape, naming it, before 
       // These ran the copy measurement, then timed nothing and exited 0.
       {"bench gemm --forward-only --wgrad-only", "--forward-only and --wgrad-only exclude each other"},
       {"bench quant --dense-only --moe-only", "--dense-only and --moe-only exclude each other"},
+      // Options of every benchmark, and no benchmark (it was "unknown benchmark '--timer'").
+      {"bench --timer graph", "name a benchmark (gemm, quant, moe, chain, tune)"},
+      {"bench gemm --flush-mb", "--flush-mb needs a value"},
   };
   const auto refuses = [&](const std::string& arguments, const std::string& says) {
     // No GPU visible: any GPU work before the refusal would fail otherwise (a GPU machine too).

@@ -85,6 +85,12 @@ int main(int argc, char** argv) {
   // the rest.
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
+    // Last, with no value: it was passed on and refused as "unknown argument".
+    for (const char* option : {"--flush-mb", "--sm-limit", "--timer"})
+      if (i + 1 == argc && std::strcmp(argv[i], option) == 0) {
+        std::fprintf(stderr, "jitfp8 bench: %s needs a value\n", option);
+        return 2;
+      }
     if (std::strcmp(argv[i], "--flush-mb") == 0 && i + 1 < argc) {
       jitfp8::bench::set_flush_megabytes(jitfp8::bench::parse_count(argv[++i], "--flush-mb", 0, 1 << 20));
     } else if (std::strcmp(argv[i], "--sm-limit") == 0 && i + 1 < argc) {
@@ -111,6 +117,11 @@ int main(int argc, char** argv) {
     }
   }
   argc = kept;
+  // Only options: argv[1] was one of them, reported as an unknown benchmark.
+  if (argc < 2) {
+    std::fprintf(stderr, "jitfp8 bench: name a benchmark (gemm, quant, moe, chain, tune)\n");
+    return 2;
+  }
   // The benchmarks and the tuner time full kernels, never quick variants (JITFP8_TIERED_COMPILE).
   jitfp8::set_tiered_compilation(false);
   std::printf("timing: %s, L2 flush %zu MB before every run\n",

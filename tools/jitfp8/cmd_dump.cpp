@@ -21,9 +21,20 @@ nlohmann::json field_value(const std::string& name, const std::string& text) {
   if (auto colon = text.find(':'); name == "m" && colon != std::string::npos)
     return {parse_int(text.substr(0, colon), name + "'s range start"),
             parse_int(text.substr(colon + 1), name + "'s range end")};
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
+  // A sign too: "m=-5" became the string "-5", refused as "must be an integer".
+  const std::size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos)
     return parse_int(text, name + " (a 32-bit integer)");
   return text;
+}
+
+// The manifest is JSON text: a value that is not UTF-8 threw nlohmann's type_error, naming nothing.
+void require_utf8(const std::string& name, const nlohmann::json& value) {
+  try {
+    (void)value.dump();
+  } catch (const nlohmann::json::type_error&) {
+    throw UsageError(name + ": the value is not valid UTF-8");
+  }
 }
 
 }  // namespace
@@ -38,12 +49,14 @@ int run_dump(Args args) {
   if (rest.empty()) throw UsageError("needs an operation, e.g. quantize_1x128");
 
   nlohmann::json op = {{"op", rest[0]}};
+  require_utf8("the operation", op["op"]);
   for (std::size_t i = 1; i < rest.size(); ++i) {
     auto eq = rest[i].find('=');
     if (eq == std::string::npos) throw UsageError("expected field=value, got '" + rest[i] + "'");
     const std::string name = rest[i].substr(0, eq);
     if (op.contains(name)) throw UsageError(name + " given twice");
     op[name] = field_value(name, rest[i].substr(eq + 1));
+    require_utf8(name, op[name]);
   }
   nlohmann::json manifest = {{"model", "dump"}, {"ops", {op}}};
   ManifestOp parsed = parse_manifest(manifest.dump(), "command line").ops.at(0);
