@@ -98,6 +98,19 @@ void fill_expert_gaps(HostMatrix& x, int experts, std::int64_t per_expert, std::
     for (std::int64_t i = per_expert; i < es; ++i) x.put(e * es + i, (i % 2 ? -1 : 1) * 1e38f);
 }
 
+// x's rows `stride` elements apart (>= its width), the gaps huge as above: what a kernel that
+// indexed rows by the width instead of x_row_stride would read (every input was contiguous before,
+// a review, 2026-12-06). Its values stay x's, for the references.
+HostMatrix with_row_gaps(const HostMatrix& x, std::int64_t stride) {
+  HostMatrix g{x.dtype, x.rows, stride, {}, {}};
+  g.bytes.resize(static_cast<std::size_t>(x.rows * stride) * (x.dtype == DType::bf16 ? 2 : 4));
+  g.values.resize(static_cast<std::size_t>(x.rows * stride));
+  for (std::int64_t r = 0; r < x.rows; ++r)
+    for (std::int64_t c = 0; c < stride; ++c)
+      g.put(r * stride + c, c < x.cols ? x.values[static_cast<std::size_t>(r * x.cols + c)] : (c % 2 ? -1 : 1) * 1e38f);
+  return g;
+}
+
 struct Out {
   std::size_t bytes = 0;
   DeviceBuffer<unsigned char> dev;
@@ -138,16 +151,18 @@ void sync_device() {
 const char* dn(DType d) { return jitfp8::dtype_name(d).data(); }
 
 // ---- K-grouped ----------------------------------------------------------------------------------
+// stride: x's row stride in elements (0: contiguous).
 Mismatch run_kgrouped(const HostMatrix& x, const std::vector<std::int32_t>& counts,
-                      std::int64_t k_capacity, DType q_dtype, bool pow2, float eps = 1e-4f) {
+                      std::int64_t k_capacity, DType q_dtype, bool pow2, float eps = 1e-4f,
+                      std::int64_t stride = 0) {
   const std::int64_t tokens = x.rows, r = x.cols;
-  const DeviceBuffer<unsigned char> xd(x.bytes);
+  const DeviceBuffer<unsigned char> xd(stride > 0 ? with_row_gaps(x, stride).bytes : x.bytes);
   const DeviceBuffer<std::int32_t> cd(counts);
   const jitfp8::KGroupedLayout layout{r, k_capacity};
   Out q(static_cast<std::size_t>(layout.data_numel())),
       s(static_cast<std::size_t>(layout.scales_numel()) * 4);
   jitfp8::QuantizeKGroupedArgs a;
-  a.x = xd.get(), a.x_dtype = x.dtype, a.tokens = tokens, a.rows = r;
+  a.x = xd.get(), a.x_dtype = x.dtype, a.tokens = tokens, a.rows = r, a.x_row_stride = stride;
   a.num_groups = static_cast<std::int64_t>(counts.size()), a.counts = cd.get();
   a.k_capacity = k_capacity, a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr());
   a.scales_capacity = layout.scales_numel();
@@ -176,14 +191,15 @@ std::int64_t total(const std::vector<std::int32_t>& c) {
 }
 
 // ---- per-group column-wise ------------------------------------------------------------------------
+// stride: x's row stride in elements (0: contiguous).
 Mismatch run_colwise(const HostMatrix& x, const std::vector<std::int32_t>& ends, DType q_dtype,
-                     bool pow2, float eps = 1e-4f) {
+                     bool pow2, float eps = 1e-4f, std::int64_t stride = 0) {
   const std::int64_t tokens = x.rows, d = x.cols, groups = static_cast<std::int64_t>(ends.size());
-  const DeviceBuffer<unsigned char> xd(x.bytes);
+  const DeviceBuffer<unsigned char> xd(stride > 0 ? with_row_gaps(x, stride).bytes : x.bytes);
   const DeviceBuffer<std::int32_t> ed(ends);
   Out q(static_cast<std::size_t>(tokens * d)), s(static_cast<std::size_t>(groups * d) * 4);
   jitfp8::QuantizeGroupedColwiseArgs a;
-  a.x = xd.get(), a.x_dtype = x.dtype, a.tokens = tokens, a.d = d;
+  a.x = xd.get(), a.x_dtype = x.dtype, a.tokens = tokens, a.d = d, a.x_row_stride = stride;
   a.num_groups = groups, a.group_ends = ed.get();
   a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = groups * d;
   a.pow2_scales = pow2, a.eps = eps, a.q_dtype = q_dtype;
@@ -205,9 +221,33 @@ std::vector<std::int32_t> ends_of(const std::vector<std::int32_t>& counts) {
 }
 
 // ---- 3D expert weights ---------------------------------------------------------------------------
-// x holds E experts of (n, k) with expert stride `es` elements (>= n * k); rows contiguous.
+// x holds E experts of (n, k), rows `rs` elements apart (>= k), experts `es` apart (>= n * rs).
+// Expert i of x as a contiguous (n, k) matrix, for the references.
+std::vector<float> expert_values(const HostMatrix& x, std::int64_t i, std::int64_t n, std::int64_t k,
+                                 std::int64_t rs, std::int64_t es) {
+  std::vector<float> xe;
+  xe.reserve(static_cast<std::size_t>(n * k));
+  for (std::int64_t r = 0; r < n; ++r) {
+    const auto row = x.values.begin() + i * es + r * rs;
+    xe.insert(xe.end(), row, row + k);
+  }
+  return xe;
+}
+
+// E experts of (n, k) with rows `rs` apart and experts `es` apart, drawn at random, the gaps
+// between rows and after each expert huge (fill_expert_gaps).
+HostMatrix make_experts(DType dtype, int e, std::int64_t n, std::int64_t k, std::int64_t rs, std::int64_t es,
+                        std::uint64_t seed, bool specials) {
+  HostMatrix x = make_matrix(dtype, e, es, seed, specials);
+  for (int i = 0; i < e; ++i)
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t c = k; c < rs; ++c) x.put(i * es + r * rs + c, (c % 2 ? -1 : 1) * 1e38f);
+  fill_expert_gaps(x, e, n * rs, es);
+  return x;
+}
+
 Mismatch run_experts_128(const HostMatrix& x, std::int64_t e, std::int64_t n, std::int64_t k,
-                         std::int64_t es, bool with_t, DType q_dtype, bool pow2) {
+                         std::int64_t rs, std::int64_t es, bool with_t, DType q_dtype, bool pow2) {
   const DeviceBuffer<unsigned char> xd(x.bytes);
   const jitfp8::Scales128x128Layout l{n, k}, lt{k, n};
   const std::size_t enk = static_cast<std::size_t>(e * n * k);
@@ -215,7 +255,8 @@ Mismatch run_experts_128(const HostMatrix& x, std::int64_t e, std::int64_t n, st
   Out qt(with_t ? enk : 0), st(with_t ? static_cast<std::size_t>(e * lt.numel()) * 4 : 0);
   jitfp8::QuantizeExperts128x128Args a;
   a.w = xd.get(), a.w_dtype = x.dtype, a.experts = e, a.n = n, a.k = k;
-  a.w_expert_stride = es == n * k ? 0 : es;
+  a.w_row_stride = rs == k ? 0 : rs;
+  a.w_expert_stride = es == n * rs ? 0 : es;  // 0: n rows of the row stride
   a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = e * l.numel();
   if (with_t)
     a.qt = qt.ptr(), a.qt_scales = static_cast<float*>(st.ptr()), a.qt_scales_capacity = e * lt.numel();
@@ -226,7 +267,7 @@ Mismatch run_experts_128(const HostMatrix& x, std::int64_t e, std::int64_t n, st
   std::vector<std::uint8_t> wq, wqt;
   std::vector<float> ws, wst;
   for (std::int64_t i = 0; i < e; ++i) {
-    std::vector<float> xe(x.values.begin() + i * es, x.values.begin() + i * es + n * k);
+    const std::vector<float> xe = expert_values(x, i, n, k, rs, es);
     const auto r = ref::ref_128x128(xe, n, k, q_dtype, pow2, 1e-4f);
     wq.insert(wq.end(), r.q.begin(), r.q.end());
     ws.insert(ws.end(), r.scales.begin(), r.scales.end());
@@ -246,7 +287,7 @@ Mismatch run_experts_128(const HostMatrix& x, std::int64_t e, std::int64_t n, st
 }
 
 Mismatch run_experts_mx(const HostMatrix& x, std::int64_t e, std::int64_t n, std::int64_t k,
-                        std::int64_t es, bool rows, bool cols, DType q_dtype, bool rceil) {
+                        std::int64_t rs, std::int64_t es, bool rows, bool cols, DType q_dtype, bool rceil) {
   const DeviceBuffer<unsigned char> xd(x.bytes);
   const jitfp8::ScalesMx32Layout l{n, k}, lt{k, n};
   const std::size_t enk = static_cast<std::size_t>(e * n * k);
@@ -254,7 +295,8 @@ Mismatch run_experts_mx(const HostMatrix& x, std::int64_t e, std::int64_t n, std
   Out qt(cols ? enk : 0), st(cols ? static_cast<std::size_t>(e * lt.numel()) : 0);
   jitfp8::QuantizeExpertsMxfp8Args a;
   a.w = xd.get(), a.w_dtype = x.dtype, a.experts = e, a.n = n, a.k = k;
-  a.w_expert_stride = es == n * k ? 0 : es;
+  a.w_row_stride = rs == k ? 0 : rs;
+  a.w_expert_stride = es == n * rs ? 0 : es;
   if (rows) a.q = q.ptr(), a.scales = static_cast<std::uint8_t*>(s.ptr()), a.scales_capacity = e * l.numel();
   if (cols)
     a.qt = qt.ptr(), a.qt_scales = static_cast<std::uint8_t*>(st.ptr()), a.qt_scales_capacity = e * lt.numel();
@@ -265,7 +307,7 @@ Mismatch run_experts_mx(const HostMatrix& x, std::int64_t e, std::int64_t n, std
   sync_device();
   std::vector<std::uint8_t> wq, ws, wqt, wst;
   for (std::int64_t i = 0; i < e; ++i) {
-    std::vector<float> xe(x.values.begin() + i * es, x.values.begin() + i * es + n * k);
+    const std::vector<float> xe = expert_values(x, i, n, k, rs, es);
     const auto r = ref::ref_mx32(xe, n, k, q_dtype, rceil);
     const auto rs = ref::mx_scales_tiled(r.scales, n, k);
     wq.insert(wq.end(), r.q.begin(), r.q.end());
@@ -315,6 +357,11 @@ TEST_CASE("quantize_kgrouped is bit-exact (random splits, zero experts, tails)",
           INFO(mm.first);
           CHECK(mm.count == 0);
         }
+      // Rows 8 elements past their width (a multiple of 16 bytes in both dtypes), gaps huge.
+      INFO("groups=" << c.groups << " r=" << c.r << " x=" << dn(xd) << " x_row_stride " << c.r + 8);
+      const Mismatch strided = run_kgrouped(x, counts, cap, DType::e4m3, false, 1e-4f, c.r + 8);
+      INFO(strided.first);
+      CHECK(strided.count == 0);
     }
 }
 
@@ -392,6 +439,10 @@ TEST_CASE("quantize_grouped_colwise is bit-exact (ragged groups, empty groups, t
           INFO(mm.first);
           CHECK(mm.count == 0);
         }
+      INFO("groups=" << c.groups << " d=" << c.d << " x=" << dn(xd) << " x_row_stride " << c.d + 8);
+      const Mismatch strided = run_colwise(x, ends_of(counts), DType::e4m3, true, 1e-4f, c.d + 8);
+      INFO(strided.first);
+      CHECK(strided.count == 0);
     }
 }
 
@@ -422,21 +473,21 @@ TEST_CASE("quantize_experts_128x128 (+ transposed copy) is bit-exact per expert"
   std::uint64_t seed = 300;
   for (DType xd : {DType::bf16, DType::f32})
     for (auto [e, n, k, pad] : std::vector<std::tuple<int, int, int, int>>{
-             {1, 16, 16, 0}, {3, 144, 400, 0}, {4, 272, 144, 64}, {2, 128, 256, 0}, {5, 48, 32, 16}}) {
-      const std::int64_t es = std::int64_t{n} * k + pad;
-      const std::uint64_t case_seed = seed++;  // one read of seed per argument list (order is unspecified)
-      HostMatrix x = make_matrix(xd, e, es, case_seed, case_seed % 2 == 0);
-      fill_expert_gaps(x, e, std::int64_t{n} * k, es);
-      for (bool with_t : {false, true})
-        for (DType qd : {DType::e4m3, DType::e5m2})
-          for (bool pow2 : {false, true}) {
-            INFO("E=" << e << " n=" << n << " k=" << k << " expert stride " << es << " x=" << dn(xd)
-                      << " q=" << dn(qd) << " pow2=" << pow2 << " qt=" << with_t);
-            const Mismatch mm = run_experts_128(x, e, n, k, es, with_t, qd, pow2);
-            INFO(mm.first);
-            CHECK(mm.count == 0);
-          }
-    }
+             {1, 16, 16, 0}, {3, 144, 400, 0}, {4, 272, 144, 64}, {2, 128, 256, 0}, {5, 48, 32, 16}})
+      for (const std::int64_t row_pad : {0, 8}) {  // rows 8 elements past k: a multiple of 16 bytes
+        const std::int64_t rs = k + row_pad, es = std::int64_t{n} * rs + pad;
+        const std::uint64_t case_seed = seed++;  // one read of seed per argument list (order is unspecified)
+        const HostMatrix x = make_experts(xd, e, n, k, rs, es, case_seed, case_seed % 2 == 0);
+        for (bool with_t : {false, true})
+          for (DType qd : {DType::e4m3, DType::e5m2})
+            for (bool pow2 : {false, true}) {
+              INFO("E=" << e << " n=" << n << " k=" << k << " row stride " << rs << " expert stride " << es
+                        << " x=" << dn(xd) << " q=" << dn(qd) << " pow2=" << pow2 << " qt=" << with_t);
+              const Mismatch mm = run_experts_128(x, e, n, k, rs, es, with_t, qd, pow2);
+              INFO(mm.first);
+              CHECK(mm.count == 0);
+            }
+      }
 }
 
 TEST_CASE("quantize_experts_mxfp8 (along N, column-major per expert) is bit-exact",
@@ -444,22 +495,23 @@ TEST_CASE("quantize_experts_mxfp8 (along N, column-major per expert) is bit-exac
   std::uint64_t seed = 400;
   for (DType xd : {DType::bf16, DType::f32})
     for (auto [e, n, k, pad] : std::vector<std::tuple<int, int, int, int>>{
-             {1, 16, 16, 0}, {3, 144, 400, 0}, {4, 272, 48, 64}, {2, 128, 256, 0}}) {
-      const std::int64_t es = std::int64_t{n} * k + pad;
-      const std::uint64_t case_seed = seed++;  // one read of seed per argument list (order is unspecified)
-      HostMatrix x = make_matrix(xd, e, es, case_seed, case_seed % 2 == 1);
-      fill_expert_gaps(x, e, std::int64_t{n} * k, es);
-      for (int mode = 0; mode < 3; ++mode)
-        for (DType qd : {DType::e4m3, DType::e5m2})
-          for (bool rceil : {false, true}) {
-            const bool rows = mode != 0, cols = mode != 1;
-            INFO("E=" << e << " n=" << n << " k=" << k << " x=" << dn(xd) << " q=" << dn(qd)
-                      << " rceil=" << rceil << " rows=" << rows << " cols=" << cols);
-            const Mismatch mm = run_experts_mx(x, e, n, k, es, rows, cols, qd, rceil);
-            INFO(mm.first);
-            CHECK(mm.count == 0);
-          }
-    }
+             {1, 16, 16, 0}, {3, 144, 400, 0}, {4, 272, 48, 64}, {2, 128, 256, 0}})
+      for (const std::int64_t row_pad : {0, 8}) {
+        const std::int64_t rs = k + row_pad, es = std::int64_t{n} * rs + pad;
+        const std::uint64_t case_seed = seed++;  // one read of seed per argument list (order is unspecified)
+        const HostMatrix x = make_experts(xd, e, n, k, rs, es, case_seed, case_seed % 2 == 1);
+        for (int mode = 0; mode < 3; ++mode)
+          for (DType qd : {DType::e4m3, DType::e5m2})
+            for (bool rceil : {false, true}) {
+              const bool rows = mode != 0, cols = mode != 1;
+              INFO("E=" << e << " n=" << n << " k=" << k << " row stride " << rs << " expert stride " << es
+                        << " x=" << dn(xd) << " q=" << dn(qd) << " rceil=" << rceil << " rows=" << rows
+                        << " cols=" << cols);
+              const Mismatch mm = run_experts_mx(x, e, n, k, rs, es, rows, cols, qd, rceil);
+              INFO(mm.first);
+              CHECK(mm.count == 0);
+            }
+      }
 }
 
 TEST_CASE("MoE quantization rejects invalid arguments before launching",

@@ -355,6 +355,39 @@ TEST_CASE("a read-only cache is read; compiling then works in memory", "[cache][
   CHECK(WEXITSTATUS(status) == 0);
 }
 
+// What prewarm and tune ask of their root before compiling: a read-only folder (mode 0500) is
+// refused as not writable. Root writes anywhere, so as root the check runs as uid 65534 (the
+// folder then root's, which that user trusts but may not write), as CI does.
+TEST_CASE("a cache root that cannot be written is refused before any compile", "[cache]") {
+  test::TempDir dir;
+  const std::string read_only = dir / "read-only", fine = dir / "fine";
+  fs::create_directory(read_only);
+  fs::permissions(read_only, fs::perms::owner_read | fs::perms::owner_exec, fs::perm_options::replace);
+  const auto check = [&] {
+    const std::optional<std::string> problem = writable_cache_root_problem(read_only);
+    return problem && problem->find("is not writable") != std::string::npos ? 0 : 1;
+  };
+  CHECK_FALSE(writable_cache_root_problem(fine).has_value());  // created (0700), trusted, writable
+  CHECK(fs::is_directory(fine));
+  if (::geteuid() != 0) {
+    CHECK(check() == 0);
+  } else {
+    // The temporary folder must be reachable by uid 65534.
+    fs::permissions(dir.path(), fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+      ::_exit(check());
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  fs::permissions(read_only, fs::perms::owner_all, fs::perm_options::replace);
+}
+
 TEST_CASE("multiple roots: the first is written, later ones are read", "[cache][nvrtc]") {
   test::TempDir dir;
   BuiltKernel built;

@@ -41,7 +41,10 @@ TEST_CASE("every op family compiles for sm_90a", "[nvrtc]") {
     op.n = 4096;
     op.k = 7168;
     op.groups = 8;
-    for (const KernelSpec& spec : find_op_family(name)->specs_for(op, arch, 132)) {
+    const std::vector<KernelSpec> specs = find_op_family(name)->specs_for(op, arch, 132);
+    INFO(name);
+    CHECK_FALSE(specs.empty());  // a family that planned nothing passed unseen
+    for (const KernelSpec& spec : specs) {
       INFO(spec.display_name());
       CompileResult result = compile_kernel(spec);
       CHECK(result.cubin.size() > 0);
@@ -178,7 +181,10 @@ TEST_CASE("every quantization family compiles for sm_89 and sm_90a and fits a bl
         ManifestOp op;
         op.op = std::string(name);
         op.x_dtype = x_dtype;
-        for (const KernelSpec& spec : find_op_family(name)->specs_for(op, arch, 132)) {
+        const std::vector<KernelSpec> specs = find_op_family(name)->specs_for(op, arch, 132);
+        INFO(name << " " << x_dtype << " " << target);
+        CHECK_FALSE(specs.empty());
+        for (const KernelSpec& spec : specs) {
           INFO(spec.display_name() << ", dynamic shared memory " << spec.dynamic_smem_bytes);
           const CompileResult result = compile_kernel(spec);
           // Spill-free is asked of the Hopper kernels (sm_89's MXFP8 row kernels spill 8 bytes).
