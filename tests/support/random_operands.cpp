@@ -34,4 +34,21 @@ std::vector<float> random_block_scales(std::size_t count, std::mt19937_64& rng) 
   return scales;
 }
 
+void add_edge_codes(std::vector<std::uint8_t>& codes, std::int64_t width, std::int64_t ld, std::int64_t zero_row) {
+  // 0, -0, the smallest and largest subnormals, the smallest normal, +-448 (the largest finite).
+  constexpr std::uint8_t kEdges[] = {0x00, 0x80, 0x01, 0x87, 0x07, 0x08, 0x7E, 0xFE};
+  std::size_t drawn = 0;
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    const auto row = static_cast<std::int64_t>(i) / ld, col = static_cast<std::int64_t>(i) % ld;
+    if (col >= width) continue;  // the gaps between strided rows keep their NaN codes
+    if (row == zero_row) codes[i] = 0;
+    else if (drawn++ % 13 == 5) codes[i] = kEdges[(drawn / 13) % 8];
+  }
+}
+
+void add_edge_scales(std::vector<float>& scales) {
+  constexpr float kEdges[] = {0x1p-30f, 0x1p-20f, 1.0f, 0x1p6f};
+  for (std::size_t i = 3; i < scales.size(); i += 5) scales[i] = kEdges[(i / 5) % 4];
+}
+
 }  // namespace jitfp8::test

@@ -17,4 +17,10 @@ std::vector<std::uint8_t> strided_e4m3_codes(std::int64_t rows, std::int64_t k, 
 // Scales 2^e * [1, 2) with e uniform in [-10, -4].
 std::vector<float> random_block_scales(std::size_t count, std::mt19937_64& rng);
 
+// Edge values mixed into drawn operands (a review, 2026-12-06: the GEMM tests saw none): in the
+// first `width` bytes of every `ld`-byte row, one code in 13 becomes 0, -0, a subnormal or +-448;
+// `zero_row` (if inside) becomes all zeros; one scale in 5 becomes 2^-30, 2^-20, 1 or 2^6.
+void add_edge_codes(std::vector<std::uint8_t>& codes, std::int64_t width, std::int64_t ld, std::int64_t zero_row);
+void add_edge_scales(std::vector<float>& scales);
+
 }  // namespace jitfp8::test
