@@ -50,8 +50,10 @@ struct Problem {
   test::DeviceBuffer<float> sa, sb, d;
   std::vector<float> d0;  // D before the call (poison in overwrite mode)
 
+  // edges: edge codes and scales mixed in (add_edge_codes), A's row 2 all zeros.
   Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::uint64_t seed,
-          bool accumulate_ = false, std::int64_t ldd_ = 0, std::int64_t lda_ = 0, std::int64_t ldb_ = 0)
+          bool accumulate_ = false, std::int64_t ldd_ = 0, std::int64_t lda_ = 0, std::int64_t ldb_ = 0,
+          bool edges = false)
       : m(m_), n(n_), k(k_), ldd(ldd_ ? ldd_ : n_), lda(lda_ ? lda_ : k_), ldb(ldb_ ? ldb_ : k_),
         accumulate(accumulate_),
         a(static_cast<std::size_t>(std::max<std::int64_t>(m, 1) * lda)),
@@ -60,10 +62,20 @@ struct Problem {
         sb(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel())),
         d(static_cast<std::size_t>((std::max<std::int64_t>(m, 1) + kGuardRows) * ldd)) {
     std::mt19937_64 rng(seed);
-    a.upload(test::strided_e4m3_codes(std::max<std::int64_t>(m, 1), k, lda, rng));
-    b.upload(test::strided_e4m3_codes(n, k, ldb, rng));
-    sa.upload(test::random_block_scales(sa.size(), rng));
-    sb.upload(test::random_block_scales(sb.size(), rng));
+    std::vector<std::uint8_t> a_codes = test::strided_e4m3_codes(std::max<std::int64_t>(m, 1), k, lda, rng);
+    std::vector<std::uint8_t> b_codes = test::strided_e4m3_codes(n, k, ldb, rng);
+    std::vector<float> a_scales = test::random_block_scales(sa.size(), rng);
+    std::vector<float> b_scales = test::random_block_scales(sb.size(), rng);
+    if (edges) {
+      test::add_edge_codes(a_codes, k, lda, 2);
+      test::add_edge_codes(b_codes, k, ldb, -1);
+      test::add_edge_scales(a_scales);
+      test::add_edge_scales(b_scales);
+    }
+    a.upload(a_codes);
+    b.upload(b_codes);
+    sa.upload(a_scales);
+    sb.upload(b_scales);
     reset(rng);
   }
 
@@ -205,10 +217,11 @@ void check_result(const Problem& p, std::uint64_t seed, const char* what) {
 }
 
 void check_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
-                   bool accumulate = false, std::int64_t ldd = 0, std::int64_t lda = 0, std::int64_t ldb = 0) {
+                   bool accumulate = false, std::int64_t ldd = 0, std::int64_t lda = 0, std::int64_t ldb = 0,
+                   bool edges = false) {
   INFO("M=" << m << " N=" << n << " K=" << k << " lda=" << lda << " ldb=" << ldb << " ldd=" << ldd
-            << " accumulate=" << accumulate);
-  Problem p(m, n, k, seed, accumulate, ldd, lda, ldb);
+            << " accumulate=" << accumulate << " edge operands " << edges);
+  Problem p(m, n, k, seed, accumulate, ldd, lda, ldb, edges);
   INFO("config " << detail::gemm_fp8_wgrad_planned_config(p.args(), nullptr).to_json().dump() << " (the dispatch's)");
   test::prefill_shared_memory();
   gemm_fp8_wgrad(p.args(), nullptr);
@@ -240,23 +253,25 @@ TEST_CASE("the GPU reference GEMM with 1x128 B scales agrees with a CPU double-p
   // Its value and its sum of magnitudes (abs_ref, the scale of every tolerance), contiguous and
   // with rows lda / ldb apart.
   const std::int64_t m = 7, n = 140, k = 272;
-  for (const auto& [lda, ldb] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {288, 320}}) {
-    INFO("lda " << lda << " ldb " << ldb);
-    Problem p(m, n, k, 5, false, 0, lda, ldb);
-    std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
-    const auto [ref, abs_ref] = test::reference_rows(p.reference_args(), true, rows);
-    const auto a = p.a.download(), b = p.b.download();
-    const auto sa = p.sa.download(), sb = p.sb.download();
-    const std::int64_t sa_stride = (m + 3) / 4 * 4, sb_stride = (n + 3) / 4 * 4;
-    for (std::int64_t row = 0; row < m; ++row)
-      for (std::int64_t col = 0; col < n; ++col) {
-        const test::ScaledDot want = test::cpu_scaled_dot(&a[row * p.lda], &b[col * p.ldb], k, [&](std::int64_t kb) {
-          return double(sa[kb * sa_stride + row]) * sb[kb * sb_stride + col];  // 1x128 B scales
-        });
-        INFO("row " << row << " col " << col);
-        REQUIRE(ref[row * n + col] == Approx(want.value).epsilon(1e-12).margin(1e-12));
-        REQUIRE(abs_ref[row * n + col] == Approx(want.magnitude).epsilon(1e-12).margin(1e-12));
-      }
+  for (const bool edges : {false, true}) {
+    for (const auto& [lda, ldb] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {288, 320}}) {
+      INFO("lda " << lda << " ldb " << ldb << " edge operands " << edges);
+      Problem p(m, n, k, 5, false, 0, lda, ldb, edges);
+      std::vector<int> rows = {0, 1, 2, 3, 4, 5, 6};
+      const auto [ref, abs_ref] = test::reference_rows(p.reference_args(), true, rows);
+      const auto a = p.a.download(), b = p.b.download();
+      const auto sa = p.sa.download(), sb = p.sb.download();
+      const std::int64_t sa_stride = (m + 3) / 4 * 4, sb_stride = (n + 3) / 4 * 4;
+      for (std::int64_t row = 0; row < m; ++row)
+        for (std::int64_t col = 0; col < n; ++col) {
+          const test::ScaledDot want = test::cpu_scaled_dot(&a[row * p.lda], &b[col * p.ldb], k, [&](std::int64_t kb) {
+            return double(sa[kb * sa_stride + row]) * sb[kb * sb_stride + col];  // 1x128 B scales
+          });
+          INFO("row " << row << " col " << col);
+          REQUIRE(ref[row * n + col] == Approx(want.value).epsilon(1e-12).margin(1e-12));
+          REQUIRE(abs_ref[row * n + col] == Approx(want.magnitude).epsilon(1e-12).margin(1e-12));
+        }
+    }
   }
 }
 
@@ -266,6 +281,15 @@ TEST_CASE("gemm_fp8_wgrad matches the reference on odd shapes and tails", "[gpu]
     for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {136, 272}, {576, 7168}, {200, 144}, {2112, 528}, {4096, 16}, {36, 400}})
       check_problem(m, n, k, seed++);
+}
+
+// Zero and -0 codes, subnormals, +-448, an all-zero row of A, block scales from 2^-30 to 2^6
+// (add_edge_codes): the drawn operands hold none of them.
+TEST_CASE("gemm_fp8_wgrad matches the reference on edge operands, overwriting and accumulating", "[gpu][wgrad]") {
+  std::uint64_t seed = 900;
+  for (std::int64_t m : {3, 129, 300})
+    for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{{136, 272}, {576, 7168}, {2112, 528}})
+      for (bool accumulate : {false, true}) check_problem(m, n, k, seed++, accumulate, 0, 0, 0, true);
 }
 
 TEST_CASE("gemm_fp8_wgrad's dispatch on random shapes matches the reference, overwriting and accumulating",
