@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "cpu_scaled_dot.hpp"
+#include "drawn_operands.hpp"
 #include "gpu_support.hpp"
 #include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
@@ -62,20 +63,7 @@ struct Problem {
         sb(static_cast<std::size_t>(Scales1x128Layout{n, k}.numel())),
         d(static_cast<std::size_t>((std::max<std::int64_t>(m, 1) + kGuardRows) * ldd)) {
     std::mt19937_64 rng(seed);
-    std::vector<std::uint8_t> a_codes = test::strided_e4m3_codes(std::max<std::int64_t>(m, 1), k, lda, rng);
-    std::vector<std::uint8_t> b_codes = test::strided_e4m3_codes(n, k, ldb, rng);
-    std::vector<float> a_scales = test::random_block_scales(sa.size(), rng);
-    std::vector<float> b_scales = test::random_block_scales(sb.size(), rng);
-    if (edges) {
-      test::add_edge_codes(a_codes, k, lda, 2);
-      test::add_edge_codes(b_codes, k, ldb, -1);
-      test::add_edge_scales(a_scales);
-      test::add_edge_scales(b_scales);
-    }
-    a.upload(a_codes);
-    b.upload(b_codes);
-    sa.upload(a_scales);
-    sb.upload(b_scales);
+    test::upload_drawn_operands(a, std::max<std::int64_t>(m, 1), lda, b, n, ldb, k, sa, sb, edges, rng);
     reset(rng);
   }
 

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "drawn_operands.hpp"
 #include "gpu_support.hpp"
 #include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
@@ -99,26 +100,13 @@ std::vector<int> sample(int begin, int end, std::mt19937_64& rng, int max_rows =
 
 // Contiguous problem: counts per expert, segments aligned to 128, `tail` padding rows after the
 // last segment (M need not be a multiple of 128).
-// Drawn codes and scales for A (rows of k), B and their scales; with `edges`, edge values mixed
-// in (add_edge_codes: zeros, subnormals, +-448, A's row 2 all zeros, scales 2^-30..2^6).
+// Contiguous rows of k codes: A's and B's rows (the experts' back to back) from their sizes.
 void upload_operands(test::DeviceBuffer<std::uint8_t>& a, test::DeviceBuffer<std::uint8_t>& b,
                      test::DeviceBuffer<float>& sa, test::DeviceBuffer<float>& sb, std::int64_t k, bool edges,
                      std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<std::uint8_t> a_codes = test::random_e4m3_codes(a.size(), rng);
-  std::vector<std::uint8_t> b_codes = test::random_e4m3_codes(b.size(), rng);
-  std::vector<float> a_scales = test::random_block_scales(sa.size(), rng);
-  std::vector<float> b_scales = test::random_block_scales(sb.size(), rng);
-  if (edges) {
-    test::add_edge_codes(a_codes, k, k, 2);
-    test::add_edge_codes(b_codes, k, k, -1);
-    test::add_edge_scales(a_scales);
-    test::add_edge_scales(b_scales);
-  }
-  a.upload(a_codes);
-  b.upload(b_codes);
-  sa.upload(a_scales);
-  sb.upload(b_scales);
+  const auto rows = [&](const test::DeviceBuffer<std::uint8_t>& x) { return static_cast<std::int64_t>(x.size()) / k; };
+  test::upload_drawn_operands(a, rows(a), k, b, rows(b), k, k, sa, sb, edges, rng);
 }
 
 struct Contiguous {

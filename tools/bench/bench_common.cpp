@@ -1,11 +1,9 @@
 #include "bench_common.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <sstream>
 

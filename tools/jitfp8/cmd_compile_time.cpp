@@ -7,7 +7,6 @@
 // process's first compile also pays NVRTC's start-up: it is made once before the timed ones and
 // shown apart.
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
