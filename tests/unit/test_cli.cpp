@@ -153,6 +153,34 @@ TEST_CASE("cache verify removes bad entries; clear empties the cache", "[cli]") 
   CHECK(stats.output.find("entries: 0") != std::string::npos);
 }
 
+TEST_CASE("cache verify fails while it leaves invalid entries in place", "[cli]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "m.json", kManifest);
+  const std::string cache = dir / "c";
+  REQUIRE(test::run_command(kCli + " prewarm --quiet --arch sm_90a --cache-dir " + cache + " " + dir / "m.json")
+              .exit_code == 0);
+  std::string entry;
+  {
+    test::ScopedCacheRoots roots({cache});
+    entry = cache_entries().front().path;
+  }
+  // A world-writable shard: its entries are neither trusted nor removed (fixing the permissions
+  // restores them), so the cache is not verified.
+  const std::string shard = std::filesystem::path(entry).parent_path().string();
+  REQUIRE(::chmod(shard.c_str(), 0777) == 0);
+  auto verify = test::run_command(kCli + " cache verify --cache-dir " + cache);
+  INFO(verify.output);
+  CHECK(verify.exit_code == 1);
+  CHECK(verify.output.find("left in place: " + entry) != std::string::npos);
+  CHECK(verify.output.find("removed 0 entries") != std::string::npos);
+  CHECK(std::filesystem::exists(entry));
+  REQUIRE(::chmod(shard.c_str(), 0700) == 0);
+  auto again = test::run_command(kCli + " cache verify --cache-dir " + cache);
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  CHECK(again.output.find("left in place") == std::string::npos);
+}
+
 TEST_CASE("cache tuned lists the tuned-config tables, their entries and the files not used", "[cli][tuned]") {
   test::TempDir dir;
   const std::string cache = dir / "c";
