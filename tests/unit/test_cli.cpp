@@ -600,6 +600,11 @@ TEST_CASE("bench and tune refuse a malformed number or shape, naming it, before 
   INFO(no_root.output);
   CHECK(no_root.exit_code == 2);
   CHECK_THAT(no_root.output, Catch::Contains("no cache root for the table"));
+  // A command line that passes, on a machine without a GPU: the run fails (1), not the usage (2).
+  const auto no_gpu = test::run_command("CUDA_VISIBLE_DEVICES= " + kCli + " tune --dry-run " + manifest);
+  INFO(no_gpu.output);
+  CHECK(no_gpu.exit_code == 1);
+  CHECK_THAT(no_gpu.output, Catch::Contains("jitfp8 tune: "));
 }
 
 TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-limit]") {

@@ -53,7 +53,30 @@ std::set<std::string> parse_ops(const std::string& text) {
   return ops;
 }
 
-// The command (run_tune reports what it throws).
+// The timing run, on the current device, once the command line is judged.
+int tune_on_device(const std::vector<Manifest>& manifests, const TuneOptions& o, const std::vector<std::string>& roots,
+                   const std::vector<std::string>& gemm_plans, const std::vector<std::string>& wgrad_plans,
+                   const std::vector<std::string>& grouped_plans, const std::vector<std::string>& kgrouped_plans) {
+  const detail::DeviceContext& device = detail::current_device();
+  const detail::TunedDevice tuned_device = detail::TunedDevice::of(device);
+  const int sms = detail::gemm_sm_count(device);
+  fmt::print("tuning {} gemm_fp8_nt, {} gemm_fp8_wgrad, {} M-grouped and {} K-grouped plans on {} ({} SMs{}); "
+             "table: {}\n",
+             gemm_plans.size(), wgrad_plans.size(), grouped_plans.size(), kgrouped_plans.size(),
+             device.name, device.sm_count, sms < device.sm_count ? fmt::format(", limited to {}", sms) : "",
+             roots.empty() ? "(no cache root)" : detail::tuned_table_path(roots.front(), tuned_device));
+  cudaStream_t stream;
+  BENCH_CHECK(cudaStreamCreate(&stream));
+  TuneRecorder recorder(o, roots, tuned_device, sms);
+  tune_gemm_plans(manifests, o, recorder, stream);
+  tune_wgrad_plans(manifests, o, recorder, stream);
+  tune_grouped_plans(manifests, o, recorder, stream);
+  tune_kgrouped_plans(manifests, o, recorder, stream);
+  return recorder.finish(device.name);
+}
+
+// The command line, then the run (tune_on_device). What the command line's checks throw is a
+// usage error (run_tune reports it, exit 2).
 int tune(int argc, char** argv) {
   TuneOptions o;
   std::vector<std::string> manifest_paths;
@@ -128,22 +151,14 @@ int tune(int argc, char** argv) {
     }
   }
 
-  const detail::DeviceContext& device = detail::current_device();
-  const detail::TunedDevice tuned_device = detail::TunedDevice::of(device);
-  const int sms = detail::gemm_sm_count(device);
-  fmt::print("tuning {} gemm_fp8_nt, {} gemm_fp8_wgrad, {} M-grouped and {} K-grouped plans on {} ({} SMs{}); "
-             "table: {}\n",
-             gemm_plans.size(), wgrad_plans.size(), grouped_plans.size(), kgrouped_plans.size(),
-             device.name, device.sm_count, sms < device.sm_count ? fmt::format(", limited to {}", sms) : "",
-             roots.empty() ? "(no cache root)" : detail::tuned_table_path(roots.front(), tuned_device));
-  cudaStream_t stream;
-  BENCH_CHECK(cudaStreamCreate(&stream));
-  TuneRecorder recorder(o, roots, tuned_device, sms);
-  tune_gemm_plans(manifests, o, recorder, stream);
-  tune_wgrad_plans(manifests, o, recorder, stream);
-  tune_grouped_plans(manifests, o, recorder, stream);
-  tune_kgrouped_plans(manifests, o, recorder, stream);
-  return recorder.finish(device.name);
+  // From here on a failure is the run's (no GPU, a kernel that fails, a table write that fails
+  // midway), not the command line's: exit 1, as the benchmarks do (it was 2, a usage error).
+  try {
+    return tune_on_device(manifests, o, roots, gemm_plans, wgrad_plans, grouped_plans, kgrouped_plans);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "jitfp8 tune: %s\n", e.what());
+    return 1;
+  }
 }
 
 }  // namespace
