@@ -102,8 +102,9 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // clamped to [0, max_m]); rows past it are never written (D keeps what it held there), and
 // neither the tiles past it nor the 64-row slices of the last tile that lie wholly past it are
 // computed; A rows past the count may be read up to the end of the last tile, or of the last
-// pair of tiles where the heuristics pair them, their products discarded: up to 256 rows, which
-// past max_m are the next expert's first rows (A is one (E * max_m, K) tensor to the tensor map,
+// pair of tiles where the config pairs them, their products discarded: up to 255 rows past the
+// count with the heuristics' picks, 511 with a tuned config (`jitfp8 tune`) that pairs 256-row
+// tiles on M, which past max_m are the next expert's first rows (A is one (E * max_m, K) tensor to the tensor map,
 // which clips only at its end), so do not write those while the GEMM runs.
 // expected_m: the host's guess of the typical masked_m, for the heuristics only (any value gives
 // correct results; <= 0 means max_m).

@@ -15,7 +15,7 @@ namespace jitfp8::detail {
 // The fixed launch configuration of one compiled variant.
 struct Quantize1x128Config {
   int block_threads = 256;   // threads per block (16 half-warps)
-  int tiles_in_flight = 4;   // 1x128 tiles per half-warp, all loaded before any is reduced
+  int tiles_in_flight = 2;   // 1x128 tiles per half-warp, all loaded before any is reduced
   int tiles_per_block() const { return tiles_in_flight * block_threads / 16; }
 };
 Quantize1x128Config quantize_1x128_config(DType x_dtype);

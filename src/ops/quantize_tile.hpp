@@ -45,9 +45,9 @@ int quantize_tile_smem_bytes(const TileVariant& v, const Arch& arch);
 // inconsistent variants and unsupported for archs older than sm_89.
 KernelSpec quantize_tile_spec(const std::string& family, const TileVariant& v, const Arch& arch);
 
-// Op families (ManifestOp fields used: x_dtype, pow2_scales; shapes are run-time arguments).
-// The manifest format has no output-dtype field, so these prewarm e4m3 kernels; e5m2 variants
-// are built on first use. MXFP8 families prewarm both exponent conventions.
+// Op families (ManifestOp fields used: x_dtype, q_dtype, pow2_scales; shapes are run-time
+// arguments). q_dtype "e5m2" prewarms the e5m2 kernels, else e4m3. MXFP8 families prewarm both
+// exponent conventions.
 std::vector<KernelSpec> quantize_1x128_t_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
 std::vector<KernelSpec> quantize_1x128_fused_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
 std::vector<KernelSpec> quantize_128x128_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);

@@ -354,6 +354,20 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
       run_contiguous(q, true, &config, seed++);
     }
   }
+  SECTION("group ends out of range are clamped to [0, M]") {
+    // Ends -5 and M + 1000 stand for 0 and M: expert 0 owns no row, expert 2 every row from 384 on
+    // (its segment, then the 37 rows past it). Without the clamp, -5 read as an unsigned bound gave
+    // expert 0 every row (a review, 2026-12-06: no test sent ends out of range).
+    Contiguous q(320, 640, {0, 300, 200}, 37, seed++);
+    REQUIRE(q.ends == std::vector<int>{0, 384, 640});
+    q.ends_dev.upload(std::vector<int>{-5, 384, static_cast<int>(q.m) + 1000});
+    q.ends = {0, 384, static_cast<int>(q.m)};  // what check() expects
+    run_contiguous(q, false, nullptr, seed++);
+    for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 96, 1}}) {
+      const auto config = make_config(G::contiguous_ends, q.e, q.k, bm, bn, 4, mc, true, 4);
+      run_contiguous(q, false, &config, seed++);
+    }
+  }
   SECTION("all tokens on one expert, E = 1, E = 256") {
     for (auto counts : std::vector<std::vector<int>>{{0, 0, 1000, 0}, {777}, {128}, random_counts(256, 40, rng)}) {
       Contiguous p(256, 512, counts, 0, seed++);

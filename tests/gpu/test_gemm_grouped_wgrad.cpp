@@ -243,18 +243,28 @@ void check(const GroupedProblem& p, std::uint64_t seed, const char* what) {
   CHECK(c.worst < 1.0);
 }
 
+// with_workspace: the balanced tail's workspace is given (its flags must be left zeroed).
 void run_case(std::int64_t m, std::int64_t n, const std::vector<std::int32_t>& counts,
-              std::uint64_t seed, bool accumulate, std::int64_t k_cap = -1) {
+              std::uint64_t seed, bool accumulate, std::int64_t k_cap = -1, bool with_workspace = false) {
   std::string list;
   for (auto c : counts) list += std::to_string(c) + " ";
   INFO("M=" << m << " N=" << n << " counts " << list << "accumulate=" << accumulate
-            << " k_cap=" << k_cap);
+            << " k_cap=" << k_cap << " workspace=" << with_workspace);
   GroupedProblem p(m, n, counts, seed, accumulate, k_cap);
+  GroupedGemmWgradArgs args = p.args();
+  const std::size_t workspace_words = static_cast<std::size_t>(gemm_fp8_grouped_wgrad_workspace_bytes()) / 4;
+  test::DeviceBuffer<std::uint32_t> workspace(with_workspace ? workspace_words : 1);
+  if (with_workspace) {
+    workspace.upload(std::vector<std::uint32_t>(workspace_words, 0u));
+    args.workspace = workspace.get();
+    args.workspace_bytes = static_cast<std::int64_t>(workspace_words * 4);
+  }
   test::prefill_shared_memory();
-  gemm_fp8_grouped_wgrad(p.args(), nullptr);
+  gemm_fp8_grouped_wgrad(args, nullptr);
   JITFP8_CUDA_CHECK(cudaGetLastError());
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   check(p, seed + 1, "heuristic");
+  if (with_workspace) CHECK(workspace.download() == std::vector<std::uint32_t>(workspace_words, 0u));
 }
 
 }  // namespace
@@ -394,13 +404,17 @@ TEST_CASE("gemm_fp8_grouped_wgrad's picks for short token runs match the referen
 
 TEST_CASE("gemm_fp8_grouped_wgrad computes experts past k_capacity as empty",
           "[gpu][moe_wgrad][sanitize]") {
-  // P = 384, 256, 128, 128: offsets 0, 384, 640, 768; capacity 512: experts 1-3 do not fit.
-  for (bool acc : {false, true}) run_case(136, 144, {300, 200, 100, 1}, 500 + acc, acc, 512);
-  // Counts summing past 2^31 (wrap-around must not bring an expert back into range).
-  for (bool acc : {false, true})
-    run_case(64, 64, {0x7FFFFFF0, 0x7FFFFFF0, 0x7FFFFFF0, 129}, 510 + acc, acc, 256);
-  // Zero capacity: everything empty.
-  run_case(64, 64, {5, 6}, 520, false, 0);
+  // Each case also with the balanced tail's workspace: its planner and the tile walk must agree
+  // on the blocks that fit (no case combined the two, a review, 2026-12-06).
+  for (bool ws : {false, true}) {
+    // P = 384, 256, 128, 128: offsets 0, 384, 640, 768; capacity 512: experts 1-3 do not fit.
+    for (bool acc : {false, true}) run_case(136, 144, {300, 200, 100, 1}, 500 + acc, acc, 512, ws);
+    // Counts summing past 2^31 (wrap-around must not bring an expert back into range).
+    for (bool acc : {false, true})
+      run_case(64, 64, {0x7FFFFFF0, 0x7FFFFFF0, 0x7FFFFFF0, 129}, 510 + acc, acc, 256, ws);
+    // Zero capacity: everything empty.
+    run_case(64, 64, {5, 6}, 520, false, 0, ws);
+  }
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad replays in a CUDA graph with new token counts",

@@ -424,8 +424,10 @@ TEST_CASE("quantize_grouped_colwise is bit-exact (ragged groups, empty groups, t
   // Means past 288 (bf16) / 144 (fp32) rows take the 96 KB stash (colwise_launch), the others
   // the 48 KB one; the malformed ends below (one 530-row group) re-read rows past the stash.
   // Clusters: 2-3 blocks per group for the 700-row mean, 5 (bf16) and 8 (fp32) for 2500.
+  // 300 groups: the kernel reads the group bounds 256 at a time (more than one pass only past
+  // 256 groups; else only the [large-tensors] case's 1024 groups did, a review, 2026-12-06).
   for (const Case& c : {Case{1, 700, 144}, Case{3, 400, 16}, Case{8, 60, 400}, Case{5, 0, 128},
-                        Case{40, 9, 272}, Case{2, 2500, 80}})
+                        Case{40, 9, 272}, Case{2, 2500, 80}, Case{300, 3, 48}})
     for (DType xd : {DType::bf16, DType::f32}) {
       auto counts = random_counts(rng, c.groups, c.mean);
       if (c.groups > 2) counts[1] = 0;
