@@ -5,6 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
 #include <catch2/catch.hpp>
 
 #include "jitfp8/error.hpp"
@@ -29,6 +34,31 @@ TEST_CASE("templates are embedded", "[nvrtc]") {
     CHECK(file.text.find("#include <") == std::string::npos);
   }
   CHECK(found);
+}
+
+TEST_CASE("the embedded templates are the source tree's, file for file and byte for byte", "[nvrtc]") {
+  // An incremental build kept a removed or renamed template embedded (a review, 2026-12-06).
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(JITFP8_SOURCE_DIR) / "templates";
+  std::map<std::string, std::string> tree;
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.is_regular_file() && entry.path().extension() == ".cuh") {
+      std::ifstream in(entry.path(), std::ios::binary);
+      tree[fs::relative(entry.path(), root).generic_string()] =
+          std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  std::map<std::string, std::string> embedded;
+  for (const TemplateFile& file : embedded_templates()) embedded[file.path] = file.text;
+  REQUIRE(tree.size() > 10);
+  for (const auto& [path, text] : tree) {
+    INFO(path);
+    CHECK(embedded.count(path) == 1);
+    CHECK(embedded[path] == text);
+  }
+  for (const auto& [path, text] : embedded) {
+    INFO(path);
+    CHECK(tree.count(path) == 1);
+  }
 }
 
 TEST_CASE("every op family compiles for sm_90a", "[nvrtc]") {
