@@ -3,6 +3,7 @@
 // public headers declare (run_install_test.cmake checks that it does), so a declaration that
 // libjitfp8.so does not export fails to link here.
 #include <cstdio>
+#include <string>
 
 #include <jitfp8/error.hpp>
 #include <jitfp8/gemm.hpp>
@@ -64,9 +65,30 @@ int fail(const char* what) {
   return 1;
 }
 
+// The installed library compiles a kernel with NVRTC (no GPU needed) into a cache under `root`:
+// what it needs of the toolkit at run time is found from the installed prefix.
+int compile_one_kernel(const char* root) {
+  jitfp8::set_cache_roots({root});
+  const jitfp8::Manifest manifest = jitfp8::parse_manifest(
+      R"({"model": "install-test", "ops": [{"op": "quantize_1x128", "m": [1, 4096], "k": 7168, "x_dtype": "bf16"}]})");
+  jitfp8::PrewarmOptions options;
+  options.arch = jitfp8::Arch::parse("sm_90a");
+  options.jobs = 1;
+  const jitfp8::PrewarmReport report = jitfp8::prewarm({manifest}, options);
+  for (const std::string& error : report.errors) std::printf("consumer: prewarm: %s\n", error.c_str());
+  if (report.kernels < 1 || report.compiled != report.kernels || report.failed != 0)
+    return fail("the installed library did not compile its kernels");
+  if (jitfp8::cache_entries().size() != static_cast<std::size_t>(report.kernels))
+    return fail("the compiled kernels are not in the cache");
+  std::printf("consumer: compiled %d kernel(s) for sm_90a with NVRTC %d\n", report.kernels, jitfp8::nvrtc_version());
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+// argv[1]: a new folder for the cache.
+int main(int argc, char** argv) {
+  if (argc != 2) return fail("usage: consumer CACHE_DIR");
   for (const void* function : kApi)
     if (function == nullptr) return fail("a public function resolved to null");
   if (jitfp8::Arch::parse("sm_90a").name() != "sm_90a") return fail("Arch::parse/name do not round-trip");
@@ -76,10 +98,11 @@ int main() {
   // information must match across the library boundary.
   try {
     jitfp8::quantize_1x128(jitfp8::Quantize1x128Args{}, nullptr);
+    return fail("bad input was not rejected");
   } catch (const jitfp8::Error& e) {
     std::printf("consumer: libjitfp8 %s, %zu functions, rejects bad input: %s\n",
                 jitfp8::library_version().c_str(), sizeof kApi / sizeof kApi[0], e.what());
-    return e.code() == jitfp8::ErrorCode::invalid_argument ? 0 : fail("the error's code is not invalid_argument");
+    if (e.code() != jitfp8::ErrorCode::invalid_argument) return fail("the error's code is not invalid_argument");
   }
-  return fail("bad input was not rejected");
+  return compile_one_kernel(argv[1]);
 }

@@ -42,7 +42,11 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer" RESULT_V
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building the consumer failed (${rc})")
 endif()
-execute_process(COMMAND "${WORK_DIR}/consumer/consumer" RESULT_VARIABLE rc)
+# With no LD_LIBRARY_PATH: what the installed library needs at run time (libnvrtc and its
+# builtins) is found from its RUNPATH and the system's, as for any user of the package.
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "${WORK_DIR}/consumer/consumer"
+                        "${WORK_DIR}/consumer-cache"
+                RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the consumer failed (${rc})")
 endif()
@@ -62,9 +66,30 @@ if(leaked)
   message(FATAL_ERROR "libjitfp8.so exports ${count} internal symbols, e.g. ${first}")
 endif()
 
-# The installed CLI runs with no LD_LIBRARY_PATH (it links the library's objects statically).
+# The installed CLI runs with no LD_LIBRARY_PATH (it links the library's objects statically), and
+# prewarms without a GPU.
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "${WORK_DIR}/prefix/bin/jitfp8" help
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "usage: jitfp8")
   message(FATAL_ERROR "the installed jitfp8 CLI failed (${rc}): ${err}")
 endif()
+file(WRITE "${WORK_DIR}/m.json"
+     [[{"model": "install-test", "ops": [{"op": "quantize_rowwise", "m": [1, 4096], "k": 4096, "x_dtype": "bf16"}]}]])
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "${WORK_DIR}/prefix/bin/jitfp8" prewarm
+                        --quiet --arch sm_90a --jobs 1 --cache-dir "${WORK_DIR}/cli-cache" "${WORK_DIR}/m.json"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "kernels: [1-9][0-9]* compiled, 0 already cached, 0 failed")
+  message(FATAL_ERROR "the installed jitfp8 CLI did not prewarm (${rc}): ${out}${err}")
+endif()
+
+# Nothing installed links libcuda: the driver is opened at run time, so that compiling,
+# prewarming and dumping work where there is none (a direct cu* call would link the stub back in).
+foreach(binary IN ITEMS ${installed_library} "${WORK_DIR}/prefix/bin/jitfp8")
+  execute_process(COMMAND "${READELF}" -d "${binary}" RESULT_VARIABLE rc OUTPUT_VARIABLE dynamic ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT dynamic MATCHES "NEEDED")
+    message(FATAL_ERROR "readelf -d ${binary} failed (${rc}): ${err}")
+  endif()
+  if(dynamic MATCHES "libcuda\\.so")
+    message(FATAL_ERROR "${binary} links libcuda: ${dynamic}")
+  endif()
+endforeach()
