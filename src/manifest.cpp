@@ -14,6 +14,7 @@
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "manifest_kernels.hpp"
 #include "ops/op_family.hpp"
 #include "runtime/process_lifetime.hpp"
 
@@ -62,18 +63,9 @@ ManifestOp parse_op(const json& item, const std::string& where) {
       if (m.size() != 2) bad(where + ".m", "a range is [min, max]");
       op.m_min = positive_int(m[0], where + ".m[0]");
       op.m_max = positive_int(m[1], where + ".m[1]");
-      if (op.m_min > op.m_max) bad(where + ".m", "min must not exceed max");
-      // The GEMMs' kernels are planned every 64 rows of the range (the quantizers' do not depend
-      // on M): [1, 2^31] took half an hour before any output (a review, 2026-12-04).
-      if (op.op.rfind("gemm_", 0) == 0 && op.m_max - op.m_min > kGemmMRangeMax)
-        bad(where + ".m", fmt::format("a GEMM's range may have max - min at most 2^20, its kernels being planned "
-                                      "every 64 rows (got {}): split it, or list the sizes you run",
-                                      op.m_max - op.m_min));
     } else {
       op.m_min = op.m_max = positive_int(m, where + ".m");
     }
-    if (op.op.rfind("gemm_", 0) == 0 && op.m_max > std::numeric_limits<std::int32_t>::max())
-      bad(where + ".m", "a GEMM's m must be below 2^31 (its dispatch's rule)");
   } else {
     // A quantizer without m (the GEMMs require it) covers every m, as one without k covers every
     // k: it read as m = 1, and quantize_1x128 left out the kernel its calls of 512 rows or more
@@ -84,28 +76,16 @@ ManifestOp parse_op(const json& item, const std::string& where) {
   if (item.contains("n")) op.n = positive_int(item["n"], where + ".n");
   if (item.contains("k")) op.k = positive_int(item["k"], where + ".k");
   if (item.contains("groups")) op.groups = positive_int(item["groups"], where + ".groups");
-  if (item.contains("x_dtype")) {
-    if (!item["x_dtype"].is_string()) bad(where + ".x_dtype", "must be a string");
-    op.x_dtype = item["x_dtype"].get<std::string>();
-    if (op.x_dtype != "bf16" && op.x_dtype != "f32")
-      bad(where + ".x_dtype", fmt::format("\"{}\" must be \"bf16\" or \"f32\"", op.x_dtype));
-  }
-  if (item.contains("q_dtype")) {
-    if (!item["q_dtype"].is_string()) bad(where + ".q_dtype", "must be a string");
-    op.q_dtype = item["q_dtype"].get<std::string>();
-    if (op.q_dtype != "e4m3" && op.q_dtype != "e5m2")
-      bad(where + ".q_dtype", fmt::format("\"{}\" must be \"e4m3\" or \"e5m2\"", op.q_dtype));
-  }
-  if (item.contains("d_dtype")) {
-    if (!item["d_dtype"].is_string()) bad(where + ".d_dtype", "must be a string");
-    op.d_dtype = item["d_dtype"].get<std::string>();
-    if (op.d_dtype != "bf16" && op.d_dtype != "f32")
-      bad(where + ".d_dtype", fmt::format("\"{}\" must be \"bf16\" or \"f32\"", op.d_dtype));
-  }
+  for (auto [name, field] : {std::pair{"x_dtype", &op.x_dtype}, {"q_dtype", &op.q_dtype}, {"d_dtype", &op.d_dtype}})
+    if (item.contains(name)) {
+      if (!item[name].is_string()) bad(where + "." + name, "must be a string");
+      *field = item[name].get<std::string>();
+    }
   if (item.contains("pow2_scales")) {
     if (!item["pow2_scales"].is_boolean()) bad(where + ".pow2_scales", "must be true or false");
     op.pow2_scales = item["pow2_scales"].get<bool>();
   }
+  detail::validate_manifest_op(op, where);  // the value rules, shared with ops built in code
   return op;
 }
 
@@ -165,6 +145,42 @@ class DuplicateKeyCheck {
 };
 
 }  // namespace
+
+namespace detail {
+
+void validate_manifest_op(const ManifestOp& op, const std::string& where) {
+  const OpFamily* family = find_op_family(op.op);
+  if (family == nullptr)
+    bad(where + ".op", fmt::format("unknown operation '{}' (known: {})", op.op, fmt::join(op_family_names(), ", ")));
+  const std::int64_t limit = std::int64_t{1} << 31;
+  if (op.m_min < 1 || op.m_max > limit)
+    bad(where + ".m", fmt::format("must be in [1, 2^31] (got [{}, {}])", op.m_min, op.m_max));
+  if (op.m_min > op.m_max) bad(where + ".m", "min must not exceed max");
+  if (op.op.rfind("gemm_", 0) == 0) {
+    // The GEMMs' kernels are planned every 64 rows of the range (the quantizers' do not depend
+    // on M): [1, 2^31] took half an hour before any output (a review, 2026-12-04).
+    if (op.m_max - op.m_min > kGemmMRangeMax)
+      bad(where + ".m", fmt::format("a GEMM's range may have max - min at most 2^20, its kernels being planned "
+                                    "every 64 rows (got {}): split it, or list the sizes you run",
+                                    op.m_max - op.m_min));
+    if (op.m_max > std::numeric_limits<std::int32_t>::max())
+      bad(where + ".m", "a GEMM's m must be below 2^31 (its dispatch's rule)");
+  }
+  // Unused fields stay 0; a field the op needs must be given.
+  for (auto [name, value] : {std::pair{"n", op.n}, {"k", op.k}, {"groups", op.groups}}) {
+    if (value < 0 || value > limit) bad(where + "." + name, fmt::format("must be in [1, 2^31], not {}", value));
+    if (value == 0 && field_listed(family->required, name))
+      bad(where, fmt::format("{} needs '{}' (its required fields: {})", op.op, name, family->required));
+  }
+  const auto one_of = [&](const char* name, const std::string& value, const char* a, const char* b) {
+    if (value != a && value != b) bad(where + "." + name, fmt::format("\"{}\" must be \"{}\" or \"{}\"", value, a, b));
+  };
+  one_of("x_dtype", op.x_dtype, "bf16", "f32");
+  one_of("q_dtype", op.q_dtype, "e4m3", "e5m2");
+  one_of("d_dtype", op.d_dtype, "bf16", "f32");
+}
+
+}  // namespace detail
 
 Manifest parse_manifest(const std::string& json_text, const std::string& origin) {
   json root;

@@ -37,14 +37,13 @@ std::vector<KernelSpec> manifest_kernels(const std::vector<Manifest>& manifests,
   for (const Manifest& manifest : manifests)
     for (std::size_t i = 0; i < manifest.ops.size(); ++i) {
       const ManifestOp& op = manifest.ops[i];
+      validate_manifest_op(op, fmt::format("{}: ops[{}]", manifest.model, i));
       const OpFamily* family = find_op_family(op.op);
-      if (family == nullptr)
-        throw Error(ErrorCode::manifest_error, fmt::format("{}: unknown operation '{}'", manifest.model, op.op));
       std::vector<KernelSpec> op_specs;
       try {
         op_specs = family->specs_for(op, target.arch, target.target);
       } catch (const Error& e) {  // said where: which manifest and operation
-        throw Error(e.code(), fmt::format("{}: ops[{}]: {}", manifest.model, i, e.what()));
+        throw Error(e.code(), fmt::format("{}: ops[{}]: {}", manifest.model, i, error_message(e)));
       }
       for (KernelSpec& spec : op_specs)
         if (seen.insert(cache_key(spec).hex()).second) specs.push_back(std::move(spec));

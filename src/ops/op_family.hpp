@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +41,14 @@ struct OpFamily {
 // Whether `field` is one of `list`'s space-separated words.
 bool field_listed(std::string_view list, std::string_view field);
 
+// An Error's message without the "jitfp8: " that its what() starts with: for an error that
+// re-wraps another's (a message read "jitfp8: m: ops[0]: jitfp8: jitfp8: gemm_fp8_nt: ...").
+inline std::string error_message(const Error& e) {
+  constexpr std::string_view prefix = "jitfp8: ";
+  const std::string_view what = e.what();
+  return std::string(what.substr(0, prefix.size()) == prefix ? what.substr(prefix.size()) : what);
+}
+
 // Runs `check`, the dispatch's own rules for the op's shape, with an Error(invalid_argument)
 // rethrown as Error(manifest_error): a shape the dispatch refuses is named before anything
 // compiles (the templates' own asserts would fail each kernel's compile instead).
@@ -49,7 +58,7 @@ void manifest_shape_rules(Check&& check) {
     check();
   } catch (const Error& e) {
     if (e.code() != ErrorCode::invalid_argument) throw;
-    throw Error(ErrorCode::manifest_error, e.what());
+    throw Error(ErrorCode::manifest_error, error_message(e));
   }
 }
 

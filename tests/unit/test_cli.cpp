@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -333,6 +334,43 @@ TEST_CASE("a manifest's GEMM shape that its dispatch refuses is a manifest error
   CHECK_THAT(expansion_error(R"({"op": "gemm_fp8_grouped_wgrad", "m": 64, "n": 512, "k": 1000, "groups": 8})"),
              Catch::Contains("argument 'k_capacity' = 1000: must be a multiple of 128"));
   CHECK(expansion_error(R"({"op": "gemm_fp8_grouped_wgrad", "m": 64, "n": 512, "k": 1024, "groups": 8})") == "no error");
+}
+
+TEST_CASE("prewarm refuses manifest ops built in code that break the format's rules, naming them once", "[manifest]") {
+  // parse_manifest applied these rules and prewarm did not (a review, 2026-12-06): a GEMM's M
+  // range of 2^30 planned 1.7e7 times, m_max past 2^62 overflowed the M key, "e5m3" planned e4m3.
+  const auto error_of = [](ManifestOp op) -> std::string {
+    PrewarmOptions options;
+    options.arch = Arch::parse("sm_90a");
+    try {
+      prewarm({Manifest{"built", {std::move(op)}}}, options);
+    } catch (const Error& error) {
+      CHECK(error.code() == ErrorCode::manifest_error);
+      return error.what();
+    }
+    return "no error";
+  };
+  ManifestOp gemm;
+  gemm.op = "gemm_fp8_nt", gemm.m_min = 1, gemm.m_max = std::int64_t{1} << 30, gemm.n = 4096, gemm.k = 4096;
+  CHECK_THAT(error_of(gemm), Catch::Contains("built: ops[0].m: a GEMM's range may have max - min at most 2^20"));
+  gemm.m_min = gemm.m_max = std::numeric_limits<std::int64_t>::max();
+  CHECK_THAT(error_of(gemm), Catch::Contains("built: ops[0].m: must be in [1, 2^31]"));
+  gemm.m_min = gemm.m_max = 0;
+  CHECK_THAT(error_of(gemm), Catch::Contains("built: ops[0].m: must be in [1, 2^31]"));
+  gemm.m_min = gemm.m_max = 128, gemm.n = 0;
+  CHECK_THAT(error_of(gemm), Catch::Contains("built: ops[0]: gemm_fp8_nt needs 'n'"));
+  gemm.n = 4096, gemm.d_dtype = "fp16";
+  CHECK_THAT(error_of(gemm), Catch::Contains("built: ops[0].d_dtype: \"fp16\" must be \"bf16\" or \"f32\""));
+  ManifestOp quant;
+  quant.op = "quantize_1x128", quant.k = 512, quant.q_dtype = "e5m3";
+  CHECK_THAT(error_of(quant), Catch::Contains("built: ops[0].q_dtype: \"e5m3\" must be \"e4m3\" or \"e5m2\""));
+  quant.q_dtype = "e4m3", quant.op = "quantize_9x9";
+  CHECK_THAT(error_of(quant), Catch::Contains("built: ops[0].op: unknown operation 'quantize_9x9'"));
+  // A shape the dispatch refuses: its message once, without the prefix repeated.
+  gemm.d_dtype = "bf16", gemm.n = 100;
+  const std::string refused = error_of(gemm);
+  CHECK_THAT(refused, Catch::StartsWith("jitfp8: built: ops[0]: gemm_fp8_nt: argument 'n' = 100"));
+  CHECK(refused.find("jitfp8: ", 1) == std::string::npos);
 }
 
 TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
