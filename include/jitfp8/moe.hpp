@@ -79,8 +79,8 @@ JITFP8_API void gemm_fp8_grouped_contiguous(const GroupedGemmContiguousArgs& arg
 // padded total (moe_contiguous_max_rows(tokens, E) is always enough); rows past it are not
 // written, and a total past it is not detected on the device. Negative counts count as 0.
 // Rules: E >= 1, max_rows >= 0, both < 2^31; counts / group_ends / group_starts / m_indices
-// 4-byte aligned, outputs disjoint from counts and from each other. With max_rows 0, m_indices
-// may be null (only the offsets are written: for the group_ends form).
+// 4-byte aligned, outputs disjoint from counts and from each other. m_indices null with max_rows 0
+// (only the offsets are written: for the group_ends form), else max_rows > 0.
 struct MoeContiguousLayoutArgs {
   std::int64_t num_groups = 0;
   const std::int32_t* counts = nullptr;  // (E)
@@ -168,6 +168,8 @@ struct GroupedGemmWgradArgs {
   // which land in D one after the other (the one holding the last tokens stores or adds first;
   // each earlier piece adds once the later one's writes are complete). D stays bitwise
   // reproducible from run to run (its last bits may differ from a launch without workspace).
+  // A piece waits for one of a CTA of a lower index, so this relies on the GPU starting a grid's
+  // CTAs in index order, as it does (and as single-pass scans rely on; CUDA does not promise it).
   // Launches that may run at the same time (other streams) need their own workspaces. Without
   // one, workspace_bytes must be 0 (a size without a buffer is refused, naming it).
   void* workspace = nullptr;

@@ -19,7 +19,7 @@ namespace jitfp8 {
 // so that x ~= q * s. Rules: M >= 1, K >= 16 and K % 16 == 0 (the fp8 rows must be 16-byte
 // strided for TMA), M, K <= 2^31 - 128 and M * ceil(K / 128) < 2^31 (blocks and tiles are
 // numbered in 32 bits),
-// x 16-byte aligned with x_row_stride % 8 == 0 (bf16) or % 4 == 0 (fp32),
+// x 16-byte aligned with x_row_stride 0 or >= K, and % 8 == 0 (bf16) or % 4 == 0 (fp32),
 // q 16-byte aligned, scales 16-byte aligned with at least Scales1x128Layout::numel() floats,
 // eps finite and >= 448 * 2^-126 (so every scale is a normal float with a finite reciprocal).
 // Special values: NaN elements are ignored by the max and encode as 0x7F (NaN); an Inf element
@@ -78,7 +78,8 @@ JITFP8_API void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 // Every function validates all of its arguments (shapes, strides, 16-byte alignment, capacities,
 // eps, overlaps) before anything is compiled or launched, and throws Error(invalid_argument)
 // naming the argument and the rule. Outputs are written exactly within their layouts.
-// x rows are `x_row_stride` elements apart (0: contiguous), a multiple of 8 (bf16) / 4 (fp32).
+// x rows are `x_row_stride` elements apart (0: contiguous, else at least the row's elements), a
+// multiple of 8 (bf16) / 4 (fp32).
 // For the overlap rules, x is its whole strided extent, the gaps between its rows included: an
 // output placed in those gaps is refused.
 

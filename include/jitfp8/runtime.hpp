@@ -24,7 +24,9 @@ struct DeviceInfo {
   int sm_count = 0;
   std::int64_t max_shared_memory_per_block = 0;  // opt-in maximum, bytes
 };
-// Empty when there is no driver or no device: only launching needs one.
+// Empty when there is no driver or no device: only launching needs one. The library serves the
+// first 64 devices of the process (ordinals 0-63): devices() lists at most those, and an
+// operation with a context of a device past them throws Error(unsupported).
 JITFP8_API std::vector<DeviceInfo> devices();
 
 // SMs the GEMM kernels (dense, weight-gradient and grouped) may occupy: 0, the default, means every
@@ -111,7 +113,8 @@ JITFP8_API void set_log_level(LogLevel level);
 // disk cache (kernels compiled in each process; one warning says so).
 JITFP8_API std::vector<std::string> cache_roots();
 // Overrides the roots for this process (an empty list restores the default); an empty path
-// among them is an Error(invalid_argument).
+// among them is an Error(invalid_argument). Plans made afterwards take the tuned configs of the
+// new roots' tables (`jitfp8 tune`); plans already made keep theirs.
 JITFP8_API void set_cache_roots(const std::vector<std::string>& roots);
 
 // ---- cache administration (the `jitfp8 cache` subcommands) ----------------------------------

@@ -197,7 +197,7 @@ void validate_masked_rows(std::string_view f, std::string_view name, std::int64_
   require(e * max_m <= kInt32Max, f, name, max_m, "num_groups * max_m must be < 2^31, num_groups = {}", e);
   // Tile units (at most E x ceil(max_m / 64) x ceil(N / 16)) are counted in 32 bits.
   require(e * ((max_m + 63) / 64) * ((n + 15) / 16) <= kInt32Max, f, name, max_m,
-          "num_groups * ceil(max_m / 64) * ceil(n / 16) must be < 2^31 (tile count)");
+          "num_groups * ceil(max_m / 64) * ceil(n / 16) must be < 2^31 (tile count), num_groups = {}, n = {}", e, n);
 }
 
 void validate_grouped_masked(const GroupedGemmMaskedArgs& a) {

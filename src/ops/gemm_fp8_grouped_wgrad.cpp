@@ -39,7 +39,8 @@ void validate_shape(std::int64_t e, std::int64_t m, std::int64_t n, std::int64_t
   const unsigned __int128 tiles = static_cast<unsigned __int128>(e) * static_cast<unsigned __int128>((m + 63) / 64) *
                                   static_cast<unsigned __int128>((n + 15) / 16);
   require(tiles < (static_cast<unsigned __int128>(1) << 31), kFunction, "num_groups", e,
-          "times the tiles of one (m, n) output must stay below 2^31");
+          "times the tiles of one (m, n) output, ceil(m / 64) * ceil(n / 16), must stay below 2^31 (m = {}, n = {})",
+          m, n);
   // The 3D map of D: an expert's stride M * N * 4 bytes below the TMA limit (2^40).
   require(m * n < (std::int64_t{1} << 37), kFunction, "m", m,
           "times n must be below 2^37 (TMA stride of D's expert dimension)");

@@ -26,6 +26,10 @@ void validate_moe_contiguous_layout(const MoeContiguousLayoutArgs& a) {
   if (a.group_starts != nullptr) require_aligned(a.group_starts, 4, f, "group_starts");
   // m_indices may be left out with max_rows 0: a caller of the group_ends form needs no row ids.
   if (a.max_rows > 0 || a.m_indices != nullptr) require_aligned(a.m_indices, 4, f, "m_indices");
+  // And only then: given with max_rows 0 (its default, left unset), m_indices was never written,
+  // and the GEMM read whatever it held (a review, 2026-12-06).
+  require(a.m_indices == nullptr || a.max_rows > 0, f, "max_rows", a.max_rows,
+          "must be > 0 where m_indices is given (the rows of m_indices to write)");
   const Extent counts = rows_extent(a.counts, 1, a.num_groups, 0, 4);
   const Extent ends = rows_extent(a.group_ends, 1, a.num_groups, 0, 4);
   const Extent starts = rows_extent(a.group_starts, a.group_starts ? 1 : 0, a.num_groups, 0, 4);

@@ -11,6 +11,7 @@
 #include "runtime/log.hpp"
 #include "runtime/process_lifetime.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/tuned_table.hpp"
 
 namespace jitfp8::detail {
 namespace {
@@ -82,10 +83,15 @@ void set_cache_roots(const std::vector<std::string>& roots) {
     if (roots[i].empty())
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("set_cache_roots: argument 'roots[{}]' is empty: a cache root must be a path", i));
-  detail::RootsOverride& o = detail::roots_override();
-  std::lock_guard lock(o.mutex);
-  if (roots.empty()) o.roots.reset();
-  else o.roots = roots;
+  {
+    detail::RootsOverride& o = detail::roots_override();
+    std::lock_guard lock(o.mutex);
+    if (roots.empty()) o.roots.reset();
+    else o.roots = roots;
+  }
+  // The tuned-config tables live in the roots: plans made from now on read the new roots' (they
+  // kept the old roots' tables, a review, 2026-12-06); plans already made keep their configs.
+  detail::reload_tuned_tables();
 }
 
 RuntimeStats runtime_stats() {

@@ -64,9 +64,15 @@ inline void require_tile_count(std::string_view function, std::int64_t rows, std
 // in templates/sm90/gemm_fp8_1d2d.cuh). Needs groups * n and k below 2^31 (checked before).
 inline void require_b_scale_blocks(std::string_view function, std::int64_t groups, std::int64_t n,
                                    std::int64_t k) {
-  require(groups * ((n + 127) / 128) * ((k + 127) / 128) < (std::int64_t{1} << 32), function, "k", k,
-          "the 128x128 B-scale blocks, {} x ceil(n / 128) x ceil(k / 128), must be fewer than 2^32 (n = {})",
-          groups > 1 ? "num_groups" : "1", n);
+  const bool ok = groups * ((n + 127) / 128) * ((k + 127) / 128) < (std::int64_t{1} << 32);
+  if (groups == 1)
+    require(ok, function, "k", k, "the 128x128 B-scale blocks, ceil(n / 128) x ceil(k / 128), must be fewer than 2^32 (n = {})",
+            n);
+  else
+    require(ok, function, "k", k,
+            "the 128x128 B-scale blocks, num_groups x ceil(n / 128) x ceil(k / 128), must be fewer than 2^32 "
+            "(num_groups = {}, n = {})",
+            groups, n);
 }
 
 // A TMA row stride in elements: 0 means `row_elems` (contiguous rows); otherwise at least

@@ -44,7 +44,8 @@ const DeviceContext& facts_of(int ordinal) {
   static std::array<std::once_flag, kMaxDevices> once;
   static auto& facts = process_lifetime<std::array<DeviceContext, kMaxDevices>>();
   if (ordinal < 0 || ordinal >= kMaxDevices)
-    throw Error(ErrorCode::unsupported, fmt::format("device ordinal {} out of range", ordinal));
+    throw Error(ErrorCode::unsupported, fmt::format("device {}: jitfp8 serves the process's devices 0 to {} only",
+                                                    ordinal, kMaxDevices - 1));
   std::call_once(once[ordinal], [&] { facts[ordinal] = query(ordinal); });
   return facts[ordinal];
 }

@@ -468,8 +468,9 @@ std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousA
   return bad;
 }
 
-// moe.hpp moe_contiguous_layout: E >= 1, max_rows >= 0; counts, group_ends, m_indices (and
-// group_starts when given; m_indices may be null with max_rows 0) 4-byte aligned; outputs (group_ends E, group_starts E, m_indices
+// moe.hpp moe_contiguous_layout: E >= 1, max_rows >= 0 (> 0 where m_indices is given); counts,
+// group_ends, m_indices (and group_starts when given; m_indices may be null with max_rows 0)
+// 4-byte aligned; outputs (group_ends E, group_starts E, m_indices
 // max_rows int32) disjoint from counts (E int32) and from each other; E and max_rows < 2^31
 // (the kernels count in 32 bits), each naming itself.
 std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
@@ -483,6 +484,7 @@ std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
   if (!aligned(a.group_ends, 4)) bad.insert("group_ends");
   if (a.group_starts != nullptr && !aligned(a.group_starts, 4)) bad.insert("group_starts");
   if (!aligned(a.m_indices, 4) && !(a.max_rows == 0 && a.m_indices == nullptr)) bad.insert("m_indices");
+  if (a.m_indices != nullptr && a.max_rows == 0) bad.insert("max_rows");  // nothing would be written there
   if (!e_ok || !rows_ok) return bad;
   const u128 e4 = u128(a.num_groups) * 4;
   std::vector<Buffer> buffers = {{"counts", span(a.counts, e4), true},

@@ -474,6 +474,8 @@ TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe
   L offsets_only = l;  // no row ids, no rows: the group_ends form's layout
   offsets_only.m_indices = nullptr, offsets_only.max_rows = 0;
   CHECK_NOTHROW(validate_moe_contiguous_layout(offsets_only));
+  // m_indices given, max_rows left 0: nothing would be written to it.
+  expect_rejected(l, "max_rows", [](L& a) { a.max_rows = 0; }, call_l);
   expect_rejected(l, "group_ends", [](L& a) { a.group_ends = const_cast<std::int32_t*>(a.counts); }, call_l);
   expect_rejected(l, "m_indices", [](L& a) { a.m_indices = fake<std::int32_t>(1 * gb + 16); }, call_l);
 }

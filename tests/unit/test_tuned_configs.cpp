@@ -838,3 +838,22 @@ TEST_CASE("the process reads a device's tuned table once, and none under JITFP8_
   CHECK(table->size() == 1);  // a reader's table outlives the reload
   reload_tuned_tables();
 }
+
+TEST_CASE("set_cache_roots makes new plans read the new roots' tuned tables", "[tuned]") {
+  // The table read under the old roots stayed in use (a review, 2026-12-06).
+  test::TempDir with_table, without_table;
+  REQUIRE(publish(with_table.path(), {entry_for(128, 5)}));
+  DeviceContext device;  // as in the case above: no driver needed
+  device.device = 62;
+  device.arch = Arch::parse("sm_90a");
+  device.name = kH100.name;
+  device.sm_count = 132;
+  test::ScopedCacheRoots roots({with_table.path()});
+  reload_tuned_tables();
+  CHECK(tuned_table_of(device)->size() == 1);
+  set_cache_roots({without_table.path()});
+  CHECK(tuned_table_of(device)->size() == 0);
+  set_cache_roots({with_table.path()});
+  CHECK(tuned_table_of(device)->size() == 1);
+  reload_tuned_tables();
+}
