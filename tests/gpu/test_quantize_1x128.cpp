@@ -67,7 +67,6 @@ HostInput make_input(DType dtype, std::int64_t m, std::int64_t k, std::int64_t s
       std::memcpy(in.bytes.data() + index * 4, &value, 4);
     }
   };
-  const float nan = std::numeric_limits<float>::quiet_NaN();
   for (std::int64_t r = 0; r < m; ++r) {
     const int kind = static_cast<int>(r % 8);
     int e = exponent(rng);
