@@ -104,8 +104,8 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // computed; A rows past the count may be read up to the end of the last tile, or of the last
 // pair of tiles where the config pairs them, their products discarded: up to 255 rows past the
 // count with the heuristics' picks, 511 with a tuned config (`jitfp8 tune`) that pairs 256-row
-// tiles on M, which past max_m are the next expert's first rows (A is one (E * max_m, K) tensor to the tensor map,
-// which clips only at its end), so do not write those while the GEMM runs.
+// tiles on M. Past max_m those are the next expert's first rows (A is one (E * max_m, K) tensor
+// to the tensor map, which clips only at its end), so do not write them while the GEMM runs.
 // expected_m: the host's guess of the typical masked_m, for the heuristics only (any value gives
 // correct results; <= 0 means max_m).
 // Rules: E >= 1, max_m >= 1, N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, alignment and capacities as above

@@ -66,8 +66,8 @@ inline void require_b_scale_blocks(std::string_view function, std::int64_t group
                                    std::int64_t k) {
   const bool ok = groups * ((n + 127) / 128) * ((k + 127) / 128) < (std::int64_t{1} << 32);
   if (groups == 1)
-    require(ok, function, "k", k, "the 128x128 B-scale blocks, ceil(n / 128) x ceil(k / 128), must be fewer than 2^32 (n = {})",
-            n);
+    require(ok, function, "k", k,
+            "the 128x128 B-scale blocks, ceil(n / 128) x ceil(k / 128), must be fewer than 2^32 (n = {})", n);
   else
     require(ok, function, "k", k,
             "the 128x128 B-scale blocks, num_groups x ceil(n / 128) x ceil(k / 128), must be fewer than 2^32 "
