@@ -54,9 +54,11 @@ ManifestOp parse_op(const json& item, const std::string& where) {
   for (const auto& [name, value] : item.items())
     if (name != "op" && name != "comment" && !detail::field_listed(family->fields, name))
       bad(where + "." + name, fmt::format("{} takes no '{}' (its fields: {})", op.op, name, family->fields));
-  for (const char* name : {"m", "n", "k", "groups"})
-    if (detail::field_listed(family->required, name) && !item.contains(name))
-      bad(where, fmt::format("{} needs '{}' (its required fields: {})", op.op, name, family->required));
+  // M left out reads as every M (the quantizers' default below), so an op that needs it is
+  // refused here; n, k and groups left out stay 0, which validate_manifest_op refuses where the
+  // op needs them.
+  if (detail::field_listed(family->required, "m") && !item.contains("m"))
+    bad(where, fmt::format("{} needs 'm' (its required fields: {})", op.op, family->required));
   if (item.contains("m")) {
     const json& m = item["m"];
     if (m.is_array()) {

@@ -98,8 +98,6 @@ std::vector<int> sample(int begin, int end, std::mt19937_64& rng, int max_rows =
   return rows;
 }
 
-// Contiguous problem: counts per expert, segments aligned to 128, `tail` padding rows after the
-// last segment (M need not be a multiple of 128).
 // Contiguous rows of k codes: A's and B's rows (the experts' back to back) from their sizes.
 void upload_operands(test::DeviceBuffer<std::uint8_t>& a, test::DeviceBuffer<std::uint8_t>& b,
                      test::DeviceBuffer<float>& sa, test::DeviceBuffer<float>& sb, std::int64_t k, bool edges,
@@ -109,6 +107,8 @@ void upload_operands(test::DeviceBuffer<std::uint8_t>& a, test::DeviceBuffer<std
   test::upload_drawn_operands(a, rows(a), k, b, rows(b), k, k, sa, sb, edges, rng);
 }
 
+// Contiguous problem: counts per expert, segments aligned to 128, `tail` padding rows after the
+// last segment (M need not be a multiple of 128).
 struct Contiguous {
   std::int64_t e, n, k, m;
   std::vector<int> counts, starts, ends, ids;

@@ -27,16 +27,7 @@
 #include <thread>
 #include <vector>
 
-#define CHECK_CU(call)                                                              \
-  do {                                                                              \
-    CUresult status_ = (call);                                                      \
-    if (status_ != CUDA_SUCCESS) {                                                  \
-      const char* name_ = nullptr;                                                  \
-      cuGetErrorName(status_, &name_);                                              \
-      std::fprintf(stderr, "line %d: %s: %s\n", __LINE__, #call, name_ ? name_ : "?"); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "probe_check.cuh"
 
 namespace {
 

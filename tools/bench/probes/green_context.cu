@@ -31,23 +31,13 @@
 #include "jitfp8/layouts.hpp"
 #include "jitfp8/moe.hpp"
 #include "jitfp8/runtime.hpp"
+#include "probe_check.cuh"
 #include "probe_inputs.cuh"
 #include "heuristics/sm90_gemm.hpp"
 #include "heuristics/sm90_grouped.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_target.hpp"
-
-#define CHECK_CU(call)                                                                     \
-  do {                                                                                     \
-    CUresult status_ = (call);                                                             \
-    if (status_ != CUDA_SUCCESS) {                                                         \
-      const char* name_ = nullptr;                                                         \
-      cuGetErrorName(status_, &name_);                                                     \
-      std::fprintf(stderr, "%s: %s\n", #call, name_ ? name_ : "?");                        \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 
