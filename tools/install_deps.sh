@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building libjitfp8 needs beyond the CUDA toolkit, from Debian/Ubuntu packages:
-# CMake, Ninja, fmt, nlohmann/json, Catch2 (v2) and xxHash; clang with its sanitizer and libFuzzer
+# CMake, Ninja, fmt, nlohmann/json, Catch2 (v2) and xxHash; pkgconf (the install test reads jitfp8.pc); clang with its sanitizer and libFuzzer
 # runtimes for tools/run_sanitizer_tests.sh. Does nothing when all are present.
 set -euo pipefail
 # The toolkit first, so that a machine without it installs nothing (CMake checks its version, 12.8+).
@@ -8,7 +8,7 @@ if ! command -v nvcc >/dev/null && [ ! -e /usr/local/cuda/include/nvrtc.h ]; the
   echo "the CUDA toolkit (NVRTC and cuda.h) is required: install it, e.g. under /usr/local/cuda" >&2
   exit 1
 fi
-packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev catch2 libxxhash-dev clang
+packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev catch2 libxxhash-dev pkgconf clang
           libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

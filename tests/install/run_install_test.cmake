@@ -50,6 +50,35 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "${WOR
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the consumer failed (${rc})")
 endif()
+# The same consumer built without CMake, from what the installed jitfp8.pc says (pkg-config from
+# a prefix it was not configured for: the file finds its prefix from its own place).
+if(NOT PKG_CONFIG)
+  message(FATAL_ERROR "pkg-config not found (tools/install_deps.sh installs pkgconf): jitfp8.pc is not checked")
+endif()
+file(GLOB pc_dirs "${WORK_DIR}/prefix/lib*/pkgconfig" "${WORK_DIR}/prefix/lib*/*/pkgconfig")
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${pc_dirs}" --unset=PKG_CONFIG_LIBDIR
+                        "${PKG_CONFIG}" --cflags --libs "jitfp8 = ${VERSION}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE pc_flags ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT pc_flags MATCHES "-ljitfp8")
+  message(FATAL_ERROR "pkg-config --cflags --libs 'jitfp8 = ${VERSION}' failed (${rc}) in ${pc_dirs}: ${pc_flags}${err}")
+endif()
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+execute_process(COMMAND "${CXX}" -std=c++20 "-DEXPECTED_VERSION=\"${VERSION}\"" "${SOURCE_DIR}/consumer.cpp"
+                        ${pc_flags} -o "${WORK_DIR}/pc-consumer"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the consumer with jitfp8.pc's flags (${pc_flags}) failed (${rc}): ${out}${err}")
+endif()
+# Its -L adds no run path: the loader is told where the prefix's library is, as a user would.
+file(GLOB lib_dirs LIST_DIRECTORIES true "${WORK_DIR}/prefix/lib*")
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${lib_dirs}" "${WORK_DIR}/pc-consumer"
+                        "${WORK_DIR}/pc-consumer-cache"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the consumer built from jitfp8.pc failed (${rc}): ${out}${err}")
+endif()
+message(STATUS "built from jitfp8.pc: ${out}")
+
 # The library exports its API and nothing of its internals or of the libraries it instantiates.
 file(GLOB installed_library "${WORK_DIR}/prefix/lib*/libjitfp8.so.*.*.*")
 execute_process(COMMAND "${NM}" -D -C --defined-only ${installed_library}
