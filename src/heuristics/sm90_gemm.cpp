@@ -548,23 +548,23 @@ Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& j) {
   return c;
 }
 
-std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std::int64_t m_key, std::int64_t n,
-                                                    std::int64_t k, int sm_count, const ClusterCapacity& clusters,
-                                                    bool with_workspace, bool d_fp32) {
+std::optional<std::string> sm90_gemm_template_problem(const Sm90GemmConfig& c, std::int64_t k) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256) return "block_m must be 64, 128 or 256";
   if (c.block_n < 16 || c.block_n > 192 || c.block_n % 16 != 0 || !block_n_allowed(c.block_m, c.block_n))
     return "block_n must be a multiple of 16 that the tile's registers and B-scale blocks allow";
-  if (c.threads != sm90_gemm_threads(c.block_m)) return fmt::format("threads must be {}", sm90_gemm_threads(c.block_m));
-  if (c.d_fp32 != d_fp32) return fmt::format("d_dtype must be {}", d_fp32 ? "f32" : "bf16");
+  // Another block size would leave the kernel's barriers without their arrivals (a hang).
+  if (c.threads != sm90_gemm_threads(c.block_m))
+    return fmt::format("threads must be {} for block_m {}", sm90_gemm_threads(c.block_m), c.block_m);
   if (c.group_n < 1 || c.group_n > 1024) return "group_n must be in [1, 1024]";
   if (c.multicast != 1 && c.multicast != 2) return "multicast must be 1 or 2";
-  if (c.multicast == 2 && ((c.splits > 1 && !c.splits_via_workspace) || clusters.alone || sm_count % 2 != 0))
-    return "pairs need no split-K in clusters, an even SM count and no SM limit";
-  if (c.splits < 1 || c.splits > (c.splits_via_workspace ? 16 : 8) || c.splits > k_blocks)
+  if (c.multicast == 2 && c.splits > 1 && !c.splits_via_workspace)
+    return "pairs need no split-K in clusters (splits through the workspace may pair)";
+  if (c.splits < 1 || c.splits > (c.splits_via_workspace ? 16 : 8) || c.splits > k_blocks ||
+      (c.splits_via_workspace && c.splits < 2))
     return "splits must be in [1, 8] (in [2, 16] through the workspace) and at most the K blocks";
-  if (c.splits_via_workspace && (!with_workspace || c.block_m * c.block_n > kSm90SplitWsMaxTileArea))
-    return "splits through the workspace need a workspace and tiles of at most 128 x 128";
+  if (c.splits_via_workspace && c.block_m * c.block_n > kSm90SplitWsMaxTileArea)
+    return "splits through the workspace need tiles of at most 128 x 128";
   if (sm90_gemm_epilogue_n(c.block_m, c.block_n, c.splits) % 16 != 0) return "split-K column parts must be multiples of 16";
   const int dsmem_splits = sm90_gemm_dsmem_splits(c);
   if (c.stages < 3 || c.stages > kMaxStages) return fmt::format("stages must be in [3, {}]", kMaxStages);
@@ -576,6 +576,16 @@ std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std
     return "the split-K receive buffer must fit on the ring";
   if (c.pad_turns && (c.block_m != 128 || 128 % c.block_n != 0 || c.splits != 1))
     return "pad_turns needs block_m 128, block_n dividing 128 and no split-K";
+  return std::nullopt;
+}
+
+std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std::int64_t m_key, std::int64_t n,
+                                                    std::int64_t k, int sm_count, const ClusterCapacity& clusters,
+                                                    bool with_workspace, bool d_fp32) {
+  if (auto problem = sm90_gemm_template_problem(c, k)) return problem;
+  if (c.d_fp32 != d_fp32) return fmt::format("d_dtype must be {}", d_fp32 ? "f32" : "bf16");
+  if (c.splits_via_workspace && !with_workspace) return "splits through the workspace need a workspace";
+  if (c.multicast == 2 && (clusters.alone || sm_count % 2 != 0)) return "pairs need an even SM count and no SM limit";
   if (c.splits == 1) {
     if (c.num_sms < 1 || c.num_sms > sm_count || c.num_sms % c.multicast != 0)
       return "num_sms must be in [1, the SMs], a multiple of the cluster";

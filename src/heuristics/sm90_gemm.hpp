@@ -131,6 +131,10 @@ inline constexpr int kSm90SplitWsMaxTileArea = 128 * 128;
 // A config as to_json writes it; throws Error(invalid_argument) naming the field it cannot read.
 Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& json);
 
+// Why `c` is not a config the dense template takes over K, or nullopt: the tile, threads, tile
+// order, cluster, splits, ring depth, the shared-memory layout and padded turns. What
+// gemm_fp8_nt_with_config checks before it compiles (sweeps may try any grid).
+std::optional<std::string> sm90_gemm_template_problem(const Sm90GemmConfig& c, std::int64_t k);
 // Why `c` cannot serve M of key m_key (sm90_gemm_m_key) on an N x K problem of sm_count SMs with
 // `clusters` (a workspace or not, an f32 D or not), or nullopt: the template's rules, and the
 // grid the dispatch assumes (persistent, or one split group per tile resident at once within the

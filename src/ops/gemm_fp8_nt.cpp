@@ -228,34 +228,25 @@ void launch_gemm_fp8_nt(const LoadedKernel& kernel, const Sm90GemmConfig& c, con
 
 void gemm_fp8_nt_with_config(const GemmFp8Args& args, const Sm90GemmConfig& config, Stream stream) {
   const Strides strides = validate(args);
-  // The kernel's warp roles follow from its tile: a block of another size would leave its
-  // barriers without their arrivals and hang.
-  if (config.threads != sm90_gemm_threads(config.block_m))
+  // The template's own rules here, named, rather than as a static_assert in NVRTC's log (or a
+  // hang, for a block size its barriers do not count on).
+  if (auto problem = sm90_gemm_template_problem(config, args.k))
     throw Error(ErrorCode::invalid_argument,
-                fmt::format("{} config {}: threads must be {} for block_m {}", kFunction, config.to_json().dump(),
-                            sm90_gemm_threads(config.block_m), config.block_m));
-  if (config.group_n < 1 || config.group_n > 1024)
-    throw Error(ErrorCode::invalid_argument,
-                fmt::format("{} config {}: group_n must be in [1, 1024]", kFunction, config.to_json().dump()));
+                fmt::format("{} config {}: {}", kFunction, config.to_json().dump(), *problem));
   if (config.d_fp32 != (args.d_dtype == DType::f32))
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("{} config {}: d_dtype must be the args' ({})", kFunction, config.to_json().dump(),
                             dtype_name(args.d_dtype)));
-  if (config.pad_turns && (config.block_m != 128 || 128 % config.block_n != 0 || config.splits != 1))
-    throw Error(ErrorCode::invalid_argument,
-                fmt::format("{} config {}: pad_turns needs block_m 128, block_n dividing 128 and no split-K",
-                            kFunction, config.to_json().dump()));
   if (config.splits_via_workspace) {
     if (args.workspace == nullptr)
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("{} config {}: splits through the workspace need args.workspace", kFunction,
                               config.to_json().dump()));
     const std::int64_t tiles = sm90_gemm_split_tiles(config, args.m, args.n);
-    if (config.block_m * config.block_n > kSm90SplitWsMaxTileArea || config.num_sms < tiles * config.splits ||
-        config.num_sms % (config.splits * config.multicast) != 0)
+    if (config.num_sms < tiles * config.splits || config.num_sms % (config.splits * config.multicast) != 0)
       throw Error(ErrorCode::invalid_argument,
-                  fmt::format("{} config {}: splits through the workspace need tiles of at most 128 x 128 and "
-                              "num_sms a multiple of splits x multicast >= tiles x splits = {}",
+                  fmt::format("{} config {}: splits through the workspace need num_sms a multiple of splits x "
+                              "multicast >= tiles x splits = {}",
                               kFunction, config.to_json().dump(), tiles * config.splits));
   }
   if (args.m == 0) return;

@@ -2,6 +2,7 @@
 // and every distinct config of the sweep compiles for sm_90a with no spills (the template's
 // kSmemBytes static_assert checks the host's shared-memory mirror).
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -683,6 +684,35 @@ TEST_CASE("gemm_fp8_nt_with_config rejects a tile-order group width outside [1, 
       CHECK_THAT(e.what(), Catch::Contains("group_n must be in [1, 1024]"));
     }
   }
+}
+
+// The template's rules are checked before anything compiles (they were NVRTC's static_asserts, or
+// not checked at all: a ring of 2 stages, a layout's bytes other than the kernel's).
+TEST_CASE("gemm_fp8_nt_with_config names the template rule a config breaks, before compiling", "[gemm][validation]") {
+  const GemmFp8Args args = fake_args(128, 576, 7168);
+  const Sm90GemmConfig chosen = choose_sm90_gemm_config(128, 576, 7168, 132);
+  REQUIRE_FALSE(sm90_gemm_template_problem(chosen, args.k));
+  const auto breaks = [&](const std::function<void(Sm90GemmConfig&)>& change, const std::string& rule) {
+    Sm90GemmConfig c = chosen;
+    change(c);
+    INFO(c.to_json().dump());
+    try {
+      gemm_fp8_nt_with_config(args, c, nullptr);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("gemm_fp8_nt config") && Catch::Contains(rule));
+    }
+  };
+  breaks([](auto& c) { c.block_m = 96, c.threads = sm90_gemm_threads(128); }, "block_m must be 64, 128 or 256");
+  breaks([](auto& c) { c.block_n = 200; }, "block_n must be a multiple of 16");
+  breaks([](auto& c) { c.block_n = 24; }, "block_n must be a multiple of 16");
+  breaks([](auto& c) { c.multicast = 4; }, "multicast must be 1 or 2");
+  breaks([](auto& c) { c.splits = 2, c.splits_via_workspace = false, c.multicast = 2; }, "pairs need no split-K");
+  breaks([](auto& c) { c.splits = 9, c.multicast = 1; }, "splits must be in [1, 8]");
+  breaks([](auto& c) { c.splits = 0; }, "splits must be in [1, 8]");
+  breaks([](auto& c) { c.stages = 2; }, "stages must be in [3,");
+  breaks([](auto& c) { c.smem_bytes += 1024; }, "smem_bytes must be the layout's");
 }
 
 TEST_CASE("gemm_fp8_nt_with_config rejects padded ring turns outside one-wave tiles in one B-scale block",
