@@ -500,6 +500,23 @@ TEST_CASE("the CLI fails loudly on bad input", "[cli]") {
 
 // A prewarm exists to fill the cache: kernels it compiled but could not write there are failures
 // (it said "compiled" and exited 0 before).
+// Two files of one model: the op the dispatch refuses was named by the model alone.
+TEST_CASE("prewarm and compile-time name the manifest file of an op the dispatch refuses", "[cli][manifest]") {
+  test::TempDir dir;
+  test::write_text_file(dir / "good.json",
+                        R"({"model": "m", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 7168, "k": 7168}]})");
+  test::write_text_file(dir / "bad.json",
+                        R"({"model": "m", "ops": [{"op": "gemm_fp8_nt", "m": 128, "n": 100, "k": 7168}]})");
+  for (const std::string& command : {"prewarm --quiet --cache-dir " + dir / "c", std::string("compile-time")}) {
+    auto run = test::run_command(kCli + " " + command + " --arch sm_90a " + dir / "good.json " + dir / "bad.json");
+    INFO(command << ": " << run.output);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.output, Catch::Contains(dir / "bad.json: m: ops[0]: gemm_fp8_nt: argument 'n' = 100"));
+    CHECK_THAT(run.output, !Catch::Contains("good.json"));
+    CHECK_FALSE(std::filesystem::exists(dir / "c"));
+  }
+}
+
 TEST_CASE("prewarm into a cache it cannot write fails, saying why", "[cli]") {
   test::TempDir dir;
   test::write_text_file(dir / "m.json", kManifest);

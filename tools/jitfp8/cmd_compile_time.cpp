@@ -19,7 +19,7 @@
 
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
-#include "manifest_kernels.hpp"
+#include "manifest_files.hpp"
 #include "results_file.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 
@@ -92,7 +92,7 @@ int run_compile_time(Args args) {
   std::vector<Manifest> manifests;
   for (const std::string& path : paths) manifests.push_back(load_manifest(path));
   const detail::ManifestTarget target = detail::manifest_target(arch, sm_count);
-  std::vector<detail::KernelSpec> specs = detail::manifest_kernels(manifests, target);
+  std::vector<detail::KernelSpec> specs = plan_manifest_files(paths, manifests, target);
   std::erase_if(specs, [&](const detail::KernelSpec& s) { return !all && !is_gemm(s.family); });
   if (limit > 0 && specs.size() > static_cast<std::size_t>(limit)) specs.resize(static_cast<std::size_t>(limit));
   if (specs.empty()) throw UsageError(all ? "the manifests imply no kernel" : "the manifests imply no GEMM kernel (--all: every kernel)");

@@ -7,7 +7,7 @@
 
 #include "cli.hpp"
 #include "jitfp8/runtime.hpp"
-#include "manifest_kernels.hpp"
+#include "manifest_files.hpp"
 #include "runtime/trusted_file.hpp"
 
 namespace jitfp8::cli {
@@ -34,8 +34,9 @@ int run_prewarm(Args args) {
   if (std::all_of(manifests.begin(), manifests.end(), [](const Manifest& m) { return m.ops.empty(); }))
     throw UsageError("the manifests name no op: nothing to prewarm");
   // The kernels are planned now, once before prewarm() plans them again: a shape the dispatch
-  // refuses, or no device without --arch, is reported before the root is created.
-  detail::manifest_kernels(manifests, detail::manifest_target(options.arch, options.sm_count));
+  // refuses (named with its file), or no device without --arch, is reported before the root is
+  // created.
+  plan_manifest_files(paths, manifests, detail::manifest_target(options.arch, options.sm_count));
   // After every usage check and the manifests: a usage error or a bad manifest creates nothing.
   // A root the runtime will not write into (a file, another user's or a group-writable folder, a
   // read-only one, one that cannot be created, none at all) failed each kernel only after its
