@@ -18,3 +18,4 @@ cache=${cache:-$root/jitfp8-cache}
 "$cli" prewarm --quiet --arch sm_90a --cache-dir "$cache" "$root/kernels_cache/deepseek-v3.json"
 "$cli" cache stats --cache-dir "$cache"
 echo "programs load these kernels with: export JITFP8_CACHE_DIR=$cache"
+echo "(its GEMM kernels are planned for 132 SMs, an H100 SXM or H200: elsewhere prewarm with --sms N, see README.md)"

@@ -51,7 +51,7 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs;
 // exactly one of m_indices and group_ends; E, M, N, K < 2^31 and E * N < 2^31 (B is one
 // (E * N, K) tensor map); ceil(M / 64) * ceil(N / 16) < 2^31 and E * ceil(N / 128) * ceil(K / 128)
-// < 2^32 (the kernel counts tiles and B-scale blocks in 32 bits). Shared memory bounds two more: K up to about 2^21 (the B-scale tiles),
+// < 2^32 (the kernel counts tiles and B-scale blocks in 32 bits). Shared memory bounds two more: K up to about 3.1 * 10^6 (the B-scale tiles),
 // and with group_ends E up to a few 10^4 (the ends table; m_indices has no such bound); past
 // them no tile configuration fits, and the call throws Error(unsupported) before any launch
 // (with M > 0: M = 0 returns after the argument rules, before any configuration is planned).
@@ -112,7 +112,7 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
 // aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31,
 // and E * ceil(N / 128) * ceil(K / 128) below 2^32 (B-scale blocks).
-// Its per-expert tables live in shared memory: E past about 2 * 10^4, or K past about 2^21,
+// Its per-expert tables live in shared memory: E past about 2 * 10^4, or K past about 3.1 * 10^6,
 // throws Error(unsupported) before any launch (no tile configuration fits).
 struct GroupedGemmMaskedArgs {
   std::int64_t num_groups = 0;

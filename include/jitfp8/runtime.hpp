@@ -80,7 +80,9 @@ JITFP8_API bool programmatic_dependent_launch();
 // capture has already started the kernel as a quick variant; the capture waits for it then).
 // Quick variants are not written to the disk cache; prewarming
 // compiles full kernels only. Kernels with no quick variant (64-row tiles straddling B-scale
-// blocks at 8 offsets, the weight-gradient and quantization kernels) compile as before.
+// blocks at 8 offsets, 256-row tiles that split K or whose K blocks do not fill whole ring turns
+// (but for those straddling B-scale blocks at 2-4 offsets), 128-row tiles on padded turns, the
+// weight-gradient and quantization kernels) compile as before.
 // Stand-ins: where a GEMM (dense or M-grouped) has already run on the same problem but another M
 // (another row count of the grouped GEMMs), a new M whose kernel is not at hand compiles nothing
 // in the foreground: its launches take the kernel that M had (a config that serves this M too,
