@@ -551,8 +551,13 @@ Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& j) {
 std::optional<std::string> sm90_gemm_template_problem(const Sm90GemmConfig& c, std::int64_t k) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256) return "block_m must be 64, 128 or 256";
-  if (c.block_n < 16 || c.block_n > 192 || c.block_n % 16 != 0 || !block_n_allowed(c.block_m, c.block_n))
-    return "block_n must be a multiple of 16 that the tile's registers and B-scale blocks allow";
+  // The template's bounds (the sweeps try tiles over 3 B-scale blocks; the heuristics take 2 at
+  // most, block_n_allowed, as sm90_gemm_config_problem checks).
+  const int waves = c.block_m == 256 ? 2 : 1;
+  if (c.block_n < 16 || c.block_n > 256 || c.block_n % 16 != 0 || (waves + 1) * c.block_n / 2 > 192 ||
+      sm90_gemm_num_sfb_per_tile(c.block_n) > 3)
+    return "block_n must be a multiple of 16 that the tile's registers (accumulators of (waves + 1) x block_n / "
+           "2 floats, at most 192) and B-scale blocks (at most 3 per tile) allow";
   // Another block size would leave the kernel's barriers without their arrivals (a hang).
   if (c.threads != sm90_gemm_threads(c.block_m))
     return fmt::format("threads must be {} for block_m {}", sm90_gemm_threads(c.block_m), c.block_m);
@@ -583,6 +588,8 @@ std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std
                                                     std::int64_t k, int sm_count, const ClusterCapacity& clusters,
                                                     bool with_workspace, bool d_fp32) {
   if (auto problem = sm90_gemm_template_problem(c, k)) return problem;
+  if (!block_n_allowed(c.block_m, c.block_n))
+    return "block_n must be one the heuristics take (tiles over at most 2 B-scale blocks)";
   if (c.d_fp32 != d_fp32) return fmt::format("d_dtype must be {}", d_fp32 ? "f32" : "bf16");
   if (c.splits_via_workspace && !with_workspace) return "splits through the workspace need a workspace";
   if (c.multicast == 2 && (clusters.alone || sm_count % 2 != 0)) return "pairs need an even SM count and no SM limit";

@@ -713,6 +713,14 @@ TEST_CASE("gemm_fp8_nt_with_config names the template rule a config breaks, befo
   breaks([](auto& c) { c.splits = 0; }, "splits must be in [1, 8]");
   breaks([](auto& c) { c.stages = 2; }, "stages must be in [3,");
   breaks([](auto& c) { c.smem_bytes += 1024; }, "smem_bytes must be the layout's");
+  // The template's bounds, not the heuristics' narrower ones: the sweeps time 64 x 176 tiles,
+  // which straddle 3 B-scale blocks; a tuned config may not take them.
+  Sm90GemmConfig wide;
+  wide.block_m = 64, wide.block_n = 176, wide.threads = sm90_gemm_threads(64), wide.stages = 4;
+  wide.smem_bytes = sm90_gemm_dense_smem_bytes(64, 176, args.k, 4, 1);
+  CHECK(sm90_gemm_template_problem(wide, args.k).value_or("none") == "none");
+  CHECK(sm90_gemm_config_problem(wide, 128, 576, 7168, 132, {}, false, false) ==
+        "block_n must be one the heuristics take (tiles over at most 2 B-scale blocks)");
 }
 
 TEST_CASE("gemm_fp8_nt_with_config rejects padded ring turns outside one-wave tiles in one B-scale block",
