@@ -124,6 +124,7 @@
 
 #include "common/mbarrier.cuh"
 #include "common/ptx.cuh"
+#include "common/ring_release.cuh"
 #include "common/smem_vec.cuh"
 #include "common/stmatrix.cuh"
 #include "common/k_grouped_scheduler.cuh"
@@ -411,9 +412,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           if (t.group != patched_group) {
             // Slot switches % 2 was last used by the expert before the current one, whose last
             // copy is cur_start - 1. That copy is consumed once its stage is released: the
-            // release the producer would wait for before copy cur_start - 1 + kNumStages, not
-            // issued yet when this waits (no phase ambiguity).
-            if (switches >= 2 && cur_start - 1 + kNumStages > issued) {
+            // release the producer would wait for before copy cur_start - 1 + kNumStages.
+            if (switches >= 2 && release_not_awaited(cur_start - 1, issued, kNumStages)) {
               const u32 j = cur_start - 1;
               mbar_wait_sleepy(&empty[j % kNumStages], (j / kNumStages) & 1);
             }
