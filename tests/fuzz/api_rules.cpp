@@ -619,7 +619,7 @@ std::set<std::string> grouped_colwise_violations(const QuantizeGroupedColwiseArg
   return bad;
 }
 
-// quant.hpp quantize_kgrouped: num_groups in [1, 2^31 - 256]; x (tokens, R) as the common input
+// quant.hpp quantize_kgrouped: num_groups in [1, 2^20]; x (tokens, R) as the common input
 // rules (tokens >= 1, R >= 16, R % 16 == 0, tokens < 2^31, R <= 2^31 - 128); k_capacity >= 0, a
 // multiple of 128, k_capacity / 128 <= 65535, R * k_capacity < 2^63; q and scales 16-byte
 // aligned, "both may be null when k_capacity = 0" (then a misaligned non-null pointer, or a
@@ -630,7 +630,7 @@ std::set<std::string> kgrouped_violations(const QuantizeKGroupedArgs& a) {
   std::set<std::string> bad;
   if (!q_dtype_ok(a.q_dtype)) bad.insert("q_dtype");
   eps_rule(a.eps, a.q_dtype, bad);
-  const bool g_ok = a.num_groups >= 1 && a.num_groups <= kInt32Max - 255;
+  const bool g_ok = a.num_groups >= 1 && a.num_groups <= (std::int64_t{1} << 20);
   if (!g_ok) bad.insert("num_groups");
   if (!aligned(a.counts, 4)) bad.insert("counts");
   const bool kc_ok = a.k_capacity >= 0 && a.k_capacity % 128 == 0 && a.k_capacity / 128 <= 65535;

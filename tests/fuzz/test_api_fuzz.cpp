@@ -1156,11 +1156,11 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
     check_call(grouped_colwise_violations(c), gpu, false,
                [&] { quantize_grouped_colwise(c, nullptr); }, describe(c), &tally);
   }
-  {  // the same x; k_capacity at the grid limit, 2^31 - 256 groups
+  {  // the same x; k_capacity at the grid limit, 2^20 groups
     QuantizeKGroupedArgs c;
     c.tokens = kMax32;
     c.rows = max_quant_k;
-    c.num_groups = kMax32 - 255;
+    c.num_groups = std::int64_t{1} << 20;
     c.k_capacity = 65535 * 128;
     c.x = at(1ull << 20);
     c.q = at(kHigh);
@@ -1214,7 +1214,7 @@ TEST_CASE("MoE functions: largest valid shapes pass validation without overflow"
 // are at most 2^31 - 128: the kernels count 128-wide blocks as (x + 127) >> 7 in 32-bit ints.
 // Past it, quantize_1x128 once wrote scales past its buffer (a review, 2026-12-04). One 16-step
 // past the limit each family refuses, naming that argument and no other; at the limit every
-// set passes (the largest-shapes cases above); so do quantize_kgrouped's num_groups and
+// set passes (the largest-shapes cases above); so do quantize_kgrouped's num_groups at 2^20 and
 // quantize_grouped_colwise's tokens at 2^31 - 256, one past each refused.
 TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quantize-blocked-extent]") {
   const bool gpu = !devices().empty();
@@ -1293,7 +1293,7 @@ TEST_CASE("quantizers: sizes past 2^31 - 128 are refused by name", "[api][quanti
   g.scales_capacity = kMax64;
   refused_by_name(g, kgrouped_violations, quantize_kgrouped, "rows");
   g.rows = 256;
-  g.num_groups = kMax32 - 255 + 1;  // one past 2^31 - 256: the kernel shares experts out 256 ways
+  g.num_groups = (std::int64_t{1} << 20) + 1;  // one past 2^20, the K-grouped GEMM's experts
   refused_by_name(g, kgrouped_violations, quantize_kgrouped, "num_groups");
   c.d = 256;
   c.tokens = kMax32 - 255 + 1;  // one past 2^31 - 256: one group's rows are walked in 32 bits
