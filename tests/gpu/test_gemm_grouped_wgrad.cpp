@@ -691,6 +691,33 @@ TEST_CASE("gemm_fp8_grouped_wgrad on a grid of one cluster walks every unit", "[
   CHECK(std::all_of(flags.begin(), flags.end(), [](std::uint8_t b) { return b == 0; }));  // left zeroed
 }
 
+TEST_CASE("gemm_fp8_grouped_wgrad re-patches a tensor map right after an expert of one copy fewer than the ring",
+          "[gpu][moe_wgrad]") {
+  // The producer patches each expert's maps into one of two slots; the slot's previous expert's
+  // last copy must be released first. Where the expert between them took stages - 1 copies, the
+  // producer has not waited for that release yet and must wait itself (it once skipped the wait,
+  // a review, 2026-12-06: ring_release.cuh). One CTA walks every expert, one tile each (M, N
+  // within a tile), so each expert is stages - 1 copies (K blocks) at some switches; a wrong
+  // parity in that wait hangs here, a map patched under a copy reads another expert's tokens.
+  std::uint64_t seed = 1800;
+  for (int stages : {3, 4, 5})
+    for (bool acc : {false, true}) {
+      const std::int32_t short_run = (stages - 1) * 128;  // stages - 1 copies
+      const std::vector<std::int32_t> counts = {512,       short_run, 640, short_run - 100, 128,      short_run,
+                                                short_run, 1,         700, short_run,       short_run, 900};
+      detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(128, 128, stages, 1, true, 1, 0, 1);
+      c.pingpong = false;
+      INFO("stages " << stages << " (" << c.stages << "), accumulate " << acc);
+      REQUIRE(c.stages == stages);
+      GroupedProblem p(120, 100, counts, seed++, acc);
+      test::prefill_shared_memory();
+      detail::gemm_fp8_grouped_wgrad_with_config(p.args(), c, nullptr);
+      JITFP8_CUDA_CHECK(cudaGetLastError());
+      JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
+      check(p, seed++, "short runs between switches");
+    }
+}
+
 TEST_CASE("gemm_fp8_grouped_wgrad rejects a bad workspace before launching", "[gpu][moe_wgrad]") {
   GroupedProblem p(64, 64, {300, 200}, 1500, true);  // D holds numbers (no NaN poison)
   test::DeviceBuffer<std::uint32_t> workspace(132 * 4);
