@@ -700,12 +700,13 @@ TEST_CASE("gemm_fp8_grouped_wgrad re-patches a tensor map right after an expert 
   // within a tile), so each expert is stages - 1 copies (K blocks) at some switches; a wrong
   // parity in that wait hangs here, a map patched under a copy reads another expert's tokens.
   std::uint64_t seed = 1800;
-  for (int stages : {3, 4, 5})
+  for (int stages : {3, 4, 5, 6})
     for (bool acc : {false, true}) {
       const std::int32_t short_run = (stages - 1) * 128;  // stages - 1 copies
       const std::vector<std::int32_t> counts = {512,       short_run, 640, short_run - 100, 128,      short_run,
                                                 short_run, 1,         700, short_run,       short_run, 900};
-      detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(128, 128, stages, 1, true, 1, 0, 1);
+      // (one staging buffer of one box: six stages fit beside it)
+      detail::Sm90WgradConfig c = detail::make_sm90_wgrad_config(128, 128, stages, 1, true, 1, 1, 1);
       c.pingpong = false;
       INFO("stages " << stages << " (" << c.stages << "), accumulate " << acc);
       REQUIRE(c.stages == stages);
