@@ -136,7 +136,8 @@ Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& json);
 // gemm_fp8_nt_with_config checks before it compiles (sweeps may try any grid).
 std::optional<std::string> sm90_gemm_template_problem(const Sm90GemmConfig& c, std::int64_t k);
 // Why `c` cannot serve M of key m_key (sm90_gemm_m_key) on an N x K problem of sm_count SMs with
-// `clusters` (a workspace or not, an f32 D or not), or nullopt: the template's rules, and the
+// `clusters` (a workspace or not, an f32 D or not), or nullopt: the template's rules
+// (sm90_gemm_template_problem), the heuristics' tiles (at most 2 B-scale blocks), and the
 // grid the dispatch assumes (persistent, or one split group per tile resident at once within the
 // device's cluster room). What a tuned config (runtime/tuned_table.hpp) must pass before use.
 std::optional<std::string> sm90_gemm_config_problem(const Sm90GemmConfig& c, std::int64_t m_key, std::int64_t n,
