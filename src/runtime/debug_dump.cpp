@@ -12,6 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -118,11 +123,56 @@ void remove_leftovers_of_dead_writers(const std::filesystem::path& folder) {
   }
 }
 
+// The template files `header` includes, itself first and then transitively (paths relative to
+// templates/), from the set the compile used (active_templates()).
+std::vector<const TemplateFile*> included_templates(const std::string& header) {
+  std::map<std::string, const TemplateFile*> by_path;
+  for (const TemplateFile& file : active_templates()) by_path[file.path] = &file;
+  static const std::regex include_line(R"re(^[ \t]*#[ \t]*include[ \t]*"([^"]+)")re");
+  std::vector<const TemplateFile*> found;
+  std::set<std::string> seen;
+  std::vector<std::string> todo{header};
+  while (!todo.empty()) {
+    const std::string path = todo.back();
+    todo.pop_back();
+    if (!seen.insert(path).second) continue;
+    const auto it = by_path.find(path);
+    if (it == by_path.end()) continue;  // not a template (NVRTC's own), left to NVRTC
+    found.push_back(it->second);
+    std::istringstream lines(it->second->text);
+    std::smatch m;
+    for (std::string line; std::getline(lines, line);)
+      if (std::regex_search(line, m, include_line)) todo.push_back(m[1].str());
+  }
+  return found;
+}
+
+// Why `dir` cannot hold dumps, or nullopt (it is made if need be).
+std::optional<std::string> dump_folder_problem(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return ec.message();
+  if (!std::filesystem::is_directory(dir, ec)) return "not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool dump_enabled() {
   const char* dir = std::getenv("JITFP8_DUMP");
-  return dir != nullptr && *dir != '\0';
+  if (dir == nullptr || *dir == '\0') return false;
+  static std::mutex mutex;
+  static std::map<std::string, bool> usable;  // by value: checked once each
+  std::lock_guard lock(mutex);
+  const auto [it, first] = usable.try_emplace(dir, true);
+  if (first)
+    if (const auto problem = dump_folder_problem(dir)) {
+      it->second = false;
+      log(LogLevel::warn, "JITFP8_DUMP '{}' cannot hold dumps ({}): nothing is dumped, kernels are built and cached "
+                          "as without it", dir, *problem);
+    }
+  return it->second;
 }
 
 std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileResult& compiled,
@@ -143,10 +193,21 @@ std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileR
   const fs::path ready = new_sibling(folder, "new");
   try {
     write_text(ready / "source.cu", spec.source());
+    // The templates as NVRTC read them (given to it as headers, not found on a path): with
+    // `-I templates` the folder compiles on its own.
+    const char* template_dir = std::getenv("JITFP8_TEMPLATE_DIR");
+    const std::string templates_from =
+        template_dir != nullptr && *template_dir != '\0' ? template_dir : "embedded in libjitfp8";
+    for (const TemplateFile* file : included_templates(spec.header)) {
+      const fs::path path = ready / "templates" / file->path;
+      fs::create_directories(path.parent_path());
+      write_text(path, file->text);
+    }
     write_text(ready / "options.txt",
-               fmt::format("{}\n# name expression: {}\n# lowered name: {}\n",
+               fmt::format("{}\n# name expression: {}\n# lowered name: {}\n# headers: templates/ (pass -I templates), "
+                           "from {}\n# program name: {} (source.cu's; it enters the names of internal symbols)\n",
                            fmt::join(nvrtc_options(spec.arch), "\n"), spec.name_expression(),
-                           compiled.lowered_name));
+                           compiled.lowered_name, templates_from, nvrtc_program_name(spec)));
     write_text(ready / "nvrtc.log", compiled.log);
     write_text(ready / "kernel.ptx", ptx);
     write_file(ready / "kernel.cubin", compiled.cubin.data(), compiled.cubin.size());
@@ -160,6 +221,7 @@ std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileR
                              // What else made the key: source.cu only includes the templates.
                              {"name_expression", spec.name_expression()},
                              {"templates_digest", templates_digest()},
+                             {"templates_from", templates_from},
                              {"library_version", library_version()},
                              {"nvrtc_version", nvrtc_version_number()},
                              {"entry_format", kEntryFormatVersion}};

@@ -1,7 +1,8 @@
 // JITFP8_DUMP=<dir>: for every kernel built, <dir>/<family>-<key>/ holds source.cu, options.txt,
-// nvrtc.log, kernel.ptx, kernel.cubin and config.json, written whole: each dump goes into a new
-// folder first, moved into place when complete (replacing an older one), so that processes
-// dumping the same kernel at once, or a reader, never see a partial or mixed folder.
+// nvrtc.log, kernel.ptx, kernel.cubin, config.json and templates/ (the template files source.cu
+// includes, as compiled), written whole: each dump goes into a new folder first, moved into
+// place when complete (replacing an older one), so that processes dumping the same kernel at
+// once, or a reader, never see a partial or mixed folder.
 #pragma once
 
 #include <string>
@@ -12,6 +13,9 @@
 
 namespace jitfp8::detail {
 
+// JITFP8_DUMP is set and names a folder that exists or can be made. One that cannot is reported
+// once (per value) and counts as unset: kernels are then found in the cache and built as without
+// it (before, each kernel was compiled twice more for a dump that failed, with a warning each).
 bool dump_enabled();
 // Writes the dump of `compiled` and its `ptx` (compile_ptx) under $JITFP8_DUMP (or `dir` when
 // given); returns the folder written. Throws Error(cache_error), leaving nothing behind.

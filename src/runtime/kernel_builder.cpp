@@ -83,12 +83,36 @@ std::optional<BuiltKernel> cached_kernel(const Key128& key) {
   return BuiltKernel{key, std::move(entry->payload), std::move(lowered_name), true, 0};
 }
 
+namespace {
+
+// JITFP8_DUMP: the dump of `built`, compiled now (`compiled`) or found in the cache (null: compiled
+// again for its log, its cubin the cache's, the one launched; the entry is left as it is). A dump
+// is for reading, not part of the build: one that cannot be written (its PTX included) is
+// reported, the kernel cached and launched as without JITFP8_DUMP.
+void dump_kernel(const KernelSpec& spec, const BuiltKernel& built, const CompileResult* compiled) {
+  try {
+    CompileResult again;
+    if (compiled == nullptr) {
+      again = compile_kernel(spec);
+      ++runtime_counters().compiles;
+      again.cubin = built.cubin;
+      again.lowered_name = built.lowered_name;
+    }
+    write_dump(spec, built.key, compiled != nullptr ? *compiled : again, compile_ptx(spec));
+  } catch (const std::exception& e) {
+    log(LogLevel::warn, "JITFP8_DUMP: {} not dumped: {}", spec.display_name(), e.what());
+  }
+}
+
+}  // namespace
+
 BuiltKernel build_kernel(const KernelSpec& spec) {
   const Key128 key = cache_key(spec);
   const bool dumping = dump_enabled();
 
-  if (auto hit = cached_kernel(key); hit && !dumping) {
+  if (auto hit = cached_kernel(key)) {
     log(LogLevel::info, "cache hit {} key={}", spec.display_name(), key.hex());
+    if (dumping) dump_kernel(spec, *hit, nullptr);
     return *hit;
   }
 
@@ -103,9 +127,11 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
       &lock_file_seen);
   if (waited) ++runtime_counters().lock_waits;
   if (!appeared && lock) appeared = cached_kernel(key);  // published while we waited for the lock
-  if (appeared && !dumping) {
+  if (appeared) {
     log(LogLevel::info, "cache hit {} key={} (after waiting for another process)",
         spec.display_name(), key.hex());
+    lock.reset();
+    if (dumping) dump_kernel(spec, *appeared, nullptr);
     return *appeared;
   }
   if (background_build_abandoned()) {
@@ -138,19 +164,10 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   CacheEntry entry{key, entry_metadata(spec, compiled), compiled.cubin};
   const bool published = cache_publish(entry);
   if (!published && lock) lock->mark_no_entry_coming();
-  // A dump is for reading, not part of the build: written after the entry, the lock let go (its
-  // PTX is a second compile), and one that cannot be written (its PTX included) is reported, the
-  // kernel cached and launched as without JITFP8_DUMP.
-  lock.reset();
-  if (dumping) {
-    try {
-      write_dump(spec, key, compiled, compile_ptx(spec));
-    } catch (const std::exception& e) {
-      log(LogLevel::warn, "JITFP8_DUMP: {} not dumped: {}", spec.display_name(), e.what());
-    }
-  }
-  return BuiltKernel{key, std::move(compiled.cubin), std::move(compiled.lowered_name), false,
-                     compiled.seconds, published};
+  lock.reset();  // the dump after the entry, the lock let go (its PTX is a second compile)
+  BuiltKernel built{key, compiled.cubin, compiled.lowered_name, false, compiled.seconds, published};
+  if (dumping) dump_kernel(spec, built, &compiled);
+  return built;
 }
 
 }  // namespace jitfp8::detail

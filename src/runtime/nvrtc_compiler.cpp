@@ -46,7 +46,7 @@ Program create_program(const KernelSpec& spec, const std::string& source) {
     names.push_back(file.path.c_str());
   }
   nvrtcProgram raw = nullptr;
-  std::string name = spec.family + ".cu";
+  const std::string name = nvrtc_program_name(spec);
   check(nvrtcCreateProgram(&raw, source.c_str(), name.c_str(), static_cast<int>(texts.size()),
                            texts.data(), names.data()),
         "create", spec);
@@ -70,6 +70,8 @@ std::string compile(nvrtcProgram program, const KernelSpec& spec,
 }
 
 }  // namespace
+
+std::string nvrtc_program_name(const KernelSpec& spec) { return spec.family + ".cu"; }
 
 std::vector<std::string> nvrtc_options(const Arch& arch) {
   // The first option must stay the architecture (compile_ptx swaps it).

@@ -15,6 +15,9 @@ struct CompileResult {
   double seconds = 0;
 };
 
+// The name NVRTC compiles `spec`'s source under ("<family>.cu"): part of the names it gives
+// internal-linkage symbols, so a compile under another name gives other bits.
+std::string nvrtc_program_name(const KernelSpec& spec);
 // The NVRTC options used for `arch`. Part of the cache key.
 std::vector<std::string> nvrtc_options(const Arch& arch);
 

@@ -8,8 +8,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,11 +22,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <nvrtc.h>
+
+#include "heuristics/sm90_gemm.hpp"
 #include "jitfp8/error.hpp"
+#include "ops/gemm_fp8_nt.hpp"
 #include "ops/quantize_1x128.hpp"
 #include "runtime/debug_dump.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/kernel_builder.hpp"
+#include "runtime/nvrtc_compiler.hpp"
+#include "runtime/template_source.hpp"
 #include "support/test_env.hpp"
 
 using namespace jitfp8;
@@ -31,8 +41,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kDumpFiles = {"source.cu",   "options.txt",  "nvrtc.log",
-                                          "kernel.ptx",  "kernel.cubin", "config.json"};
+const std::set<std::string> kDumpFiles = {"source.cu",   "options.txt",  "nvrtc.log", "kernel.ptx",
+                                          "kernel.cubin", "config.json", "templates"};
 
 KernelSpec dumped_spec() { return quantize_1x128_spec(DType::bf16, false, Arch::parse("sm_90a")); }
 
@@ -44,6 +54,25 @@ CompileResult fake_compile(const std::string& tag) {
   c.log = "log " + tag;
   c.seconds = 0.25;
   return c;
+}
+
+// The bytes of the ELF section `name` of a cubin (64-bit little-endian), empty if it has none.
+std::string elf_section(const std::string& elf, const std::string& name) {
+  const auto read = [&](std::size_t at, std::size_t size) {
+    std::uint64_t v = 0;
+    if (at + size <= elf.size()) std::memcpy(&v, elf.data() + at, size);
+    return v;
+  };
+  const std::uint64_t shoff = read(0x28, 8), shentsize = read(0x3a, 2), shnum = read(0x3c, 2), shstrndx = read(0x3e, 2);
+  const std::uint64_t names_at = read(shoff + shstrndx * shentsize + 0x18, 8);
+  for (std::uint64_t i = 0; i < shnum; ++i) {
+    const std::uint64_t header = shoff + i * shentsize;
+    const std::uint64_t name_at = names_at + read(header, 4);
+    if (name_at >= elf.size() || elf.compare(name_at, name.size() + 1, name.c_str(), name.size() + 1) != 0) continue;
+    const std::uint64_t offset = read(header + 0x18, 8), size = read(header + 0x20, 8);
+    return offset + size <= elf.size() ? elf.substr(offset, size) : std::string();
+  }
+  return {};
 }
 
 std::set<std::string> names_in(const fs::path& folder) {
@@ -191,4 +220,71 @@ TEST_CASE("a dump past the file size limit throws instead of ending the process"
   REQUIRE(limited);
   CHECK_THAT(message, Catch::Contains("kernel.cubin") && Catch::Contains("RLIMIT_FSIZE"));
   CHECK(fs::is_empty(dir.path()));  // the dump's new folder removed
+}
+
+// source.cu only includes its template, which NVRTC was given as an in-memory header: the dump
+// held no template, so the folder could not be compiled again, or compiled another checkout's
+// (a review, 2026-12-06). Now templates/ holds what the kernel included, as compiled, and the
+// folder compiles with its own options and -I templates to the cubin it holds.
+TEST_CASE("a dump holds the templates its kernel includes and compiles on its own to its cubin", "[dump][nvrtc]") {
+  test::TempDir dir;
+  const Arch arch = Arch::parse("sm_90a");
+  for (const KernelSpec& spec :
+       {dumped_spec(), gemm_fp8_nt_spec(2112, 7168, choose_sm90_gemm_config(128, 2112, 7168, 132), arch)}) {
+    INFO(spec.display_name());
+    const CompileResult compiled = compile_kernel(spec);
+    const fs::path folder = write_dump(spec, cache_key(spec), compiled, "ptx", dir.path());
+    // Every template file it includes, as the compile read it, and no other.
+    std::map<std::string, std::string> active;
+    for (const TemplateFile& file : active_templates()) active[file.path] = file.text;
+    std::set<std::string> dumped;
+    for (const auto& entry : fs::recursive_directory_iterator(folder / "templates")) {
+      if (!entry.is_regular_file()) continue;
+      const std::string path = fs::relative(entry.path(), folder / "templates").string();
+      dumped.insert(path);
+      REQUIRE(active.count(path) == 1);
+      CHECK(test::read_text_file(entry.path()) == active[path]);
+    }
+    CHECK(dumped.count(spec.header) == 1);
+    CHECK(dumped.count("common/ptx.cuh") == 1);
+    CHECK(dumped.size() < active.size());  // only what it includes
+    // Compiled again from the folder alone.
+    std::vector<std::string> options;
+    std::string name_expression, program_name;
+    std::istringstream lines(test::read_text_file(folder / "options.txt"));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("# name expression: ", 0) == 0) name_expression = line.substr(19);
+      if (line.rfind("# program name: ", 0) == 0) program_name = line.substr(16, line.find(' ', 16) - 16);
+      if (!line.empty() && line[0] != '#') options.push_back(line);
+    }
+    options.push_back("-I" + (folder / "templates").string());
+    std::vector<const char*> option_ptrs;
+    for (const std::string& o : options) option_ptrs.push_back(o.c_str());
+    const std::string source = test::read_text_file(folder / "source.cu");
+    nvrtcProgram program;
+    CHECK(program_name == spec.family + ".cu");
+    REQUIRE(nvrtcCreateProgram(&program, source.c_str(), program_name.c_str(), 0, nullptr, nullptr) == NVRTC_SUCCESS);
+    REQUIRE(nvrtcAddNameExpression(program, name_expression.c_str()) == NVRTC_SUCCESS);
+    const nvrtcResult result = nvrtcCompileProgram(program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+    std::size_t log_size = 0;
+    nvrtcGetProgramLogSize(program, &log_size);
+    std::string log(log_size, '\0');
+    nvrtcGetProgramLog(program, log.data());
+    INFO(log);
+    REQUIRE(result == NVRTC_SUCCESS);
+    std::size_t cubin_size = 0;
+    REQUIRE(nvrtcGetCUBINSize(program, &cubin_size) == NVRTC_SUCCESS);
+    std::vector<char> cubin(cubin_size);
+    REQUIRE(nvrtcGetCUBIN(program, cubin.data()) == NVRTC_SUCCESS);
+    nvrtcDestroyProgram(&program);
+    // The same code. (Not always the same bytes: NVRTC names internal-linkage globals with a
+    // hash that differs between compiles, even in one process, 2026-12-06.)
+    const std::string dumped_cubin = test::read_text_file(folder / "kernel.cubin");
+    const std::string text = ".text." + compiled.lowered_name;
+    REQUIRE_FALSE(elf_section(dumped_cubin, text).empty());
+    CHECK(elf_section(std::string(cubin.begin(), cubin.end()), text) == elf_section(dumped_cubin, text));
+    CHECK(cubin.size() == dumped_cubin.size());
+    const nlohmann::json config = nlohmann::json::parse(test::read_text_file(folder / "config.json"));
+    CHECK(config.at("templates_from") == "embedded in libjitfp8");
+  }
 }

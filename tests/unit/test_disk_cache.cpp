@@ -197,26 +197,68 @@ TEST_CASE("build_kernel: compile once, then hit; a copied cache still hits", "[c
   CHECK(compiles() == before);
 }
 
+namespace {
+// JITFP8_DUMP set to `folder`, the value before restored.
+struct ScopedDump {
+  std::optional<std::string> before;
+  explicit ScopedDump(const std::string& folder) {
+    if (const char* value = std::getenv("JITFP8_DUMP")) before = value;
+    ::setenv("JITFP8_DUMP", folder.c_str(), 1);
+  }
+  ~ScopedDump() { before ? ::setenv("JITFP8_DUMP", before->c_str(), 1) : ::unsetenv("JITFP8_DUMP"); }
+};
+}  // namespace
+
 // A debug dump that cannot be written is a warning: the kernel is still published and returned
-// (a review, 2026-12-05: the build failed as a cache_error that did not name JITFP8_DUMP).
+// (a review, 2026-12-05: the build failed as a cache_error that did not name JITFP8_DUMP). A
+// folder that cannot be made counts as unset: a kernel in the cache is taken from it, with no
+// compile (a review, 2026-12-06: each kernel was compiled twice more, for a dump that failed).
 TEST_CASE("an unwritable JITFP8_DUMP folder does not fail the build", "[cache][nvrtc][env]") {
   test::TempDir dir;
   test::write_text_file(dir / "file", "not a folder");
   const test::ScopedCacheRoots roots({dir / "cache"});
-  struct ScopedDump {  // the value before restored
-    std::optional<std::string> before;
-    explicit ScopedDump(const std::string& folder) {
-      if (const char* value = std::getenv("JITFP8_DUMP")) before = value;
-      ::setenv("JITFP8_DUMP", folder.c_str(), 1);
-    }
-    ~ScopedDump() { before ? ::setenv("JITFP8_DUMP", before->c_str(), 1) : ::unsetenv("JITFP8_DUMP"); }
-  } dump(dir / "file");
+  const ScopedDump dump(dir / "file/dumps");
   const auto before = compiles();
-  const BuiltKernel built = build_kernel(spec_bf16());  // dumping compiles, even on a hit
+  const BuiltKernel built = build_kernel(spec_bf16());
   CHECK(compiles() == before + 1);
   CHECK(built.published);
   CHECK_FALSE(built.cubin.empty());
   CHECK(fs::exists(entry_path(dir / "cache", built.key)));
+  const BuiltKernel again = build_kernel(spec_bf16());
+  CHECK(again.from_cache);
+  CHECK(compiles() == before + 1);
+}
+
+// With JITFP8_DUMP, a kernel found in the cache was compiled again, launched from that compile and
+// published over its entry (a read-only root then failed each kernel, and a cubin of another
+// NVRTC patch release was replaced; a review, 2026-12-06). Now the dump's compile only gives the
+// log and PTX: the cubin dumped and returned is the entry's, left as it was.
+TEST_CASE("with JITFP8_DUMP, a kernel found in the cache is dumped and returned with the entry's cubin",
+          "[cache][nvrtc][env][dump]") {
+  test::TempDir dir;
+  const test::ScopedCacheRoots roots({dir / "cache"});
+  const BuiltKernel first = build_kernel(spec_bf16());
+  REQUIRE(first.published);
+  const std::string path = entry_path(dir / "cache", first.key);
+  // The entry's cubin marked: a trailing byte past the ELF's own size is still a usable cubin.
+  CacheEntry entry = decode_entry(test::read_text_file(path));
+  entry.payload.push_back('\x5a');
+  overwrite(path, as_string(encode_entry(entry)));
+  struct stat st_before {};
+  REQUIRE(::stat(path.c_str(), &st_before) == 0);
+  const ScopedDump dump(dir / "dumps");
+  const auto before = compiles();
+  const BuiltKernel hit = build_kernel(spec_bf16());
+  CHECK(hit.from_cache);
+  CHECK(hit.cubin == entry.payload);
+  CHECK(compiles() == before + 1);  // the dump's compile, for its log
+  struct stat st_after {};
+  REQUIRE(::stat(path.c_str(), &st_after) == 0);
+  CHECK(st_after.st_ino == st_before.st_ino);  // not republished
+  CHECK(test::read_text_file(path) == as_string(encode_entry(entry)));
+  const std::string dumped =
+      test::read_text_file(fs::path(dir / "dumps") / ("quantize_1x128-" + first.key.hex()) / "kernel.cubin");
+  CHECK(dumped == std::string(entry.payload.begin(), entry.payload.end()));
 }
 
 TEST_CASE("bad entries on disk are never loaded: rebuilt and replaced", "[cache][nvrtc]") {
