@@ -59,8 +59,8 @@ struct KGroupedTailRange {
 };
 // The tail plan in shared memory: the range, written by plan_tail, then an mbarrier (`ready`, one
 // arrival) whose phase 0 completes once the range is there.
-constexpr u32 kTailPlanReady = 16;  // byte offset of the mbarrier
-constexpr u32 kTailPlanBytes = 32;  // reserved in the kernel's shared memory
+inline constexpr u32 kTailPlanReady = 16;  // byte offset of the mbarrier
+inline constexpr u32 kTailPlanBytes = 32;  // reserved in the kernel's shared memory
 JITFP8_DEVICE KGroupedTailRange load_tail_range(u32 plan) {
   return {ld_shared_u32(plan), ld_shared_u32(plan + 4), ld_shared_u32(plan + 8), ld_shared_u32(plan + 12)};
 }

@@ -8,6 +8,10 @@
 
 #define JITFP8_DEVICE __device__ __forceinline__
 
+// Constants at namespace scope are `inline constexpr`: with -default-device a plain constexpr one
+// that code takes by reference becomes an internal-linkage device variable, which NVRTC names with
+// a hash that differs from compile to compile, so the same kernel's cubins differed in bytes.
+
 namespace jitfp8 {
 
 // Fixed-width integers (LP64 device ABI).

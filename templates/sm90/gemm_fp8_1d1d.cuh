@@ -178,8 +178,8 @@ namespace sm90_1d1d {
 // operand and SM, used round-robin, one per expert switch of the producer. A variable template
 // named only with the kernel's kGrouped (a dependent name), so that dense modules never
 // instantiate it and carry none of its 128 KB of device memory.
-constexpr u32 kPatchSlots = 2;
-constexpr u32 kMaxSmId = 256;
+inline constexpr u32 kPatchSlots = 2;
+inline constexpr u32 kMaxSmId = 256;
 template <bool kGrouped>
 __device__ __align__(128) TensorMapParam g_patched_maps[kMaxSmId][2][kPatchSlots];
 

@@ -29,7 +29,7 @@ namespace sm90_1d2d {
 
 // Bytes of counters at the workspace's start: 4096 counters, more than (units x math warpgroups)
 // of any grid (at most one CTA per SM). The host mirrors it (kSm90SplitWsCounterBytes).
-constexpr u32 kSplitWsCounterBytes = 16384;
+inline constexpr u32 kSplitWsCounterBytes = 16384;
 
 JITFP8_DEVICE void st_global_v4(float* p, float a, float b, float c, float d) {
   asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
