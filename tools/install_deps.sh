@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building libjitfp8 needs beyond the CUDA toolkit, from Debian/Ubuntu packages:
-# CMake, Ninja, fmt, nlohmann/json, Catch2 (v2) and xxHash; pkgconf (the install test reads jitfp8.pc); clang with its sanitizer and libFuzzer
-# runtimes for tools/run_sanitizer_tests.sh. Does nothing when all are present.
+# CMake, Ninja, fmt, nlohmann/json, Catch2 (v2) and xxHash; pkgconf (the install test reads
+# jitfp8.pc); clang with its sanitizer and libFuzzer runtimes for tools/run_sanitizer_tests.sh.
+# Does nothing when all are present.
 set -euo pipefail
 # The toolkit first, so that a machine without it installs nothing (CMake checks its version, 12.8+).
 if ! command -v nvcc >/dev/null && [ ! -e /usr/local/cuda/include/nvrtc.h ]; then

@@ -208,8 +208,8 @@ JITFP8_API void quantize_mxfp8(const QuantizeMxfp8Args& args, Stream stream);
 // (fp32); q, scales, group_ends 16-byte, 16-byte, 4-byte aligned; scales_capacity >=
 // num_groups * D; eps as in "Common rules"; no output overlaps x, group_ends or the other output.
 // Cost: each block reads the ends of every group before its own (the sanitizing max), so the
-// ends are read at least num_groups^2 / 2 * ceil(D / 64) times in all: nothing beside the data up to
-// a few hundred groups, but at thousands of small groups that traffic exceeds the tensor's.
+// ends are read at least num_groups^2 / 2 * ceil(D / 64) times in all: nothing beside the data
+// up to a few hundred groups, but at thousands of small groups that traffic exceeds the tensor's.
 struct QuantizeGroupedColwiseArgs {
   const void* x = nullptr;
   DType x_dtype = DType::bf16;
@@ -245,8 +245,8 @@ JITFP8_API void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& args,
 // Device data: expert e is written only if off_e + T_e <= tokens and O_e + P_e <= k_capacity
 // (prefix sums in 64 bits); an expert that does not fit is skipped entirely (not written), so
 // nothing is ever read past x or written past KGroupedLayout{R, k_capacity}, whatever the counts.
-// Rules: num_groups in [1, 2^20] (gemm_fp8_grouped_wgrad's E), tokens >= 1, R >= 16, R % 16 == 0, tokens < 2^31,
-// R <= 2^31 - 128; k_capacity >= 0, a multiple of 128, k_capacity / 128 <= 65535 (grid.y),
+// Rules: num_groups in [1, 2^20] (gemm_fp8_grouped_wgrad's E), tokens >= 1, R >= 16,
+// R % 16 == 0, tokens < 2^31, R <= 2^31 - 128; k_capacity >= 0, a multiple of 128, k_capacity / 128 <= 65535 (grid.y),
 // R * k_capacity < 2^63;
 // x 16-byte aligned, x_row_stride 0 or >= R and a multiple of 8 (bf16) / 4 (fp32); q and scales
 // 16-byte aligned (both may be null when k_capacity = 0: nothing is written), counts 4-byte
