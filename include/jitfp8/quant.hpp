@@ -246,8 +246,8 @@ JITFP8_API void quantize_grouped_colwise(const QuantizeGroupedColwiseArgs& args,
 // (prefix sums in 64 bits); an expert that does not fit is skipped entirely (not written), so
 // nothing is ever read past x or written past KGroupedLayout{R, k_capacity}, whatever the counts.
 // Rules: num_groups in [1, 2^20] (gemm_fp8_grouped_wgrad's E), tokens >= 1, R >= 16,
-// R % 16 == 0, tokens < 2^31, R <= 2^31 - 128; k_capacity >= 0, a multiple of 128, k_capacity / 128 <= 65535 (grid.y),
-// R * k_capacity < 2^63;
+// R % 16 == 0, tokens < 2^31, R <= 2^31 - 128; k_capacity >= 0, a multiple of 128,
+// k_capacity / 128 <= 65535 (grid.y), R * k_capacity < 2^63;
 // x 16-byte aligned, x_row_stride 0 or >= R and a multiple of 8 (bf16) / 4 (fp32); q and scales
 // 16-byte aligned (both may be null when k_capacity = 0: nothing is written), counts 4-byte
 // aligned; scales_capacity >= KGroupedLayout{R, k_capacity}.scales_numel(); eps as in "Common
