@@ -167,7 +167,9 @@ struct GroupedGemmWgradArgs {
   // their expert's tokens): a tile cut between ranges is computed in pieces along the tokens,
   // which land in D one after the other (the one holding the last tokens stores or adds first;
   // each earlier piece adds once the later one's writes are complete). D stays bitwise
-  // reproducible from run to run (its last bits may differ from a launch without workspace).
+  // reproducible from run to run on the same SM count and config (where tiles are cut follows
+  // the grid: its last bits may differ under another SM limit, green context or tuned config,
+  // and from a launch without workspace).
   // A piece waits for one of a CTA of a lower index, so this relies on the GPU starting a grid's
   // CTAs in index order, as it does (and as single-pass scans rely on; CUDA does not promise it).
   // Launches that may run at the same time (other streams) need their own workspaces. Without
