@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <regex>
@@ -515,6 +516,32 @@ TEST_CASE("prewarm and compile-time name the manifest file of an op the dispatch
     CHECK_THAT(run.output, !Catch::Contains("good.json"));
     CHECK_FALSE(std::filesystem::exists(dir / "c"));
   }
+}
+
+// Which templates a process compiles decides every cache key, and a dump is written only where
+// JITFP8_DUMP holds one: `info` said neither (a review, 2026-12-06).
+TEST_CASE("info names the templates in use with their digest, and the dump folder", "[cli]") {
+  test::TempDir dir;
+  const auto plain = test::run_command("env -u JITFP8_TEMPLATE_DIR -u JITFP8_DUMP " + kCli + " info");
+  CHECK(plain.exit_code == 0);
+  CHECK_THAT(plain.output, Catch::Contains("templates embedded (digest " + detail::templates_digest() + ")"));
+  CHECK_THAT(plain.output, Catch::Contains("dump      off"));
+  // A copy with one comment more: another digest, named with its folder.
+  REQUIRE(test::run_command("cp -r " + std::string(JITFP8_SOURCE_DIR) + "/templates " + dir / "t").exit_code == 0);
+  {
+    std::ofstream(dir / "t/common/ptx.cuh", std::ios::app) << "// edited\n";
+  }
+  const auto edited = test::run_command("JITFP8_TEMPLATE_DIR=" + dir / "t" + " JITFP8_DUMP=" + dir / "d " + kCli + " info");
+  INFO(edited.output);
+  CHECK(edited.exit_code == 0);
+  CHECK_THAT(edited.output, Catch::Contains("templates from JITFP8_TEMPLATE_DIR '" + dir / "t" + "' (digest "));
+  CHECK_THAT(edited.output, !Catch::Contains(detail::templates_digest()));
+  CHECK_THAT(edited.output, Catch::Contains("dump      " + dir / "d (every kernel built"));
+  // A dump folder that cannot be made reads as off, with the warning.
+  test::write_text_file(dir / "file", "x");
+  const auto unusable = test::run_command("JITFP8_DUMP=" + dir / "file/d " + kCli + " info");
+  CHECK_THAT(unusable.output, Catch::Contains("dump      off"));
+  CHECK_THAT(unusable.output, Catch::Contains("cannot hold dumps"));
 }
 
 TEST_CASE("prewarm into a cache it cannot write fails, saying why", "[cli]") {

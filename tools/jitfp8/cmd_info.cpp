@@ -1,8 +1,13 @@
 // jitfp8 info
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "runtime/debug_dump.hpp"
+#include "runtime/template_source.hpp"
 
 namespace jitfp8::cli {
 
@@ -30,6 +35,22 @@ int run_info(Args args) {
   // JITFP8_TIERED_COMPILE): a misspelt value is ignored with a warning, and this says what held.
   fmt::print("launches  PDL {}, tiered compilation {}\n", programmatic_dependent_launch() ? "on" : "off",
              tiered_compilation() ? "on" : "off");
+  // Which templates this process compiles (part of every cache key; a dump's config.json
+  // carries the same digest), and whether kernels are dumped.
+  const char* template_dir = std::getenv("JITFP8_TEMPLATE_DIR");
+  const std::string from = template_dir != nullptr && *template_dir != '\0'
+                               ? fmt::format("from JITFP8_TEMPLATE_DIR '{}'", template_dir)
+                               : std::string("embedded");
+  try {
+    fmt::print("templates {} (digest {})\n", from, detail::templates_digest());
+  } catch (const Error& e) {
+    fmt::print("templates {}: {}\n", from, e.what());
+  }
+  if (detail::dump_enabled())
+    fmt::print("dump      {} (every kernel built; tiered compilation builds full kernels only)\n",
+               std::getenv("JITFP8_DUMP"));
+  else
+    fmt::print("dump      off\n");
   return 0;
 }
 

@@ -14,7 +14,8 @@ constexpr std::string_view kUsage = R"(usage: jitfp8 <command> [options]
 
 commands:
   info                                  library, NVRTC and driver versions, devices, cache roots,
-                                        PDL and tiered compilation on or off
+                                        PDL and tiered compilation on or off, the templates in
+                                        use and their digest, the dump folder
   prewarm [--arch ARCH] [--jobs N] [--cache-dir DIR] [--sms N] [--gemm-sm-limit N] [--quiet] MANIFEST...
                                         compile every kernel the manifests imply (no GPU needed
                                         with --arch); exit status 1 if any kernel failed;
