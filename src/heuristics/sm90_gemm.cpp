@@ -67,12 +67,19 @@ bool runtime_sfb_bounds(int block_n) {
   return sm90_gemm_num_sfb_per_tile(block_n) > 1 && 128 / std::gcd(block_n, 128) > 4;
 }
 
-// The template's limits: accumulators of (waves + 1) * block_n / 2 floats per math thread must
-// stay <= 192 (waves = 2 for block_m 256), and a tile may straddle at most 2 B-scale blocks at
-// speed (3, as block_n 176 does, works but is slow).
-bool block_n_allowed(int block_m, int block_n) {
+// The template's limits (its static_asserts): block_n a multiple of 16 in [16, 256],
+// accumulators of (waves + 1) * block_n / 2 floats per math thread at most 192 (waves = 2 for
+// block_m 256), and a tile over at most 3 B-scale blocks.
+bool block_n_in_template(int block_m, int block_n) {
   const int waves = block_m == 256 ? 2 : 1;
-  return (waves + 1) * block_n / 2 <= 192 && sm90_gemm_num_sfb_per_tile(block_n) <= 2;
+  return block_n >= 16 && block_n <= 256 && block_n % 16 == 0 && (waves + 1) * block_n / 2 <= 192 &&
+         sm90_gemm_num_sfb_per_tile(block_n) <= 3;
+}
+
+// The tiles the heuristics take: a tile straddles at most 2 B-scale blocks at speed (3, as
+// block_n 176 does, works but is slow; the sweeps try them).
+bool block_n_allowed(int block_m, int block_n) {
+  return block_n_in_template(block_m, block_n) && sm90_gemm_num_sfb_per_tile(block_n) <= 2;
 }
 
 // Split-K through the workspace (templates/sm90/splitk_workspace.cuh): each CTA writes (S-1)/S of
@@ -551,11 +558,8 @@ Sm90GemmConfig sm90_gemm_config_from_json(const nlohmann::json& j) {
 std::optional<std::string> sm90_gemm_template_problem(const Sm90GemmConfig& c, std::int64_t k) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
   if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256) return "block_m must be 64, 128 or 256";
-  // The template's bounds (the sweeps try tiles over 3 B-scale blocks; the heuristics take 2 at
-  // most, block_n_allowed, as sm90_gemm_config_problem checks).
-  const int waves = c.block_m == 256 ? 2 : 1;
-  if (c.block_n < 16 || c.block_n > 256 || c.block_n % 16 != 0 || (waves + 1) * c.block_n / 2 > 192 ||
-      sm90_gemm_num_sfb_per_tile(c.block_n) > 3)
+  // The template's bounds (the heuristics take fewer: block_n_allowed, sm90_gemm_config_problem).
+  if (!block_n_in_template(c.block_m, c.block_n))
     return "block_n must be a multiple of 16 that the tile's registers (accumulators of (waves + 1) x block_n / "
            "2 floats, at most 192) and B-scale blocks (at most 3 per tile) allow";
   // Another block size would leave the kernel's barriers without their arrivals (a hang).

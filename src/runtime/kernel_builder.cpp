@@ -85,23 +85,28 @@ std::optional<BuiltKernel> cached_kernel(const Key128& key) {
 
 namespace {
 
-// JITFP8_DUMP: the dump of `built`, compiled now (`compiled`) or found in the cache (null: compiled
-// again for its log, its cubin the cache's, the one launched; the entry is left as it is). A dump
-// is for reading, not part of the build: one that cannot be written (its PTX included) is
-// reported, the kernel cached and launched as without JITFP8_DUMP.
-void dump_kernel(const KernelSpec& spec, const BuiltKernel& built, const CompileResult* compiled) {
+// JITFP8_DUMP: the dump of the kernel `compiled()` gives. A dump is for reading, not part of the
+// build: one that cannot be written (its compile or PTX included) is reported, the kernel cached
+// and launched as without JITFP8_DUMP.
+template <class Compiled>
+void dump_kernel(const KernelSpec& spec, const Key128& key, Compiled&& compiled) {
   try {
-    CompileResult again;
-    if (compiled == nullptr) {
-      again = compile_kernel(spec);
-      ++runtime_counters().compiles;
-      again.cubin = built.cubin;
-      again.lowered_name = built.lowered_name;
-    }
-    write_dump(spec, built.key, compiled != nullptr ? *compiled : again, compile_ptx(spec));
+    write_dump(spec, key, compiled(), compile_ptx(spec));
   } catch (const std::exception& e) {
     log(LogLevel::warn, "JITFP8_DUMP: {} not dumped: {}", spec.display_name(), e.what());
   }
+}
+
+// A kernel found in the cache, dumped: compiled again for its log, its cubin the cache's (the
+// one launched); the entry is left as it is.
+void dump_cached(const KernelSpec& spec, const BuiltKernel& cached) {
+  dump_kernel(spec, cached.key, [&] {
+    CompileResult again = compile_kernel(spec);
+    ++runtime_counters().compiles;
+    again.cubin = cached.cubin;
+    again.lowered_name = cached.lowered_name;
+    return again;
+  });
 }
 
 }  // namespace
@@ -112,7 +117,7 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
 
   if (auto hit = cached_kernel(key)) {
     log(LogLevel::info, "cache hit {} key={}", spec.display_name(), key.hex());
-    if (dumping) dump_kernel(spec, *hit, nullptr);
+    if (dumping) dump_cached(spec, *hit);
     return *hit;
   }
 
@@ -131,7 +136,7 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
     log(LogLevel::info, "cache hit {} key={} (after waiting for another process)",
         spec.display_name(), key.hex());
     lock.reset();
-    if (dumping) dump_kernel(spec, *appeared, nullptr);
+    if (dumping) dump_cached(spec, *appeared);
     return *appeared;
   }
   if (background_build_abandoned()) {
@@ -165,9 +170,9 @@ BuiltKernel build_kernel(const KernelSpec& spec) {
   const bool published = cache_publish(entry);
   if (!published && lock) lock->mark_no_entry_coming();
   lock.reset();  // the dump after the entry, the lock let go (its PTX is a second compile)
-  BuiltKernel built{key, compiled.cubin, compiled.lowered_name, false, compiled.seconds, published};
-  if (dumping) dump_kernel(spec, built, &compiled);
-  return built;
+  if (dumping) dump_kernel(spec, key, [&]() -> const CompileResult& { return compiled; });
+  return BuiltKernel{key, std::move(compiled.cubin), std::move(compiled.lowered_name), false,
+                     compiled.seconds, published};
 }
 
 }  // namespace jitfp8::detail

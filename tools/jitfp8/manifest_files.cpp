@@ -10,14 +10,19 @@ namespace jitfp8::cli {
 std::vector<detail::KernelSpec> plan_manifest_files(const std::vector<std::string>& paths,
                                                     const std::vector<Manifest>& manifests,
                                                     const detail::ManifestTarget& target) {
-  for (std::size_t i = 0; i < manifests.size(); ++i) {
-    try {
-      detail::manifest_kernels({manifests[i]}, target);
-    } catch (const Error& e) {
-      throw Error(e.code(), paths.at(i) + ": " + detail::error_message(e));
+  try {
+    return detail::manifest_kernels(manifests, target);  // one list: kernels two files share once
+  } catch (const Error&) {
+    // Planned again file by file, only to say which one holds the op refused.
+    for (std::size_t i = 0; i < manifests.size(); ++i) {
+      try {
+        detail::manifest_kernels({manifests[i]}, target);
+      } catch (const Error& e) {
+        throw Error(e.code(), paths.at(i) + ": " + detail::error_message(e));
+      }
     }
+    throw;
   }
-  return detail::manifest_kernels(manifests, target);  // one list: kernels two files share once
 }
 
 }  // namespace jitfp8::cli
