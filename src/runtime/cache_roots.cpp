@@ -8,6 +8,7 @@
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
 #include "runtime/disk_cache.hpp"
+#include "runtime/fork_safe_mutex.hpp"
 #include "runtime/log.hpp"
 #include "runtime/process_lifetime.hpp"
 #include "runtime/runtime_state.hpp"
@@ -16,9 +17,9 @@
 namespace jitfp8::detail {
 namespace {
 
-// set_cache_roots' list, where it was called.
+// set_cache_roots' list, where it was called. (A leaf lock: only the list is read or set under it.)
 struct RootsOverride {
-  std::mutex mutex;
+  ForkSafeMutex mutex;
   std::optional<std::vector<std::string>> roots;
 };
 RootsOverride& roots_override() {

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "runtime/disk_cache.hpp"
 #include "runtime/env_setting.hpp"
 #include "runtime/fork_closed_fds.hpp"
+#include "runtime/fork_safe_mutex.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
 #include "runtime/process_lifetime.hpp"
@@ -374,10 +376,14 @@ bool publish_tuned_entries(const std::vector<std::string>& roots, const TunedDev
 
 namespace {
 
-// The tables read so far, by device ordinal.
+// The tables read so far, by device ordinal. A leaf lock: a table is read from disk outside it
+// (under it, a thread that read a slow file system held every plan of every device, and the
+// read's own locks nested in it), and `reloads` tells whether the roots it read were replaced
+// meanwhile.
 struct LoadedTables {
-  std::mutex mutex;
+  ForkSafeMutex mutex;
   std::map<int, std::shared_ptr<const TunedTable>> by_device;
+  std::uint64_t reloads = 0;
 };
 LoadedTables& loaded_tables() {
   static auto& tables = process_lifetime<LoadedTables>();
@@ -392,16 +398,25 @@ bool tuned_disabled() {
 
 std::shared_ptr<const TunedTable> tuned_table_of(const DeviceContext& device) {
   LoadedTables& tables = loaded_tables();
-  std::lock_guard lock(tables.mutex);
-  auto& table = tables.by_device[device.device];
-  if (!table) {
-    table = std::make_shared<const TunedTable>(tuned_disabled() ? TunedTable{}
-                                                                : load_tuned_table(effective_cache_roots(),
-                                                                                   TunedDevice::of(device)));
-    if (table->size() > 0)
-      log(LogLevel::debug, "tuned configs: {} entries for device {} ({})", table->size(), device.device,
-          tuned_table_path("<root>", TunedDevice::of(device)));
+  std::uint64_t reloads = 0;
+  {
+    std::lock_guard lock(tables.mutex);
+    if (const auto it = tables.by_device.find(device.device); it != tables.by_device.end()) return it->second;
+    reloads = tables.reloads;
   }
+  auto table = std::make_shared<const TunedTable>(
+      tuned_disabled() ? TunedTable{} : load_tuned_table(effective_cache_roots(), TunedDevice::of(device)));
+  {
+    std::lock_guard lock(tables.mutex);
+    // Roots replaced during the read: this plan uses what it read, the next reads the new roots.
+    if (tables.reloads != reloads) return table;
+    // Two threads that read at once: the first one's table is the device's, for both.
+    const auto [it, first] = tables.by_device.try_emplace(device.device, table);
+    if (!first) return it->second;
+  }
+  if (table->size() > 0)
+    log(LogLevel::debug, "tuned configs: {} entries for device {} ({})", table->size(), device.device,
+        tuned_table_path("<root>", TunedDevice::of(device)));
   return table;
 }
 
@@ -409,6 +424,7 @@ void reload_tuned_tables() {
   LoadedTables& tables = loaded_tables();
   std::lock_guard lock(tables.mutex);
   tables.by_device.clear();
+  ++tables.reloads;
 }
 
 }  // namespace jitfp8::detail

@@ -34,6 +34,7 @@
 #include "runtime/kernel_builder.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "runtime/tiered_compile.hpp"
+#include "support/child_process.hpp"
 #include "support/ptxas_log.hpp"
 #include "support/test_env.hpp"
 
@@ -475,23 +476,7 @@ TEST_CASE("a background build that a caller waits for runs ahead of the builds q
   CHECK(first_queued_background_build() == nullptr);
 }
 
-// The exit status of `child`, or -1 if it did not end within `seconds` (then it is killed): a hang
-// in fork()'s child handler happens before the child could arm an alarm of its own.
-// (-2 if it could not be waited for.)
-static int wait_for_child(pid_t child, int seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int status = 0;
-  pid_t ended = 0;
-  while ((ended = ::waitpid(child, &status, WNOHANG)) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return ended == child ? status : -2;
-}
+using test::wait_for_child;
 
 TEST_CASE("a fork()ed child drops the background jobs it inherits and the ones it posts", "[tiered]") {
   // The compile thread stays with the parent: a child that waited for its queue, or for a job

@@ -21,11 +21,13 @@
 #include "heuristics/sm90_grouped.hpp"
 #include "heuristics/sm90_wgrad.hpp"
 #include "jitfp8/error.hpp"
+#include "jitfp8/runtime.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/tuned_table.hpp"
+#include "support/child_process.hpp"
 #include "support/test_env.hpp"
 #include "support/tuned_entry.hpp"
 
@@ -856,4 +858,60 @@ TEST_CASE("set_cache_roots makes new plans read the new roots' tuned tables", "[
   set_cache_roots({with_table.path()});
   CHECK(tuned_table_of(device)->size() == 1);
   reload_tuned_tables();
+}
+
+// fork() while other threads hold the cache roots' or the tuned tables' lock: the child inherited
+// them locked, and its first call that took one hung (40 of 40 forks; a carried lead). Threads
+// take each lock over and over, so that most forks land while one is held; each child then
+// takes both.
+TEST_CASE("a fork()ed child reads the cache roots and tuned tables while other threads hold their locks",
+          "[tuned][fork]") {
+  test::TempDir dir;
+  REQUIRE(publish(dir.path(), {entry_for(128, 5), entry_for(256, 6), entry_for(512, 7)}));
+  test::ScopedCacheRoots roots({dir.path()});
+  DeviceContext device;  // as in the cases above: no driver needed
+  device.device = 61;
+  device.arch = Arch::parse("sm_90a");
+  device.name = kH100.name;
+  device.sm_count = 132;
+  std::atomic<bool> stop{false};
+  std::thread roots_setter([&] {
+    while (!stop.load()) set_cache_roots({dir.path()});
+  });
+  std::thread table_reader([&] {
+    while (!stop.load()) {
+      reload_tuned_tables();
+      tuned_table_of(device);
+    }
+  });
+  // Both locks are held briefly: these threads hold them most of the time.
+  std::thread roots_reader([&] {
+    while (!stop.load()) cache_roots();
+  });
+  std::thread table_dropper([&] {
+    while (!stop.load()) reload_tuned_tables();
+  });
+  int hung = 0, failed = 0;
+  for (int i = 0; i < 40; ++i) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      const bool ok = cache_roots() == std::vector<std::string>{dir.path()} && tuned_table_of(device)->size() == 3;
+      ::_exit(ok ? 0 : 1);
+    }
+    if (child < 0) {
+      ++failed;
+      continue;
+    }
+    const int status = test::wait_for_child(child, 5);
+    if (status == -1) ++hung;
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+  }
+  stop = true;
+  roots_setter.join();
+  table_reader.join();
+  roots_reader.join();
+  table_dropper.join();
+  reload_tuned_tables();
+  CHECK(hung == 0);
+  CHECK(failed == 0);
 }

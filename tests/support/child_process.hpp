@@ -1,0 +1,31 @@
+// Waiting for a fork()ed child in tests that look for hangs in fork()'s handlers.
+#pragma once
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+namespace jitfp8::test {
+
+// The exit status of `child`, or -1 if it did not end within `seconds` (then it is killed): a hang
+// in fork()'s child handler happens before the child could arm an alarm of its own.
+// (-2 if it could not be waited for.)
+inline int wait_for_child(pid_t child, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int status = 0;
+  pid_t ended = 0;
+  while ((ended = ::waitpid(child, &status, WNOHANG)) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return ended == child ? status : -2;
+}
+
+}  // namespace jitfp8::test
