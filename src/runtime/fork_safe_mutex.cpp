@@ -14,22 +14,27 @@ namespace {
 // two threads at once: a slot is claimed by a compare-and-swap.
 constexpr int kMaxMutexes = 16;
 std::array<std::atomic<ForkSafeMutex*>, kMaxMutexes> g_mutexes{};
-// The slots whose mutex the prepare handler locked (fork()'s handlers all run on the forking
-// thread): one registered while the fork is under way is neither locked nor unlocked by it.
-std::uint32_t g_locked_for_fork = 0;
+// The slots whose mutex the prepare handler locked: one registered while the fork is under way
+// is neither locked nor unlocked by it. Two threads may fork at once (glibc 2.36+ runs the
+// handlers outside its own lock): the second's prepare stores its mask only once it holds every
+// mutex, i.e. after the first's parent handler read its own mask and unlocked them (storing it
+// first, it cleared the first's mask, which then unlocked nothing: both hung, a review).
+std::atomic<std::uint32_t> g_locked_for_fork{0};
 
 void lock_all() {
-  g_locked_for_fork = 0;
+  std::uint32_t locked = 0;
   for (int i = 0; i < kMaxMutexes; ++i)
     if (ForkSafeMutex* m = g_mutexes[i].load(std::memory_order_acquire)) {
       m->lock();
-      g_locked_for_fork |= 1u << i;
+      locked |= 1u << i;
     }
+  g_locked_for_fork.store(locked, std::memory_order_relaxed);
 }
 
 void unlock_all() {
+  const std::uint32_t locked = g_locked_for_fork.load(std::memory_order_relaxed);
   for (int i = kMaxMutexes; i-- > 0;)
-    if (g_locked_for_fork & (1u << i)) g_mutexes[i].load(std::memory_order_relaxed)->unlock();
+    if (locked & (1u << i)) g_mutexes[i].load(std::memory_order_relaxed)->unlock();
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 // child's first call that takes it hangs (a thread of the parent setting the cache roots while
 // another forked was enough). These are locked by fork()'s prepare handler, so that the fork
 // happens between two holders, and unlocked again in the parent and in the child.
-// Only for leaf locks: no other lock that fork()'s handlers take may be taken while holding one.
-// Made once and never destroyed (process_lifetime): the handlers use it for the process's life.
+// Only for leaf locks: neither another ForkSafeMutex nor any other lock that fork()'s handlers
+// take may be taken while holding one. Made once and never destroyed (process_lifetime): the
+// handlers use it for the process's life (a destroyed one would leave its slot dangling).
 #pragma once
 
 #include <mutex>

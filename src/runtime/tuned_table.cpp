@@ -410,7 +410,8 @@ std::shared_ptr<const TunedTable> tuned_table_of(const DeviceContext& device) {
     std::lock_guard lock(tables.mutex);
     // Roots replaced during the read: this plan uses what it read, the next reads the new roots.
     if (tables.reloads != reloads) return table;
-    // Two threads that read at once: the first one's table is the device's, for both.
+    // Two threads that read at once (each parsed the file): the first one's table is the
+    // device's, for both.
     const auto [it, first] = tables.by_device.try_emplace(device.device, table);
     if (!first) return it->second;
   }
