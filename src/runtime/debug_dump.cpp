@@ -195,9 +195,8 @@ std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileR
     write_text(ready / "source.cu", spec.source());
     // The templates as NVRTC read them (given to it as headers, not found on a path): with
     // `-I templates` the folder compiles on its own.
-    const char* template_dir = std::getenv("JITFP8_TEMPLATE_DIR");
-    const std::string templates_from =
-        template_dir != nullptr && *template_dir != '\0' ? template_dir : "embedded in libjitfp8";
+    const std::string& template_dir = active_templates_folder();
+    const std::string templates_from = template_dir.empty() ? "embedded in libjitfp8" : template_dir;
     for (const TemplateFile* file : included_templates(spec.header)) {
       const fs::path path = ready / "templates" / file->path;
       fs::create_directories(path.parent_path());

@@ -47,11 +47,18 @@ std::vector<TemplateFile> read_template_dir(const std::filesystem::path& root) {
 
 }  // namespace
 
+const std::string& active_templates_folder() {
+  static const auto& folder = process_lifetime<const std::string>([] {
+    const char* dir = std::getenv("JITFP8_TEMPLATE_DIR");
+    return dir != nullptr ? std::string(dir) : std::string();
+  }());
+  return folder;
+}
+
 const std::vector<TemplateFile>& active_templates() {
   static const auto& files = process_lifetime<const std::vector<TemplateFile>>([] {
-    const char* dir = std::getenv("JITFP8_TEMPLATE_DIR");
-    if (dir != nullptr && *dir != '\0') return read_template_dir(dir);
-    return embedded_templates();
+    const std::string& dir = active_templates_folder();
+    return dir.empty() ? embedded_templates() : read_template_dir(dir);
   }());
   return files;
 }

@@ -16,6 +16,8 @@ const std::vector<TemplateFile>& embedded_templates();  // generated file
 
 // The set in use: $JITFP8_TEMPLATE_DIR when set, else the embedded one.
 const std::vector<TemplateFile>& active_templates();
+// The folder active_templates() read ($JITFP8_TEMPLATE_DIR as it was then), empty when embedded.
+const std::string& active_templates_folder();
 // Hex XXH3-128 of every (path, text) of active_templates(): part of every cache key, so any
 // template edit gives new keys.
 const std::string& templates_digest();

@@ -867,15 +867,10 @@ TEST_CASE("set_cache_roots makes new plans read the new roots' tuned tables", "[
 // takes both.
 TEST_CASE("a fork()ed child reads the cache roots and tuned tables while other threads hold their locks",
           "[tuned][fork]") {
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) && defined(__clang_major__) && __clang_major__ < 18
-  // ASan's allocator before LLVM 18 takes no lock across fork(): a child forked while a thread
-  // here allocates may hang at its first allocation, which this case would count as a lock of
-  // ours (a review). The release build runs it.
-  SUCCEED("skipped: this ASan runtime's allocator is not fork-safe");
-  return;
-#endif
-#endif
+  if (!test::kAllocatorForkSafe) {  // the release build runs it
+    SUCCEED("skipped: this ASan runtime's allocator is not fork-safe");
+    return;
+  }
   test::TempDir dir;
   REQUIRE(publish(dir.path(), {entry_for(128, 5), entry_for(256, 6), entry_for(512, 7)}));
   test::ScopedCacheRoots roots({dir.path()});
@@ -931,12 +926,10 @@ TEST_CASE("a fork()ed child reads the cache roots and tuned tables while other t
 // nothing, and both stayed in fork() for good (a review of the case above's fix).
 TEST_CASE("two threads that fork at once both return, while others take the cache roots' and tuned tables' locks",
           "[tuned][fork]") {
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) && defined(__clang_major__) && __clang_major__ < 18
-  SUCCEED("skipped: this ASan runtime's allocator is not fork-safe (see the case above)");
-  return;
-#endif
-#endif
+  if (!test::kAllocatorForkSafe) {  // the release build runs it
+    SUCCEED("skipped: this ASan runtime's allocator is not fork-safe");
+    return;
+  }
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir.path()});
   std::atomic<bool> stop{false};

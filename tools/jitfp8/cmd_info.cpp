@@ -37,10 +37,9 @@ int run_info(Args args) {
              tiered_compilation() ? "on" : "off");
   // Which templates this process compiles (part of every cache key; a dump's config.json
   // carries the same digest), and whether kernels are dumped.
-  const char* template_dir = std::getenv("JITFP8_TEMPLATE_DIR");
-  const std::string from = template_dir != nullptr && *template_dir != '\0'
-                               ? fmt::format("from JITFP8_TEMPLATE_DIR '{}'", template_dir)
-                               : std::string("embedded");
+  const std::string& template_dir = detail::active_templates_folder();
+  const std::string from =
+      template_dir.empty() ? std::string("embedded") : fmt::format("from JITFP8_TEMPLATE_DIR '{}'", template_dir);
   try {
     fmt::print("templates {} (digest {})\n", from, detail::templates_digest());
   } catch (const Error& e) {
