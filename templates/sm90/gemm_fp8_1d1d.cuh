@@ -480,6 +480,16 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
 
     float final_accum[kWaves][kNumAccum];
     constexpr bool kOrdered = kPingPong && kNumMathWGs >= 2 && !kOverlap;
+    // Deferred epilogue: a tile's results stay in final_accum until the next tile's first K
+    // block has issued its wgmma, and are staged and stored under them (the last tile's after
+    // the walk); the epilogue zeroes final_accum behind it. Only where it measured faster: dense
+    // 192-row tiles in pairs, staged in double-buffered batches (192 x 128, epi 1 x 2: 24576 x
+    // 4096 x 1536 -3%, 16384 x 4096 x 1536 and 2112 x 4096 x 1168 -1.5% in time; 16384 x 7168 x
+    // 1168 -1.5%, accumulating +2%; H100, tools/bench/results/2026-12-06f-*). It lost 1-24% on
+    // 128 x 128 and 256 x 128 tiles, 1-5% on 192-row tiles staged whole waves at a time, up to 2%
+    // on lone 192 x 128 tiles, and the K-grouped kernel's 256 x 128 pairs spilled with it.
+    constexpr bool kDefer =
+        !kGrouped && !kOverlap && kNumMathWGs == 3 && kEpiBufs == 2 && kNumMulticast == 2;
     WarpgroupTurns<5, kNumMathWGs> turns(wg);  // barriers 5.. (2..4: the epilogue's)
 
     // Operand descriptors of stage s (the A one at the tile's first row; offset per wave below).
@@ -604,6 +614,92 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
       else
         return DenseWalk{Scheduler(M)};
     }();
+    // ---- epilogue of a tile: fp32 -> swizzled smem -> TMA store / reduce-add, in batches of
+    //      kEpiBatch store boxes (64 rows x kBoxN columns each) through kEpiBufs staging buffers;
+    //      one bulk group per batch, so a buffer is rewritten once the group that last read it
+    //      (kEpiBufs groups back, possibly of the previous tile) has finished reading. group: the
+    //      K-grouped tile's expert; piece(): its balanced-tail piece (recomputed where used, from
+    //      the walk's position, so that nothing more stays live through the main loop). ----
+    // Deferred, the staging base is computed once before the walk; else where it is used (the
+    // K-grouped 256 x 128 pairs spilled 188 bytes at N 3968 with it computed before the walk).
+    const u32 d_base_deferred = smem_u32(smem_d_wg);
+    const auto store_tile = [&](const u32 m_block, const u32 n_block, const u32 group, const auto piece) {
+      const u32 d_base = kDefer ? d_base_deferred : smem_u32(smem_d_wg);
+      const auto split_flag = [&](const KGroupedPiece& p) { return grouping.split_flags + p.slot * kNumMathWGs + wg; };
+      // A piece that ends inside its unit reduce-adds once the later piece's writes are complete.
+      if (store_leader && piece().wait_for != 0) wait_flag_before_tma(split_flag(piece()), piece().wait_for);
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v) {
+        const float* f = final_accum[v];
+#pragma unroll
+        for (u32 c0 = 0; c0 < kChunks; c0 += kEpiBatch) {
+          const u32 buf = ((v * kChunks + c0) / kEpiBatch) % kEpiBufs;
+          if (store_leader) tma_store_wait_read<kEpiBufs - 1>();
+          named_barrier_sync(2 + wg, 128);
+#pragma unroll
+          for (u32 g = c0 * kBoxN / 8; g < (c0 + kEpiBatch) * kBoxN / 8; ++g) {
+            const u32 col = g * 8 + (lane % 4) * 2;
+            const u32 chunk = col / kBoxN - c0, col_in_chunk = col % kBoxN;
+            const u32 chunk_base = d_base + (buf * kEpiBatch + chunk) * kChunkBytes;
+            st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>(row_in_wave * kSwizzleD + col_in_chunk * 4),
+                            f[4 * g + 0], f[4 * g + 1]);
+            st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>((row_in_wave + 8) * kSwizzleD + col_in_chunk * 4),
+                            f[4 * g + 2], f[4 * g + 3]);
+          }
+          fence_proxy_async_smem();
+          named_barrier_sync(2 + wg, 128);
+          if (store_leader) {
+            const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
+            const i32 n0 = (i32)(n_block * BLOCK_N + c0 * kBoxN);
+            const u8* src = smem_d_wg + buf * kEpiBatch * kChunkBytes;
+            if constexpr (kGrouped) {
+              // D (E, M, N): a 3D map, so a tile's M tail is clipped at its own expert's end.
+              const i32 g = (i32)group;
+              if (accumulate || piece().wait_for != 0) {
+#pragma unroll
+                for (u32 c = 0; c < kEpiBatch; ++c)
+                  tma_reduce_add_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
+              } else {
+#pragma unroll
+                for (u32 c = 0; c < kEpiBatch; ++c)
+                  tma_store_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
+              }
+            } else if (accumulate) {
+#pragma unroll
+              for (u32 c = 0; c < kEpiBatch; ++c)
+                tma_reduce_add_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
+            } else {
+#pragma unroll
+              for (u32 c = 0; c < kEpiBatch; ++c)
+                tma_store_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
+            }
+            tma_store_commit();
+          }
+        }
+      }
+      if constexpr (kGrouped) {
+        if (store_leader && piece().sets) {
+          tma_store_wait_all();  // the writes complete, not only read from shared memory
+          set_flag_after_tma(split_flag(piece()), piece().set_to);
+        }
+      }
+      if constexpr (kDefer) {
+#pragma unroll
+        for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+          for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+      }
+    };
+    const auto no_piece = [] { return KGroupedPiece{0, 0, 0, false}; };
+    bool pending = false;  // kDefer: a finished tile (pending_m, pending_n) not yet stored
+    u32 pending_m = 0, pending_n = 0;
+    const auto store_pending = [&] { store_tile(pending_m, pending_n, 0u, no_piece); };
+    if constexpr (kDefer) {
+#pragma unroll
+      for (u32 v = 0; v < kWaves; ++v)
+#pragma unroll
+        for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+    }
     KGroupedTile tile;
     u32 stage = 0, phase = 0;
     // The strided rounds, then (phase 1) the balanced tail's pieces, through one instance of the
@@ -625,10 +721,18 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         }
         const u32 m_block = tile.m_block, n_block = tile.n_block;
         const u32 num_kb = kGrouped ? tile.num_kb : kNumKBlocks;
+        const auto piece = [&] {
+          if constexpr (kGrouped) {
+            if (in_tail) return walk.piece(tail_plan, grouping.num_groups);
+          }
+          return KGroupedPiece{0, 0, 0, false};
+        };
+        if constexpr (!kDefer) {
 #pragma unroll
-        for (u32 v = 0; v < kWaves; ++v)
+          for (u32 v = 0; v < kWaves; ++v)
 #pragma unroll
-          for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+            for (u32 i = 0; i < kNumAccum; ++i) final_accum[v][i] = 0.0f;
+        }
 
         if constexpr (kOverlap) {
           // ---- main loop with two accumulator tiles: two jobs (the two waves of a K block, or
@@ -685,17 +789,30 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           // The K block on ring stage s, once it has arrived: issue, read the scales after the
           // first wgmma is issued (read before it, ptxas hoisted the first products above the
           // wgmma, which then waited for the loads), wait, promote, release.
-          const auto block = [&](const u32 s, const StageDescs d) {
+          const auto block_with = [&](const u32 s, const StageDescs d, const auto under_first_wgmma) {
             ScaleRegs r;
 #pragma unroll
             for (u32 v = 0; v < kWaves; ++v) {
               issue_job(accum, v, d);
               if (v == 0) load_scales(r, s);
+              if (v == 0) under_first_wgmma();
               wgmma_wait<0>();
               promote_job(accum, final_accum[v], v, s, r);
             }
             release_stage(s);
           };
+          const auto block = [&](const u32 s, const StageDescs d) { block_with(s, d, [] {}); };
+          // kDefer: the tile's first K block, with the previous tile's epilogue under its wgmma.
+          u32 kb_begin = 0;
+          if constexpr (kDefer) {  // (num_kb >= 1: dense)
+            const u32 cur = stage;
+            mbar_wait(&full[cur], phase);
+            if (++stage == kNumStages) stage = 0, phase ^= 1;
+            block_with(cur, stage_descs(cur), [&] {
+              if (pending) store_pending();
+            });
+            kb_begin = 1;
+          }
           // One-wave tiles compute the next stage's descriptors while this K block's wgmma run:
           // computed after the barrier wait, they delayed every K block's first wgmma (+2.5-3.6%
           // on 2112 / 576 / 24576 x 4096 with 192-row tiles, H100, 2026-11-24). Two-wave tiles
@@ -736,7 +853,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
               if constexpr (kDescsAhead) next = stage_descs(stage);
               block(cur, d);
             };
-            u32 kb = 0;
+            u32 kb = kb_begin;
 #pragma unroll 1
             for (; stage != 0 && kb < num_kb; ++kb) next_block();
 #pragma unroll 1
@@ -757,7 +874,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
             // 128 x 128 tiles get here only dense with whole turns (kTurns takes the rest).
             constexpr u32 kUnrollK = k128 ? kNumStages : 1;
 #pragma unroll kUnrollK
-            for (u32 kb = 0; kb < num_kb; ++kb) {
+            for (u32 kb = kb_begin; kb < num_kb; ++kb) {
               const u32 cur = stage;
               mbar_wait(&full[cur], phase);
               const StageDescs d = kDescsAhead ? next : stage_descs(cur);
@@ -768,78 +885,15 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           }
         }
 
-        // ---- epilogue: fp32 -> swizzled smem -> TMA store / reduce-add, in batches of kEpiBatch
-        //      store boxes (64 rows x kBoxN columns each) through kEpiBufs staging buffers; one
-        //      bulk group per batch, so a buffer is rewritten once the group that last read it
-        //      (kEpiBufs groups back, possibly of the previous tile) has finished reading. ----
-        const u32 d_base = smem_u32(smem_d_wg);
-        // Balanced tail: a piece that ends inside its unit reduce-adds once the later piece's
-        // writes are complete. (The piece is recomputed where used, from the walk's position:
-        // nothing more stays live through the main loop and the epilogue.)
-        const auto piece = [&] {
-          if constexpr (kGrouped) {
-            if (in_tail) return walk.piece(tail_plan, grouping.num_groups);
-          }
-          return KGroupedPiece{0, 0, 0, false};
-        };
-        const auto split_flag = [&](const KGroupedPiece& p) { return grouping.split_flags + p.slot * kNumMathWGs + wg; };
-        if (store_leader && piece().wait_for != 0) wait_flag_before_tma(split_flag(piece()), piece().wait_for);
-#pragma unroll
-        for (u32 v = 0; v < kWaves; ++v) {
-          const float* f = final_accum[v];
-#pragma unroll
-          for (u32 c0 = 0; c0 < kChunks; c0 += kEpiBatch) {
-            const u32 buf = ((v * kChunks + c0) / kEpiBatch) % kEpiBufs;
-            if (store_leader) tma_store_wait_read<kEpiBufs - 1>();
-            named_barrier_sync(2 + wg, 128);
-#pragma unroll
-            for (u32 g = c0 * kBoxN / 8; g < (c0 + kEpiBatch) * kBoxN / 8; ++g) {
-              const u32 col = g * 8 + (lane % 4) * 2;
-              const u32 chunk = col / kBoxN - c0, col_in_chunk = col % kBoxN;
-              const u32 chunk_base = d_base + (buf * kEpiBatch + chunk) * kChunkBytes;
-              st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>(row_in_wave * kSwizzleD + col_in_chunk * 4),
-                              f[4 * g + 0], f[4 * g + 1]);
-              st_shared_f32x2(chunk_base + tma_swizzle<kSwizzleD>((row_in_wave + 8) * kSwizzleD + col_in_chunk * 4),
-                              f[4 * g + 2], f[4 * g + 3]);
-            }
-            fence_proxy_async_smem();
-            named_barrier_sync(2 + wg, 128);
-            if (store_leader) {
-              const i32 m0 = (i32)(m_block * BLOCK_M + (wg * kWaves + v) * 64);
-              const i32 n0 = (i32)(n_block * BLOCK_N + c0 * kBoxN);
-              const u8* src = smem_d_wg + buf * kEpiBatch * kChunkBytes;
-              if constexpr (kGrouped) {
-                // D (E, M, N): a 3D map, so a tile's M tail is clipped at its own expert's end.
-                const i32 g = (i32)tile.group;
-                if (accumulate || piece().wait_for != 0) {
-#pragma unroll
-                  for (u32 c = 0; c < kEpiBatch; ++c)
-                    tma_reduce_add_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
-                } else {
-#pragma unroll
-                  for (u32 c = 0; c < kEpiBatch; ++c)
-                    tma_store_3d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0, g);
-                }
-              } else if (accumulate) {
-#pragma unroll
-                for (u32 c = 0; c < kEpiBatch; ++c)
-                  tma_reduce_add_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
-              } else {
-#pragma unroll
-                for (u32 c = 0; c < kEpiBatch; ++c)
-                  tma_store_2d(tmap_d, src + c * kChunkBytes, n0 + (i32)(c * kBoxN), m0);
-              }
-              tma_store_commit();
-            }
-          }
-        }
-        if constexpr (kGrouped) {
-          if (store_leader && piece().sets) {
-            tma_store_wait_all();  // the writes complete, not only read from shared memory
-            set_flag_after_tma(split_flag(piece()), piece().set_to);
-          }
+        if constexpr (kDefer) {
+          pending = true, pending_m = m_block, pending_n = n_block;
+        } else {
+          store_tile(m_block, n_block, tile.group, piece);
         }
       }
+    }
+    if constexpr (kDefer) {
+      if (pending) store_pending();
     }
     if constexpr (kOrdered) turns.finish();
     if (store_leader) tma_store_wait_all();

@@ -496,15 +496,16 @@ TEST_CASE("gemm_fp8_wgrad's 128 x 128 tiles over K blocks that do not fill whole
   // 33 K blocks over 4 stages: every tile starts on another stage of the ring, and the main loop
   // runs one K block at a time up to stage 0, whole turns with compile-time stages, then the
   // rest (templates/sm90/gemm_fp8_1d1d.cuh). 777 x 3000 has more tiles than SMs, so CTAs take
-  // several tiles, each starting where the previous one left the ring.
+  // several tiles, each starting where the previous one left the ring. 2000 x 3000 x 4096 (32 K
+  // blocks: whole turns only, every tile starting on stage 0) gives CTAs several tiles there too.
   int sm_count = 0;
   JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   const detail::Sm90WgradConfig config = detail::make_sm90_wgrad_config(128, 128, 4, 2, true, sm_count, 2, 2);
   INFO(config.to_json().dump());
   std::uint64_t seed = 2600;
   for (bool accumulate : {false, true})
-    check_forced(config, {{777, 3000, 4160}, {1, 1000, 4112}, {300, 1000, 4112}}, accumulate, seed,
-                 "128 x 128, 33 K blocks");
+    check_forced(config, {{777, 3000, 4160}, {2000, 3000, 4096}, {1, 1000, 4112}, {300, 1000, 4112}}, accumulate, seed,
+                 "128 x 128 over ring turns");
 }
 
 TEST_CASE("gemm_fp8_wgrad's 256 x 128 tiles over ring turns", "[gpu][wgrad]") {
@@ -524,6 +525,29 @@ TEST_CASE("gemm_fp8_wgrad's 256 x 128 tiles over ring turns", "[gpu][wgrad]") {
       check_forced(config, {{2000, 3000, 4224}, {300, 1000, 4608}, {1, 1000, 4112}}, accumulate, seed,
                    "256 x 128 over ring turns");
   }
+}
+
+TEST_CASE("gemm_fp8_wgrad's deferred epilogue: 192 x 128 tiles staged 1 x 2 over several tiles per CTA",
+          "[gpu][wgrad]") {
+  // These tiles store a finished tile under the next tile's first wgmma and the last one after
+  // the walk (kDefer in templates/sm90/gemm_fp8_1d1d.cuh). 1000 x 3000 is 6 x 24 tiles, more
+  // than the SMs, so some CTAs take two; 1 x 1000 is one tile; K 1168 is 10 K blocks with a
+  // tail, K 128 one block (the peeled block only). In pairs sharing A or B, in ping-pong turns
+  // as well; alone too, where the tiles are not deferred (the same shapes through the plain
+  // epilogue). Small enough for compute-sanitizer's racecheck.
+  int sm_count = 0;
+  JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const struct { int mc; bool on_a; } pairs[] = {{1, true}, {2, true}, {2, false}};
+  std::uint64_t seed = 2800;
+  for (const auto& pair : pairs)
+    for (bool pingpong : {false, true}) {
+      detail::Sm90WgradConfig config = detail::make_sm90_wgrad_config(192, 128, 0, pair.mc, pair.on_a, sm_count, 1, 2);
+      config.pingpong = pingpong;
+      INFO(config.to_json().dump());
+      for (bool accumulate : {false, true})
+        check_forced(config, {{1000, 3000, 1168}, {1, 1000, 1168}, {1000, 3000, 128}}, accumulate, seed,
+                     "192 x 128 deferred epilogue");
+    }
 }
 
 TEST_CASE("gemm_fp8_wgrad reproduces the unquantized product within the accuracy yardstick",
