@@ -483,13 +483,13 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     // Deferred epilogue: a tile's results stay in final_accum until the next tile's first K
     // block has issued its wgmma, and are staged and stored under them (the last tile's after
     // the walk); the epilogue zeroes final_accum behind it. Only where it measured faster: dense
-    // 192-row tiles in pairs, staged in double-buffered batches (192 x 128, epi 1 x 2: 24576 x
-    // 4096 x 1536 -3%, 16384 x 4096 x 1536 and 2112 x 4096 x 1168 -1.5% in time; 16384 x 7168 x
-    // 1168 -1.5%, accumulating +2%; H100, tools/bench/results/2026-12-06f-*). It lost 1-24% on
-    // 128 x 128 and 256 x 128 tiles, 1-5% on 192-row tiles staged whole waves at a time, up to 2%
-    // on lone 192 x 128 tiles, and the K-grouped kernel's 256 x 128 pairs spilled with it.
-    constexpr bool kDefer =
-        !kGrouped && !kOverlap && kNumMathWGs == 3 && kEpiBufs == 2 && kNumMulticast == 2;
+    // 192 x 128 tiles in pairs staged 1 x 2 (24576 x 4096 x 1536 -3% in time, 16384 x 4096 x
+    // 1536 and 2112 x 4096 x 1168 -1.5%; 16384 x 7168 x 1168 -1.5%, accumulating +2%; H100,
+    // tools/bench/results/2026-12-06f-*). It cost up to 24% on 128 x 128 tiles, about 1% on
+    // 256 x 128, up to 5% on 192-row tiles staged whole waves at a time and up to 2% on lone
+    // 192 x 128 tiles; the K-grouped kernel's 256 x 128 pairs spilled with it (2026-12-06e).
+    constexpr bool kDefer = !kGrouped && !kOverlap && kNumMathWGs == 3 && BLOCK_N == 128 && kEpiBatch == 1 &&
+                            kEpiBufs == 2 && kNumMulticast == 2;
     WarpgroupTurns<5, kNumMathWGs> turns(wg);  // barriers 5.. (2..4: the epilogue's)
 
     // Operand descriptors of stage s (the A one at the tile's first row; offset per wave below).

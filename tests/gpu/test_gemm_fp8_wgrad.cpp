@@ -530,13 +530,15 @@ TEST_CASE("gemm_fp8_wgrad's 256 x 128 tiles over ring turns", "[gpu][wgrad]") {
 TEST_CASE("gemm_fp8_wgrad's deferred epilogue: 192 x 128 tiles staged 1 x 2 over several tiles per CTA",
           "[gpu][wgrad]") {
   // These tiles store a finished tile under the next tile's first wgmma and the last one after
-  // the walk (kDefer in templates/sm90/gemm_fp8_1d1d.cuh). 1000 x 3000 is 6 x 24 tiles, more
-  // than the SMs, so some CTAs take two; 1 x 1000 is one tile; K 1168 is 10 K blocks with a
-  // tail, K 128 one block (the peeled block only). In pairs sharing A or B, in ping-pong turns
-  // as well; alone too, where the tiles are not deferred (the same shapes through the plain
-  // epilogue). Small enough for compute-sanitizer's racecheck.
+  // the walk (kDefer in templates/sm90/gemm_fp8_1d1d.cuh). m rows of 192-row tiles by 24 N
+  // blocks (N 3000) are more tiles than the SMs (1244 rows on 132 SMs: 7 x 24 = 168), so some
+  // CTAs take two, with an M tail; 1 x 1000 is a row of 8 tiles, one a CTA; K 1168 is 10 K blocks
+  // with a tail, K 128 one block (the peeled block only). In pairs sharing A or B, in ping-pong
+  // turns as well; alone too, where the tiles are not deferred (the same shapes through the
+  // plain epilogue). Small enough for compute-sanitizer's racecheck.
   int sm_count = 0;
   JITFP8_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  const std::int64_t m = 192 * (sm_count / 24 + 2) - 100;  // 24 x (sm_count / 24 + 2) tiles > sm_count
   const struct { int mc; bool on_a; } pairs[] = {{1, true}, {2, true}, {2, false}};
   std::uint64_t seed = 2800;
   for (const auto& pair : pairs)
@@ -545,7 +547,7 @@ TEST_CASE("gemm_fp8_wgrad's deferred epilogue: 192 x 128 tiles staged 1 x 2 over
       config.pingpong = pingpong;
       INFO(config.to_json().dump());
       for (bool accumulate : {false, true})
-        check_forced(config, {{1000, 3000, 1168}, {1, 1000, 1168}, {1000, 3000, 128}}, accumulate, seed,
+        check_forced(config, {{m, 3000, 1168}, {1, 1000, 1168}, {m, 3000, 128}}, accumulate, seed,
                      "192 x 128 deferred epilogue");
     }
 }
