@@ -713,6 +713,29 @@ TEST_CASE("prewarm and dump plan GEMM kernels for a GEMM SM limit", "[cli][sm-li
   CHECK(bad.output.find("--gemm-sm-limit must be >= 0 (0: every SM), got -2") != std::string::npos);
 }
 
+TEST_CASE("dump --quick writes each kernel's quick variant beside it, where it has one", "[cli][dump]") {
+  test::TempDir dir;
+  // The folders under `out` and, per folder, whether its source defines the quick variant.
+  const auto dumped = [&](const std::string& options, const std::string& out) {
+    auto run = test::run_command(kCli + " dump --arch sm_90a " + options + " --out " + dir / out);
+    INFO(run.output);
+    CHECK(run.exit_code == 0);
+    std::vector<bool> quick;
+    if (!std::filesystem::exists(dir / out)) return quick;
+    for (const auto& folder : std::filesystem::directory_iterator(dir / out))
+      quick.push_back(test::read_text_file(folder.path() / "source.cu").find("#define JITFP8_QUICK_VARIANT") !=
+                      std::string::npos);
+    std::sort(quick.begin(), quick.end());
+    return quick;
+  };
+  // A dense GEMM kernel with a quick variant (tiered compilation's first build): both folders.
+  const std::string gemm = " gemm_fp8_nt m=4096 n=7168 k=2048";
+  CHECK(dumped("--quick" + gemm, "with") == std::vector<bool>{false, true});
+  CHECK(dumped(gemm, "without") == std::vector<bool>{false});
+  // A quantizer has none: its kernel alone.
+  CHECK(dumped("--quick quantize_1x128 k=512", "quant") == std::vector<bool>{false});
+}
+
 // jitfp8 compile-time: every GEMM kernel the manifest implies is compiled, full and (where it has
 // one) as its quick variant, and timed; nothing lands in the cache; the quantizers only with --all;
 // --limit cuts the list; a failed compile is reported where it failed, and the exit status says so.

@@ -1,4 +1,4 @@
-// jitfp8 dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] OP [field=value ...]
+// jitfp8 dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] [--quick] OP [field=value ...]
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -45,6 +45,9 @@ int run_dump(Args args) {
   std::optional<Arch> given_arch;
   if (auto arch_text = args.take("--arch")) given_arch = parse_arch(*arch_text);
   take_gemm_sm_limit(args);
+  // Also each kernel's quick variant, what tiered compilation builds and launches first (the
+  // dump of JITFP8_DUMP holds full kernels only).
+  const bool quick = args.take_flag("--quick");
   std::vector<std::string> rest = args.positional();
   if (rest.empty()) throw UsageError("needs an operation, e.g. quantize_1x128");
 
@@ -74,10 +77,14 @@ int run_dump(Args args) {
     target.tuned = detail::tuned_table_of(device);
   }
   const detail::OpFamily* family = detail::find_op_family(parsed.op);
-  for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, target)) {
+  const auto dump = [&](const detail::KernelSpec& spec) {
     detail::CompileResult compiled = detail::compile_kernel(spec);
     std::string folder = detail::write_dump(spec, detail::cache_key(spec), compiled, detail::compile_ptx(spec), out);
     fmt::print("{} -> {} ({:.2f} s)\n", spec.display_name(), folder, compiled.seconds);
+  };
+  for (const detail::KernelSpec& spec : family->specs_for(parsed, arch, target)) {
+    dump(spec);
+    if (quick && spec.has_quick_variant) dump(spec.quick_variant());
   }
   return 0;
 }

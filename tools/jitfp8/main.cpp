@@ -30,13 +30,14 @@ commands:
   cache ls|stats|verify|clear|tuned [--cache-dir DIR]
                                         list entries, summarize, remove bad entries, empty the cache
                                         (kernels; tuned configs stay), list the tuned-config tables
-  dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] OP [field=value ...]
+  dump [--out DIR] [--arch ARCH] [--gemm-sm-limit N] [--quick] OP [field=value ...]
                                         write source, options, NVRTC log, PTX, cubin and config of
                                         the kernels of one operation into DIR (./jitfp8-dump), e.g.
                                         jitfp8 dump --arch sm_90a quantize_1x128 x_dtype=bf16
                                         (--arch: the heuristics' picks for that architecture's
                                         usual SM count; without it, this GPU's plans, tuned
-                                        configs included)
+                                        configs included; --quick: each kernel's quick variant
+                                        too, where it has one)
   bench gemm|quant|moe|chain [--shapes ...] [--iters N] [--json FILE (not chain)]
                                         time the kernels beside cuBLASLt (needs a GPU)
   tune [--only OP,...] [--m M,M,...] [--top N] [--iters N] [--min-gain PCT]
