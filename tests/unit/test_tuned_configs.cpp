@@ -861,6 +861,37 @@ TEST_CASE("set_cache_roots makes new plans read the new roots' tuned tables", "[
   reload_tuned_tables();
 }
 
+namespace {
+
+// Threads that each run their body over and over until stop() (or destruction), so that a fork
+// lands while one of them holds the cache roots' or the tuned tables' lock.
+class LockChurn {
+ public:
+  template <class... Bodies>
+  explicit LockChurn(Bodies... bodies) {
+    (threads_.emplace_back([this, bodies] {
+       while (!stop_.load()) bodies();
+     }),
+     ...);
+  }
+  ~LockChurn() { stop(); }
+  void stop() {
+    stop_ = true;
+    for (std::thread& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+// Both locks are held briefly by these: threads running them hold the locks most of the time.
+void read_cache_roots() { cache_roots(); }
+void drop_tuned_tables() { reload_tuned_tables(); }
+
+}  // namespace
+
 // fork() while other threads hold the cache roots' or the tuned tables' lock: the child inherited
 // them locked, and its first call that took one hung (40 of 40 forks; a carried lead). Threads
 // take each lock over and over, so that most forks land while one is held; each child then
@@ -879,23 +910,12 @@ TEST_CASE("a fork()ed child reads the cache roots and tuned tables while other t
   device.arch = Arch::parse("sm_90a");
   device.name = kH100.name;
   device.sm_count = 132;
-  std::atomic<bool> stop{false};
-  std::thread roots_setter([&] {
-    while (!stop.load()) set_cache_roots({dir.path()});
-  });
-  std::thread table_reader([&] {
-    while (!stop.load()) {
-      reload_tuned_tables();
-      tuned_table_of(device);
-    }
-  });
-  // Both locks are held briefly: these threads hold them most of the time.
-  std::thread roots_reader([&] {
-    while (!stop.load()) cache_roots();
-  });
-  std::thread table_dropper([&] {
-    while (!stop.load()) reload_tuned_tables();
-  });
+  LockChurn churn([&] { set_cache_roots({dir.path()}); },
+                  [&] {
+                    reload_tuned_tables();
+                    tuned_table_of(device);
+                  },
+                  read_cache_roots, drop_tuned_tables);
   int hung = 0, failed = 0;
   for (int i = 0; i < 40; ++i) {
     const pid_t child = ::fork();
@@ -911,11 +931,7 @@ TEST_CASE("a fork()ed child reads the cache roots and tuned tables while other t
     if (status == -1) ++hung;
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
   }
-  stop = true;
-  roots_setter.join();
-  table_reader.join();
-  roots_reader.join();
-  table_dropper.join();
+  churn.stop();
   reload_tuned_tables();
   CHECK(hung == 0);
   CHECK(failed == 0);
@@ -932,13 +948,7 @@ TEST_CASE("two threads that fork at once both return, while others take the cach
   }
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir.path()});
-  std::atomic<bool> stop{false};
-  std::thread roots_reader([&] {
-    while (!stop.load()) cache_roots();
-  });
-  std::thread table_dropper([&] {
-    while (!stop.load()) reload_tuned_tables();
-  });
+  LockChurn churn(read_cache_roots, drop_tuned_tables);
   std::atomic<int> finished{0}, failed{0};
   const auto forker = [&] {
     for (int i = 0; i < 100; ++i) {
@@ -958,7 +968,8 @@ TEST_CASE("two threads that fork at once both return, while others take the cach
     std::fputs("a thread stayed in fork() for 60 s\n", stderr);
     std::_Exit(1);
   }
-  stop = true;
-  for (std::thread* t : {&roots_reader, &table_dropper, &first, &second}) t->join();
+  churn.stop();
+  first.join();
+  second.join();
   CHECK(failed.load() == 0);
 }
