@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
 #include "ops/stand_in.hpp"
+#include "ops/planned_specs.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -89,7 +90,7 @@ const Plan& plan_for(Sm90Grouping grouping, std::int64_t rows, std::int64_t e, s
     });
     return plan_with_tuned(
         device.device, stream, pick, tuned, why,
-        fmt::format("{} rows_key {} groups {} n {} k {}", function, key.rows_key, e, n, k),
+        function, gemm_fp8_grouped_tuning_key(grouping, target.sm_count, e, key.rows_key, n, k),
         [&](const Sm90GemmConfig& c) { return gemm_fp8_grouped_spec(grouping, e, n, k, c, device.arch); },
         stand_in);
   }, [](const Plan& plan) { count_stand_in(plan); });
@@ -252,18 +253,18 @@ KernelSpec gemm_fp8_grouped_spec(Sm90Grouping grouping, std::int64_t num_groups,
 
 namespace {
 
-// The config a plan of these rows takes: the heuristics' pick, or a tuned config where one applies
-// (prewarm for the device at hand: target.tuned), as plan_for.
-Sm90GemmConfig planned_for_prewarm(Sm90Grouping g, std::int64_t rows_key, const ManifestOp& op,
-                                   const TargetDevice& target) {
+// The kernel a plan of these rows takes, added to `specs`: the heuristics' pick, or a tuned config
+// where one applies (prewarm for the device at hand: target.tuned), as plan_for.
+void add_planned(PlannedSpecs& specs, Sm90Grouping g, std::int64_t rows_key, const ManifestOp& op, const Arch& arch,
+                 const TargetDevice& target) {
   const Sm90GemmConfig pick =
       choose_sm90_grouped_config(g, rows_key, op.groups, op.n, op.k, target.sm_count, target.clusters.alone);
   std::string why;
+  std::optional<Sm90GemmConfig> tuned;
   if (target.tuned)
-    if (auto tuned = gemm_fp8_grouped_tuned_config(*target.tuned, pick, target, g, rows_key, op.groups, op.n, op.k,
-                                                   &why))
-      return *tuned;
-  return pick;
+    tuned = gemm_fp8_grouped_tuned_config(*target.tuned, pick, target, g, rows_key, op.groups, op.n, op.k, &why);
+  specs.add(gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, tuned.value_or(pick), arch),
+            gemm_fp8_grouped_tuning_key(g, target.sm_count, op.groups, rows_key, op.n, op.k), tuned.has_value());
 }
 
 // Every rows key (sm90_grouped_rows_key) of the manifest op's m range, in order.
@@ -278,16 +279,11 @@ std::vector<std::int64_t> rows_keys(Sm90Grouping grouping, const ManifestOp& op)
 std::vector<KernelSpec> gemm_fp8_grouped_contiguous_specs_for(const ManifestOp& op,
                                                               const Arch& arch, const TargetDevice& target) {
   manifest_shape_rules([&] { validate_shape(kContiguous, op.groups, op.n, op.k); });
-  std::vector<KernelSpec> specs;
-  std::set<std::string> seen;
-  for (const std::int64_t m : rows_keys(Sm90Grouping::contiguous_ids, op)) {
-    for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends}) {
-      const Sm90GemmConfig c = planned_for_prewarm(g, m, op, target);
-      KernelSpec spec = gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, c, arch);
-      if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
-    }
-  }
-  return specs;
+  PlannedSpecs specs("rows_key");
+  for (const std::int64_t m : rows_keys(Sm90Grouping::contiguous_ids, op))
+    for (Sm90Grouping g : {Sm90Grouping::contiguous_ids, Sm90Grouping::contiguous_ends})
+      add_planned(specs, g, m, op, arch, target);
+  return specs.take();
 }
 
 std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, const Arch& arch,
@@ -296,15 +292,10 @@ std::vector<KernelSpec> gemm_fp8_grouped_masked_specs_for(const ManifestOp& op, 
     validate_shape(kMasked, op.groups, op.n, op.k);
     validate_masked_rows(kMasked, "m", op.groups, std::max(op.m_max, op.m_min), op.n);
   });
-  std::vector<KernelSpec> specs;
-  std::set<std::string> seen;
-  const Sm90Grouping g = Sm90Grouping::masked;
-  for (const std::int64_t m : rows_keys(g, op)) {
-    const Sm90GemmConfig c = planned_for_prewarm(g, m, op, target);
-    KernelSpec spec = gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, c, arch);
-    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
-  }
-  return specs;
+  PlannedSpecs specs("rows_key");
+  for (const std::int64_t m : rows_keys(Sm90Grouping::masked, op))
+    add_planned(specs, Sm90Grouping::masked, m, op, arch, target);
+  return specs.take();
 }
 
 void gemm_fp8_grouped_contiguous_with_config(const GroupedGemmContiguousArgs& args,

@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
+#include "ops/planned_specs.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -214,21 +215,20 @@ std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, c
                                                          const TargetDevice& target) {
   // The manifest's k is the token capacity (k_capacity), its largest m the M checked.
   manifest_shape_rules([&] { validate_shape(op.groups, std::max(op.m_max, op.m_min), op.n, op.k); });
-  std::vector<KernelSpec> specs;
-  std::set<std::string> seen;
+  PlannedSpecs specs("m_bucket");
   const std::int64_t tokens_bucket = sm90_grouped_wgrad_tokens_bucket(op.k, op.groups);
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
-    Sm90WgradConfig c = gemm_fp8_grouped_wgrad_chosen_config(m, op.n, tokens_bucket, op.groups, target);
+    const Sm90WgradConfig c = gemm_fp8_grouped_wgrad_chosen_config(m, op.n, tokens_bucket, op.groups, target);
     std::string why;
+    std::optional<Sm90WgradConfig> tuned;
     if (target.tuned)  // as the dispatch plans
-      if (auto tuned =
-              gemm_fp8_grouped_wgrad_tuned_config(*target.tuned, c, target, m, op.n, tokens_bucket, op.groups, &why))
-        c = *tuned;
-    KernelSpec spec = gemm_fp8_grouped_wgrad_spec(op.n, c, arch);
-    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+      tuned = gemm_fp8_grouped_wgrad_tuned_config(*target.tuned, c, target, m, op.n, tokens_bucket, op.groups, &why);
+    specs.add(gemm_fp8_grouped_wgrad_spec(op.n, tuned.value_or(c), arch),
+              gemm_fp8_grouped_wgrad_tuning_key(target.sm_count, m, op.n, tokens_bucket, op.groups),
+              tuned.has_value());
   }
-  return specs;
+  return specs.take();
 }
 
 void gemm_fp8_grouped_wgrad_with_config(const GroupedGemmWgradArgs& args,
@@ -301,8 +301,8 @@ const Plan& plan_for(const GroupedGemmWgradArgs& args, const DeviceContext& devi
                                                            args.n, key.tokens_bucket, key.groups, &why);
     return plan_with_tuned(
         device.device, stream, pick, tuned, why,
-        fmt::format("{} m_bucket {} n {} tokens_bucket {} groups {}", kFunction, key.m_bucket, args.n,
-                    key.tokens_bucket, key.groups),
+        kFunction, gemm_fp8_grouped_wgrad_tuning_key(target.sm_count, key.m_bucket, args.n, key.tokens_bucket,
+                                                     key.groups),
         [&](const Sm90WgradConfig& c) { return gemm_fp8_grouped_wgrad_spec(args.n, c, device.arch); });
   });
 }

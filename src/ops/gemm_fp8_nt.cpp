@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
 #include "jitfp8/gemm.hpp"
 #include "ops/stand_in.hpp"
+#include "ops/planned_specs.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -151,8 +152,7 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
                 fmt::format("gemm_fp8_nt: d_dtype \"{}\" must be \"bf16\" or \"f32\"", op.d_dtype));
   const bool d_fp32 = op.d_dtype == "f32";
   manifest_shape_rules([&] { validate_shape(op.n, op.k, d_fp32 ? DType::f32 : DType::bf16); });
-  std::vector<KernelSpec> specs;
-  std::set<std::string> seen;
+  PlannedSpecs specs("m_key");
   const std::int64_t last = sm90_gemm_m_key(std::max(op.m_max, op.m_min));
   // Callers with and without a split-K workspace: both kernels where they differ. A tuned config
   // where one applies, as the dispatch plans.
@@ -161,14 +161,13 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
       Sm90GemmConfig config =
           choose_sm90_gemm_config(m, op.n, op.k, target.sm_count, target.clusters, with_workspace, d_fp32);
       std::string why;
+      std::optional<Sm90GemmConfig> tuned;
       if (target.tuned)
-        if (auto tuned = gemm_fp8_nt_tuned_config(*target.tuned, config, target, m, op.n, op.k, with_workspace,
-                                                  d_fp32, &why))
-          config = *tuned;
-      KernelSpec spec = gemm_fp8_nt_spec(op.n, op.k, config, arch);
-      if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+        tuned = gemm_fp8_nt_tuned_config(*target.tuned, config, target, m, op.n, op.k, with_workspace, d_fp32, &why);
+      specs.add(gemm_fp8_nt_spec(op.n, op.k, tuned.value_or(config), arch),
+                gemm_fp8_nt_tuning_key(target.sm_count, m, op.n, op.k, with_workspace, d_fp32), tuned.has_value());
     }
-  return specs;
+  return specs.take();
 }
 
 }  // namespace jitfp8::detail
@@ -289,7 +288,7 @@ const Plan& plan_for(const GemmFp8Args& args, const DeviceContext& device, Strea
     });
     return plan_with_tuned(
         device.device, stream, pick, tuned, why,
-        fmt::format("{} m_key {} n {} k {}", kFunction, key.m_key, args.n, args.k),
+        kFunction, gemm_fp8_nt_tuning_key(target.sm_count, key.m_key, args.n, args.k, with_workspace, d_fp32),
         [&](const Sm90GemmConfig& c) { return gemm_fp8_nt_spec(args.n, args.k, c, device.arch); }, stand_in);
   }, [](const Plan& plan) { count_stand_in(plan); });
 }

@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
 #include "ops/stand_in.hpp"
+#include "ops/planned_specs.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
@@ -161,19 +162,18 @@ Sm90WgradConfig gemm_fp8_wgrad_chosen_config(std::int64_t m_bucket, std::int64_t
 std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arch& arch,
                                                  const TargetDevice& target) {
   manifest_shape_rules([&] { validate_shape(op.n, op.k); });
-  std::vector<KernelSpec> specs;
-  std::set<std::string> seen;
+  PlannedSpecs specs("m_bucket");
   const std::int64_t last = sm90_wgrad_m_bucket(std::max(op.m_max, op.m_min));
   for (std::int64_t m = sm90_wgrad_m_bucket(op.m_min); m <= last; m += 64) {
-    Sm90WgradConfig config = gemm_fp8_wgrad_chosen_config(m, op.n, op.k, target);
+    const Sm90WgradConfig config = gemm_fp8_wgrad_chosen_config(m, op.n, op.k, target);
     std::string why;
+    std::optional<Sm90WgradConfig> tuned;
     if (target.tuned)  // as the dispatch plans
-      if (auto tuned = gemm_fp8_wgrad_tuned_config(*target.tuned, config, target, m, op.n, op.k, &why))
-        config = *tuned;
-    KernelSpec spec = gemm_fp8_wgrad_spec(op.n, op.k, config, arch);
-    if (seen.insert(spec.name_expression()).second) specs.push_back(std::move(spec));
+      tuned = gemm_fp8_wgrad_tuned_config(*target.tuned, config, target, m, op.n, op.k, &why);
+    specs.add(gemm_fp8_wgrad_spec(op.n, op.k, tuned.value_or(config), arch),
+              gemm_fp8_wgrad_tuning_key(target.sm_count, m, op.n, op.k), tuned.has_value());
   }
-  return specs;
+  return specs.take();
 }
 
 void gemm_fp8_wgrad_with_config(const GemmFp8WgradArgs& args, const Sm90WgradConfig& config,
@@ -228,7 +228,7 @@ const Plan& plan_for(const GemmFp8WgradArgs& args, const DeviceContext& device, 
     });
     return plan_with_tuned(
         device.device, stream, pick, tuned, why,
-        fmt::format("{} m_bucket {} n {} k {}", kFunction, key.m_bucket, args.n, args.k),
+        kFunction, gemm_fp8_wgrad_tuning_key(target.sm_count, key.m_bucket, args.n, args.k),
         [&](const Sm90WgradConfig& c) { return gemm_fp8_wgrad_spec(args.n, args.k, c, device.arch); }, stand_in);
   }, [](const Plan& plan) { count_stand_in(plan); });
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jitfp8/error.hpp"
+#include "runtime/kernel_spec.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
 #include "runtime/runtime_state.hpp"
@@ -66,16 +67,19 @@ void count_stand_in(const KernelPlan<Config>& plan) {
 }
 
 // The plan of `pick` or, where the op's lookup found one (tuned_sm90_config), of `tuned` if its
-// kernel builds. Logged for the plan `words` names: the config taken, tuned or picked (debug),
-// a tuned one not used and why (warn: `why` from the lookup, or the build failure). spec_of(config): its KernelSpec.
+// kernel builds. Logged for `op`'s plan `key` (the op's tuning key, as the tuned-config table names
+// it): the config taken, tuned or picked (debug), a tuned one not used and why (warn: `why` from
+// the lookup, or the build failure). spec_of(config): its KernelSpec, given the plan (its
+// `plans`, for the dump) before it is built.
 // stand_in (find_stand_in): a plan of the same problem whose kernel is loaded; the new plan's
 // kernel, where it is neither loaded nor on disk, is then built in the background, `stand_in`
 // launching meanwhile (a tuned config's build failure is then logged, not a fallback). Without
 // one, the plan made for a launch into `stream` builds as first_use_on(stream) says.
 template <class Config, class SpecOf>
 KernelPlan<Config> plan_with_tuned(int device, Stream stream, const Config& pick, const std::optional<Config>& tuned,
-                                   std::string why, std::string_view words, const SpecOf& spec_of,
-                                   const KernelPlan<Config>* stand_in = nullptr) {
+                                   std::string why, std::string_view op, const nlohmann::json& key,
+                                   const SpecOf& spec_of, const KernelPlan<Config>* stand_in = nullptr) {
+  const std::string words = fmt::format("{} {}", op, key.dump());
   const FirstUse first_use = stand_in != nullptr ? FirstUse::build_in_background : first_use_on(stream);
   const auto with_stand_in = [&](KernelPlan<Config> plan) {
     if (stand_in != nullptr && !launchable_now(*plan.kernel)) {
@@ -85,9 +89,17 @@ KernelPlan<Config> plan_with_tuned(int device, Stream stream, const Config& pick
     }
     return plan;
   };
+  const auto planned_spec = [&](const Config& config, bool from_table) {
+    KernelSpec spec = spec_of(config);
+    nlohmann::json plan = {{"key", key}, {"chosen_by", from_table ? "tuned-config table" : "heuristics"}};
+    if (from_table) plan["heuristics_pick"] = pick.to_json();
+    if (!from_table && !why.empty()) plan["tuned_config_not_used"] = why;
+    spec.plans = nlohmann::json::array({plan});
+    return spec;
+  };
   if (tuned) {
     try {
-      const LoadedKernel& kernel = get_kernel(device, spec_of(*tuned), first_use);
+      const LoadedKernel& kernel = get_kernel(device, planned_spec(*tuned, true), first_use);
       log(LogLevel::debug, "{}: tuned config {}", words, tuned->to_json().dump());
       return with_stand_in({&kernel, *tuned});
     } catch (const Error& e) {
@@ -95,7 +107,7 @@ KernelPlan<Config> plan_with_tuned(int device, Stream stream, const Config& pick
     }
   }
   if (!why.empty()) log(LogLevel::warn, "{}: tuned config not used: {}", words, why);
-  const LoadedKernel& kernel = get_kernel(device, spec_of(pick), first_use);
+  const LoadedKernel& kernel = get_kernel(device, planned_spec(pick, false), first_use);
   log(LogLevel::debug, "{}: config {} (the heuristics' pick)", words, pick.to_json().dump());
   return with_stand_in({&kernel, pick});
 }

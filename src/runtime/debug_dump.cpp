@@ -224,6 +224,7 @@ std::string write_dump(const KernelSpec& spec, const Key128& key, const CompileR
                              {"library_version", library_version()},
                              {"nvrtc_version", nvrtc_version_number()},
                              {"entry_format", kEntryFormatVersion}};
+    if (!spec.plans.is_null()) config["plans"] = spec.plans;  // why this config (kernel_spec.hpp)
     write_text(ready / "config.json", config.dump(2) + "\n");
   } catch (...) {
     fs::remove_all(ready, ec);

@@ -3,6 +3,10 @@
 // includes, as compiled), written whole: each dump goes into a new folder first, moved into
 // place when complete (replacing an older one), so that processes dumping the same kernel at
 // once, or a reader, never see a partial or mixed folder.
+// config.json's "plans" (KernelSpec::plans) says why this config: under JITFP8_DUMP, the plan whose
+// first launch built the kernel (one entry; a later plan that takes the same kernel finds it loaded
+// and writes no dump); from `jitfp8 dump`, every plan of the operation's M range that takes it, a
+// run of consecutive M keys with the same other fields as one entry whose M field is [first, last].
 #pragma once
 
 #include <string>

@@ -24,6 +24,11 @@ struct KernelSpec {
   // compilation, runtime.hpp): the same kernel with JITFP8_QUICK_VARIANT defined, which computes
   // bit-identical results from less code.
   bool has_quick_variant = false;
+  // The plans that chose this kernel, for dumps only (neither the cache key nor the entry holds
+  // them): a list of {"key": the plan's key as the tuned-config table names it, "chosen_by":
+  // "heuristics" or "tuned-config table", ...}, or null where no plan chose it (a config given
+  // by the caller, a quantizer). See debug_dump.hpp.
+  nlohmann::json plans;
 
   // This kernel's quick variant (has_quick_variant).
   KernelSpec quick_variant() const;

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <random>
 #include <thread>
@@ -1189,4 +1191,62 @@ TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the curr
   check_problem(200, n, k, 31);
   check_problem(100, n, k, 32);
   detail::reload_tuned_tables();
+}
+
+// JITFP8_DUMP's config.json says why its config: the plan whose first launch built the kernel, its
+// key as the tuned-config table names it, and who chose the config (debug_dump.hpp).
+TEST_CASE("the dump of a dispatched gemm_fp8_nt kernel names the plan that chose it", "[gpu][gemm][tuned][dump]") {
+  test::TempDir dir;
+  test::ScopedCacheRoots roots({dir.path() + "/cache"});
+  detail::reload_tuned_tables();
+  const detail::DeviceContext& device = detail::current_device();
+  const int sms = detail::gemm_sm_count(device);
+  const std::int64_t n = 1048, k = 2096;  // a shape no other test plans: its kernels are built here
+  const detail::Sm90GemmConfig pick256 = detail::gemm_fp8_nt_chosen_config(256, n, k, device);
+  const detail::Sm90GemmConfig pick128 = detail::gemm_fp8_nt_chosen_config(128, n, k, device);
+  const detail::Sm90GemmConfig pick64 = detail::gemm_fp8_nt_chosen_config(64, n, k, device);
+  detail::Sm90GemmConfig tuned = make_config(64, 64, 4, 1, sms, k);
+  tuned.b_evict_first = detail::sm90_gemm_b_evict_first(256);
+  // Three plans, three kernels: each dump is its own plan's.
+  REQUIRE(tuned.to_json() != pick256.to_json());
+  REQUIRE(tuned.to_json() != pick128.to_json());
+  REQUIRE(tuned.to_json() != pick64.to_json());
+  REQUIRE(pick128.to_json() != pick64.to_json());
+  auto key = [&](std::int64_t m_key) { return detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false); };
+  auto entry = [&](std::int64_t m_key, const detail::Sm90GemmConfig& replaces) {
+    return test::tuned_entry("gemm_fp8_nt", key(m_key), tuned.to_json(), replaces.to_json());
+  };
+  // M key 256: the tuned config over its pick. M key 128: a stale entry (over a pick the heuristics
+  // do not make). M key 64: none.
+  std::string why;
+  REQUIRE(detail::publish_tuned_entries({dir.path() + "/cache"}, detail::TunedDevice::of(device),
+                                        {entry(256, pick256), entry(128, tuned)}, &why));
+  detail::reload_tuned_tables();
+  const std::string dump = dir.path() + "/dump";
+  ::setenv("JITFP8_DUMP", dump.c_str(), 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("JITFP8_DUMP"); }
+  } unset;
+  check_problem(200, n, k, 41);
+  check_problem(100, n, k, 42);
+  check_problem(50, n, k, 43);
+  ::unsetenv("JITFP8_DUMP");
+  detail::reload_tuned_tables();
+
+  // m_key -> the plan entry of the folder whose kernel that plan took.
+  std::map<std::int64_t, nlohmann::json> plans;
+  for (const auto& folder : std::filesystem::directory_iterator(dump)) {
+    const nlohmann::json config = nlohmann::json::parse(test::read_text_file(folder.path() / "config.json"));
+    INFO(config.dump());
+    REQUIRE(config.contains("plans"));
+    REQUIRE(config["plans"].size() == 1);
+    plans[config["plans"][0]["key"]["m_key"].get<std::int64_t>()] = config["plans"][0];
+  }
+  REQUIRE(plans.size() == 3);
+  CHECK(plans[256] == nlohmann::json{{"key", key(256)}, {"chosen_by", "tuned-config table"},
+                                     {"heuristics_pick", pick256.to_json()}});
+  CHECK(plans[128]["key"] == key(128));
+  CHECK(plans[128]["chosen_by"] == "heuristics");
+  CHECK_THAT(plans[128]["tuned_config_not_used"].get<std::string>(), Catch::Contains("stale"));
+  CHECK(plans[64] == nlohmann::json{{"key", key(64)}, {"chosen_by", "heuristics"}});
 }

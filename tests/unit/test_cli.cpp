@@ -734,6 +734,23 @@ TEST_CASE("dump --quick writes each kernel's quick variant beside it, where it h
   CHECK(dumped(gemm, "without") == std::vector<bool>{false});
   // A quantizer has none: its kernel alone.
   CHECK(dumped("--quick quantize_1x128 k=512", "quant") == std::vector<bool>{false});
+
+  // config.json: a GEMM's plans (the M keys that take it, as the tuned-config table names them, and
+  // who chose it); a quantizer's none.
+  const auto config_of = [&](const std::string& out) {
+    const auto folder = *std::filesystem::directory_iterator(dir / out);
+    return nlohmann::json::parse(test::read_text_file(folder.path() / "config.json"));
+  };
+  const nlohmann::json gemm_config = config_of("without");
+  INFO(gemm_config.dump());
+  REQUIRE(gemm_config.contains("plans"));
+  for (bool with_workspace : {false, true}) {
+    nlohmann::json key = detail::gemm_fp8_nt_tuning_key(132, 4096, 7168, 2048, with_workspace, false);
+    key["m_key"] = {4096, 4096};
+    CHECK(std::count(gemm_config["plans"].begin(), gemm_config["plans"].end(),
+                     nlohmann::json{{"key", key}, {"chosen_by", "heuristics"}}) == 1);
+  }
+  CHECK_FALSE(config_of("quant").contains("plans"));
 }
 
 // jitfp8 compile-time: every GEMM kernel the manifest implies is compiled, full and (where it has

@@ -37,7 +37,8 @@ commands:
                                         (--arch: the heuristics' picks for that architecture's
                                         usual SM count; without it, this GPU's plans, tuned
                                         configs included; --quick: each kernel's quick variant
-                                        too, where it has one)
+                                        too, where it has one; a GEMM's config.json names the
+                                        plans that take it under "plans")
   bench gemm|quant|moe|chain [--shapes ...] [--iters N] [--json FILE (not chain)]
                                         time the kernels beside cuBLASLt (needs a GPU)
   tune [--only OP,...] [--m M,M,...] [--top N] [--iters N] [--min-gain PCT]
