@@ -9,8 +9,8 @@
 
 #include "jitfp8/error.hpp"
 #include "ops/gemm_target.hpp"
-#include "ops/stand_in.hpp"
 #include "ops/planned_specs.hpp"
+#include "ops/stand_in.hpp"
 #include "ops/tuned_sm90_config.hpp"
 #include "runtime/check.hpp"
 #include "runtime/dispatch_cache.hpp"
