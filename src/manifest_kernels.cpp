@@ -1,6 +1,7 @@
 #include "manifest_kernels.hpp"
 
-#include <set>
+#include <algorithm>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -33,7 +34,7 @@ ManifestTarget manifest_target(const std::optional<Arch>& arch, int sm_count) {
 
 std::vector<KernelSpec> manifest_kernels(const std::vector<Manifest>& manifests, const ManifestTarget& target) {
   std::vector<KernelSpec> specs;
-  std::set<std::string> seen;
+  std::map<std::string, std::size_t> index_of;  // cache key -> its place in specs
   for (const Manifest& manifest : manifests)
     for (std::size_t i = 0; i < manifest.ops.size(); ++i) {
       const ManifestOp& op = manifest.ops[i];
@@ -45,8 +46,17 @@ std::vector<KernelSpec> manifest_kernels(const std::vector<Manifest>& manifests,
       } catch (const Error& e) {  // said where: which manifest and operation
         throw Error(e.code(), fmt::format("{}: ops[{}]: {}", manifest.model, i, error_message(e)));
       }
-      for (KernelSpec& spec : op_specs)
-        if (seen.insert(cache_key(spec).hex()).second) specs.push_back(std::move(spec));
+      for (KernelSpec& spec : op_specs) {
+        const auto [it, first] = index_of.try_emplace(cache_key(spec).hex(), specs.size());
+        if (first) {
+          specs.push_back(std::move(spec));
+        } else if (spec.plans.is_array()) {  // another op's plans that take the same kernel
+          nlohmann::json& plans = specs[it->second].plans;
+          if (!plans.is_array()) plans = nlohmann::json::array();
+          for (const nlohmann::json& entry : spec.plans)
+            if (std::find(plans.begin(), plans.end(), entry) == plans.end()) plans.push_back(entry);
+        }
+      }
     }
   return specs;
 }

@@ -264,7 +264,8 @@ void add_planned(PlannedSpecs& specs, Sm90Grouping g, std::int64_t rows_key, con
   if (target.tuned)
     tuned = gemm_fp8_grouped_tuned_config(*target.tuned, pick, target, g, rows_key, op.groups, op.n, op.k, &why);
   specs.add(gemm_fp8_grouped_spec(g, op.groups, op.n, op.k, tuned.value_or(pick), arch),
-            gemm_fp8_grouped_tuning_key(g, target.sm_count, op.groups, rows_key, op.n, op.k), tuned.has_value());
+            gemm_fp8_grouped_tuning_key(g, target.sm_count, op.groups, rows_key, op.n, op.k), tuned.has_value(),
+            pick.to_json(), why);
 }
 
 // Every rows key (sm90_grouped_rows_key) of the manifest op's m range, in order.

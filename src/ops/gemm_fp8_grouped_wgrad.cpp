@@ -226,7 +226,7 @@ std::vector<KernelSpec> gemm_fp8_grouped_wgrad_specs_for(const ManifestOp& op, c
       tuned = gemm_fp8_grouped_wgrad_tuned_config(*target.tuned, c, target, m, op.n, tokens_bucket, op.groups, &why);
     specs.add(gemm_fp8_grouped_wgrad_spec(op.n, tuned.value_or(c), arch),
               gemm_fp8_grouped_wgrad_tuning_key(target.sm_count, m, op.n, tokens_bucket, op.groups),
-              tuned.has_value());
+              tuned.has_value(), c.to_json(), why);
   }
   return specs.take();
 }

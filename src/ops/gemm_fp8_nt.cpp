@@ -165,7 +165,8 @@ std::vector<KernelSpec> gemm_fp8_nt_specs_for(const ManifestOp& op, const Arch& 
       if (target.tuned)
         tuned = gemm_fp8_nt_tuned_config(*target.tuned, config, target, m, op.n, op.k, with_workspace, d_fp32, &why);
       specs.add(gemm_fp8_nt_spec(op.n, op.k, tuned.value_or(config), arch),
-                gemm_fp8_nt_tuning_key(target.sm_count, m, op.n, op.k, with_workspace, d_fp32), tuned.has_value());
+                gemm_fp8_nt_tuning_key(target.sm_count, m, op.n, op.k, with_workspace, d_fp32), tuned.has_value(),
+                config.to_json(), why);
     }
   return specs.take();
 }

@@ -171,7 +171,7 @@ std::vector<KernelSpec> gemm_fp8_wgrad_specs_for(const ManifestOp& op, const Arc
     if (target.tuned)  // as the dispatch plans
       tuned = gemm_fp8_wgrad_tuned_config(*target.tuned, config, target, m, op.n, op.k, &why);
     specs.add(gemm_fp8_wgrad_spec(op.n, op.k, tuned.value_or(config), arch),
-              gemm_fp8_wgrad_tuning_key(target.sm_count, m, op.n, op.k), tuned.has_value());
+              gemm_fp8_wgrad_tuning_key(target.sm_count, m, op.n, op.k), tuned.has_value(), config.to_json(), why);
   }
   return specs.take();
 }

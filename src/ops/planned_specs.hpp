@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,18 +17,24 @@
 
 namespace jitfp8::detail {
 
+// One plan's entry in KernelSpec::plans, as plan_with_tuned writes it: its key, who chose the
+// config, and the heuristics' pick a tuned config replaced or why a tuned one was not used.
+nlohmann::json plan_entry(nlohmann::json key, bool tuned, const nlohmann::json& pick, const std::string& why);
+
 class PlannedSpecs {
  public:
   // m_field: the plan keys' M field ("m_key", "m_bucket", "rows_key").
   explicit PlannedSpecs(std::string m_field) : m_field_(std::move(m_field)) {}
 
-  // `spec`, the kernel of the plan `key` (the op's tuning key), chosen by the tuned-config table
-  // (`tuned`) or the heuristics. Plans come in ascending M: one extends the M range [first, last]
-  // of the entry of the previous M key with the same other fields where that key took the same
-  // kernel by the same chooser; any other starts an entry.
-  void add(KernelSpec spec, const nlohmann::json& key, bool tuned);
+  // `spec`, the kernel of the plan `key` (the op's tuning key): the tuned config where `tuned`,
+  // which replaced the heuristics' `pick`; else the pick (`why`: why a tuned entry was not used,
+  // or empty). Plans come in the op's M key order: one extends the M range [first, last] of the
+  // entry of the previous M key with the same other key fields where that key took the same
+  // kernel with the same chooser, pick and why; any other starts an entry.
+  void add(KernelSpec spec, const nlohmann::json& key, bool tuned, const nlohmann::json& pick, const std::string& why);
 
-  std::vector<KernelSpec> take() { return std::move(specs_); }
+  // The kernels, once; the object is empty after.
+  std::vector<KernelSpec> take();
 
  private:
   std::string m_field_;

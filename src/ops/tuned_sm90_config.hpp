@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jitfp8/error.hpp"
+#include "ops/planned_specs.hpp"
 #include "runtime/kernel_spec.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/log.hpp"
@@ -91,10 +92,7 @@ KernelPlan<Config> plan_with_tuned(int device, Stream stream, const Config& pick
   };
   const auto planned_spec = [&](const Config& config, bool from_table) {
     KernelSpec spec = spec_of(config);
-    nlohmann::json plan = {{"key", key}, {"chosen_by", from_table ? "tuned-config table" : "heuristics"}};
-    if (from_table) plan["heuristics_pick"] = pick.to_json();
-    if (!from_table && !why.empty()) plan["tuned_config_not_used"] = why;
-    spec.plans = nlohmann::json::array({plan});
+    spec.plans = nlohmann::json::array({plan_entry(key, from_table, pick.to_json(), why)});
     return spec;
   };
   if (tuned) {

@@ -3,10 +3,13 @@
 // includes, as compiled), written whole: each dump goes into a new folder first, moved into
 // place when complete (replacing an older one), so that processes dumping the same kernel at
 // once, or a reader, never see a partial or mixed folder.
-// config.json's "plans" (KernelSpec::plans) says why this config: under JITFP8_DUMP, the plan whose
-// first launch built the kernel (one entry; a later plan that takes the same kernel finds it loaded
-// and writes no dump); from `jitfp8 dump`, every plan of the operation's M range that takes it, a
-// run of consecutive M keys with the same other fields as one entry whose M field is [first, last].
+// config.json's "plans" (KernelSpec::plans) says why a GEMM kernel has its config. Under
+// JITFP8_DUMP at run time: the plan whose first launch in this process built or loaded it (one
+// entry; a later plan that takes the same kernel finds it loaded and writes no dump; another
+// process's first use replaces the folder with its own plan). From `jitfp8 dump`, and from
+// `prewarm` under JITFP8_DUMP: every plan of the manifest ops' M ranges that takes it, a run of the
+// op's consecutive M keys (its own sequence: steps of 64 for the dense forms, 128 for contiguous,
+// uneven for masked) with the same other fields as one entry whose M field is [first, last].
 #pragma once
 
 #include <string>
