@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "heuristics/sm90_gemm.hpp"
@@ -17,6 +19,7 @@
 #include "heuristics/sm90_wgrad.hpp"
 #include "jitfp8/error.hpp"
 #include "jitfp8/runtime.hpp"
+#include "manifest_kernels.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "ops/gemm_fp8_wgrad.hpp"
@@ -228,4 +231,27 @@ TEST_CASE("PlannedSpecs merges a run of M keys only while no other kernel or cho
   planned.add(spec("a"), key(64, false), false, pick, "");
   CHECK(planned.take().size() == 1);
   CHECK_THROWS_AS(planned.add(spec("a"), nlohmann::json{{"m_bucket", 64}}, false, pick, ""), Error);
+}
+
+TEST_CASE("a kernel two manifest ops share keeps both ops' plans", "[dump][prewarm]") {
+  const ManifestTarget target = manifest_target(Arch::parse("sm_90a"), 0);
+  const auto manifest = [](std::int64_t m) {
+    return parse_manifest(fmt::format(R"({{"model": "m{}", "ops": [{{"op": "gemm_fp8_nt", "m": {}, "n": 4096,
+                                          "k": 7168}}]}})", m, m), "m.json");
+  };
+  // M 832 and the next M key that takes the same kernel (1024 and below, 2026-12-06), in two manifests.
+  const std::vector<KernelSpec> one = manifest_kernels({manifest(832)}, target);
+  REQUIRE(one.size() == 1);
+  std::int64_t other = 896;
+  while (other < 4096 && manifest_kernels({manifest(other)}, target).at(0).name_expression() !=
+                             one[0].name_expression())
+    other += 64;
+  REQUIRE(other < 4096);
+  const std::vector<KernelSpec> both = manifest_kernels({manifest(832), manifest(other), manifest(832)}, target);
+  REQUIRE(both.size() == 1);
+  INFO(both[0].plans.dump());
+  std::set<std::int64_t> m_keys;
+  for (const nlohmann::json& entry : both[0].plans) m_keys.insert(entry["key"]["m_key"][0].get<std::int64_t>());
+  CHECK(m_keys == std::set<std::int64_t>{832, other});
+  CHECK(both[0].plans.size() == 2 * one[0].plans.size());  // the repeated manifest adds nothing
 }
