@@ -60,3 +60,27 @@ done
 echo "=== [wgrad] on t-prefA ($((SECONDS - start)) s)"
 JITFP8_TEMPLATE_DIR=$PWD/scratch/t-prefA JITFP8_CACHE_DIR=/tmp/c-t timeout 200 $H/jitfp8_gpu_tests "[wgrad]" 2>&1 | tail -2
 echo "done after $((SECONDS - start)) s"
+
+# Call 4 (H100): scratch/s103d.sh; t-prefC = templates + -prefetch-earlier.patch (kDeferEarlier 1), t-prefD the same with kDeferEarlier = 2
+#!/usr/bin/env bash
+# Session 103, call 4: the deferred epilogue's D prefetch in accumulate mode, one K block earlier (t-prefC) and two (t-prefD),
+# against main (embedded), alternated.
+H=scratch/gpubin-h
+export LD_LIBRARY_PATH=$PWD/$H:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader
+start=$SECONDS
+run() {  # name, template dir or "", bench args...
+  local name=$1 t=$2; shift 2
+  echo "=== $name ($((SECONDS - start)) s)"
+  if [ -n "$t" ]; then export JITFP8_TEMPLATE_DIR=$PWD/$t; else unset JITFP8_TEMPLATE_DIR; fi
+  JITFP8_CACHE_DIR=/tmp/c-$name timeout 150 $H/jitfp8-bench "$@" 2>&1 | grep -E "^ *[0-9x]+ +[0-9]+ +[0-9]+ \||rror"
+  unset JITFP8_TEMPLATE_DIR
+}
+W="gemm --wgrad-only --iters 10"
+S="24576,4096,1536;16384,4096,1536;2112,4096,1168;16384,7168,1168;8192,7168,1280;24576,7168,1536;32768,7168,1024;12288,2048,1280"
+for r in 1 2; do
+  run head "" $W --wgrad-shapes "$S"
+  run prefC scratch/t-prefC $W --wgrad-shapes "$S"
+  run prefD scratch/t-prefD $W --wgrad-shapes "$S"
+done
+echo "done after $((SECONDS - start)) s"
