@@ -30,7 +30,8 @@ void PlannedSpecs::add(KernelSpec spec, const nlohmann::json& key, bool tuned, c
   }
   nlohmann::json& plans = specs_[named->second].plans;
   // The previous M key with these other fields: its entry grows where this key went the same way.
-  if (const auto last = last_entry_.find(others_text); last != last_entry_.end() && last->second.first == named->second) {
+  const auto last = last_entry_.find(others_text);
+  if (last != last_entry_.end() && last->second.first == named->second) {
     nlohmann::json& previous = plans[last->second.second];
     nlohmann::json previous_less_m = previous;
     previous_less_m["key"].erase(m_field_);
