@@ -179,6 +179,17 @@ JITFP8_DEVICE u32 pack_bf16x2(float lo, float hi) {
 // Keeps the compiler from moving accesses of `x` across this point (used around async wgmma).
 JITFP8_DEVICE void register_fence(float& x) { asm volatile("" : "+f"(x)::"memory"); }
 
+// Gives a fresh accumulator a defined, unspecified value at no cost (an empty asm, no
+// instruction). The first wgmma of a job overwrites it (scale-d = 0), but its "+f" operands and
+// register_fence read it first, and a never-written float read is undefined behaviour in C++.
+// Volatile, so that the compiler cannot merge the asms into one value (which would then take a
+// copy per register).
+template <int N>
+JITFP8_DEVICE void define_unspecified(float (&acc)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "=f"(acc[i]));
+}
+
 JITFP8_DEVICE void trap() { asm volatile("trap;"); }
 
 // Programmatic dependent launch (PDL; set_programmatic_dependent_launch in runtime.hpp). With

@@ -1,6 +1,6 @@
 // Row-wise quantization: x (M, K) bf16 or fp32 -> q (M, K) e4m3 or e5m2 + one fp32 scale per
 // row (scales[m], M floats), absmax and cast fused in one kernel. The numerical contract is
-// include/jitfp8/quant.hpp; tests/support/fp8_reference.cpp models it on the CPU.
+// include/jitfp8/quant.hpp; tests/support/quant_reference.cpp models it on the CPU.
 //
 // Work split: one block of kThreads per row. The row is kVecElems-element 16-byte vectors
 // (K % 16 == 0); thread t owns vectors t + i * kThreads, i < kVecs, all loaded before any use.

@@ -8,7 +8,7 @@
 //                          128 along M (fp32, Scales1x128Layout{K, M}),
 //                          32 along M (MXFP8, ScalesMx32Layout{K, M}), or
 //                          the 128x128 block's scale again (Scales128x128Layout{K, M}).
-// The numerical contract is include/jitfp8/quant.hpp; tests/support/fp8_reference.cpp is an
+// The numerical contract is include/jitfp8/quant.hpp; tests/support/quant_reference.cpp is an
 // independent CPU model of it and the GPU tests compare bit for bit.
 //
 // Work split (kThreads = 256; a block walks kWalk vertically adjacent 128 x 128 tiles of one K

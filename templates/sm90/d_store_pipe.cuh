@@ -6,8 +6,9 @@
 // (kBufs = waves, where shared memory allows) not even for the previous wave's. Storing straight
 // from the fragments instead (4-byte st.global, no buffers, a ring stage more) measured up to 40%
 // slower on the M-grouped kernels (H100, tools/bench/results/2026-11-26f-grouped-stores-and-pairs-h100.md).
-// The grouped kernel may also stage half a wave at a time (kBufBytes of 32 rows, two hand-overs per
-// wave) where a whole buffer leaves no room for a ring stage (moe/gemm_fp8_grouped.cuh).
+// Both kernels may also stage half a wave at a time (kBufBytes of 32 rows, two hand-overs per
+// wave) where a whole buffer leaves no room for a ring stage (dense_d_stage_rows in
+// sm90/gemm_fp8_1d2d.cuh; moe/gemm_fp8_grouped.cuh).
 //
 // Per (math warpgroup, buffer) two mbarriers: `staged` (128 arrivals: every math thread, after
 // its fence.proxy.async) and `stored` (kStoreLanes arrivals: every lane of the store warp that

@@ -396,9 +396,12 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         // re-patched only once every copy issued with its previous contents has been consumed.
         const u32 smid = sm_id();
         if (smid >= kMaxSmId) trap();
-        TensorMapParam* const slots = g_patched_maps<kGrouped>[smid][0];  // [operand][slot], contiguous
+        TensorMapParam(&slots)[2][kPatchSlots] = g_patched_maps<kGrouped>[smid];  // [operand: A, B][slot]
 #pragma unroll
-        for (u32 i = 0; i < 2 * kPatchSlots; ++i) tmap_slot_init(&slots[i], i < kPatchSlots ? tmap_a : tmap_b);
+        for (u32 i = 0; i < kPatchSlots; ++i) {
+          tmap_slot_init(&slots[0][i], tmap_a);
+          tmap_slot_init(&slots[1][i], tmap_b);
+        }
         static_assert(kPatchSlots == 2, "slot reuse below assumes two slots per operand");
         const bool split = kSplitTail && grouping.split_flags != nullptr;  // (a kernel parameter)
         KGroupedTileScheduler<BLOCK_M, kNumNBlocks, kNumMulticast, kMulticastOnA, kNumSMs, kGroupN> sched(
@@ -417,8 +420,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
               const u32 j = cur_start - 1;
               mbar_wait_sleepy(&empty[j % kNumStages], (j / kNumStages) & 1);
             }
-            TensorMapParam* const map_a = &slots[switches % 2];
-            TensorMapParam* const map_b = &slots[kPatchSlots + switches % 2];
+            TensorMapParam* const map_a = &slots[0][switches % 2];
+            TensorMapParam* const map_b = &slots[1][switches % 2];
             const u64 col0 = (u64)t.kb0 * BLOCK_K;
             // P_e bytes per row (num_kb is a piece's blocks in the tail)
             const u64 pitch =
@@ -442,7 +445,7 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           const u32 kb_first = kSplitTail ? t.kb_first : 0u;
           for (u32 kb = 0; kb < t.num_kb; ++kb) {
             mbar_wait_sleepy(&empty[stage], phase ^ 1);
-            produce_stage(slots[slot], slots[kPatchSlots + slot], tmap_sfa, kStageTxBytes, stage, m0, n0,
+            produce_stage(slots[0][slot], slots[1][slot], tmap_sfa, kStageTxBytes, stage, m0, n0,
                           (i32)((kb_first + kb) * BLOCK_K), (i32)(t.kb0 + kb_first + kb), sched.rank);
             if (kb == prefetch_kb(t.num_kb)) prefetch_d(m0, n0, (i32)t.group);
             if (++stage == kNumStages) stage = 0, phase ^= 1;
@@ -479,6 +482,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
     const u32 sfb_base = smem_u32(smem_sfb) + (lane % 4) * 8;  // columns 2 * (lane % 4) + {0, 1}
 
     float final_accum[kWaves][kNumAccum];
+    float accum[kNumAccum];  // the plain K loop's (the overlapped loop has its own two)
+    define_unspecified(accum);
     constexpr bool kOrdered = kPingPong && kNumMathWGs >= 2 && !kOverlap;
     // Deferred epilogue: a tile's results stay in final_accum until the next tile's first K
     // block has issued its wgmma, and are staged and stored under them (the last tile's after
@@ -744,6 +749,8 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
           //      blocks and always in the K-grouped kernel (2026-12-01i). One-wave tiles take an
           //      odd last K block after the loop, as the plain loop does. ----
           float acc0[kNumAccum], acc1[kNumAccum];
+          define_unspecified(acc0);
+          define_unspecified(acc1);
           constexpr u32 kBlocksPerStep = kWaves == 2 ? 1 : 2;
 #pragma unroll 1
           for (u32 kb = 0; kb + kBlocksPerStep <= num_kb; kb += kBlocksPerStep) {
@@ -785,7 +792,6 @@ __device__ __forceinline__ void sm90_fp8_gemm_1d1d_body(u32 M, u32 accumulate, c
         } else {
           // ---- main loop over K blocks: issue, wait, promote (2 math warpgroups overlap each
           //      other's promotion at best) ----
-          float accum[kNumAccum];
           // The K block on ring stage s, once it has arrived: issue, read the scales after the
           // first wgmma is issued (read before it, ptxas hoisted the first products above the
           // wgmma, which then waited for the loads), wait, promote, release.

@@ -32,7 +32,8 @@
 //                 (completing bytes on the owner's mbarrier), and chunk c's owner, CTA
 //                 c % kNumSplits, adds the partials and stores that chunk of D (a reduce-scatter:
 //                 with S a power of two every CTA receives (S-1)/S of a tile and stores 1/S of it;
-//                 otherwise the tile is cut as for pow2_floor(S) and the other CTAs only send).
+//                 otherwise the tile is cut as for pow2_floor(S), or once per warpgroup and wave
+//                 if that is more, so some CTAs may own no chunk or two (num_col_parts)).
 //                 Column parts must be multiples of 16 wide (static_assert).
 //                 With kSplitsViaWorkspace, 2..16 CTAs without a cluster exchange the same chunks
 //                 through the caller's global workspace instead (sm90/splitk_workspace.cuh).
@@ -131,8 +132,9 @@ __host__ __device__ constexpr u32 num_waves(u32 block_m) { return block_m == 256
 __host__ __device__ constexpr u32 pow2_floor(u32 x) { return x < 2 ? x : 2 * pow2_floor(x / 2); }
 // Split-K reduction chunks: (math warpgroup, wave, column part), as many as the largest power of
 // two <= splits (a column part is then a power-of-two fraction of BLOCK_N), at least one per
-// warpgroup and wave. With a split count that is not a power of two (3, 5, 6, 7) only the first
-// pow2_floor(splits) CTAs of the cluster own chunks; the others only send.
+// warpgroup and wave. Chunk c is owned by CTA c % splits: with a split count that is not a power
+// of two (3, 5, 6, 7) some CTAs own none and only send (64- and 128-row tiles: 2 chunks over 3
+// CTAs), or own two (256-row tiles: 4 chunks over 3 CTAs).
 __host__ __device__ constexpr u32 num_col_parts(u32 block_m, u32 splits) {
   return pow2_floor(splits) > num_math_wgs(block_m) * num_waves(block_m)
              ? pow2_floor(splits) / (num_math_wgs(block_m) * num_waves(block_m))
@@ -700,6 +702,7 @@ __global__ void __launch_bounds__(sm90_1d2d::num_threads(BLOCK_M), 1)
     const u32 wg_thread = threadIdx.x % 128;
 
     float accum[kNumAccum];
+    define_unspecified(accum);
     float final_accum[kWaves][kNumAccum];
 
     Scheduler sched(M);
