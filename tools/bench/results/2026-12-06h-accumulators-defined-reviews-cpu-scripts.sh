@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Written for session 104 and never run: no device machine came (see the results file). For the
-# next session: apply -dump-checks-unrun.patch and -accumulators-unmeasured.patch, build, copy
+# next session: apply 2026-12-06g-dump-plans-deferral-n7168-h100-dump-checks-unrun.patch and
+# -accumulators-unmeasured.patch, build, copy
 # jitfp8, jitfp8-bench, jitfp8_gpu_tests and libjitfp8.so* into scratch/gpubin, and the templates
 # before -accumulators-unmeasured.patch into scratch/t-old
 # (git archive HEAD templates | tar -x -C scratch/t-old --strip-components=1, before applying it);
