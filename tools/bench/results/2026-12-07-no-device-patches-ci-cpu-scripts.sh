@@ -1,5 +1,5 @@
 # Session 105 (2026-12-07): the device calls written for the two carried patches; none got a
-# machine (fourteen tries, see the results file). Set-up on this machine, from the repository
+# machine (fifteen tries, see the results file). Set-up on this machine, from the repository
 # root at 7a72769 or later (scratch/gpubin of this session may still be there: it is exactly this):
 #   rm -rf scratch/t-old && mkdir -p scratch/t-old && git archive HEAD templates | tar -x -C scratch/t-old --strip-components=1
 #   git apply tools/bench/results/2026-12-06g-dump-plans-deferral-n7168-h100-dump-checks-unrun.patch
