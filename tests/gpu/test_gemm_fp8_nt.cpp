@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <map>
 #include <optional>
 #include <random>
 #include <thread>
@@ -15,6 +13,7 @@
 #include "drawn_operands.hpp"
 #include "gpu_support.hpp"
 #include "reference_rows.hpp"
+#include "scoped_dump.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
@@ -1158,8 +1157,10 @@ TEST_CASE("gemm_fp8_nt rejects bad arguments before launching", "[gpu][gemm]") {
   for (std::uint8_t byte : p.d.download()) REQUIRE(byte == 0xFF);  // nothing was written
 }
 
-TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the current pick",
-          "[gpu][gemm][tuned]") {
+// The dump (JITFP8_DUMP) of each plan's kernel names that plan: its key, who chose the config, the
+// pick a tuned one replaced or why a tuned entry was not used (debug_dump.hpp).
+TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the current pick, and its dump says so",
+          "[gpu][gemm][tuned][dump]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir.path()});
   detail::reload_tuned_tables();
@@ -1174,15 +1175,17 @@ TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the curr
   REQUIRE(tuned.to_json() != pick128.to_json());
   const auto target = detail::gemm_target(device, sms);
   REQUIRE_FALSE(detail::sm90_gemm_config_problem(tuned, 256, n, k, sms, target.clusters, false, false));
+  auto key = [&](std::int64_t m_key) { return detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false); };
   auto entry = [&](std::int64_t m_key, const detail::Sm90GemmConfig& replaces) {
-    return test::tuned_entry("gemm_fp8_nt", detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false),
-                             tuned.to_json(), replaces.to_json());
+    return test::tuned_entry("gemm_fp8_nt", key(m_key), tuned.to_json(), replaces.to_json());
   };
   // M key 256: over its pick. M key 128: over a pick the heuristics do not make (stale).
   std::string why;
   REQUIRE(detail::publish_tuned_entries({dir.path()}, detail::TunedDevice::of(device),
                                         {entry(256, pick256), entry(128, tuned)}, &why));
   detail::reload_tuned_tables();
+  test::TempDir dump_dir;
+  test::ScopedDump dump(dump_dir.path());
   Problem probe(200, n, k, 1);
   CHECK(detail::gemm_fp8_nt_planned_config(probe.args(), nullptr).to_json() == tuned.to_json());
   Problem stale(100, n, k, 2);
@@ -1190,69 +1193,13 @@ TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the curr
   // And the launches on those plans give the product.
   check_problem(200, n, k, 31);
   check_problem(100, n, k, 32);
+  auto plans = dump.plans([&](const nlohmann::json& c) { return c["config"].value("n", -1) == n && c["config"].value("k", -1) == k; });
   detail::reload_tuned_tables();
-}
-
-// JITFP8_DUMP's config.json says why its config: the plan whose first launch built the kernel, its
-// key as the tuned-config table names it, and who chose the config (debug_dump.hpp).
-TEST_CASE("the dump of a dispatched gemm_fp8_nt kernel names the plan that chose it", "[gpu][gemm][tuned][dump]") {
-  test::TempDir dir;
-  test::ScopedCacheRoots roots({dir.path() + "/cache"});
-  detail::reload_tuned_tables();
-  const detail::DeviceContext& device = detail::current_device();
-  const int sms = detail::gemm_sm_count(device);
-  const std::int64_t n = 1048, k = 2096;  // a shape no other test plans: its kernels are built here
-  const detail::Sm90GemmConfig pick256 = detail::gemm_fp8_nt_chosen_config(256, n, k, device);
-  const detail::Sm90GemmConfig pick128 = detail::gemm_fp8_nt_chosen_config(128, n, k, device);
-  const detail::Sm90GemmConfig pick64 = detail::gemm_fp8_nt_chosen_config(64, n, k, device);
-  detail::Sm90GemmConfig tuned = make_config(64, 64, 4, 1, sms, k);
-  tuned.b_evict_first = detail::sm90_gemm_b_evict_first(256);
-  // Three plans, three kernels: each dump is its own plan's.
-  REQUIRE(tuned.to_json() != pick256.to_json());
-  REQUIRE(tuned.to_json() != pick128.to_json());
-  REQUIRE(tuned.to_json() != pick64.to_json());
-  REQUIRE(pick128.to_json() != pick64.to_json());
-  auto key = [&](std::int64_t m_key) { return detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false); };
-  auto entry = [&](std::int64_t m_key, const detail::Sm90GemmConfig& replaces) {
-    return test::tuned_entry("gemm_fp8_nt", key(m_key), tuned.to_json(), replaces.to_json());
-  };
-  // M key 256: the tuned config over its pick. M key 128: a stale entry (over a pick the heuristics
-  // do not make). M key 64: none.
-  std::string why;
-  REQUIRE(detail::publish_tuned_entries({dir.path() + "/cache"}, detail::TunedDevice::of(device),
-                                        {entry(256, pick256), entry(128, tuned)}, &why));
-  detail::reload_tuned_tables();
-  const std::string dump = dir.path() + "/dump";
-  wait_for_background_compiles();  // no other test's build may dump here, nor read the variable as it is set
-  ::setenv("JITFP8_DUMP", dump.c_str(), 1);
-  struct Unset {
-    ~Unset() { ::unsetenv("JITFP8_DUMP"); }
-  } unset;
-  check_problem(200, n, k, 41);
-  check_problem(100, n, k, 42);
-  check_problem(50, n, k, 43);
-  wait_for_background_compiles();
-  ::unsetenv("JITFP8_DUMP");
-  detail::reload_tuned_tables();
-
-  // m_key -> the plan entry of the folder whose kernel that plan took (this shape's folders only).
-  std::map<std::int64_t, nlohmann::json> plans;
-  int folders = 0;
-  for (const auto& folder : std::filesystem::directory_iterator(dump)) {
-    const nlohmann::json config = nlohmann::json::parse(test::read_text_file(folder.path() / "config.json"));
-    if (config["config"].value("n", -1) != n || config["config"].value("k", -1) != k) continue;
-    INFO(config.dump());
-    ++folders;
-    REQUIRE(config.contains("plans"));
-    REQUIRE(config["plans"].size() == 1);
-    plans[config["plans"][0]["key"]["m_key"].get<std::int64_t>()] = config["plans"][0];
-  }
-  CHECK(folders == 3);
-  REQUIRE(plans.size() == 3);
-  CHECK(plans[256] == nlohmann::json{{"key", key(256)}, {"chosen_by", "tuned-config table"},
-                                     {"heuristics_pick", pick256.to_json()}});
-  CHECK(plans[128]["key"] == key(128));
-  CHECK(plans[128]["chosen_by"] == "heuristics");
-  CHECK_THAT(plans[128]["tuned_config_not_used"].get<std::string>(), Catch::Contains("stale"));
-  CHECK(plans[64] == nlohmann::json{{"key", key(64)}, {"chosen_by", "heuristics"}});
+  INFO(nlohmann::json(plans).dump());
+  REQUIRE(plans.size() == 2);
+  CHECK(plans[key(256).dump()] == nlohmann::json{{"key", key(256)}, {"chosen_by", "tuned-config table"},
+                                                 {"heuristics_pick", pick256.to_json()}});
+  CHECK(plans[key(128).dump()]["key"] == key(128));
+  CHECK(plans[key(128).dump()]["chosen_by"] == "heuristics");
+  CHECK_THAT(plans[key(128).dump()]["tuned_config_not_used"].get<std::string>(), Catch::Contains("stale"));
 }

@@ -12,6 +12,7 @@
 #include "drawn_operands.hpp"
 #include "gpu_support.hpp"
 #include "reference_rows.hpp"
+#include "scoped_dump.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
 #include "jitfp8/error.hpp"
@@ -341,8 +342,9 @@ TEST_CASE("gemm_fp8_wgrad's dispatch under random SM limits matches the referenc
   }
 }
 
-TEST_CASE("gemm_fp8_wgrad plans with a tuned config where one applies over the current pick",
-          "[gpu][wgrad][tuned]") {
+// With the dump (JITFP8_DUMP) of each plan's kernel naming that plan (debug_dump.hpp).
+TEST_CASE("gemm_fp8_wgrad plans with a tuned config where one applies over the current pick, and its dump says so",
+          "[gpu][wgrad][tuned][dump]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir.path()});
   detail::reload_tuned_tables();
@@ -358,15 +360,17 @@ TEST_CASE("gemm_fp8_wgrad plans with a tuned config where one applies over the c
   REQUIRE(tuned.to_json() != pick320.to_json());
   REQUIRE(tuned.to_json() != pick128.to_json());
   REQUIRE_FALSE(detail::sm90_wgrad_config_problem(tuned, sms, target.clusters.alone));
+  auto key = [&](std::int64_t m_bucket) { return detail::gemm_fp8_wgrad_tuning_key(sms, m_bucket, n, k); };
   auto entry = [&](std::int64_t m_bucket, const detail::Sm90WgradConfig& replaces) {
-    return test::tuned_entry("gemm_fp8_wgrad", detail::gemm_fp8_wgrad_tuning_key(sms, m_bucket, n, k),
-                             tuned.to_json(), replaces.to_json());
+    return test::tuned_entry("gemm_fp8_wgrad", key(m_bucket), tuned.to_json(), replaces.to_json());
   };
   // M bucket 320: over its pick. M bucket 128: over a pick the heuristics do not make (stale).
   std::string why;
   REQUIRE(detail::publish_tuned_entries({dir.path()}, detail::TunedDevice::of(device),
                                         {entry(320, pick320), entry(128, tuned)}, &why));
   detail::reload_tuned_tables();
+  test::TempDir dump_dir;
+  test::ScopedDump dump(dump_dir.path());
   Problem probe(300, n, k, 1);
   CHECK(detail::gemm_fp8_wgrad_planned_config(probe.args(), nullptr).to_json() == tuned.to_json());
   Problem stale(100, n, k, 2);
@@ -375,7 +379,14 @@ TEST_CASE("gemm_fp8_wgrad plans with a tuned config where one applies over the c
   check_problem(300, n, k, 41);
   check_problem(300, n, k, 42, /*accumulate=*/true);
   check_problem(100, n, k, 43);
+  auto plans = dump.plans([&](const nlohmann::json& c) { return c["config"].value("n", -1) == n && c["config"].value("k", -1) == k; });
   detail::reload_tuned_tables();
+  INFO(nlohmann::json(plans).dump());
+  REQUIRE(plans.size() == 2);
+  CHECK(plans[key(320).dump()] == nlohmann::json{{"key", key(320)}, {"chosen_by", "tuned-config table"},
+                                                 {"heuristics_pick", pick320.to_json()}});
+  CHECK(plans[key(128).dump()]["chosen_by"] == "heuristics");
+  CHECK_THAT(plans[key(128).dump()]["tuned_config_not_used"].get<std::string>(), Catch::Contains("stale"));
 }
 
 TEST_CASE("gemm_fp8_wgrad accumulates into D in place", "[gpu][wgrad]") {

@@ -10,6 +10,7 @@
 
 #include "drawn_operands.hpp"
 #include "gpu_support.hpp"
+#include "scoped_dump.hpp"
 #include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
@@ -651,8 +652,9 @@ TEST_CASE("grouped GEMMs in a CUDA graph see new routing on every replay", "[gpu
   cudaStreamDestroy(stream);
 }
 
-TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the current pick",
-          "[gpu][moe][tuned]") {
+// With the dump (JITFP8_DUMP) of each plan's kernel naming that plan (debug_dump.hpp).
+TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the current pick, and their dumps say so",
+          "[gpu][moe][tuned][dump]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir.path()});
   detail::reload_tuned_tables();
@@ -675,11 +677,13 @@ TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the cur
   REQUIRE(masked_tuned.to_json() != masked_pick.to_json());
   REQUIRE_FALSE(detail::sm90_grouped_config_problem(ids, contiguous_tuned, p.e, p.k, sms, target.clusters.alone));
   REQUIRE_FALSE(detail::sm90_grouped_config_problem(masked, masked_tuned, q.e, q.k, sms, target.clusters.alone));
+  auto key = [&](detail::Sm90Grouping g, std::int64_t e, std::int64_t rows_key, std::int64_t n, std::int64_t k) {
+    return detail::gemm_fp8_grouped_tuning_key(g, sms, e, rows_key, n, k);
+  };
   auto entry = [&](detail::Sm90Grouping g, std::int64_t e, std::int64_t rows_key, std::int64_t n, std::int64_t k,
                    const detail::Sm90GemmConfig& config, const detail::Sm90GemmConfig& replaces) {
-    return test::tuned_entry(std::string(detail::gemm_fp8_grouped_op(g)),
-                             detail::gemm_fp8_grouped_tuning_key(g, sms, e, rows_key, n, k), config.to_json(),
-                             replaces.to_json());
+    return test::tuned_entry(std::string(detail::gemm_fp8_grouped_op(g)), key(g, e, rows_key, n, k),
+                             config.to_json(), replaces.to_json());
   };
   // Over their picks; the group_ends plan of the same problem gets one over a pick the heuristics
   // do not make (stale).
@@ -693,6 +697,8 @@ TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the cur
        entry(ends, p.e, 768, p.n, p.k, ends_tuned, ends_tuned)},
       &why));
   detail::reload_tuned_tables();
+  test::TempDir dump_dir;
+  test::ScopedDump dump(dump_dir.path());
   CHECK(detail::gemm_fp8_grouped_contiguous_planned_config(p.args(true), nullptr).to_json() ==
         contiguous_tuned.to_json());
   CHECK(detail::gemm_fp8_grouped_masked_planned_config(q.args(100), nullptr).to_json() == masked_tuned.to_json());
@@ -702,5 +708,20 @@ TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the cur
   run_contiguous(p, true, nullptr, seed++);
   run_contiguous(p, false, nullptr, seed++);
   run_masked(q, {0, 160, 99, 1, 128}, 100, nullptr, seed++);
+  auto plans = dump.plans([&](const nlohmann::json& c) {
+    return (c["config"].value("n", -1) == p.n && c["config"].value("k", -1) == p.k) ||
+           (c["config"].value("n", -1) == q.n && c["config"].value("k", -1) == q.k);
+  });
   detail::reload_tuned_tables();
+  INFO(nlohmann::json(plans).dump());
+  REQUIRE(plans.size() == 3);
+  CHECK(plans[key(ids, p.e, 768, p.n, p.k).dump()] ==
+        nlohmann::json{{"key", key(ids, p.e, 768, p.n, p.k)}, {"chosen_by", "tuned-config table"},
+                       {"heuristics_pick", contiguous_pick.to_json()}});
+  CHECK(plans[key(masked, q.e, 128, q.n, q.k).dump()] ==
+        nlohmann::json{{"key", key(masked, q.e, 128, q.n, q.k)}, {"chosen_by", "tuned-config table"},
+                       {"heuristics_pick", masked_pick.to_json()}});
+  CHECK(plans[key(ends, p.e, 768, p.n, p.k).dump()]["chosen_by"] == "heuristics");
+  CHECK_THAT(plans[key(ends, p.e, 768, p.n, p.k).dump()]["tuned_config_not_used"].get<std::string>(),
+             Catch::Contains("stale"));
 }

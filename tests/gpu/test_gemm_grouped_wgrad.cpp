@@ -12,6 +12,7 @@
 
 #include "expect_invalid.hpp"
 #include "gpu_support.hpp"
+#include "scoped_dump.hpp"
 #include "reference_rows.hpp"
 #include "random_gemm_shapes.hpp"
 #include "shared_memory_fill.hpp"
@@ -511,8 +512,10 @@ TEST_CASE("gemm_fp8_grouped_wgrad with a workspace balances the tail reproducibl
       }
 }
 
-TEST_CASE("gemm_fp8_grouped_wgrad plans with a tuned config where one applies over the current pick",
-          "[gpu][moe_wgrad][tuned]") {
+// With the dump (JITFP8_DUMP) of each plan's kernel naming that plan (debug_dump.hpp).
+TEST_CASE("gemm_fp8_grouped_wgrad plans with a tuned config where one applies over the current pick, and its dump "
+          "says so",
+          "[gpu][moe_wgrad][tuned][dump]") {
   test::TempDir dir;
   test::ScopedCacheRoots roots({dir.path()});
   detail::reload_tuned_tables();
@@ -537,10 +540,11 @@ TEST_CASE("gemm_fp8_grouped_wgrad plans with a tuned config where one applies ov
   REQUIRE(tuned.stages > detail::kSm90WgradMaxStages);
   REQUIRE(tuned.to_json() != pick.to_json());
   REQUIRE_FALSE(detail::sm90_grouped_wgrad_config_problem(tuned, sms, target.clusters.alone));
+  auto key = [&](std::int64_t bucket) {
+    return detail::gemm_fp8_grouped_wgrad_tuning_key(sms, m_bucket, n, bucket, groups);
+  };
   auto entry = [&](std::int64_t bucket, const detail::Sm90WgradConfig& replaces) {
-    return test::tuned_entry("gemm_fp8_grouped_wgrad",
-                             detail::gemm_fp8_grouped_wgrad_tuning_key(sms, m_bucket, n, bucket, groups),
-                             tuned.to_json(), replaces.to_json());
+    return test::tuned_entry("gemm_fp8_grouped_wgrad", key(bucket), tuned.to_json(), replaces.to_json());
   };
   // Tokens bucket 1024: over its pick. Tokens bucket 128: over a pick the heuristics do not make
   // (stale).
@@ -550,6 +554,8 @@ TEST_CASE("gemm_fp8_grouped_wgrad plans with a tuned config where one applies ov
   REQUIRE(detail::publish_tuned_entries({dir.path()}, detail::TunedDevice::of(device),
                                         {entry(tokens_bucket, pick), entry(128, tuned)}, &why));
   detail::reload_tuned_tables();
+  test::TempDir dump_dir;
+  test::ScopedDump dump(dump_dir.path());
   std::uint64_t seed = 1700;
   for (bool acc : {false, true}) {
     GroupedProblem p(m, n, counts, seed++, acc);
@@ -564,7 +570,17 @@ TEST_CASE("gemm_fp8_grouped_wgrad plans with a tuned config where one applies ov
   gemm_fp8_grouped_wgrad(stale.args(), nullptr);
   JITFP8_CUDA_CHECK(cudaDeviceSynchronize());
   check(stale, seed++, "stale entry");
+  auto plans = dump.plans([&](const nlohmann::json& c) {
+    return c["kernel"].get<std::string>().starts_with("gemm_fp8_grouped_wgrad<") && c["config"].value("n", -1) == n;
+  });
   detail::reload_tuned_tables();
+  INFO(nlohmann::json(plans).dump());
+  REQUIRE(plans.size() == 2);
+  CHECK(plans[key(tokens_bucket).dump()] == nlohmann::json{{"key", key(tokens_bucket)},
+                                                           {"chosen_by", "tuned-config table"},
+                                                           {"heuristics_pick", pick.to_json()}});
+  CHECK(plans[key(128).dump()]["chosen_by"] == "heuristics");
+  CHECK_THAT(plans[key(128).dump()]["tuned_config_not_used"].get<std::string>(), Catch::Contains("stale"));
 }
 
 TEST_CASE("gemm_fp8_grouped_wgrad under an SM limit plans for those SMs and matches the references",
