@@ -408,6 +408,7 @@ __device__ __forceinline__ void grouped_body(u32 M, void* d, const float* sfb, c
     DPipe pipe{smem_d, d_staged, d_stored, wg};
 
     float accum[kNumAccum];
+    define_unspecified(accum);
     float final_accum[kWaves][kNumAccum];
 
     MathScheduler sched(M, grouping, group_smem);

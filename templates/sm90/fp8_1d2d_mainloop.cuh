@@ -226,6 +226,7 @@ struct Mainloop1D2D {
     constexpr u32 kNumAccum = BLOCK_N / 2;
     const RingAddrs r = ring_addrs();
     float accum2[kNumAccum];
+    define_unspecified(accum2);
     u32 kb = kb_begin;
     // The trip count hidden from the compiler: with a known odd count (K = 1040 without split-K)
     // its loop rewrite left a path on which ptxas serialized the wgmma (C7514).
