@@ -73,12 +73,13 @@ timeout $((${TOTAL:-580} - (SECONDS - start))) $B/jitfp8-bench moe --flush-mb 20
 cut -c1-200 $OUT/moe.txt | tail -45
 #### call 7 (and call 6, whose output was cut by a tail): inline
 export LD_LIBRARY_PATH=$PWD/scratch/gpubin:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench; timeout 200 scratch/gpubin/jitfp8-bench gemm --wgrad-only --wgrad-sweep --iters 10 --flush-mb 2048 --wgrad-shapes "7168,4096,2048;6144,4096,2048;8192,4096,2048;24576,4096,1536" > $OUT/sweep.txt 2>&1
-#### scratch/s4.sh (not run: no machine in five calls; next session: ROUNDS=2 bash scratch/s4.sh, an estimated 100-200 s)
+#### scratch/s4.sh (not run: no machine in five calls; its last part added after them; next session: ROUNDS=2 bash scratch/s4.sh, an estimated 150-250 s)
 #!/usr/bin/env bash
 # Session 106, call: weight-gradient 192 x 128 picks at K 1792-3584 (14-28 K blocks), which do not
 # pair (the pair rule takes K <= 1536), against the same tiles in pairs sharing A. The 70 shapes of
 # M {6144..24576} x N {2048, 4096, 7168} x K {1792, 2048, 2560, 3072, 3584} whose pick is 192 x 128 alone
-# with even N blocks and more than two rounds. Two runs. Carry: .deps scratch/gpubin scratch/s4.sh
+# with even N blocks and more than two rounds. Two runs.
+# Carry: .deps scratch/gpubin scratch/t-old scratch/s4.sh
 B=scratch/gpubin
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
 start=$SECONDS
@@ -88,3 +89,14 @@ for r in $(seq 1 ${ROUNDS:-2}); do
   echo "run $r rc $? after $((SECONDS - start)) s"
 done
 grep -E "^ *[0-9]+ +[0-9]+ +[0-9]+ \||sweep" $OUT/pairs-1.txt | cut -c1-150 | head -30
+# Then the contiguous 128 x 160 kernel whose code 2026-12-06h's accumulator patch (f044852) changed
+# (36 of 4296 instructions; <4096,7168,128,160,5,1,true,132,8,229808,2,8>: per-expert segment ends,
+# so --group-ends), which call 1 of 2026-12-07b did not reach: bench moe --sweep times
+# 128 x 160 tiles (5 stages, alone and in pairs) on the old templates (368b5ae's, scratch/t-old)
+# and the new, in turns twice. Carry scratch/t-old as well.
+for v in old new new old; do
+  if [ $v = old ]; then export JITFP8_TEMPLATE_DIR=$PWD/scratch/t-old; else unset JITFP8_TEMPLATE_DIR; fi
+  echo "=== $v ($((SECONDS - start)) s)"
+  JITFP8_CACHE_DIR=/tmp/c-$v timeout 90 $B/jitfp8-bench moe --only contiguous --group-ends --sweep --iters 20 --shapes "8x160,4096,7168" 2>&1 | grep -E "128x160|rror"
+done
+unset JITFP8_TEMPLATE_DIR
