@@ -3,6 +3,7 @@
 // the config.json of each kernel dumped meanwhile, to check the plans that chose it.
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -66,5 +67,24 @@ class ScopedDump {
   std::string folder_;
   bool stopped_ = false;
 };
+
+// Whether a dumped kernel's config.json is for this N and K.
+inline bool dumped_for(const nlohmann::json& config, std::int64_t n, std::int64_t k) {
+  return config["config"].value("n", -1) == n && config["config"].value("k", -1) == k;
+}
+
+// The plan entry of a plan that took a tuned-config table's config over the heuristics' `pick`.
+inline nlohmann::json tuned_plan(const nlohmann::json& key, const nlohmann::json& pick) {
+  return {{"key", key}, {"chosen_by", "tuned-config table"}, {"heuristics_pick", pick}};
+}
+
+// Checks the plan entry of a plan whose tuned entry was stale: the heuristics chose, and say why.
+inline void check_stale_plan(const nlohmann::json& plan, const nlohmann::json& key) {
+  INFO(plan.dump());
+  REQUIRE(plan.is_object());
+  CHECK(plan.value("key", nlohmann::json()) == key);
+  CHECK(plan.value("chosen_by", "") == "heuristics");
+  CHECK_THAT(plan.value("tuned_config_not_used", ""), Catch::Contains("stale"));
+}
 
 }  // namespace jitfp8::test

@@ -1193,13 +1193,10 @@ TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the curr
   // And the launches on those plans give the product.
   check_problem(200, n, k, 31);
   check_problem(100, n, k, 32);
-  auto plans = dump.plans([&](const nlohmann::json& c) { return c["config"].value("n", -1) == n && c["config"].value("k", -1) == k; });
+  auto plans = dump.plans([&](const nlohmann::json& c) { return test::dumped_for(c, n, k); });
   detail::reload_tuned_tables();
   INFO(nlohmann::json(plans).dump());
   REQUIRE(plans.size() == 2);
-  CHECK(plans[key(256).dump()] == nlohmann::json{{"key", key(256)}, {"chosen_by", "tuned-config table"},
-                                                 {"heuristics_pick", pick256.to_json()}});
-  CHECK(plans[key(128).dump()]["key"] == key(128));
-  CHECK(plans[key(128).dump()]["chosen_by"] == "heuristics");
-  CHECK_THAT(plans[key(128).dump()]["tuned_config_not_used"].get<std::string>(), Catch::Contains("stale"));
+  CHECK(plans[key(256).dump()] == test::tuned_plan(key(256), pick256.to_json()));
+  test::check_stale_plan(plans[key(128).dump()], key(128));
 }

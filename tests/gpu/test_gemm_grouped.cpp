@@ -708,20 +708,14 @@ TEST_CASE("grouped GEMMs plan with a tuned config where one applies over the cur
   run_contiguous(p, true, nullptr, seed++);
   run_contiguous(p, false, nullptr, seed++);
   run_masked(q, {0, 160, 99, 1, 128}, 100, nullptr, seed++);
-  auto plans = dump.plans([&](const nlohmann::json& c) {
-    return (c["config"].value("n", -1) == p.n && c["config"].value("k", -1) == p.k) ||
-           (c["config"].value("n", -1) == q.n && c["config"].value("k", -1) == q.k);
-  });
+  auto plans = dump.plans(
+      [&](const nlohmann::json& c) { return test::dumped_for(c, p.n, p.k) || test::dumped_for(c, q.n, q.k); });
   detail::reload_tuned_tables();
   INFO(nlohmann::json(plans).dump());
   REQUIRE(plans.size() == 3);
   CHECK(plans[key(ids, p.e, 768, p.n, p.k).dump()] ==
-        nlohmann::json{{"key", key(ids, p.e, 768, p.n, p.k)}, {"chosen_by", "tuned-config table"},
-                       {"heuristics_pick", contiguous_pick.to_json()}});
+        test::tuned_plan(key(ids, p.e, 768, p.n, p.k), contiguous_pick.to_json()));
   CHECK(plans[key(masked, q.e, 128, q.n, q.k).dump()] ==
-        nlohmann::json{{"key", key(masked, q.e, 128, q.n, q.k)}, {"chosen_by", "tuned-config table"},
-                       {"heuristics_pick", masked_pick.to_json()}});
-  CHECK(plans[key(ends, p.e, 768, p.n, p.k).dump()]["chosen_by"] == "heuristics");
-  CHECK_THAT(plans[key(ends, p.e, 768, p.n, p.k).dump()]["tuned_config_not_used"].get<std::string>(),
-             Catch::Contains("stale"));
+        test::tuned_plan(key(masked, q.e, 128, q.n, q.k), masked_pick.to_json()));
+  test::check_stale_plan(plans[key(ends, p.e, 768, p.n, p.k).dump()], key(ends, p.e, 768, p.n, p.k));
 }
