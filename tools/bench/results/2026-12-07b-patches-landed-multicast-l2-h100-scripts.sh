@@ -73,7 +73,9 @@ timeout $((${TOTAL:-580} - (SECONDS - start))) $B/jitfp8-bench moe --flush-mb 20
 cut -c1-200 $OUT/moe.txt | tail -45
 #### call 7 (and call 6, whose output was cut by a tail): inline
 export LD_LIBRARY_PATH=$PWD/scratch/gpubin:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench; timeout 200 scratch/gpubin/jitfp8-bench gemm --wgrad-only --wgrad-sweep --iters 10 --flush-mb 2048 --wgrad-shapes "7168,4096,2048;6144,4096,2048;8192,4096,2048;24576,4096,1536" > $OUT/sweep.txt 2>&1
-#### scratch/s4.sh (not run: no machine in five calls; its last part added after them; next session: ROUNDS=2 bash scratch/s4.sh, an estimated 150-250 s)
+#### scratch/s4.sh (not run: no machine in five calls; its first and last parts added after them; next session,
+# with scratch/gpubin built at c515bfe or later (jitfp8-bench, jitfp8_gpu_tests, libjitfp8.so*) and scratch/t-old
+# from git archive 368b5ae templates: ROUNDS=2 bash scratch/s4.sh, an estimated 150-250 s)
 #!/usr/bin/env bash
 # Session 106, call: weight-gradient 192 x 128 picks at K 1792-3584 (14-28 K blocks), which do not
 # pair (the pair rule takes K <= 1536), against the same tiles in pairs sharing A. The 70 shapes of
@@ -83,6 +85,8 @@ export LD_LIBRARY_PATH=$PWD/scratch/gpubin:$PWD/.deps/usr/lib/x86_64-linux-gnu:/
 B=scratch/gpubin
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
 start=$SECONDS
+# First the dump checks as mended after the session's last device call (c515bfe; binaries of c515bfe).
+JITFP8_CACHE_DIR=/tmp/c-dump timeout 90 $B/jitfp8_gpu_tests "[dump]" 2>&1 | tail -2
 for r in $(seq 1 ${ROUNDS:-2}); do
   timeout ${RUN_TIMEOUT:-200} $B/jitfp8-bench gemm --wgrad-only --iters 10 --flush-mb 2048 --wgrad-configs "192x128:4:2a:1:2:0" \
     --wgrad-shapes "6144,2048,1792;6144,4096,1792;6144,7168,1792;8192,4096,1792;8192,7168,1792;12288,2048,1792;12288,4096,1792;12288,7168,1792;16384,2048,1792;16384,4096,1792;16384,7168,1792;24576,2048,1792;24576,4096,1792;24576,7168,1792;6144,2048,2048;6144,4096,2048;6144,7168,2048;8192,4096,2048;8192,7168,2048;12288,2048,2048;12288,4096,2048;12288,7168,2048;16384,2048,2048;16384,4096,2048;16384,7168,2048;24576,2048,2048;24576,4096,2048;24576,7168,2048;6144,2048,2560;6144,4096,2560;6144,7168,2560;8192,4096,2560;8192,7168,2560;12288,2048,2560;12288,4096,2560;12288,7168,2560;16384,2048,2560;16384,4096,2560;16384,7168,2560;24576,2048,2560;24576,4096,2560;24576,7168,2560;6144,2048,3072;6144,4096,3072;6144,7168,3072;8192,4096,3072;8192,7168,3072;12288,2048,3072;12288,4096,3072;12288,7168,3072;16384,2048,3072;16384,4096,3072;16384,7168,3072;24576,2048,3072;24576,4096,3072;24576,7168,3072;6144,2048,3584;6144,4096,3584;6144,7168,3584;8192,4096,3584;8192,7168,3584;12288,2048,3584;12288,4096,3584;12288,7168,3584;16384,2048,3584;16384,4096,3584;16384,7168,3584;24576,2048,3584;24576,4096,3584;24576,7168,3584" > $OUT/pairs-$r.txt 2>&1
