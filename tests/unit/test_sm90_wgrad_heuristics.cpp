@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "heuristics/sm90_wgrad.hpp"
 #include "jitfp8/error.hpp"
@@ -116,14 +118,28 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
   check_pairs(choose_sm90_wgrad_config(12288, 1024, 16384, 132), 256, 3);
   check_pairs(choose_sm90_wgrad_config(6144, 4096, 4096, 132), 256, 3);
   // Not where the 256-row rounds give an SM more rows (2112 x 4096 x 7168 above: 3 rounds of
-  // 256 against 3 of 192), below 32 K blocks, under an SM limit, or on an odd SM count.
+  // 256 against 3 of 192), under an SM limit, or on an odd SM count.
   for (const Sm90WgradConfig& c :
-       {choose_sm90_wgrad_config(12288, 1024, 2048, 132), choose_sm90_wgrad_config(12288, 1024, 16384, 132, true, true),
-        choose_sm90_wgrad_config(12288, 1024, 16384, 131)}) {
+       {choose_sm90_wgrad_config(12288, 1024, 16384, 132, true, true), choose_sm90_wgrad_config(12288, 1024, 16384, 131)}) {
     INFO(c.to_json().dump());
     CHECK(c.block_m == 192);
     CHECK(c.block_n == 128);
     CHECK(c.multicast == 1);
+  }
+  // Below 32 K blocks the 192 x 128 tiles stay, in pairs sharing A (H100, 2026-12-07c: 2.0-2.1%
+  // faster over 70 shapes of K 1792-3584), but not under an SM limit, nor on an odd SM count.
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{12288, 1024, 2048}, {6144, 4096, 2048}, {8192, 4096, 2048},
+                               {24576, 7168, 3584}}) {
+    for (const auto& [sms, alone] : {std::pair{132, false}, std::pair{132, true}, std::pair{131, false}}) {
+      const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, sms, true, alone);
+      INFO(c.to_json().dump());
+      CHECK(c.block_m == 192);
+      CHECK(c.block_n == 128);
+      CHECK(c.multicast == (sms == 132 && !alone ? 2 : 1));
+      CHECK(c.multicast_on_a);
+      CHECK(c.epi_batch == 1);
+      CHECK(c.epi_bufs == 2);
+    }
   }
 }
 
