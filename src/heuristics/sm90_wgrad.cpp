@@ -322,6 +322,19 @@ std::optional<Sm90WgradConfig> best_tile(std::int64_t mb, std::int64_t n, std::i
   return best;
 }
 
+// The same tiles in 2-CTA clusters sharing A, where the N blocks pair up evenly over more than
+// two rounds, on an even SM count without an SM limit; otherwise c as it is.
+Sm90WgradConfig paired_on_a(const Sm90WgradConfig& c, std::int64_t mb, std::int64_t n, int sm_count, bool alone) {
+  const std::int64_t m_blocks = (mb + c.block_m - 1) / c.block_m;
+  const std::int64_t n_blocks = (n + c.block_n - 1) / c.block_n;
+  if (c.multicast != 1 || sm_count % 2 != 0 || alone || n_blocks % 2 != 0 || m_blocks * n_blocks <= 2 * sm_count)
+    return c;
+  Sm90WgradConfig paired =
+      make_sm90_wgrad_config(c.block_m, c.block_n, c.stages, 2, true, sm_count, c.epi_batch, c.epi_bufs, c.group_n);
+  paired.pingpong = c.pingpong;
+  return paired;
+}
+
 }  // namespace
 
 double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n,
@@ -358,19 +371,20 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   const std::int64_t m_blocks = (mb + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const bool unrolled_128 = dense && best.block_m == 128 && best.block_n == 128;
-  // So do the dense kernel's 192 x 128 tiles below 32 K blocks (from 32 on, 256 x 128 pairs below
-  // replace them where rounds allow). H100, 2026-12-07c, two runs: on the 70 shapes of
-  // M 6144-24576 x N 2048-7168 x K 1792-3584 that pick them alone and pair, pairs ran 2.0%
-  // faster overwriting (geomean; -0.7 to +3.1%, 2 shapes not faster), 2.1% accumulating
-  // (-0.6 to +5.2%, 1 not faster); the gain grows with K.
-  const bool short_192 = dense && best.block_m == 192 && best.block_n == 128 && k_blocks < 32;
-  if ((k <= 1536 || unrolled_128 || short_192) && sm_count % 2 == 0 && !alone && n_blocks % 2 == 0 &&
-      m_blocks * n_blocks > 2 * sm_count) {
-    Sm90WgradConfig paired = make_sm90_wgrad_config(best.block_m, best.block_n, best.stages, 2, true,
-                                                    sm_count, best.epi_batch, best.epi_bufs);
-    paired.pingpong = best.pingpong;
-    best = paired;
-  }
+  // So do the dense kernel's 192 x 128 tiles (over 32+ K blocks the 256 x 128 pairs below
+  // replace them where rounds allow). H100, 2026-12-07c, two runs, on the shapes that picked them
+  // alone and pair: 70 of M 6144-24576 x N 2048-7168 x K 1792-3584, 2.0% faster overwriting
+  // (geomean; -0.7 to +3.1%, 2 shapes not faster), 2.1% accumulating (-0.6 to +5.2%, 1 not
+  // faster); 19 of M 2112-12288 x N 1536-7168 x K 4096-16384, 1.8% and 1.6% (+0.7 to +2.9%;
+  // accumulating -1.1 to +3.5%, 2112 x 4096 x 4096 slower).
+  // And the measured costs' 256 x 112 tiles over 32+ K blocks, staged whole (here or from the
+  // odd-N-blocks rule below): H100, 2026-12-07c, two runs, 32 shapes of M 1536-32768 x
+  // N 1536-8192 x K 4096-16384, 1.7% faster overwriting (geomean; -1.6 to +4.0%, two of the
+  // largest slower in one run), 1.5% accumulating (-1.5 to +5.6%; three of M <= 3072 at N 7168
+  // 0.9-1.5% slower); the second 16, held out from the first, +2.0% and +1.7%.
+  const bool tiles_192 = dense && best.block_m == 192 && best.block_n == 128;
+  const bool tiles_256x112 = dense && best.block_m == 256 && best.block_n == 112 && k_blocks >= 32;
+  if (k <= 1536 || unrolled_128 || tiles_192 || tiles_256x112) best = paired_on_a(best, mb, n, sm_count, alone);
   // The unrolled 128 x 128 tiles stage their wave in two halves through two buffers, in the same
   // shared memory as the whole wave: the store of one half overlaps the writing of the other.
   // H100, pairs sharing A, two runs in one call on each of two machines (2026-11-26):
@@ -414,7 +428,8 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   if (unrolled_128 && best.multicast == 1 && !alone && n_blocks % 2 != 0 && k_blocks >= 64) {
     Sm90WgradConfig wide = make_sm90_wgrad_config(256, 112, 0, 1, true, sm_count);
     wide.pingpong = false;
-    if (count_rounds(wide, mb, n) * 256 * 112 <= count_rounds(best, mb, n) * 128 * 128) best = wide;
+    if (count_rounds(wide, mb, n) * 256 * 112 <= count_rounds(best, mb, n) * 128 * 128)
+      best = paired_on_a(wide, mb, n, sm_count, alone);
   }
   // The same 256 x 128 pairs in place of a 192 x 128 pick over 32+ K blocks, where their rounds
   // give each SM no more rows than the 192-row tiles' rounds: the model ties the two (its

@@ -108,7 +108,7 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
   // clusters) that 256-row pairs would take 3 waves of twice the length over: 128 x 128.
   check_pairs(choose_sm90_wgrad_config(3968, 4096, 16384, 132), 128, 4);
   check_pairs(choose_sm90_wgrad_config(2560, 4096, 16384, 132), 128, 4);
-  // Where 192-row tiles were faster, they stay.
+  // Where 192-row tiles were faster, they stay (in pairs: below).
   CHECK(choose_sm90_wgrad_config(2112, 4096, 7168, 132).block_m == 192);
   // A 192 x 128 pick over 32+ K blocks whose rounds 256-row pairs match (H200, 2026-12-01g: 60
   // grid shapes +3.4% in geomean): 32768 x 1024 x 16384 (8 rounds of 256-row pair units against
@@ -126,10 +126,11 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
     CHECK(c.block_n == 128);
     CHECK(c.multicast == 1);
   }
-  // Below 32 K blocks the 192 x 128 tiles stay, in pairs sharing A (H100, 2026-12-07c: 2.0-2.1%
-  // faster over 70 shapes of K 1792-3584), but not under an SM limit, nor on an odd SM count.
+  // The 192 x 128 tiles that stay do so in pairs sharing A (H100, 2026-12-07c: 1.6-2.1% faster
+  // over 89 shapes of K 1792-16384), but not under an SM limit, nor on an odd SM count: below 32
+  // K blocks, and over 32+ where the 256-row pairs do not take them (2112 x 4096 x 7168 above).
   for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{12288, 1024, 2048}, {6144, 4096, 2048}, {8192, 4096, 2048},
-                               {24576, 7168, 3584}}) {
+                               {24576, 7168, 3584}, {2112, 4096, 7168}, {6144, 5120, 8192}, {12288, 1536, 16384}}) {
     for (const auto& [sms, alone] : {std::pair{132, false}, std::pair{132, true}, std::pair{131, false}}) {
       const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, sms, true, alone);
       INFO(c.to_json().dump());
@@ -144,22 +145,28 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
 }
 
 TEST_CASE("wgrad heuristic weighs measured per-block costs over 16+ K blocks", "[wgrad][heuristics]") {
-  const auto check_tile = [](const Sm90WgradConfig& c, int block_m, int block_n, int stages) {
+  const auto check_tile = [](const Sm90WgradConfig& c, int block_m, int block_n, int stages, int multicast = 1) {
     INFO(c.to_json().dump());
     CHECK(c.block_m == block_m);
     CHECK(c.block_n == block_n);
     CHECK(c.stages == stages);
-    CHECK(c.multicast == 1);
+    CHECK(c.multicast == multicast);
+    CHECK(c.multicast_on_a);
     CHECK(c.epi_batch == sm90_wgrad_store_boxes(block_n));  // whole waves
     CHECK(c.epi_bufs == 1);
   };
   // H200, 2026-11-30 (tools/bench/results/2026-11-30-wgrad-tiles-h200.md): 192 x 96 instead of
   // 128 x 144 (-14%), 256 x 112 staged in whole waves over 3 stages instead of two boxes over 4
-  // (-13%), 256 x 112 instead of 192 x 128 (-3.5%).
+  // (-13%), 256 x 112 instead of 192 x 128 (-3.5%). The 256 x 112 tiles pair on A where N's
+  // 112-column blocks pair over more than two rounds (H100, 2026-12-07c: 32 shapes +1.7%
+  // overwriting, +1.5% accumulating), as at N 7168 (64 blocks), not at N 16384 (147).
   check_tile(choose_sm90_wgrad_config(576, 7168, 8192, 132), 192, 96, 4);
-  check_tile(choose_sm90_wgrad_config(1536, 7168, 8192, 132), 256, 112, 3);
-  check_tile(choose_sm90_wgrad_config(1536, 7168, 4096, 132), 256, 112, 3);
+  check_tile(choose_sm90_wgrad_config(1536, 7168, 8192, 132), 256, 112, 3, 2);
+  check_tile(choose_sm90_wgrad_config(1536, 7168, 4096, 132), 256, 112, 3, 2);
   check_tile(choose_sm90_wgrad_config(7168, 16384, 8192, 132), 256, 112, 3);
+  // Not under an SM limit, nor on an odd SM count.
+  check_tile(choose_sm90_wgrad_config(1536, 7168, 8192, 132, true, true), 256, 112, 3);
+  check_tile(choose_sm90_wgrad_config(1536, 7168, 8192, 131), 256, 112, 3);
   // H200, 2026-11-30b (tools/bench/results/2026-11-30b-wgrad-small-h200.md), one round of small
   // problems: 128 x 96 / 192 x 48 / 192 x 64 instead of 128 x 128 (-13%, -22%, -8%), 192 x 48
   // instead of 128 x 80 (-13%), 128 x 48 kept (64 x 96 / 112 in its place ran 8-13% slower).
@@ -186,14 +193,16 @@ TEST_CASE("wgrad heuristic weighs measured per-block costs over 16+ K blocks", "
 TEST_CASE("wgrad heuristic takes 256 x 112 tiles over 128 x 128 tiles that cannot pair", "[wgrad][heuristics]") {
   // 128 x 128 alone over an odd number of 128-column blocks and 64+ K blocks: 256 x 112 staged
   // whole where its rounds give each SM no more output. H200, 2026-12-02: 5.3-6.5% faster
-  // overwriting, 2.2-4.8% accumulating on the first four.
+  // overwriting, 2.2-4.8% accumulating on the first four. In pairs sharing A where N's
+  // 112-column blocks pair (2880: 26 blocks; 1408: 13): 2026-12-07c above.
   for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{5120, 2880, 8192}, {5120, 2880, 16384},
                                 {10240, 1408, 8192}, {10240, 2880, 8192}}) {
     const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, 132);
     INFO(m << " x " << n << " x " << k << ": " << c.to_json().dump());
     CHECK(c.block_m == 256);
     CHECK(c.block_n == 112);
-    CHECK(c.multicast == 1);
+    CHECK(c.multicast == (n == 2880 ? 2 : 1));
+    CHECK(c.multicast_on_a);
     CHECK(sm90_wgrad_staged_whole(c));
     // Under an SM limit (no pairs anywhere) the picks stay as measured then.
     CHECK(choose_sm90_wgrad_config(m, n, k, 132, true, /*alone=*/true).block_n == 128);
