@@ -364,10 +364,11 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
                             "k = {}",
                             m, n, k));
   Sm90WgradConfig best = *chosen;
-  // 2-CTA clusters sharing A: measured neutral to -3% on compute-bound shapes, +1-2% where
-  // the fp32 output dominates (K <= 1536, several waves); pair only there, and only when the N
-  // blocks pair up evenly. The dense kernel's unrolled 128 x 128 tiles pair at any K (+0.6-2.5%
-  // on 7168 x 4096 x {16384, 2048} and 4096 x 4096 x 7168, H100, 2026-11-24).
+  // 2-CTA clusters sharing A (paired_on_a: where the N blocks pair up evenly over more than two
+  // rounds): measured neutral to -3% on compute-bound shapes in general, +1-2% where the fp32
+  // output dominates (K <= 1536, several waves), so any tile pairs there, and at longer K only
+  // the tiles measured faster in pairs. The dense kernel's unrolled 128 x 128 tiles pair at any K
+  // (+0.6-2.5% on 7168 x 4096 x {16384, 2048} and 4096 x 4096 x 7168, H100, 2026-11-24).
   const std::int64_t m_blocks = (mb + best.block_m - 1) / best.block_m;
   const std::int64_t n_blocks = (n + best.block_n - 1) / best.block_n;
   const bool unrolled_128 = dense && best.block_m == 128 && best.block_n == 128;
@@ -417,9 +418,10 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
     }
   }
   // 128 x 128 tiles alone because N's blocks do not pair, over 64+ K blocks: 256 x 112 tiles
-  // staged whole, where their rounds give each SM no more output than the 128 x 128 rounds. The
-  // formula keeps 128 x 128 over more than two rounds for its pairs' credit, which tiles that do
-  // not pair lack; per element 256 x 112 runs ~6% faster. H200, 2026-12-02
+  // staged whole (in pairs where their 112-column blocks pair, as above), where their rounds give
+  // each SM no more output than the 128 x 128 rounds. The formula keeps 128 x 128 over more than
+  // two rounds for its pairs' credit, which tiles that do not pair lack; per element 256 x 112
+  // runs ~6% faster. H200, 2026-12-02
   // (2026-12-02-gpt-oss-h200.md): 5120 x 2880 (gpt-oss-120b's qkv) over 8192 and 16384 tokens,
   // 10240 x 1408 and 10240 x 2880 over 8192: 5.3-6.5% faster overwriting, 2.2-4.8%
   // accumulating. Over 32 K blocks 256 x 112 ran 5-6% slower accumulating (7168 x 1408 and
