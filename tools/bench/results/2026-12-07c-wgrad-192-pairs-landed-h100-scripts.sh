@@ -85,3 +85,24 @@ timeout 150 $B/jitfp8-bench gemm --wgrad-only --iters 10 --flush-mb 2048 --wgrad
   --wgrad-shapes "2112,7168,8192;12288,1536,8192;36864,7168,8192;4096,10944,8192;5120,2880,8192;10240,5120,8192;8192,28672,8192" > $OUT/manifest.txt 2>&1
 echo "manifest rc $? after $((SECONDS - start)) s"
 grep -E "sweep|^ *[0-9]+ +[0-9]+ +[0-9]+ \|" $OUT/manifest.txt | cut -c1-60,100-
+# ---- scratch/s9.sh (not run: for the next session)
+#!/usr/bin/env bash
+# Next session (108): the weight-gradient picks still alone where N's blocks pair over more than
+# two rounds, after bb6cb0f (18 of 1200 shapes of the grid M 1024-32768 x N 1024-8192 x
+# K 1024-16384 on 132 SMs), against the same tiles in pairs sharing A; then the anchors' seven
+# weight-gradient rows on the landed chooser. Binaries: bb6cb0f's code in scratch/gpubin.
+# Carry: .deps scratch/gpubin scratch/s9.sh. About 150-200 s.
+B=scratch/gpubin
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
+start=$SECONDS
+bench() { timeout 120 $B/jitfp8-bench gemm --wgrad-only --iters 10 --flush-mb 2048 "$@"; }
+for r in 1 2; do
+  bench --wgrad-configs "128x112:5:2a:7:1:0" --wgrad-shapes "1024,7168,2048;1024,7168,3072;5120,5120,2048;5120,5120,3072;7168,1536,2048;7168,1536,3072" > $OUT/t128x112-$r.txt 2>&1
+  bench --wgrad-configs "192x112:3:2a:7:1:0" --wgrad-shapes "1536,7168,2048;1536,7168,3072;2112,5120,2048;2112,5120,3072;2112,5120,4096;2112,5120,6144;2112,5120,8192;2112,5120,16384" > $OUT/t192x112-$r.txt 2>&1
+  bench --wgrad-configs "256x96:4:2a:1:2:0" --wgrad-shapes "12288,2880,4096;12288,2880,6144;12288,2880,8192;12288,2880,16384" > $OUT/t256x96-$r.txt 2>&1
+  echo "run $r after $((SECONDS - start)) s"
+done
+grep -h sweep $OUT/t*-1.txt | cut -c1-130
+bench > $OUT/anchors.txt 2>&1
+echo "anchors rc $? after $((SECONDS - start)) s"
+grep -E "^ *[0-9]+ +[0-9]+ +[0-9]+ \|" $OUT/anchors.txt | cut -c1-175
