@@ -91,7 +91,7 @@ grep -E "sweep|^ *[0-9]+ +[0-9]+ +[0-9]+ \|" $OUT/manifest.txt | cut -c1-60,100-
 # two rounds, after bb6cb0f (18 of 1200 shapes of the grid M 1024-32768 x N 1024-8192 x
 # K 1024-16384 on 132 SMs), against the same tiles in pairs sharing A; then the anchors' seven
 # weight-gradient rows on the landed chooser. Binaries: bb6cb0f's code in scratch/gpubin.
-# Carry: .deps scratch/gpubin scratch/s9.sh. About 150-200 s.
+# Carry: .deps scratch/gpubin scratch/gpubin-turns scratch/s9.sh. About 250-350 s.
 B=scratch/gpubin
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
 start=$SECONDS
@@ -106,3 +106,20 @@ grep -h sweep $OUT/t*-1.txt | cut -c1-130
 bench > $OUT/anchors.txt 2>&1
 echo "anchors rc $? after $((SECONDS - start)) s"
 grep -E "^ *[0-9]+ +[0-9]+ +[0-9]+ \|" $OUT/anchors.txt | cut -c1-175
+# Part B: the sweeps timed in turns (-sweep-in-turns-unrun.patch; its bench in scratch/gpubin-turns,
+# carry it too). An A/A check: the pick twice more beside the tile alone, with the bench as it
+# is (candidates one after the other, the pick first) and with the patch (in turns). In turns,
+# the pick and its copies should agree within noise; one after the other, the first may not.
+# Then each other sweep once on the patched bench (forward, M-grouped masked, K-grouped).
+T=scratch/gpubin-turns
+for bin in $B $T; do
+  echo "=== $bin"
+  LD_LIBRARY_PATH=$PWD/$bin:$LD_LIBRARY_PATH timeout 100 $bin/jitfp8-bench gemm --wgrad-only --iters 10 --flush-mb 2048 \
+    --wgrad-configs "192x128:4:2a:1:2:0;192x128:4:2a:1:2:0;192x128:4:1:1:2:0" --wgrad-shapes "6144,4096,2048;24576,7168,3584" 2>&1 | grep -E "sweep|rror"
+done
+export LD_LIBRARY_PATH=$PWD/$T:$LD_LIBRARY_PATH
+timeout 100 $T/jitfp8-bench gemm --forward-only --sweep --iters 10 --flush-mb 2048 --shapes "4096,7168,2048" > $OUT/turns-forward.txt 2>&1; echo "forward rc $?"
+timeout 100 $T/jitfp8-bench moe --only masked --sweep --shapes "32x192,6144,7168" > $OUT/turns-masked.txt 2>&1; echo "masked rc $?"
+timeout 100 $T/jitfp8-bench moe --only kgrouped --sweep --shapes "4x8192,4096,7168" > $OUT/turns-kgrouped.txt 2>&1; echo "kgrouped rc $?"
+grep -hE "sweep|rror" $OUT/turns-*.txt | head -40
+echo "after $((SECONDS - start)) s"
