@@ -141,6 +141,15 @@ TEST_CASE("wgrad heuristic takes tiles in pairs sharing A on the long-K shapes",
       CHECK(c.epi_bufs == 2);
     }
   }
+  // Nor where N's blocks do not pair (1408: 11 blocks) or the tiles fill one round (2112 x 1536:
+  // 11 x 12 = 132 tiles).
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{2112, 1408, 8192}, {2112, 1536, 4096}}) {
+    const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, 132);
+    INFO(c.to_json().dump());
+    CHECK(c.block_m == 192);
+    CHECK(c.block_n == 128);
+    CHECK(c.multicast == 1);
+  }
 }
 
 TEST_CASE("wgrad heuristic weighs measured per-block costs over 16+ K blocks", "[wgrad][heuristics]") {
