@@ -1169,17 +1169,22 @@ TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the curr
   const std::int64_t n = 1032, k = 2080;  // a shape no other test plans
   const detail::Sm90GemmConfig pick256 = detail::gemm_fp8_nt_chosen_config(256, n, k, device);
   const detail::Sm90GemmConfig pick128 = detail::gemm_fp8_nt_chosen_config(128, n, k, device);
+  const detail::Sm90GemmConfig pick64 = detail::gemm_fp8_nt_chosen_config(64, n, k, device);
   detail::Sm90GemmConfig tuned = make_config(64, 64, 4, 1, sms, k);
   tuned.b_evict_first = detail::sm90_gemm_b_evict_first(256);
+  // Three plans, three kernels: each dump is its own plan's.
   REQUIRE(tuned.to_json() != pick256.to_json());
   REQUIRE(tuned.to_json() != pick128.to_json());
+  REQUIRE(tuned.to_json() != pick64.to_json());
+  REQUIRE(pick128.to_json() != pick64.to_json());
   const auto target = detail::gemm_target(device, sms);
   REQUIRE_FALSE(detail::sm90_gemm_config_problem(tuned, 256, n, k, sms, target.clusters, false, false));
   auto key = [&](std::int64_t m_key) { return detail::gemm_fp8_nt_tuning_key(sms, m_key, n, k, false, false); };
   auto entry = [&](std::int64_t m_key, const detail::Sm90GemmConfig& replaces) {
     return test::tuned_entry("gemm_fp8_nt", key(m_key), tuned.to_json(), replaces.to_json());
   };
-  // M key 256: over its pick. M key 128: over a pick the heuristics do not make (stale).
+  // M key 256: over its pick. M key 128: over a pick the heuristics do not make (stale). M key
+  // 64: none.
   std::string why;
   REQUIRE(detail::publish_tuned_entries({dir.path()}, detail::TunedDevice::of(device),
                                         {entry(256, pick256), entry(128, tuned)}, &why));
@@ -1193,10 +1198,12 @@ TEST_CASE("gemm_fp8_nt plans with a tuned config where one applies over the curr
   // And the launches on those plans give the product.
   check_problem(200, n, k, 31);
   check_problem(100, n, k, 32);
+  check_problem(50, n, k, 33);
   auto plans = dump.plans([&](const nlohmann::json& c) { return test::dumped_for(c, n, k); });
   detail::reload_tuned_tables();
   INFO(nlohmann::json(plans).dump());
-  REQUIRE(plans.size() == 2);
+  REQUIRE(plans.size() == 3);
   CHECK(plans[key(256).dump()] == test::tuned_plan(key(256), pick256.to_json()));
   test::check_stale_plan(plans[key(128).dump()], key(128));
+  CHECK(plans[key(64).dump()] == nlohmann::json{{"key", key(64)}, {"chosen_by", "heuristics"}});
 }
