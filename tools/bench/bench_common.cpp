@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <sstream>
 
@@ -190,6 +191,30 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
   std::vector<Timing> timings;
   for (const auto& body : bodies) timings.push_back(graph_timed(body, stream, iters));
   return timings;
+}
+
+std::vector<CandidateTiming> time_candidates_in_turns(const std::vector<std::vector<std::function<void()>>>& bodies,
+                                                      cudaStream_t stream, int warmup, int iters) {
+  std::vector<CandidateTiming> out(bodies.size());
+  std::vector<std::function<void()>> turns;
+  std::vector<std::size_t> owner;  // the candidate of each body in `turns`
+  for (std::size_t c = 0; c < bodies.size(); ++c) {
+    try {
+      for (const auto& body : bodies[c]) body();
+      BENCH_CHECK(cudaStreamSynchronize(stream));
+    } catch (const std::exception& e) {
+      out[c].error = e.what();
+      continue;
+    }
+    for (const auto& body : bodies[c]) {
+      turns.push_back(body);
+      owner.push_back(c);
+    }
+  }
+  if (turns.empty()) return out;
+  const std::vector<Timing> timings = time_kernels_in_turns(turns, stream, warmup, iters);
+  for (std::size_t i = 0; i < timings.size(); ++i) out[owner[i]].timings.push_back(timings[i]);
+  return out;
 }
 
 namespace {

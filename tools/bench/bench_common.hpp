@@ -85,6 +85,18 @@ Timing time_kernel(const std::function<void()>& body, cudaStream_t stream, int w
 std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()>>& bodies, cudaStream_t stream,
                                           int warmup = 3, int iters = 20);
 
+// A sweep's candidates timed in turns: every candidate's bodies (overwrite, accumulate, ...)
+// through one time_kernels_in_turns, so none gains from running first, on a cooler card, or loses
+// to the clock drift of a long sweep (timed one candidate after the other until 2026-12-07c, the
+// pick always first). A candidate whose bodies throw on a first, untimed launch is left out of the
+// turns: its entry holds the message instead of timings.
+struct CandidateTiming {
+  std::vector<Timing> timings;  // one per body, in the order given
+  std::string error;            // set where the candidate failed to launch
+};
+std::vector<CandidateTiming> time_candidates_in_turns(const std::vector<std::vector<std::function<void()>>>& bodies,
+                                                      cudaStream_t stream, int warmup, int iters);
+
 // This device's copy bandwidth, bytes read + written per second (GB/s): a device-to-device copy
 // of 8192 x 7168 x 1.5 bytes (88 MB, past the L2), timed like the kernels. The memory side of
 // the floors (floors.hpp) and quantization's %copy.

@@ -148,20 +148,22 @@ void sweep_forward(const GemmFp8Args& g, int iters, nlohmann::json& results, cud
   for (const auto& c : configs) specs.push_back(detail::gemm_fp8_nt_spec(g.n, g.k, c, device.arch));
   compile_all(specs);
   const double flops = 2.0 * g.m * g.n * g.k;
+  std::vector<std::vector<std::function<void()>>> bodies;
+  for (const auto& c : configs) bodies.push_back({[&g, &c, stream] { detail::gemm_fp8_nt_with_config(g, c, stream); }});
+  const std::vector<CandidateTiming> timed = time_candidates_in_turns(bodies, stream, 1, std::max(3, iters / 4));
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const auto& c = configs[i];
-    try {
-      Timing t = time_kernel([&] { detail::gemm_fp8_nt_with_config(g, c, stream); }, stream, 1,
-                             std::max(3, iters / 4));
-      fmt::print("  sweep {:>5} {:>5} {:>5} {}{:<23} sms{:<3}: {:>8.1f} us {:>5.0f} TF\n", g.m, g.n, g.k,
-                 i == 0 ? "*" : " ", config_words(c), c.num_sms, t.median_us, flops / t.median_us / 1e6);
-      results.push_back({{"kind", "forward_sweep"}, {"m", g.m}, {"n", g.n}, {"k", g.k},
-                         {"config", c.to_json()}, {"us", t.median_us}});
-    } catch (const std::exception& e) {
-      fmt::print("  sweep config {}: {}\n", c.to_json().dump(), e.what());
+    if (!timed[i].error.empty()) {
+      fmt::print("  sweep config {}: {}\n", c.to_json().dump(), timed[i].error);
+      continue;
     }
-    std::fflush(stdout);
+    const Timing& t = timed[i].timings[0];
+    fmt::print("  sweep {:>5} {:>5} {:>5} {}{:<23} sms{:<3}: {:>8.1f} us {:>5.0f} TF\n", g.m, g.n, g.k,
+               i == 0 ? "*" : " ", config_words(c), c.num_sms, t.median_us, flops / t.median_us / 1e6);
+    results.push_back({{"kind", "forward_sweep"}, {"m", g.m}, {"n", g.n}, {"k", g.k},
+                       {"config", c.to_json()}, {"us", t.median_us}});
   }
+  std::fflush(stdout);
 }
 
 // --wgrad-configs "BMxBN:stages:mc:epi_batch:epi_bufs:pp[:overlap[:group_n]];...": time these
@@ -275,25 +277,28 @@ void run_wgrad(const std::vector<Shape>& shapes, int iters, bool sweep, nlohmann
       std::vector<detail::KernelSpec> specs;
       for (const auto& c : configs) specs.push_back(detail::gemm_fp8_wgrad_spec(s.n, s.k, c, device.arch));
       compile_all(specs);
+      std::vector<std::vector<std::function<void()>>> bodies;
+      for (const auto& c : configs)
+        bodies.push_back({[&g, &c, stream] { detail::gemm_fp8_wgrad_with_config(g, c, stream); },
+                          [&g_acc, &c, stream] { detail::gemm_fp8_wgrad_with_config(g_acc, c, stream); }});
+      const std::vector<CandidateTiming> timed = time_candidates_in_turns(bodies, stream, 1, std::max(3, iters / 4));
       for (std::size_t i = 0; i < configs.size(); ++i) {
         const auto& c = configs[i];
-        try {
-          Timing t = time_kernel([&] { detail::gemm_fp8_wgrad_with_config(g, c, stream); }, stream, 1,
-                                 std::max(3, iters / 4));
-          Timing ta = time_kernel([&] { detail::gemm_fp8_wgrad_with_config(g_acc, c, stream); }, stream,
-                                  1, std::max(3, iters / 4));
-          fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{} mc{}{} epi{}x{} g{} pp{}{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n",
-                     s.m, s.n, s.k, i == 0 ? "*" : " ", c.block_m, c.block_n, c.stages, c.multicast,
-                     c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.epi_batch, c.epi_bufs, c.group_n,
-                     c.pingpong ? 1 : 0, c.overlap ? " ov" : "",
-                     t.median_us, flops / t.median_us / 1e6, ta.median_us, flops / ta.median_us / 1e6);
-          results.push_back({{"kind", "wgrad_sweep"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
-                             {"config", c.to_json()}, {"us", t.median_us}, {"acc_us", ta.median_us}});
-        } catch (const std::exception& e) {
-          fmt::print("  sweep config {}: {}\n", c.to_json().dump(), e.what());
+        if (!timed[i].error.empty()) {
+          fmt::print("  sweep config {}: {}\n", c.to_json().dump(), timed[i].error);
+          continue;
         }
-        std::fflush(stdout);
+        const Timing& t = timed[i].timings[0];
+        const Timing& ta = timed[i].timings[1];
+        fmt::print("  sweep {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{} mc{}{} epi{}x{} g{} pp{}{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n",
+                   s.m, s.n, s.k, i == 0 ? "*" : " ", c.block_m, c.block_n, c.stages, c.multicast,
+                   c.multicast > 1 ? (c.multicast_on_a ? "a" : "b") : " ", c.epi_batch, c.epi_bufs, c.group_n,
+                   c.pingpong ? 1 : 0, c.overlap ? " ov" : "",
+                   t.median_us, flops / t.median_us / 1e6, ta.median_us, flops / ta.median_us / 1e6);
+        results.push_back({{"kind", "wgrad_sweep"}, {"m", s.m}, {"n", s.n}, {"k", s.k},
+                           {"config", c.to_json()}, {"us", t.median_us}, {"acc_us", ta.median_us}});
       }
+      std::fflush(stdout);
     }
 
     BENCH_CHECK(cudaMemcpy(d_acc.ptr, d0.data(), d0.size() * 4, cudaMemcpyHostToDevice));

@@ -343,9 +343,16 @@ void time_sweep(Context& ctx, const char* kind, detail::Sm90Grouping grouping, c
   for (const detail::Sm90GemmConfig& cfg : configs)
     specs.push_back(detail::gemm_fp8_grouped_spec(grouping, c.groups, c.n, c.k, cfg, detail::current_device().arch));
   compile_all(specs);
+  std::vector<std::vector<std::function<void()>>> bodies;
+  for (const detail::Sm90GemmConfig& cfg : configs) bodies.push_back({[&run, &cfg] { run(cfg); }});
+  const std::vector<CandidateTiming> timed = time_candidates_in_turns(bodies, ctx.stream, 3, ctx.iters);
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const detail::Sm90GemmConfig& cfg = configs[i];
-    const Timing t = time_kernel([&] { run(cfg); }, ctx.stream, 3, ctx.iters);
+    if (!timed[i].error.empty()) {
+      fmt::print("  sweep {}x{} {}: {}\n", c.groups, c.expected, cfg.to_json().dump(), timed[i].error);
+      continue;
+    }
+    const Timing& t = timed[i].timings[0];
     fmt::print("  sweep {}x{} {:>5} {:>5} {:>5} {}{:>3}x{:<3} st{:<2} mc{}{}: {:>8.1f} us {:>5.0f} TF\n", c.groups,
                c.expected, rows, c.n, c.k, i == 0 ? "*" : " ", cfg.block_m, cfg.block_n, cfg.stages, cfg.multicast,
                cfg.multicast == 1 ? "" : cfg.multicast_on_a ? "A" : "B", t.median_us, flops / t.median_us / 1e6);
@@ -534,22 +541,26 @@ void sweep_kgrouped(Context& ctx, const KGroupedCase& c, const GroupedGemmWgradA
   for (const detail::Sm90WgradConfig& cfg : configs)
     specs.push_back(detail::gemm_fp8_grouped_wgrad_spec(c.n, cfg, detail::current_device().arch));
   compile_all(specs);
-  for (const detail::Sm90WgradConfig& cfg : configs) {
-    try {
-      const Timing w = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g, cfg, ctx.stream); },
-                                   ctx.stream, 2, std::max(3, ctx.iters / 4));
-      const Timing wa = time_kernel([&] { detail::gemm_fp8_grouped_wgrad_with_config(g_acc, cfg, ctx.stream); },
-                                    ctx.stream, 2, std::max(3, ctx.iters / 4));
-      fmt::print("  sweep {}x{} {:>5} {:>5} {} g{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n", c.groups,
-                 c.expected, c.m, c.n, config_words(cfg), cfg.group_n, w.median_us, flops / w.median_us / 1e6,
-                 wa.median_us, flops / wa.median_us / 1e6);
-      ctx.results.push_back({{"kind", "k_grouped_sweep"}, {"groups", c.groups}, {"m", c.m}, {"n", c.n},
-                             {"config", cfg.to_json()}, {"us", w.median_us}, {"acc_us", wa.median_us}});
-    } catch (const std::exception& e) {
-      fmt::print("  sweep {}: {}\n", config_words(cfg), e.what());
+  std::vector<std::vector<std::function<void()>>> bodies;
+  for (const detail::Sm90WgradConfig& cfg : configs)
+    bodies.push_back({[&g, &cfg, &ctx] { detail::gemm_fp8_grouped_wgrad_with_config(g, cfg, ctx.stream); },
+                      [&g_acc, &cfg, &ctx] { detail::gemm_fp8_grouped_wgrad_with_config(g_acc, cfg, ctx.stream); }});
+  const std::vector<CandidateTiming> timed = time_candidates_in_turns(bodies, ctx.stream, 2, std::max(3, ctx.iters / 4));
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const detail::Sm90WgradConfig& cfg = configs[i];
+    if (!timed[i].error.empty()) {
+      fmt::print("  sweep {}: {}\n", config_words(cfg), timed[i].error);
+      continue;
     }
-    std::fflush(stdout);
+    const Timing& w = timed[i].timings[0];
+    const Timing& wa = timed[i].timings[1];
+    fmt::print("  sweep {}x{} {:>5} {:>5} {} g{}: {:>8.1f} us {:>5.0f} TF | acc {:>8.1f} us {:>5.0f} TF\n", c.groups,
+               c.expected, c.m, c.n, config_words(cfg), cfg.group_n, w.median_us, flops / w.median_us / 1e6,
+               wa.median_us, flops / wa.median_us / 1e6);
+    ctx.results.push_back({{"kind", "k_grouped_sweep"}, {"groups", c.groups}, {"m", c.m}, {"n", c.n},
+                           {"config", cfg.to_json()}, {"us", w.median_us}, {"acc_us", wa.median_us}});
   }
+  std::fflush(stdout);
 }
 
 void run_kgrouped(Context& ctx) {
