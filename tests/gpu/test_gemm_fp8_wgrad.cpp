@@ -480,7 +480,7 @@ TEST_CASE("gemm_fp8_wgrad is correct with every kind of configuration", "[gpu][w
       {192, 128, 1, true, 0, 1, false},  {192, 128, 2, true, 1, 2},
       {192, 64, 2, false, 1, 1},         {192, 80, 1, true, 1, 1, false},
       {192, 96, 1, true, 0, 1, false},   {256, 112, 1, true, 0, 1, false},  // long-K picks
-      {256, 112, 2, true, 0, 1, false},
+      {256, 112, 2, true, 0, 1, false},  {256, 96, 2, true, 1, 2, false},
       {192, 48, 1, true, 0, 1, false},   {128, 48, 1, true, 0, 1, false},   // small-problem picks
       {128, 96, 1, true, 0, 1, false}};
   int sm_count = 0;

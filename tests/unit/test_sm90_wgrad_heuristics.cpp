@@ -233,6 +233,52 @@ TEST_CASE("wgrad heuristic takes 256 x 112 tiles over 128 x 128 tiles that canno
   }
 }
 
+TEST_CASE("wgrad heuristic pairs 256 x 96 tiles where N is whole pairs of 96-column blocks", "[wgrad][heuristics]") {
+  // N 2880 / 5760 / 1920 / 4032 (30 / 60 / 20 / 42 blocks of 96; 22.5 / 45 / 15 / 31.5 of 128):
+  // 256 x 96 in pairs sharing A, staged a box at a time over 4 stages without ping-pong, in place
+  // of the picks alone (256 x 96, 192 x 128) and of 256 x 128 pairs over N's odd blocks over 32+
+  // K blocks, and of 128 x 192 alone over 16-31 (H100, 2026-12-07d).
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{12288, 2880, 4096}, {12288, 2880, 16384},
+                                {6144, 5760, 8192}, {1536, 5760, 4096}, {4096, 2880, 4096}, {8192, 2880, 8192},
+                                {7168, 5760, 16384}, {16384, 1920, 8192}, {12288, 2880, 2048}, {12288, 2880, 3072},
+                                {7168, 4032, 2048}}) {
+    const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, 132);
+    INFO(m << " x " << n << " x " << k << ": " << c.to_json().dump());
+    CHECK(c.block_m == 256);
+    CHECK(c.block_n == 96);
+    CHECK(c.stages == 4);
+    CHECK(c.multicast == 2);
+    CHECK(c.multicast_on_a);
+    CHECK(c.epi_batch == 1);
+    CHECK(c.epi_bufs == 2);
+    CHECK_FALSE(c.pingpong);
+    // Not under an SM limit, nor on an odd SM count.
+    CHECK(choose_sm90_wgrad_config(m, n, k, 132, true, /*alone=*/true).multicast == 1);
+    CHECK(choose_sm90_wgrad_config(m, n, k, 131).multicast == 1);
+  }
+  // Not below 16 K blocks (12288 x 2880 x 1536: 128 x 192), nor over 16-31 in place of other
+  // picks (12288 x 5760 x 2048: 192 x 128 alone), nor where the pairs' rounds give an
+  // SM more output (5120 x 4032: 7 rounds of 256 x 96 against 5 of 256 x 128, which ran 4%
+  // faster; 4096 x 5760: 8 against 11 rounds of 128 x 128 alone, 3.7-4.7% faster), nor where the
+  // model charges them more (6144 x 2880: 256 x 112 pairs, 4% faster), nor in place of 256 x 112 pairs
+  // (16384 x 2880, a tie), nor where N's 128-column blocks pair whole (N 3072), nor in the
+  // K-grouped kernel.
+  const auto check_not = [](std::int64_t m, std::int64_t n, std::int64_t k, int block_m, int block_n) {
+    const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, 132);
+    INFO(m << " x " << n << " x " << k << ": " << c.to_json().dump());
+    CHECK(c.block_m == block_m);
+    CHECK(c.block_n == block_n);
+  };
+  check_not(12288, 2880, 1536, 128, 192);
+  check_not(12288, 5760, 2048, 192, 128);
+  check_not(5120, 4032, 6144, 256, 128);
+  check_not(4096, 5760, 4096, 128, 128);
+  check_not(6144, 2880, 4096, 256, 112);
+  check_not(16384, 2880, 4096, 256, 112);
+  check_not(12288, 3072, 8192, 256, 128);
+  CHECK(choose_sm90_wgrad_config(12288, 2880, 8192, 132, false).multicast == 1);
+}
+
 TEST_CASE("wgrad overlapped-loop and three-warpgroup configs compile without spills", "[wgrad][nvrtc]") {
   const Arch arch = Arch::parse("sm_90a");
   for (auto [bm, bn, ov] : {std::tuple{128, 128, true}, std::tuple{256, 96, true}, std::tuple{64, 128, true},
