@@ -139,3 +139,56 @@ tail -15 $OUT/gpu-suite.txt
 JITFP8_CACHE_DIR=/tmp/cbench timeout 120 $B/jitfp8-bench gemm --wgrad-only --iters 10 --flush-mb 2048 --wgrad-configs "128x192:4:1:1:2:0" \
   --wgrad-shapes "12288,2880,2048;7168,4032,2048;24576,2880,3072" > $OUT/confirm.txt 2>&1; echo "bench rc $? after $((SECONDS - start)) s"
 grep -hE "sweep|^ *[0-9]+ +[0-9]+ +[0-9]+ \|" $OUT/confirm.txt | cut -c1-175
+
+
+# ===== scratch/s15.sh
+# Session 108, call 9 (exploratory, for the next session): gpt-oss-120b's MoE forward shapes
+# (16 experts of 2048 rows: N 5760 / 2880, K 2880 / 5760: K 22.5 blocks) and its dense o_proj
+# forward (N 2880), each kernel's sweep in turns: is the pick the fastest candidate?
+B=scratch/gpubin-108c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
+start=$SECONDS
+timeout 200 $B/jitfp8-bench moe --only contiguous --sweep --shapes "16x2048,5760,2880;16x2048,2880,2880;16x2048,2880,5760" > $OUT/contig.txt 2>&1; echo "contiguous rc $? after $((SECONDS - start)) s"
+timeout 120 $B/jitfp8-bench gemm --forward-only --sweep --iters 10 --flush-mb 2048 --shapes "4096,2880,4096;16384,5120,2880" > $OUT/forward.txt 2>&1; echo "forward rc $? after $((SECONDS - start)) s"
+grep -hE "sweep|^ *16x| \| " $OUT/contig.txt | sort -t: -k2 -n | head -0
+for f in contig forward; do echo "== $f"; grep -E "^ +[0-9x]+ +[0-9]+ +[0-9]+ \|" $OUT/$f.txt | cut -c1-160; grep sweep $OUT/$f.txt | head -4 | cut -c1-120; done
+
+# ===== scratch/s16.sh (not run: no device time left; for the next session)
+# Next session: forward 128 x 192 picks alone over odd N blocks, large M, K 18-64 blocks
+# (large_m_pair_b takes B pairs only up to 16), the shipped manifests' plans among them
+# (gpt-oss's qkv 16384 x 5120 x 2880 ran 0.97x cuBLASLt, its sweep's 128 x 160 pairs on A 7.9%
+# faster, 2026-12-07d call 9): each kernel's sweep in turns. A design half is printed; the
+# held-out half goes to its file only, to be read after the rule is written.
+# Binaries: scratch/gpubin-108c (04b98ac's code). Carry .deps scratch/gpubin-108c scratch/s16.sh.
+B=scratch/gpubin-108c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
+start=$SECONDS
+timeout 150 $B/jitfp8-bench gemm --forward-only --sweep --iters 10 --flush-mb 2048 \
+  --shapes "16384,5120,2880;8192,2880,4096;8192,2816,4096;8192,8192,4096;8192,8192,5120;16384,5120,2304;16384,2112,5760;32768,2880,4096" > $OUT/design.txt 2>&1
+echo "design rc $? after $((SECONDS - start)) s"
+timeout 150 $B/jitfp8-bench gemm --forward-only --sweep --iters 10 --flush-mb 2048 \
+  --shapes "8192,5120,2880;16384,2880,5120;16384,10944,4096;16384,2048,4096;4096,51200,5120;16384,2880,2880;8192,2112,4096;32768,5120,2880" > $OUT/heldout.txt 2>&1
+echo "held-out rc $? after $((SECONDS - start)) s"
+grep -E "sweep .*(\*|128x192 st4 mc)" $OUT/design.txt | cut -c1-110
+echo "fastest three of each design sweep:"
+for s in $(grep -oE "^ +sweep +[0-9]+ +[0-9]+ +[0-9]+" $OUT/design.txt | awk '{print $2"_"$3"_"$4}' | sort -u); do
+  IFS=_ read -r m n k <<< "$s"
+  grep -E "sweep +$m +$n +$k " $OUT/design.txt | sort -t: -k2 -n | head -3 | cut -c1-110
+done
+
+# ===== scratch/s17.sh (not run: no device time left; for the next session)
+# Next session: M-grouped contiguous picks alone over odd N blocks (gpt-oss's down projection
+# 16 x 2048 x 2880 x 2880 ran 6.8% faster in pairs sharing A, half-empty last pair and all,
+# 2026-12-07d call 9): each kernel's sweep in turns over expert sizes and odd-N-block shapes; a
+# design half printed, a held-out half to its file only (read after the rule is written).
+# Binaries: scratch/gpubin-108c (04b98ac's code). Carry .deps scratch/gpubin-108c scratch/s17.sh.
+B=scratch/gpubin-108c
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
+start=$SECONDS
+timeout 200 $B/jitfp8-bench moe --only contiguous --sweep \
+  --shapes "16x1024,2880,2880;16x4096,2880,2880;16x2048,2112,7168;8x4096,2880,4096;32x1024,5120,2880;16x2048,2880,5760" > $OUT/contig-design.txt 2>&1
+echo "design rc $? after $((SECONDS - start)) s"
+timeout 200 $B/jitfp8-bench moe --only contiguous --sweep \
+  --shapes "16x512,2880,2880;8x2048,2880,2880;16x4096,2112,7168;16x2048,5120,2880;32x2048,2880,2880;16x1024,2880,5760" > $OUT/contig-heldout.txt 2>&1
+echo "held-out rc $? after $((SECONDS - start)) s"
+grep -E "sweep .*(\*|128x192 st4 +mc)" $OUT/contig-design.txt | cut -c1-110
