@@ -445,10 +445,11 @@ TEST_CASE("gemm_fp8_wgrad on the anchor weight-gradient shapes (sampled rows)",
 
 TEST_CASE("gemm_fp8_wgrad on gpt-oss-120b's weight-gradient shapes (sampled rows)", "[gpu][wgrad]") {
   // N and M 2880 (22.5 blocks of 128): on 132 SMs the qkv shape takes 256 x 112 tiles (N tail 80
-  // of 112), o_proj's 256 x 128 pairs over a quarter-full last M block.
+  // of 112), o_proj's 256 x 128 pairs over a quarter-full last M block, and 3072 x 2880 x 4096
+  // 256 x 96 pairs sharing A over three rounds (N: 30 whole blocks of 96).
   std::uint64_t seed = 1100;
   for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {5120, 2880, 8192}, {2880, 4096, 8192}}) {
+           {5120, 2880, 8192}, {2880, 4096, 8192}, {3072, 2880, 4096}}) {
     check_problem(m, n, k, seed++, false);
     check_problem(m, n, k, seed++, true);
   }

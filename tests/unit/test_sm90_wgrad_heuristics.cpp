@@ -257,12 +257,14 @@ TEST_CASE("wgrad heuristic pairs 256 x 96 tiles where N is whole pairs of 96-col
     CHECK(choose_sm90_wgrad_config(m, n, k, 131).multicast == 1);
   }
   // Not below 16 K blocks (12288 x 2880 x 1536: 128 x 192), nor over 16-31 in place of other
-  // picks (12288 x 5760 x 2048: 192 x 128 alone), nor where the pairs' rounds give an
-  // SM more output (5120 x 4032: 7 rounds of 256 x 96 against 5 of 256 x 128, which ran 4%
-  // faster; 4096 x 5760: 8 against 11 rounds of 128 x 128 alone, 3.7-4.7% faster), nor where the
-  // model charges them more (6144 x 2880: 256 x 112 pairs, 4% faster), nor in place of 256 x 112 pairs
-  // (16384 x 2880, a tie), nor where N's 128-column blocks pair whole (N 3072), nor in the
-  // K-grouped kernel.
+  // picks (12288 x 5760 x 2048: 192 x 128 alone), nor where the pairs' rounds give an SM more
+  // output (5120 x 4032: 7 rounds of 256 x 96 against 5 of 256 x 128, which ran 4% faster;
+  // 4096 x 5760: 8 against 11 rounds of 128 x 128 alone, 3.7-4.7% faster), nor where the model
+  // charges them more (12288 x 3648: 256 x 112 alone, 1%), nor in place of 256 x 112 pairs
+  // (6144 x 2880, 4% faster; 16384 x 2880, a tie), nor where N's 128-column blocks pair whole
+  // (N 3072) or its 96-column blocks are not whole pairs (N 704: 7.3 blocks), nor where the
+  // 256 x 96 tiles would not pair (16384 x 192: 128 tiles, one round), nor in the K-grouped
+  // kernel.
   const auto check_not = [](std::int64_t m, std::int64_t n, std::int64_t k, int block_m, int block_n) {
     const Sm90WgradConfig c = choose_sm90_wgrad_config(m, n, k, 132);
     INFO(m << " x " << n << " x " << k << ": " << c.to_json().dump());
@@ -276,6 +278,9 @@ TEST_CASE("wgrad heuristic pairs 256 x 96 tiles where N is whole pairs of 96-col
   check_not(6144, 2880, 4096, 256, 112);
   check_not(16384, 2880, 4096, 256, 112);
   check_not(12288, 3072, 8192, 256, 128);
+  check_not(12288, 3648, 4096, 256, 112);
+  check_not(12288, 704, 4096, 192, 128);
+  check_not(16384, 192, 2048, 128, 192);
   CHECK(choose_sm90_wgrad_config(12288, 2880, 8192, 132, false).multicast == 1);
 }
 

@@ -212,8 +212,15 @@ std::vector<CandidateTiming> time_candidates_in_turns(const std::vector<std::vec
     }
   }
   if (turns.empty()) return out;
-  const std::vector<Timing> timings = time_kernels_in_turns(turns, stream, warmup, iters);
-  for (std::size_t i = 0; i < timings.size(); ++i) out[owner[i]].timings.push_back(timings[i]);
+  try {
+    const std::vector<Timing> timings = time_kernels_in_turns(turns, stream, warmup, iters);
+    for (std::size_t i = 0; i < timings.size(); ++i) out[owner[i]].timings.push_back(timings[i]);
+  } catch (const std::exception& e) {  // one sweep fails, not the run: every timed candidate says why
+    for (const std::size_t c : owner) {
+      out[c].timings.clear();
+      out[c].error = std::string("timing the sweep in turns: ") + e.what();
+    }
+  }
   return out;
 }
 

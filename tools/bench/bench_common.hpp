@@ -86,10 +86,12 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
                                           int warmup = 3, int iters = 20);
 
 // A sweep's candidates timed in turns: every candidate's bodies (overwrite, accumulate, ...)
-// through one time_kernels_in_turns, so none gains from running first, on a cooler card, or loses
-// to the clock drift of a long sweep (timed one candidate after the other until 2026-12-07c, the
-// pick always first). A candidate whose bodies throw on a first, untimed launch is left out of the
-// turns: its entry holds the message instead of timings.
+// through one time_kernels_in_turns, so that under the profiler timer none gains from running
+// first, on a cooler card, or loses to the clock drift of a long sweep (timed one candidate after
+// the other until 2026-12-07c, the pick always first; the graph timer still times one body after
+// the other). A candidate whose bodies throw on a first, untimed launch is left out of the turns:
+// its entry holds the message instead of timings; if the timing itself throws, every entry does.
+// Nothing is timed, so nothing can be printed, until the last candidate has run.
 struct CandidateTiming {
   std::vector<Timing> timings;  // one per body, in the order given
   std::string error;            // set where the candidate failed to launch

@@ -360,6 +360,7 @@ void time_sweep(Context& ctx, const char* kind, detail::Sm90Grouping grouping, c
                            {"n", c.n}, {"k", c.k}, {"config", cfg.to_json()}, {"pick", i == 0},
                            {"us", t.median_us}, {"tflops", flops / t.median_us / 1e6}});
   }
+  std::fflush(stdout);
 }
 
 void run_contiguous(Context& ctx) {
