@@ -159,10 +159,12 @@ for f in contig forward; do echo "== $f"; grep -E "^ +[0-9x]+ +[0-9]+ +[0-9]+ \|
 # (gpt-oss's qkv 16384 x 5120 x 2880 ran 0.97x cuBLASLt, its sweep's 128 x 160 pairs on A 7.9%
 # faster, 2026-12-07d call 9): each kernel's sweep in turns. A design half is printed; the
 # held-out half goes to its file only, to be read after the rule is written.
-# Binaries: scratch/gpubin-108c (04b98ac's code). Carry .deps scratch/gpubin-108c scratch/s16.sh.
+# Binaries: scratch/gpubin-108c (2015c74's code). Carry .deps scratch/gpubin-108c scratch/s16.sh.
 B=scratch/gpubin-108c
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
 start=$SECONDS
+# First the GPU case 2015c74 extended and could not run (3072 x 2880 x 4096: 256 x 96 pairs).
+JITFP8_CACHE_DIR=/tmp/ctest timeout 120 $B/jitfp8_gpu_tests "gemm_fp8_wgrad on gpt-oss-120b*" 2>&1 | tail -2
 timeout 150 $B/jitfp8-bench gemm --forward-only --sweep --iters 10 --flush-mb 2048 \
   --shapes "16384,5120,2880;8192,2880,4096;8192,2816,4096;8192,8192,4096;8192,8192,5120;16384,5120,2304;16384,2112,5760;32768,2880,4096" > $OUT/design.txt 2>&1
 echo "design rc $? after $((SECONDS - start)) s"
@@ -181,7 +183,7 @@ done
 # 16 x 2048 x 2880 x 2880 ran 6.8% faster in pairs sharing A, half-empty last pair and all,
 # 2026-12-07d call 9): each kernel's sweep in turns over expert sizes and odd-N-block shapes; a
 # design half printed, a held-out half to its file only (read after the rule is written).
-# Binaries: scratch/gpubin-108c (04b98ac's code). Carry .deps scratch/gpubin-108c scratch/s17.sh.
+# Binaries: scratch/gpubin-108c (2015c74's code). Carry .deps scratch/gpubin-108c scratch/s17.sh.
 B=scratch/gpubin-108c
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
 start=$SECONDS
