@@ -94,7 +94,7 @@ std::vector<Timing> time_kernels_in_turns(const std::vector<std::function<void()
 // Nothing is timed, so nothing can be printed, until the last candidate has run.
 struct CandidateTiming {
   std::vector<Timing> timings;  // one per body, in the order given
-  std::string error;            // set where the candidate failed to launch
+  std::string error;            // set where the candidate failed to launch, or the timing did
 };
 std::vector<CandidateTiming> time_candidates_in_turns(const std::vector<std::vector<std::function<void()>>>& bodies,
                                                       cudaStream_t stream, int warmup, int iters);
