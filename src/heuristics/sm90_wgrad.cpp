@@ -335,6 +335,21 @@ Sm90WgradConfig paired_on_a(const Sm90WgradConfig& c, std::int64_t mb, std::int6
   return paired;
 }
 
+// Tiles a rule below puts in place of the pick, sharing A where paired, without ping-pong (as
+// best_tile's: no gain on the anchor shapes; 256 x 96 pairs ran 4-6% slower with it, 2026-12-07d).
+Sm90WgradConfig rule_tiles(int block_m, int block_n, int multicast, int sm_count, int epi_batch = 0, int epi_bufs = 1,
+                           int group_n = 8) {
+  Sm90WgradConfig c = make_sm90_wgrad_config(block_m, block_n, 0, multicast, true, sm_count, epi_batch, epi_bufs, group_n);
+  c.pingpong = false;
+  return c;
+}
+
+// Whether `candidate`'s rounds give each SM no more output than `pick`'s.
+bool no_more_output(const Sm90WgradConfig& candidate, const Sm90WgradConfig& pick, std::int64_t mb, std::int64_t n) {
+  return count_rounds(candidate, mb, n) * candidate.block_m * candidate.block_n <=
+         count_rounds(pick, mb, n) * pick.block_m * pick.block_n;
+}
+
 }  // namespace
 
 double sm90_wgrad_model_cycles(const Sm90WgradConfig& c, std::int64_t m, std::int64_t n,
@@ -413,8 +428,7 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
     const std::int64_t waves_128 = (units + clusters - 1) / clusters;
     const std::int64_t waves_256 = (units / 2 + clusters - 1) / clusters;
     if (2 * waves_256 <= waves_128) {
-      best = make_sm90_wgrad_config(256, 128, 0, 2, true, sm_count, 2, 2, best.group_n);
-      best.pingpong = false;
+      best = rule_tiles(256, 128, 2, sm_count, 2, 2, best.group_n);
     }
   }
   // 128 x 128 tiles alone because N's blocks do not pair, over 64+ K blocks: 256 x 112 tiles
@@ -428,10 +442,8 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   // 7168 x 2880 x 4096); where it gives an SM more output (2816 x 2880 x 8192) the measured
   // costs' 128 x 160 ran 2.6% slower.
   if (unrolled_128 && best.multicast == 1 && !alone && n_blocks % 2 != 0 && k_blocks >= 64) {
-    Sm90WgradConfig wide = make_sm90_wgrad_config(256, 112, 0, 1, true, sm_count);
-    wide.pingpong = false;
-    if (count_rounds(wide, mb, n) * 256 * 112 <= count_rounds(best, mb, n) * 128 * 128)
-      best = paired_on_a(wide, mb, n, sm_count, alone);
+    const Sm90WgradConfig wide = rule_tiles(256, 112, 1, sm_count);
+    if (no_more_output(wide, best, mb, n)) best = paired_on_a(wide, mb, n, sm_count, alone);
   }
   // The same 256 x 128 pairs in place of a 192 x 128 pick over 32+ K blocks, where their rounds
   // give each SM no more rows than the 192-row tiles' rounds: the model ties the two (its
@@ -440,9 +452,8 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   // 2026-12-01g: +0.1 to +9.2%, geomean +3.4%; accumulating +3.1%, up to 1.2% slower on five
   // shapes at K 4096), and found by jitfp8 tune on three of them.
   if (dense && best.block_m == 192 && best.block_n == 128 && k_blocks >= 32 && sm_count % 2 == 0 && !alone) {
-    Sm90WgradConfig pairs = make_sm90_wgrad_config(256, 128, 0, 2, true, sm_count, 2, 2, best.group_n);
-    pairs.pingpong = false;
-    if (count_rounds(pairs, mb, n) * 256 <= count_rounds(best, mb, n) * 192) best = pairs;
+    const Sm90WgradConfig pairs = rule_tiles(256, 128, 2, sm_count, 2, 2, best.group_n);
+    if (no_more_output(pairs, best, mb, n)) best = pairs;
   }
   // 256 x 96 tiles in pairs sharing A where N is whole 192-column pairs of them but not whole
   // 256-column pairs of 128-column blocks (gpt-oss's 2880 and 5760: 30 and 60 blocks of 96, 22.5
@@ -470,14 +481,10 @@ Sm90WgradConfig choose_sm90_wgrad_config(std::int64_t m, std::int64_t n, std::in
   const bool alone_128x192 = best.block_m == 128 && best.block_n == 192 && best.multicast == 1;
   if (dense && n % 192 == 0 && n % 256 != 0 && !pairs_256x112 &&
       (k_blocks >= 32 || (k_blocks >= 16 && alone_128x192))) {
-    Sm90WgradConfig tiles_256x96 = make_sm90_wgrad_config(256, 96, 0, 1, true, sm_count, 1, 2);
-    tiles_256x96.pingpong = false;
-    const Sm90WgradConfig pairs = paired_on_a(tiles_256x96, mb, n, sm_count, alone);
-    const bool no_more_output = count_rounds(pairs, mb, n) * 256 * 96 <=
-                                count_rounds(best, mb, n) * best.block_m * best.block_n;
+    const Sm90WgradConfig pairs = paired_on_a(rule_tiles(256, 96, 1, sm_count, 1, 2), mb, n, sm_count, alone);
     const bool model_agrees = k_blocks < 32 || model_cycles(pairs, mb, n, k, dense, true) <=
                                                    model_cycles(best, mb, n, k, dense, true);
-    if (pairs.multicast == 2 && no_more_output && model_agrees) best = pairs;
+    if (pairs.multicast == 2 && no_more_output(pairs, best, mb, n) && model_agrees) best = pairs;
   }
   return best;
 }
