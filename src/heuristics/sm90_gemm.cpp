@@ -209,10 +209,26 @@ bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
   return m_bucket <= 128 && k_blocks >= 12;
 }
 
-// Larger M: pairs sharing B (two M blocks) pay only over a short K, where the operand loads of
-// each tile's start weigh most (H100, 128 x 192 tiles: 4096 x 32768 x 512 1026 TFLOPS as B
-// pairs vs 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie).
-bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
+// Larger M: pairs sharing B (two M blocks) pay over a short K, where the operand loads of each
+// tile's start weigh most (H100, 128 x 192 tiles: 4096 x 32768 x 512 1026 TFLOPS as B pairs vs
+// 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie), and over any K from 16
+// rounds of tiles on: halving B's L2 reads pays there and not over fewer rounds (H100,
+// 2026-12-07e, 128 x 192 tiles over odd N blocks, us alone (two copies) -> B pairs, in turns:
+// 16384 x 5120 x 2880, 26 rounds, 400.0/396.9 -> 371.4; 32768 x 2880 x 4096, 29, 566.0/560.1 ->
+// 531.4; 8192 x 8192 x 4096, 21, 390.2/389.4 -> 375.8; x 5120 484.6/477.6 -> 468.8;
+// 16384 x 5120 x 2304, 26, 295.9/297.1 -> 292.5; but 16384 x 2112 x 5760, 11 rounds, 291.9/291.5
+// -> 291.7, and 8192 x 2880 x 4096 and 8192 x 2816 x 4096, 7 rounds, 144.0 -> 145.8 and
+// 143.7 -> 145.5) (tools/bench/results/2026-12-07e-forward-b-pairs-h100.md). Only as measured:
+// - 128-row tiles (256-row ones were not measured so);
+// - up to 40 K blocks (longer K not measured yet);
+// - A (mr x k) past 16 MiB: up to there 128 x 192 tiles alone over 8-32 M blocks walk in groups of
+//   2 N blocks instead (several_rounds_groups_of_two_pay, measured so at 3072 x 14336 x 4096).
+bool large_m_pair_b(int block_m, std::int64_t mr, std::int64_t k, std::int64_t tiles, int sm_count) {
+  const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
+  if (k_blocks <= 16) return true;
+  return block_m == 128 && k_blocks <= 40 && tiles >= 16 * static_cast<std::int64_t>(sm_count) &&
+         mr * k > (std::int64_t{16} << 20);
+}
 
 // Mid M (two M blocks over 128 rows, every tile in one wave): each M block still streams all of B
 // from HBM, and pairs sharing B halve that over a long K (32 K blocks or more). H200, 2026-11-29h,
@@ -797,7 +813,7 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   } else if (sm_count % 2 == 0 && !clusters.alone) {
     if (m_blocks >= 2 && m_blocks % 2 == 0 &&
         (small_m ? small_m_pair_b(mb, k_blocks)
-                 : (n_blocks % 2 == 1 && large_m_pair_b(k_blocks)) ||
+                 : (n_blocks % 2 == 1 && large_m_pair_b(best.block_m, mr, k, tiles, sm_count)) ||
                        mid_m_pair_b(m_blocks, tiles, sm_count, k_blocks))) {
       best.multicast = 2;
       best.multicast_on_a = false;

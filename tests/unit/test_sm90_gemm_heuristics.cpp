@@ -222,6 +222,48 @@ TEST_CASE("gemm heuristics pair two mid-M blocks on B over a long K only", "[gem
   }
 }
 
+TEST_CASE("gemm heuristics pair large-M 128 x 192 tiles over odd N blocks on B from 16 rounds of tiles",
+          "[gemm][heuristics]") {
+  // H100, 2026-12-07e: over 17-40 K blocks, B pairs 1-9% faster than the tile alone from 21 rounds
+  // of tiles on (26 rounds at 16384 x 5120 x 2880: 7%), level or slower up to 15 rounds.
+  struct Case {
+    std::int64_t m, n, k;
+    bool pair_b;
+  };
+  for (const Case& e : std::vector<Case>{{16384, 5120, 2880, true},
+                                         {32768, 2880, 4096, true},
+                                         {8192, 8192, 4096, true},
+                                         {16384, 5120, 2304, true},
+                                         {16384, 10944, 4096, true},
+                                         {16384, 2112, 5760, false},
+                                         {8192, 2880, 4096, false},
+                                         {4096, 2112, 7168, false},
+                                         // The line: 17 x 128 and 33 x 64 tiles (2176, 2112) pair,
+                                         // 15 x 128 and 31 x 64 (1920, 1984) do not.
+                                         {16384, 3264, 4096, true},
+                                         {8192, 6336, 4096, true},
+                                         {16384, 2880, 4096, false},
+                                         {8192, 5952, 4096, false},
+                                         // Not past 40 K blocks (not measured), nor with A up to
+                                         // 16 MiB (groups of 2 N blocks there: 3072 rows take the
+                                         // 4096 bucket's 2400 tiles).
+                                         {8192, 8192, 7168, false},
+                                         {3072, 14336, 4096, false},
+                                         // Up to 16 K blocks, B pairs over any number of rounds.
+                                         {4096, 5120, 2048, true}}) {
+    const Sm90GemmConfig c = choose_sm90_gemm_config(e.m, e.n, e.k, 132);
+    INFO("m " << e.m << " n " << e.n << " k " << e.k << ": " << c.to_json().dump());
+    CHECK(c.block_m == 128);
+    CHECK(c.block_n == 192);
+    CHECK((c.multicast == 2 && !c.multicast_on_a) == e.pair_b);
+  }
+  // Not 256-row tiles (not measured so): 512 x 11 of 256 x 128 stay alone.
+  const Sm90GemmConfig tall = choose_sm90_gemm_config(65536, 1408, 4096, 132);
+  INFO(tall.to_json().dump());
+  CHECK(tall.block_m == 256);
+  CHECK(tall.multicast == 1);
+}
+
 TEST_CASE("gemm heuristics take split-K clusters of 3 only where they were measured faster",
           "[gemm][heuristics]") {
   // H100 (2026-11-27): one-band M, 64 x 32 or 64 x 64 tiles, K <= 8192, <= 108 CTAs on 132 SMs.
