@@ -209,24 +209,32 @@ bool small_m_pair_b(std::int64_t m_bucket, std::int64_t k_blocks) {
   return m_bucket <= 128 && k_blocks >= 12;
 }
 
-// Larger M: pairs sharing B (two M blocks) pay over a short K, where the operand loads of each
-// tile's start weigh most (H100, 128 x 192 tiles: 4096 x 32768 x 512 1026 TFLOPS as B pairs vs
-// 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie), and over any K from 16
-// rounds of tiles on: halving B's L2 reads pays there and not over fewer rounds (H100,
-// 2026-12-07e, 128 x 192 tiles over odd N blocks, us alone (two copies) -> B pairs, in turns:
-// 16384 x 5120 x 2880, 26 rounds, 400.0/396.9 -> 371.4; 32768 x 2880 x 4096, 29, 566.0/560.1 ->
-// 531.4; 8192 x 8192 x 4096, 21, 390.2/389.4 -> 375.8; x 5120 484.6/477.6 -> 468.8;
-// 16384 x 5120 x 2304, 26, 295.9/297.1 -> 292.5; but 16384 x 2112 x 5760, 11 rounds, 291.9/291.5
-// -> 291.7, and 8192 x 2880 x 4096 and 8192 x 2816 x 4096, 7 rounds, 144.0 -> 145.8 and
-// 143.7 -> 145.5) (tools/bench/results/2026-12-07e-forward-b-pairs-h100.md). Only as measured:
-// - 128-row tiles (256-row ones were not measured so);
-// - up to 40 K blocks (longer K not measured yet);
-// - A (mr x k) past 16 MiB: up to there 128 x 192 tiles alone over 8-32 M blocks walk in groups of
-//   2 N blocks instead (several_rounds_groups_of_two_pay, measured so at 3072 x 14336 x 4096).
-bool large_m_pair_b(int block_m, std::int64_t mr, std::int64_t k, std::int64_t tiles, int sm_count) {
+// Larger M: pairs sharing B (two M blocks) pay only over a short K, where the operand loads of
+// each tile's start weigh most (H100, 128 x 192 tiles: 4096 x 32768 x 512 1026 TFLOPS as B
+// pairs vs 1001 alone; 4096 x 2112 x 7168 1163 vs 1201; 24576 x 1536 a tie); longer K, see
+// many_rounds_pair_b.
+bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
+
+// Over 17-40 K blocks, 128 x 192 tiles over an odd count of N blocks (no A pairs) pair on B from
+// 16 rounds of tiles on, where halving B's L2 reads pays (H100, 2026-12-07e, us alone (two copies)
+// -> B pairs, in turns: 16384 x 5120 x 2880, 26 rounds, 400.0/396.9 -> 371.4; 32768 x 2880 x
+// 4096, 29, 566.0/560.1 -> 531.4; 8192 x 8192 x 4096, 21, 390.2/389.4 -> 375.8; x 5120
+// 484.6/477.6 -> 468.8; 16384 x 5120 x 2304, 26, 295.9/297.1 -> 292.5; held out 32768 x 5120 x
+// 2880, 16384 x 10944 x 4096, 4096 x 51200 x 5120 (52-65 rounds) 4.8-10.4% faster). Under the
+// line: 8192 x 2880 x 4096 and 8192 x 2816 x 4096, 7 rounds, 144.0 -> 145.8 and 143.7 -> 145.5;
+// held out, 13-15 rounds, level to 3% faster (tools/bench/results/2026-12-07e-forward-b-pairs-
+// h100.md). Only as measured: that tile with a bf16 D; up to 40 K blocks; M blocks paired whole;
+// and A (mr x k) past 16 MiB: up to there 128 x 192 tiles alone over 8-32 M blocks walk in groups
+// of 2 N blocks instead (several_rounds_groups_of_two_pay, measured so at 3072 x 14336 x 4096).
+// mr: the rows the kernel serves, also where they take the bucket top's kernel
+// (choose_sm90_gemm_config).
+bool many_rounds_pair_b(int bm, int bn, bool d_fp32, std::int64_t mr, std::int64_t n, std::int64_t k,
+                        int sm_count) {
   const std::int64_t k_blocks = (k + kBlockK - 1) / kBlockK;
-  if (k_blocks <= 16) return true;
-  return block_m == 128 && k_blocks <= 40 && tiles >= 16 * static_cast<std::int64_t>(sm_count) &&
+  const std::int64_t m_blocks = (mr + bm - 1) / bm;
+  const std::int64_t n_blocks = (n + bn - 1) / bn;
+  return bm == 128 && bn == 192 && !d_fp32 && k_blocks > 16 && k_blocks <= 40 && m_blocks % 2 == 0 &&
+         n_blocks % 2 == 1 && m_blocks * n_blocks >= 16 * static_cast<std::int64_t>(sm_count) &&
          mr * k > (std::int64_t{16} << 20);
 }
 
@@ -813,7 +821,8 @@ Sm90GemmConfig choose_for_rows(std::int64_t mb, std::int64_t mr, std::int64_t n,
   } else if (sm_count % 2 == 0 && !clusters.alone) {
     if (m_blocks >= 2 && m_blocks % 2 == 0 &&
         (small_m ? small_m_pair_b(mb, k_blocks)
-                 : (n_blocks % 2 == 1 && large_m_pair_b(best.block_m, mr, k, tiles, sm_count)) ||
+                 : (n_blocks % 2 == 1 && large_m_pair_b(k_blocks)) ||
+                       many_rounds_pair_b(best.block_m, best.block_n, d_fp32, mr, n, k, sm_count) ||
                        mid_m_pair_b(m_blocks, tiles, sm_count, k_blocks))) {
       best.multicast = 2;
       best.multicast_on_a = false;
@@ -862,7 +871,18 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   // with idle split groups, as modelled here.
   const double top_here = candidate_cycles(mb, mr, n, k, top.block_m, top.block_n, top.splits, sm_count,
                                            top.splits_via_workspace, !clusters.alone);
-  return top_here <= cycles * 1.02 ? top : best;
+  if (top_here > cycles * 1.02) return best;
+  // The top's B pairs over many rounds hold for the rows they were measured at: rows short of
+  // those rounds (or of that A, or with an odd M-block count) run its tile alone, as before them.
+  Sm90GemmConfig served = top;
+  if (top.multicast == 2 && !top.multicast_on_a &&
+      many_rounds_pair_b(top.block_m, top.block_n, d_fp32, mb, n, k, sm_count) &&
+      !many_rounds_pair_b(top.block_m, top.block_n, d_fp32, mr, n, k, sm_count)) {
+    served.multicast = 1;
+    served.multicast_on_a = true;
+    served.num_sms = sm_count;
+  }
+  return served;
 }
 
 }  // namespace jitfp8::detail

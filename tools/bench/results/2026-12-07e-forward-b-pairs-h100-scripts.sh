@@ -47,7 +47,7 @@ for s in $(grep -oE "^ +sweep +[0-9x]+ +[0-9]+ +[0-9]+ +[0-9]+" $OUT/contig-desi
   grep -E "sweep +$g +$m +$n +$k " $OUT/contig-design.txt | sort -t: -k2 -n | head -3 | cut -c1-110
 done
 
-# ===== scratch/s18.sh (not run: no device machine could be had for it; s19.sh is its trimmed form)
+# ===== scratch/s18.sh (not run: no machine could be had; s19.sh and s20.sh are its trimmed forms, not run either)
 # Session 109, call 3: the GPU suite on the new choosers (dense B pairs from 16 rounds; contiguous
 # 128 x 192 A pairs over odd N blocks at 17-24 K blocks), dense B pairs over a long K, and the
 # contiguous pairs' K window and rounds, each sweep in turns.
@@ -73,7 +73,7 @@ grep -E "sweep .*128x192 st4 mc(1|2b) " $OUT/dense.txt | cut -c1-110
 grep -E "^ +[0-9x]+ +[0-9]+ +[0-9]+ \|" $OUT/contig.txt | cut -c1-170
 grep -E "sweep .*128x192 st[34] +mc" $OUT/contig.txt | cut -c1-100
 
-# ===== scratch/s19.sh
+# ===== scratch/s19.sh (not run)
 # Session 109, call 3 (s18.sh trimmed to the device time left): the new dense picks' bench rows
 # (accuracy against the host reference, beside cuBLASLt), B pairs at 56 K blocks, and the
 # contiguous 128 x 192 pairs over odd N blocks on fresh shapes (K window, rounds), in turns.
@@ -91,3 +91,15 @@ echo "contiguous rc $? after $((SECONDS - start)) s"
 grep -E "^ +[0-9x]+ +[0-9]+ +[0-9]+ \|" $OUT/dense.txt | cut -c1-170
 grep -E "sweep .*128x192 st4 mc(1|2b) " $OUT/dense.txt | cut -c1-110
 grep -E "sweep .*128x192 st[34] +mc" $OUT/contig.txt | cut -c1-100
+
+# ===== scratch/s20.sh (not run: too little device time left to start a machine)
+# Session 109, call 3 (s19.sh cut to the device time left): the new dense picks' bench rows
+# (accuracy against the host reference, beside cuBLASLt) and B pairs at 56 K blocks, in turns.
+# Binaries: scratch/gpubin-109n. Carry .deps scratch/gpubin-109n scratch/s20.sh.
+B=scratch/gpubin-109n
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
+timeout 70 $B/jitfp8-bench gemm --forward-only --iters 10 --flush-mb 2048 --configs "128x192:1:1:4;128x192:1:2b:4" \
+  --shapes "16384,5120,2880;16384,10944,4096;8192,8192,7168" > $OUT/dense.txt 2>&1
+echo "dense rc $?"
+grep -E "^ +[0-9x]+ +[0-9]+ +[0-9]+ \|" $OUT/dense.txt | cut -c1-170
+grep -E "sweep" $OUT/dense.txt | cut -c1-110
