@@ -225,7 +225,8 @@ bool large_m_pair_b(std::int64_t k_blocks) { return k_blocks <= 16; }
 // held out, 13-15 rounds, level to 3% faster (tools/bench/results/2026-12-07e-forward-b-pairs-
 // h100.md). Only as measured: that tile with a bf16 D; up to 40 K blocks; M blocks paired whole;
 // and A (mr x k) past 16 MiB: up to there 128 x 192 tiles alone over 8-32 M blocks walk in groups
-// of 2 N blocks instead (several_rounds_groups_of_two_pay, measured so at 3072 x 14336 x 4096).
+// of 2 N blocks instead, where they run a kernel of their own (several_rounds_groups_of_two_pay,
+// measured so at 3072 x 14336 x 4096).
 // mr: the rows the kernel serves, also where they take the bucket top's kernel
 // (choose_sm90_gemm_config).
 bool many_rounds_pair_b(int bm, int bn, bool d_fp32, std::int64_t mr, std::int64_t n, std::int64_t k,
@@ -875,7 +876,7 @@ Sm90GemmConfig choose_sm90_gemm_config(std::int64_t m, std::int64_t n, std::int6
   // The top's B pairs over many rounds hold for the rows they were measured at: rows short of
   // those rounds (or of that A, or with an odd M-block count) run its tile alone, as before them.
   Sm90GemmConfig served = top;
-  if (top.multicast == 2 && !top.multicast_on_a &&
+  if (top.splits == 1 && top.multicast == 2 && !top.multicast_on_a &&
       many_rounds_pair_b(top.block_m, top.block_n, d_fp32, mb, n, k, sm_count) &&
       !many_rounds_pair_b(top.block_m, top.block_n, d_fp32, mr, n, k, sm_count)) {
     served.multicast = 1;
