@@ -318,9 +318,11 @@ TEST_CASE("grouped contiguous GEMM matches per-expert references", "[gpu][moe]")
     for (bool ids : {true, false}) {
       run_contiguous(p, ids, nullptr, seed++);
       const G g = ids ? G::contiguous_ids : G::contiguous_ends;
-      // D swizzles: 128-byte (BLOCK_N 128, 64), 64-byte (96, 160), 32-byte (112, 48).
-      for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{
-               {128, 128, 2}, {64, 96, 1}, {128, 160, 1}, {64, 64, 2}, {128, 112, 1}, {64, 48, 2}}) {
+      // D swizzles: 128-byte (BLOCK_N 128, 64), 64-byte (96, 160), 32-byte (112, 48). 128 x 192
+      // pairs over 3 N blocks at N 576: the chooser's half-empty last pair (contiguous_odd_pairs_pay).
+      for (auto [bm, bn, mc] : std::vector<std::tuple<int, int, int>>{{128, 128, 2}, {64, 96, 1},  {128, 160, 1},
+                                                                     {64, 64, 2},   {128, 112, 1}, {64, 48, 2},
+                                                                     {128, 192, 2}}) {
         const auto config = make_config(g, p.e, k, bm, bn, 4, mc, true);
         run_contiguous(p, ids, &config, seed++);
       }

@@ -215,6 +215,29 @@ TEST_CASE("contiguous 128 x 160 and 128 x 192 tiles pair on A from three rounds 
   CHECK(contiguous_tiling(2048, 16, 2048, 768) == "128x128 A");
 }
 
+TEST_CASE("contiguous 128 x 192 tiles over odd N blocks pair on A where K ends in a partial block",
+          "[moe][heuristics]") {
+  // H100, 2026-12-07f: over an odd count of N blocks (N 2880: 15 of 192 columns) the tile alone ran
+  // 2-6% behind its A pairs where K % 128 != 0 (K 2496-5824) and 2-5% ahead on whole K blocks.
+  CHECK(contiguous_tiling(33280, 16, 2880, 2880) == "128x192 A");   // 22.5 K blocks (gpt-oss)
+  CHECK(contiguous_tiling(34304, 32, 5120, 2880) == "128x192 A");   // N 5120: 27 blocks
+  CHECK(contiguous_tiling(31744, 16, 2880, 2944) == "128x192 alone");  // 23 whole K blocks
+  // The K tails measured: 19.5 to 45.5 K blocks.
+  CHECK(contiguous_tiling(31744, 16, 2880, 2496) == "128x192 A");
+  CHECK(contiguous_tiling(31744, 16, 2880, 2368) == "128x192 alone");  // 18.5 K blocks
+  CHECK(contiguous_tiling(31744, 16, 2880, 5824) == "128x192 A");
+  CHECK(contiguous_tiling(31744, 16, 2880, 5952) == "128x192 alone");  // 46.5 K blocks
+  // From three rounds of tiles, as over even counts: 26 M blocks x 15 N blocks is 2.95 rounds.
+  CHECK(contiguous_tiling(3328, 16, 2880, 2880) == "128x192 alone");
+  CHECK(contiguous_tiling(4096, 16, 2880, 2880) == "128x192 A");
+  // The 128 x 192 tile only: 128 x 128 over 11 N blocks (N 1408) stays alone.
+  CHECK(contiguous_tiling(2560, 8, 1408, 2496) == "128x128 alone");
+  // Masked experts keep their own pairing rules (no A pairs over odd N blocks).
+  const Sm90GemmConfig masked = choose_sm90_grouped_config(Sm90Grouping::masked, 4096, 16, 2880, 2880, 132);
+  CHECK(masked.block_n == 192);
+  CHECK(masked.multicast == 1);
+}
+
 TEST_CASE("grouped prewarm ranges hold the kernel of every row count in them", "[moe][heuristics]") {
   const Arch arch = Arch::parse("sm_90a");
   ManifestOp op;
