@@ -124,18 +124,19 @@ bool contiguous_tile_allowed(int block_n, std::int64_t k_blocks) { return block_
 int contiguous_pair_rounds(int block_n) { return block_n >= 160 ? 3 : 1; }
 
 // Contiguous 128 x 192 A pairs also over an odd count of N blocks (the last pair of each M block
-// half empty) where K is no whole number of K blocks (K % 128 != 0: the rows of A and B do not
-// start on 128-byte lines; gpt-oss's K 2880), over 20-46 K blocks, the K tails measured. There
-// the tile alone ran 2-6% behind its pairs, on whole K blocks 2-5% ahead. H100, jitfp8 bench moe
-// --only contiguous --sweep (candidates in turns), 16 x 2048 rows, N 2880, us alone -> A pairs:
-// K 2496 387.1 -> 373.0, K 2880 468.4 -> 449.2, K 3008 499.6 -> 472.0, K 3136 501.8 -> 489.5,
-// K 5824 1019.3 -> 973.5; whole K blocks 2048 285.5 -> 299.2, 2944 418.2 -> 430.1, 4096 553.0 ->
-// 566.4; K 2880 on 11 more shapes (8-32 experts, N 2880 and 5120, 7 to 59 rounds of tiles): 9
-// faster (0.7-9.7%), one level, one 3.2% slower (16 x 512, 7.6 rounds)
+// half empty) where K ends in half a K block (K % 128 == 64: the rows of A and B do not start on
+// 128-byte lines; gpt-oss's K 2880), over 20-46 K blocks and from 12 rounds of tiles, the ranges
+// measured (other tails were not). There the tile alone ran 2-6% behind its pairs, on whole K
+// blocks 2-5% ahead. H100, jitfp8 bench moe --only contiguous --sweep (candidates in turns), 16 x
+// 2048 rows (28-31 rounds), N 2880, us alone -> A pairs: K 2496 387.1 -> 373.0, K 2880 468.4 ->
+// 449.2, K 3008 499.6 -> 472.0, K 3136 501.8 -> 489.5, K 5824 1019.3 -> 973.5; whole K blocks 2048
+// 285.5 -> 299.2, 2944 418.2 -> 430.1, 4096 553.0 -> 566.4. K 2880 on 11 more shapes (8-32
+// experts, N 2880 and 5120): from 14 to 59 rounds all 8 faster (0.7-9.7%); below 12 mixed (7.4
+// rounds +4.9%, 7.6 -3.2%, 11.7 -0.4%), so those stay alone
 // (tools/bench/results/2026-12-07f-contiguous-k-tail-pairs-h100.md).
-bool contiguous_odd_pairs_pay(int block_n, std::int64_t k) {
+bool contiguous_odd_pairs_pay(int block_n, std::int64_t k, std::int64_t tiles, int sm_count) {
   const std::int64_t k_blocks = (k + 127) / 128;
-  return block_n == 192 && k % 128 != 0 && k_blocks >= 20 && k_blocks <= 46;
+  return block_n == 192 && k % 128 == 64 && k_blocks >= 20 && k_blocks <= 46 && tiles > 12 * sm_count;
 }
 
 }  // namespace
@@ -280,7 +281,7 @@ Sm90GemmConfig choose_for_rows(Sm90Grouping grouping, std::int64_t model_rows, s
     if (masked && m_blocks_per_group >= 2 && masked_pair_b(m_blocks_per_group, k_blocks)) {
       best.multicast = 2;
       best.multicast_on_a = false;
-    } else if ((n_blocks % 2 == 0 || (!masked && contiguous_odd_pairs_pay(best.block_n, k))) &&
+    } else if ((n_blocks % 2 == 0 || (!masked && contiguous_odd_pairs_pay(best.block_n, k, tiles, sm_count))) &&
                tiles > sm_count * (masked ? 1 : contiguous_pair_rounds(best.block_n)) &&
                !masked_one_wave) {
       best.multicast = 2;

@@ -1,12 +1,13 @@
 // Row stride probe: does gemm_fp8_nt run slower where A's and B's rows are not 128-byte aligned
 // (K % 128 != 0 with lda = ldb = K, e.g. gpt-oss's K 2880 = 22.5 blocks) than on the same K with
 // rows padded to a multiple of 128 bytes (lda = ldb = align(K, 128))? Same M, N, K, pick and
-// inputs' values; only where the rows start differs. Event-timed in turns, the L2 flushed by a
-// 256 MB memset before each run; median of `iters` runs.
+// inputs' values; only where the rows start differs, so both must give the same D to the bit
+// (checked). Event-timed in turns, the L2 flushed by a 256 MB memset before each run; median of
+// `iters` runs (default 10).
 // Not built by CMake; from the repository root, after tools/build.sh:
-//   g++ -O2 -std=c++20 -Iinclude -I/usr/local/cuda/include tools/bench/probes/row_stride.cpp \
-//       -Lbuild -ljitfp8 -L/usr/local/cuda/lib64 -lcudart -o /tmp/row_stride
-//   LD_LIBRARY_PATH=build:/usr/local/cuda/lib64 /tmp/row_stride [iters] M,N,K ...
+//   g++ -O2 -std=c++20 -Iinclude -I/usr/local/cuda/include tools/bench/probes/row_stride.cpp
+//       -Lbuild -ljitfp8 -L/usr/local/cuda/lib64 -lcudart -o /tmp/row_stride   (one line)
+//   LD_LIBRARY_PATH=build:/usr/local/cuda/lib64 /tmp/row_stride [ITERS] [M,N,K ...]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -58,11 +59,18 @@ T* upload(const std::vector<T>& h) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int iters = argc > 1 ? std::atoi(argv[1]) : 10;
+  int iters = 10;
   std::vector<std::array<long long, 3>> shapes;
-  for (int i = 2; i < argc; ++i) {
+  for (int i = 1; i < argc; ++i) {
     long long m, n, k;
-    if (std::sscanf(argv[i], "%lld,%lld,%lld", &m, &n, &k) == 3) shapes.push_back({m, n, k});
+    if (std::sscanf(argv[i], "%lld,%lld,%lld", &m, &n, &k) == 3) {
+      shapes.push_back({m, n, k});
+    } else if (i == 1 && std::atoi(argv[i]) > 0) {
+      iters = std::atoi(argv[i]);
+    } else {
+      std::fprintf(stderr, "usage: row_stride [ITERS > 0] [M,N,K ...]; not understood: %s\n", argv[i]);
+      return 2;
+    }
   }
   if (shapes.empty()) shapes = {{16384, 5120, 2880}, {16384, 2880, 2880}, {8192, 2880, 5824}};
   cudaStream_t stream;
@@ -87,8 +95,9 @@ int main(int argc, char** argv) {
     for (auto& x : sb) x = u(rng);
     float* sa_d = upload(sa);
     float* sb_d = upload(sb);
-    void* d = nullptr;
-    CHECK_CUDA(cudaMalloc(&d, static_cast<std::size_t>(m * n * 2)));
+    const std::size_t d_bytes = static_cast<std::size_t>(m * n * 2);
+    void* d[2] = {nullptr, nullptr};
+    std::vector<unsigned char> d_host[2];
     jitfp8::GemmFp8Args g[2];
     for (int v = 0; v < 2; ++v) {
       const long long ld = v == 0 ? k : pad;
@@ -97,10 +106,15 @@ int main(int argc, char** argv) {
       g[v].b = upload(strided(b_dense, n, k, ld, rng)), g[v].ldb = ld;
       g[v].a_scales = sa_d, g[v].a_scales_capacity = static_cast<std::int64_t>(sa.size());
       g[v].b_scales = sb_d, g[v].b_scales_capacity = static_cast<std::int64_t>(sb.size());
-      g[v].d = d;
+      CHECK_CUDA(cudaMalloc(&d[v], d_bytes));
+      CHECK_CUDA(cudaMemset(d[v], 0xff, d_bytes));  // NaN bf16: an unwritten element shows
+      g[v].d = d[v];
       jitfp8::gemm_fp8_nt(g[v], jitfp8::Stream{stream});  // compile and warm up
+      CHECK_CUDA(cudaStreamSynchronize(stream));
+      d_host[v].resize(d_bytes);
+      CHECK_CUDA(cudaMemcpy(d_host[v].data(), d[v], d_bytes, cudaMemcpyDeviceToHost));
     }
-    CHECK_CUDA(cudaStreamSynchronize(stream));
+    const bool same = d_host[0] == d_host[1];
     std::vector<float> us[2];
     for (int it = 0; it < iters; ++it)
       for (int v = 0; v < 2; ++v) {
@@ -119,9 +133,17 @@ int main(int argc, char** argv) {
       med[v] = us[v][us[v].size() / 2];
     }
     const double flops = 2.0 * m * n * k;
-    std::printf("%6lld %6lld %6lld | %10.1f %10.0f | %10.1f %10.0f | %.3f\n", m, n, k, med[0], flops / med[0] / 1e6,
-                med[1], flops / med[1] / 1e6, med[1] / med[0]);
+    std::printf("%6lld %6lld %6lld | %10.1f %10.0f | %10.1f %10.0f | %.3f%s\n", m, n, k, med[0], flops / med[0] / 1e6,
+                med[1], flops / med[1] / 1e6, med[1] / med[0], same ? "" : "  D DIFFERS between the layouts");
     std::fflush(stdout);
+    for (int v = 0; v < 2; ++v) {
+      CHECK_CUDA(cudaFree(const_cast<void*>(g[v].a)));
+      CHECK_CUDA(cudaFree(const_cast<void*>(g[v].b)));
+      CHECK_CUDA(cudaFree(d[v]));
+    }
+    CHECK_CUDA(cudaFree(sa_d));
+    CHECK_CUDA(cudaFree(sb_d));
+    if (!same) return 1;
   }
   return 0;
 }
