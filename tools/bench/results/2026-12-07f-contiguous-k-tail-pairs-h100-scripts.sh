@@ -41,7 +41,7 @@ grep -E "sweep .*128x192 st[34] +mc" $OUT/contig2.txt | cut -c1-100
 # 16384 x 2880 x 4096 a control (K aligned: the same layout twice). (2) Dense K-2880 / 5824 shapes
 # the chooser runs alone: alone, A pairs, B pairs, 3 stages, in turns. (3) The contiguous K-tail
 # rule's picks (bench rows: accuracy beside cuBLASLt), K 5824 and K 2944 (not moved).
-# Binaries: scratch/gpubin-110f (the contiguous K-tail rule as committed), scratch/p110/row_stride (built against it).
+# Binaries: scratch/gpubin-110f (the contiguous K-tail rule as committed), scratch/p110/row_stride (built as its header says: the bench's timing, linked statically).
 # Carry .deps scratch/gpubin-110f scratch/p110 scratch/s23.sh.
 B=scratch/gpubin-110f
 export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
