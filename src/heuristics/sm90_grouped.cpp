@@ -133,7 +133,10 @@ int contiguous_pair_rounds(int block_n) { return block_n >= 160 ? 3 : 1; }
 // 285.5 -> 299.2, 2944 418.2 -> 430.1, 4096 553.0 -> 566.4. K 2880 on 11 more shapes (8-32
 // experts, N 2880 and 5120): from 14 to 59 rounds all 8 faster (0.7-9.7%); below 12 mixed (7.4
 // rounds +4.9%, 7.6 -3.2%, 11.7 -0.4%), so those stay alone
-// (tools/bench/results/2026-12-07f-contiguous-k-tail-pairs-h100.md).
+// (tools/bench/results/2026-12-07f-contiguous-k-tail-pairs-h100.md). An H100 rule: on an H200
+// the tail cost the tile alone nothing, and at K 2880 the pairs ran 3.1% behind it (415.7 ->
+// 428.7 us, one shape; tools/bench/results/2026-12-07g-k-tail-row-stride-h200.md); the plans
+// see the SM count, the same 132 on both.
 bool contiguous_odd_pairs_pay(int block_n, std::int64_t k, std::int64_t tiles, int sm_count) {
   const std::int64_t k_blocks = (k + 127) / 128;
   return block_n == 192 && k % 128 == 64 && k_blocks >= 20 && k_blocks <= 46 && tiles > 12 * sm_count;
