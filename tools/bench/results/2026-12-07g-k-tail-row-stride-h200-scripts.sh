@@ -52,3 +52,27 @@ timeout 300 $B/jitfp8-bench moe --only contiguous --sweep \
   --shapes "16x2048,2880,2496;16x2048,2880,3008;16x2048,2880,5824;16x4096,2880,2880;32x1024,2880,2880" > $OUT/sweeps.txt 2>&1
 echo "sweeps rc $?"
 grep -E "sweep .*(128x192 st4  mc|128x160 st5  mc2A)|^ *[0-9x]+ +[0-9]+ +[0-9]+ \|" $OUT/sweeps.txt | cut -c1-130
+
+# ===== s26.sh (not run: no start; the next session's first call, on an H100)
+# Session 111, call 2 (the grouped probe first, then the dense one): padded rows against the K tail, on an H100 if one is lent. (1) The dense
+# row-stride probe (three layouts, one config: rows K bytes apart, rows padded to 128 bytes, rows
+# zero-padded with K rounded up). (2) tools/bench/probes/grouped_row_stride.cpp: the contiguous GEMM
+# on packed and padded rows (unlanded patch scratch/grouped-exp-ld.patch, linked into the probe),
+# the pick, 128 x 192 alone and in A pairs, 128 x 160 pairs, in turns. (3) s24.sh's dense and
+# contiguous bench rows and sweeps.
+# Binaries: scratch/gpubin-111 (HEAD b06819b), scratch/p111 (the probes, static).
+# Carry .deps scratch/gpubin-111 scratch/gpubin-111p scratch/p111 scratch/s24.sh scratch/s26.sh.
+B=scratch/gpubin-111
+export LD_LIBRARY_PATH=$PWD/$B:$PWD/.deps/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64 JITFP8_CACHE_DIR=/tmp/cbench
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+timeout 150 scratch/p111/grouped_row_stride 10 16x2048,2880,2880 16x2048,2880,2944 16x2048,2880,3008 16x2048,2880,5824 \
+  8x4096,5120,2880 > $OUT/grouped_row_stride.txt 2>&1
+echo "grouped_row_stride rc $?"
+cat $OUT/grouped_row_stride.txt
+timeout 100 scratch/p111/row_stride 15 16384,2880,4096 16384,5120,2880 16384,2880,2880 4096,2880,2880 8192,2880,5824 \
+  16384,4096,2880 4096,5120,2880 16384,2880,4096 > $OUT/row_stride.txt 2>&1
+echo "row_stride rc $?"
+cat $OUT/row_stride.txt
+# s24.sh's sections 2-4 (dense sweeps, contiguous rows, promotion) where time is left
+sed -n '/^timeout 100 \$B\/jitfp8-bench gemm/,$p' scratch/s24.sh > /tmp/rest.sh
+timeout 120 bash -c "B=$B; P=scratch/gpubin-111p; OUT=$OUT; source /tmp/rest.sh"
