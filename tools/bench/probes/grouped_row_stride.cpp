@@ -6,7 +6,8 @@
 // (rows K bytes apart) and on padded rows (align(K, 128) apart, the variable set around that
 // launch only), in turns (time_kernels_in_turns: CUPTI timestamps, 2 GB L2 flush before every
 // run); the same values, so D must match to the bit (checked, over a poisoned D). Uniform
-// experts: E x R rows (R a multiple of 128), expert ids per row.
+// experts: E x R rows (R a multiple of 128), expert ids per row. Built without the patch, the
+// padded launches read rows K apart, D differs and the probe stops there.
 // Not built by CMake; from the repository root, with the patch applied and libjitfp8_internal.a
 // rebuilt (ninja -C build jitfp8_internal), one line:
 //   g++ -O2 -std=c++20 -Isrc -Iinclude -Itools -Itools/bench -I/usr/local/cuda/include
@@ -25,6 +26,7 @@
 
 #include "bench_common.hpp"
 #include "config_words.hpp"
+#include "probes/probe_bytes.hpp"
 #include "grouped_candidates.hpp"
 #include "jitfp8/moe.hpp"
 #include "ops/gemm_fp8_grouped.hpp"
@@ -33,28 +35,6 @@
 
 using namespace jitfp8::bench;
 namespace jd = jitfp8::detail;
-
-namespace {
-
-// Random finite e4m3 bytes (0x7f / 0xff are NaN).
-std::vector<std::uint8_t> random_fp8(std::size_t n, std::mt19937_64& rng) {
-  std::vector<std::uint8_t> v(n);
-  for (auto& x : v) {
-    x = static_cast<std::uint8_t>(rng());
-    if ((x & 0x7f) == 0x7f) x ^= 1;
-  }
-  return v;
-}
-
-// Rows of `k` bytes from `dense` placed `ld` bytes apart (the padding bytes random too).
-std::vector<std::uint8_t> strided(const std::vector<std::uint8_t>& dense, long long rows, long long k, long long ld,
-                                  std::mt19937_64& rng) {
-  std::vector<std::uint8_t> out = random_fp8(static_cast<std::size_t>(rows * ld), rng);
-  for (long long r = 0; r < rows; ++r) std::copy_n(dense.begin() + r * k, k, out.begin() + r * ld);
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int iters = 10;

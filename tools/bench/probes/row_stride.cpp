@@ -9,8 +9,8 @@
 // Not built by CMake; from the repository root, after tools/build.sh (one line):
 //   g++ -O2 -std=c++20 -Isrc -Iinclude -Itools -Itools/bench -I/usr/local/cuda/include
 //       tools/bench/probes/row_stride.cpp tools/bench/bench_common.cpp tools/bench/activity_clock.cpp
-//       tools/bench/config_words.cpp tools/results_file.cpp build/libjitfp8_internal.a -L/usr/local/cuda/lib64 -lcupti -lcudart
-//       -lnvrtc -lfmt -ldl -lpthread -o /tmp/row_stride
+//       tools/bench/config_words.cpp tools/results_file.cpp build/libjitfp8_internal.a
+//       -L/usr/local/cuda/lib64 -lcupti -lcudart -lnvrtc -lfmt -ldl -lpthread -o /tmp/row_stride
 //   /tmp/row_stride [ITERS] [M,N,K ...]
 #include <cuda_runtime.h>
 
@@ -23,6 +23,7 @@
 
 #include "bench_common.hpp"
 #include "config_words.hpp"
+#include "probes/probe_bytes.hpp"
 #include "jitfp8/gemm.hpp"
 #include "ops/gemm_fp8_nt.hpp"
 #include "runtime/launch.hpp"
@@ -30,25 +31,6 @@
 using namespace jitfp8::bench;
 
 namespace {
-
-// Random finite e4m3 bytes (0x7f / 0xff are NaN).
-std::vector<std::uint8_t> random_fp8(std::size_t n, std::mt19937_64& rng) {
-  std::vector<std::uint8_t> v(n);
-  for (auto& x : v) {
-    x = static_cast<std::uint8_t>(rng());
-    if ((x & 0x7f) == 0x7f) x ^= 1;
-  }
-  return v;
-}
-
-// Rows of `k` bytes from `dense` placed `ld` bytes apart (the padding bytes random, or zero).
-std::vector<std::uint8_t> strided(const std::vector<std::uint8_t>& dense, long long rows, long long k, long long ld,
-                                  std::mt19937_64& rng, bool zero_pad) {
-  std::vector<std::uint8_t> out = zero_pad ? std::vector<std::uint8_t>(static_cast<std::size_t>(rows * ld), 0)
-                                           : random_fp8(static_cast<std::size_t>(rows * ld), rng);
-  for (long long r = 0; r < rows; ++r) std::copy_n(dense.begin() + r * k, k, out.begin() + r * ld);
-  return out;
-}
 
 // One row layout's operands and D. `k_up`: the GEMM's K is ld (rows padded with zeros), not s.k.
 struct Layout {
