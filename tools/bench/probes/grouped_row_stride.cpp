@@ -20,6 +20,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,13 +42,13 @@ int main(int argc, char** argv) {
   std::vector<std::vector<long long>> cases;  // E, R, N, K
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (i == 1 && arg.find(',') == std::string::npos && std::atoi(argv[i]) > 0) {
-      iters = std::atoi(argv[i]);
+    if (i == 1 && arg.find(',') == std::string::npos && std::atoi(arg.c_str()) > 0) {
+      iters = std::atoi(arg.c_str());
       continue;
     }
     long long e = 0, r = 0, n = 0, k = 0;
-    if (std::sscanf(argv[i], "%lldx%lld,%lld,%lld", &e, &r, &n, &k) != 4 || r % 128 != 0) {
-      std::fprintf(stderr, "bad case %s (ExR,N,K with R a multiple of 128)\n", argv[i]);
+    if (std::sscanf(arg.c_str(), "%lldx%lld,%lld,%lld", &e, &r, &n, &k) != 4 || r % 128 != 0) {
+      std::fprintf(stderr, "bad case %s (ExR,N,K with R a multiple of 128)\n", arg.c_str());
       return 2;
     }
     cases.push_back({e, r, n, k});

@@ -14,7 +14,6 @@
 //   /tmp/row_stride [ITERS] [M,N,K ...]
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
