@@ -26,9 +26,11 @@ namespace jitfp8 {
 constexpr std::int64_t kMoeMAlignment = 128;
 
 // A (M, K) e4m3 holds the tokens of all experts, expert after expert, each expert's segment
-// starting at a multiple of kMoeMAlignment rows (padding rows fill the gaps); A's scales in
-// Scales1x128Layout{M, K}. B (E, N, K) e4m3, experts back to back (expert e at b + e * N * K),
-// its scales (E, ceil(N/128), ceil(K/128)) back to back (Scales128x128Layout{N, K} each).
+// starting at a multiple of kMoeMAlignment rows (padding rows fill the gaps), rows lda elements
+// apart; A's scales in Scales1x128Layout{M, K}. B (E, N, K) e4m3, rows ldb apart, experts back to
+// back (expert e at b + e * N * ldb), its scales (E, ceil(N/128), ceil(K/128)) back to back
+// (Scales128x128Layout{N, K} each). Rows need not be packed: where K % 128 != 0, rows padded to a
+// multiple of 128 bytes (lda = ldb = align(K, 128)) let every TMA box start on a 128-byte line.
 // D (M, N) bf16: D[m] = A[m] . B[e(m)]^T with the 1D2D rule of gemm_fp8_nt.
 // The grouping, on the device, exactly one of:
 //   m_indices  (M) int32: the expert of each row, -1 for a padding row; every run of rows of one
@@ -48,7 +50,9 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // Rules (host-checked): E >= 1, M >= 0 (0 launches nothing; M need not be a multiple of
 // kMoeMAlignment), N >= 8, N % 8 == 0, K >= 16, K % 16 == 0; a, b, d, a_scales 16-byte aligned, b_scales 4-byte aligned,
 // m_indices / group_ends 4-byte aligned; capacities as for gemm_fp8_nt (b_scales_capacity >=
-// E * Scales128x128Layout{N, K}.numel()); contiguous rows (no strides); D disjoint from inputs;
+// E * Scales128x128Layout{N, K}.numel()); lda and ldb 0 (meaning K) or >= K, multiples of 16 (fp8
+// rows 16-byte strided) and at most (2^31 - 1) * 16 (the TMA stride limit); D's rows N apart
+// (packed); D disjoint from inputs;
 // exactly one of m_indices and group_ends; E, M, N, K < 2^31 and E * N < 2^31 (B is one
 // (E * N, K) tensor map); ceil(M / 64) * ceil(N / 16) < 2^31 and E * ceil(N / 128) * ceil(K / 128)
 // < 2^32 (the kernel counts tiles and B-scale blocks in 32 bits). Shared memory bounds two more: K up to about 3.1 * 10^6 (the B-scale tiles),
@@ -59,9 +63,11 @@ struct GroupedGemmContiguousArgs {
   std::int64_t num_groups = 0;  // E
   std::int64_t m = 0, n = 0, k = 0;
   const void* a = nullptr;
+  std::int64_t lda = 0;  // elements between rows of A; 0 means K
   const float* a_scales = nullptr;
   std::int64_t a_scales_capacity = 0;
   const void* b = nullptr;  // (E, N, K)
+  std::int64_t ldb = 0;  // elements between rows of B (all experts'); 0 means K
   const float* b_scales = nullptr;
   std::int64_t b_scales_capacity = 0;
   void* d = nullptr;  // (M, N) bf16
@@ -96,8 +102,9 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 }
 
 // ==== M-grouped masked (decoding under CUDA graphs) ==========================================
-// A (E, max_m, K) e4m3, its scales per expert Scales1x128Layout{max_m, K}, experts back to back
-// (E * numel floats); B and its scales as for the contiguous form; D (E, max_m, N) bf16.
+// A (E, max_m, K) e4m3, rows lda apart (expert e's first row at a + e * max_m * lda), its scales
+// per expert Scales1x128Layout{max_m, K}, experts back to back (E * numel floats); B (ldb
+// included) and its scales as for the contiguous form; D (E, max_m, N) bf16, packed.
 // masked_m (E) int32 on the device: rows [0, masked_m[e]) of expert e are computed (values
 // clamped to [0, max_m]); rows past it are never written (D keeps what it held there), and
 // neither the tiles past it nor the 64-row slices of the last tile that lie wholly past it are
@@ -108,8 +115,8 @@ constexpr std::int64_t moe_contiguous_max_rows(std::int64_t tokens, std::int64_t
 // to the tensor map, which clips only at its end), so do not write them while the GEMM runs.
 // expected_m: the host's guess of the typical masked_m, for the heuristics only (any value gives
 // correct results; <= 0 means max_m).
-// Rules: E >= 1, max_m >= 1, N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, alignment and capacities as above
-// (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
+// Rules: E >= 1, max_m >= 1, N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, alignment, lda, ldb and
+// capacities as above (a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel()); masked_m non-null and 4-byte
 // aligned; E * N, E * max_m and the tile count E * ceil(max_m / 64) * ceil(N / 16) below 2^31,
 // and E * ceil(N / 128) * ceil(K / 128) below 2^32 (B-scale blocks).
 // Its per-expert tables live in shared memory: E past about 2 * 10^4, or K past about 3.1 * 10^6,
@@ -118,9 +125,11 @@ struct GroupedGemmMaskedArgs {
   std::int64_t num_groups = 0;
   std::int64_t max_m = 0, n = 0, k = 0;
   const void* a = nullptr;  // (E, max_m, K)
+  std::int64_t lda = 0;  // elements between rows of A (all experts'); 0 means K
   const float* a_scales = nullptr;
   std::int64_t a_scales_capacity = 0;
   const void* b = nullptr;  // (E, N, K)
+  std::int64_t ldb = 0;  // 0 means K
   const float* b_scales = nullptr;
   std::int64_t b_scales_capacity = 0;
   void* d = nullptr;  // (E, max_m, N) bf16

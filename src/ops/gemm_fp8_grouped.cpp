@@ -38,15 +38,18 @@ void validate_shape(std::string_view f, std::int64_t e, std::int64_t n, std::int
   require_b_scale_blocks(f, e, n, k);
 }
 
-// The rules both forms share: E, N, K, B and its scales.
-void validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::int64_t k,
-                     const void* b, const float* b_scales, std::int64_t b_scales_capacity) {
+// The rules both forms share: E, N, K, B, its row stride and its scales. Returns B's row stride.
+std::int64_t validate_common(std::string_view f, std::int64_t e, std::int64_t n, std::int64_t k,
+                             const void* b, std::int64_t ldb, const float* b_scales,
+                             std::int64_t b_scales_capacity) {
   validate_shape(f, e, n, k);
+  const std::int64_t b_row_stride = require_row_stride(f, "ldb", ldb, k, "k", 1);
   require_aligned(b, 16, f, "b");
   require_aligned(b_scales, 4, f, "b_scales");
   const std::int64_t sb = Scales128x128Layout{n, k}.numel();
   require(b_scales_capacity >= e * sb, f, "b_scales_capacity", b_scales_capacity,
           "must be >= num_groups * Scales128x128Layout{{n = {}, k = {}}}.numel() = {}", n, k, e * sb);
+  return b_row_stride;
 }
 
 struct PlanKey {
@@ -102,16 +105,22 @@ std::int64_t masked_plan_rows(const GroupedGemmMaskedArgs& a) {
   return a.expected_m >= 1 ? std::min(a.expected_m, a.max_m) : a.max_m;
 }
 
-// Tensor maps and launch. a_rows / d_rows: rows of the 2D A and D; sfa_inner / sfa_outer: the
-// A-scale tensor's 2D shape; m_param: the kernel's M (contiguous: M, masked: max_m).
+// A row stride as given (validated): 0 means packed rows of k.
+std::int64_t row_stride_or_k(std::int64_t ld, std::int64_t k) { return ld == 0 ? k : ld; }
+
+// Tensor maps and launch. a_rows / d_rows: rows of the 2D A and D; lda / ldb: their row strides (0: k);
+// sfa_inner / sfa_outer: the A-scale tensor's 2D shape; m_param: the kernel's M (contiguous: M, masked: max_m).
+// The strides live in the tensor maps only: the kernels never see them.
 void launch_grouped(const LoadedKernel& kernel, const Sm90GemmConfig& c, std::int64_t e,
-                    std::int64_t n, std::int64_t k, const void* a, std::int64_t a_rows,
+                    std::int64_t n, std::int64_t k, const void* a, std::int64_t a_rows, std::int64_t lda,
                     const float* a_scales, std::int64_t sfa_inner, std::int64_t sfa_outer,
-                    const void* b, const float* b_scales, void* d, const std::int32_t* grouping,
+                    const void* b, std::int64_t ldb, const float* b_scales, void* d, const std::int32_t* grouping,
                     std::int64_t m_param, std::uint32_t d_box_rows, Stream stream) {
   CUtensorMap maps[4] = {
-      encode_tensor_map(fp8_k_major_map(a, a_rows, k, k, static_cast<std::uint32_t>(c.block_m)), "a"),
-      encode_tensor_map(fp8_k_major_map(b, e * n, k, k, static_cast<std::uint32_t>(c.block_n)), "b"),
+      encode_tensor_map(fp8_k_major_map(a, a_rows, k, row_stride_or_k(lda, k), static_cast<std::uint32_t>(c.block_m)),
+                        "a"),
+      encode_tensor_map(fp8_k_major_map(b, e * n, k, row_stride_or_k(ldb, k), static_cast<std::uint32_t>(c.block_n)),
+                        "b"),
       encode_tensor_map({CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a_scales,
                          static_cast<std::uint64_t>(sfa_inner), static_cast<std::uint64_t>(sfa_outer),
                          static_cast<std::uint64_t>(sfa_inner) * 4,
@@ -138,8 +147,8 @@ Sm90Grouping contiguous_grouping(const GroupedGemmContiguousArgs& a) {
 void launch_contiguous(const LoadedKernel& kernel, const Sm90GemmConfig& c,
                        const GroupedGemmContiguousArgs& a, Stream stream) {
   const Scales1x128Layout sa{a.m, a.k};
-  launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.m, a.a_scales, sa.row_stride(),
-                 sa.k_blocks(), a.b, a.b_scales, a.d,
+  launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.m, a.lda, a.a_scales, sa.row_stride(),
+                 sa.k_blocks(), a.b, a.ldb, a.b_scales, a.d,
                  a.m_indices != nullptr ? a.m_indices : a.group_ends, a.m,
                  static_cast<std::uint32_t>(sm90_grouped_d_box_rows(contiguous_grouping(a), a.num_groups, c.block_m,
                                                                     c.block_n, a.k, c.stages)),
@@ -149,8 +158,8 @@ void launch_contiguous(const LoadedKernel& kernel, const Sm90GemmConfig& c,
 void launch_masked(const LoadedKernel& kernel, const Sm90GemmConfig& c, const GroupedGemmMaskedArgs& a,
                    Stream stream) {
   const Scales1x128Layout sa{a.max_m, a.k};
-  launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.num_groups * a.max_m, a.a_scales,
-                 sa.row_stride(), a.num_groups * sa.k_blocks(), a.b, a.b_scales, a.d, a.masked_m,
+  launch_grouped(kernel, c, a.num_groups, a.n, a.k, a.a, a.num_groups * a.max_m, a.lda, a.a_scales,
+                 sa.row_stride(), a.num_groups * sa.k_blocks(), a.b, a.ldb, a.b_scales, a.d, a.masked_m,
                  a.max_m,
                  static_cast<std::uint32_t>(sm90_grouped_d_box_rows(Sm90Grouping::masked, a.num_groups, c.block_m,
                                                                     c.block_n, a.k, c.stages)),
@@ -161,9 +170,10 @@ void launch_masked(const LoadedKernel& kernel, const Sm90GemmConfig& c, const Gr
 
 void validate_grouped_contiguous(const GroupedGemmContiguousArgs& a) {
   const std::string_view f = kContiguous;
-  validate_common(f, a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity);
+  const std::int64_t ldb = validate_common(f, a.num_groups, a.n, a.k, a.b, a.ldb, a.b_scales, a.b_scales_capacity);
   require(a.m >= 0 && a.m <= kInt32Max, f, "m", a.m, "must be in [0, 2^31)");
   require_tile_count(f, a.m, a.n);
+  const std::int64_t lda = require_row_stride(f, "lda", a.lda, a.k, "k", 1);
   require_aligned(a.a, 16, f, "a");
   require_aligned(a.d, 16, f, "d");
   require_aligned(a.a_scales, 16, f, "a_scales");
@@ -182,8 +192,8 @@ void validate_grouped_contiguous(const GroupedGemmContiguousArgs& a) {
   const std::int64_t grouping_len = a.m_indices != nullptr ? a.m : a.num_groups;
   require_disjoint_output(
       f, {"d", a.d, rows_extent(a.d, a.m, a.n, a.n, 2)},
-      {{"a", a.a, rows_extent(a.a, a.m, a.k, a.k, 1)},
-       {"b", a.b, rows_extent(a.b, a.num_groups * a.n, a.k, a.k, 1)},
+      {{"a", a.a, rows_extent(a.a, a.m, a.k, lda, 1)},
+       {"b", a.b, rows_extent(a.b, a.num_groups * a.n, a.k, ldb, 1)},
        {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, sa.numel(), 0, 4)},
        {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, a.num_groups * sb, 0, 4)},
        {a.m_indices != nullptr ? "m_indices" : "group_ends", grouping,
@@ -203,8 +213,9 @@ void validate_masked_rows(std::string_view f, std::string_view name, std::int64_
 
 void validate_grouped_masked(const GroupedGemmMaskedArgs& a) {
   const std::string_view f = kMasked;
-  validate_common(f, a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity);
+  const std::int64_t ldb = validate_common(f, a.num_groups, a.n, a.k, a.b, a.ldb, a.b_scales, a.b_scales_capacity);
   validate_masked_rows(f, "max_m", a.num_groups, a.max_m, a.n);
+  const std::int64_t lda = require_row_stride(f, "lda", a.lda, a.k, "k", 1);
   require_aligned(a.a, 16, f, "a");
   require_aligned(a.d, 16, f, "d");
   require_aligned(a.a_scales, 16, f, "a_scales");
@@ -218,8 +229,8 @@ void validate_grouped_masked(const GroupedGemmMaskedArgs& a) {
   const std::int64_t rows = a.num_groups * a.max_m;
   require_disjoint_output(
       f, {"d", a.d, rows_extent(a.d, rows, a.n, a.n, 2)},
-      {{"a", a.a, rows_extent(a.a, rows, a.k, a.k, 1)},
-       {"b", a.b, rows_extent(a.b, a.num_groups * a.n, a.k, a.k, 1)},
+      {{"a", a.a, rows_extent(a.a, rows, a.k, lda, 1)},
+       {"b", a.b, rows_extent(a.b, a.num_groups * a.n, a.k, ldb, 1)},
        {"a_scales", a.a_scales, rows_extent(a.a_scales, 1, a.num_groups * sa.numel(), 0, 4)},
        {"b_scales", a.b_scales, rows_extent(a.b_scales, 1, a.num_groups * sb, 0, 4)},
        {"masked_m", a.masked_m, rows_extent(a.masked_m, 1, a.num_groups, 0, 4)}});

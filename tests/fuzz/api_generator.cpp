@@ -357,6 +357,8 @@ GroupedGemmContiguousArgs ArgGenerator::grouped_contiguous() {
   a.m = pick(0, 15) == 0 ? 0 : log_uniform(1, 65536);
   a.n = 8 * log_uniform(1, 2048);
   a.k = 16 * log_uniform(1, 1024);
+  a.lda = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
+  a.ldb = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.a = buffer(0);
   a.b = buffer(1);
   a.d = as<void>(buffer(2));
@@ -371,6 +373,8 @@ GroupedGemmContiguousArgs ArgGenerator::grouped_contiguous() {
   if (mutate()) a.m = hostile_int(a.m);
   if (mutate()) a.n = hostile_int(a.n);
   if (mutate()) a.k = hostile_int(a.k);
+  if (mutate()) a.lda = hostile_int(a.lda == 0 ? a.k : a.lda);
+  if (mutate()) a.ldb = hostile_int(a.ldb == 0 ? a.k : a.ldb);
   if (mutate()) a.a = hostile_pointer(a.a, 6);
   if (mutate()) a.b = hostile_pointer(a.b, 6);
   if (mutate()) a.d = as<void>(hostile_pointer(a.d, 6));
@@ -406,6 +410,8 @@ GroupedGemmMaskedArgs ArgGenerator::grouped_masked() {
   a.max_m = log_uniform(1, 4096);
   a.n = 8 * log_uniform(1, 2048);
   a.k = 16 * log_uniform(1, 1024);
+  a.lda = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
+  a.ldb = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.a = buffer(0);
   a.b = buffer(1);
   a.d = as<void>(buffer(2));
@@ -421,6 +427,8 @@ GroupedGemmMaskedArgs ArgGenerator::grouped_masked() {
   if (mutate()) a.max_m = hostile_int(a.max_m);
   if (mutate()) a.n = hostile_int(a.n);
   if (mutate()) a.k = hostile_int(a.k);
+  if (mutate()) a.lda = hostile_int(a.lda == 0 ? a.k : a.lda);
+  if (mutate()) a.ldb = hostile_int(a.ldb == 0 ? a.k : a.ldb);
   if (mutate()) a.a = hostile_pointer(a.a, 6);
   if (mutate()) a.b = hostile_pointer(a.b, 6);
   if (mutate()) a.d = as<void>(hostile_pointer(a.d, 6));

@@ -38,6 +38,11 @@ u128 extent(std::int64_t rows, std::int64_t row, std::int64_t stride, int elem) 
   if (rows <= 0) return 0;
   return (u128(rows - 1) * u128(stride) + u128(row)) * u128(elem);
 }
+// The same for a row count that may pass 2^63 (a product of limits checked elsewhere).
+u128 extent128(u128 rows, std::int64_t row, std::int64_t stride, int elem) {
+  if (rows == 0) return 0;
+  return ((rows - 1) * u128(stride) + u128(row)) * u128(elem);
+}
 
 // The scale layouts of layouts.hpp, restated (sizes only; arguments already valid).
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -143,14 +148,22 @@ void disjoint_rules(const std::vector<Buffer>& buffers, std::set<std::string>& b
   }
 }
 
+// A row stride of fp8 rows (gemm.hpp's lda / ldb, moe.hpp's): 0 means k; else at least k, a
+// multiple of 16 and at most 2^31 - 1 TMA units of 16 bytes. Returns the stride, or 0 where bad.
+std::int64_t fp8_row_stride(std::int64_t ld, std::int64_t k) {
+  const std::int64_t s = ld == 0 ? k : ld;
+  return s >= k && s % 16 == 0 && s <= kInt32Max * 16LL ? s : 0;
+}
+
 // moe.hpp, both M-grouped GEMMs: E >= 1; N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, N, K < 2^31
-// (gemm.hpp's contract); b 16-byte aligned, b_scales 4-byte aligned; b_scales_capacity >= E *
-// Scales128x128Layout{N, K}.numel(). B is (E, N, K). E * N < 2^31 (B is one 2D TMA tensor of
+// (gemm.hpp's contract); ldb a row stride (fp8_row_stride); b 16-byte aligned, b_scales 4-byte
+// aligned; b_scales_capacity >= E * Scales128x128Layout{N, K}.numel(). B is (E, N, K), rows ldb
+// apart. E * N < 2^31 (B is one 2D TMA tensor of
 // E * N rows): here either num_groups or n may be named (the unit tests pin which one is, at the
 // limit's edge, in test_sm90_grouped_heuristics.cpp). E * ceil(N / 128) * ceil(K / 128) < 2^32
-// (B-scale blocks), naming k. Returns whether the shapes are valid, with B's extent and its
-// scales' bytes.
-bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* b,
+// (B-scale blocks), naming k. Returns whether the shapes and ldb are valid, with B's extent and
+// its scales' bytes.
+bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* b, std::int64_t ldb,
                     const float* b_scales, std::int64_t b_scales_capacity, u128* b_bytes,
                     u128* sb_bytes, std::set<std::string>& bad) {
   const bool e_ok = e >= 1;
@@ -167,12 +180,14 @@ bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* 
   if (!aligned(b, 16)) bad.insert("b");
   if (!aligned(b_scales, 4)) bad.insert("b_scales");
   if (!e_ok || !n_ok || !k_ok) return false;
+  const std::int64_t b_stride = fp8_row_stride(ldb, k);
+  if (b_stride == 0) bad.insert("ldb");
   const u128 sb = u128(e) * u128(numel_128x128(n, k));
   if (e <= kInt32Max && u128(e) * u128(n) <= u128(kInt32Max) && sb >= (u128(1) << 32)) bad.insert("k");
   if (!enough(b_scales_capacity, sb)) bad.insert("b_scales_capacity");
-  *b_bytes = u128(e) * u128(n) * u128(k);
+  *b_bytes = extent128(u128(e) * u128(n), k, b_stride, 1);
   *sb_bytes = sb * 4;
-  return true;
+  return b_stride != 0;
 }
 
 }  // namespace
@@ -427,18 +442,20 @@ std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a) {
 // Device-side data (expert ids, group ends, counts, masked_m, tokens) is never a host rule: only
 // its pointer (non-null, 4-byte aligned int32) and its extent (E or M int32) are.
 
-// moe.hpp gemm_fp8_grouped_contiguous: the common rules; M >= 0, M < 2^31; a, d, a_scales 16-byte
-// aligned; exactly one of m_indices (M int32) and group_ends (E int32), 4-byte aligned;
+// moe.hpp gemm_fp8_grouped_contiguous: the common rules; M >= 0, M < 2^31; lda a row stride
+// (fp8_row_stride); a, d, a_scales 16-byte aligned; exactly one of m_indices (M int32) and group_ends (E int32), 4-byte aligned;
 // a_scales_capacity >= Scales1x128Layout{M, K}.numel(); D (M, N) bf16 disjoint from the inputs
 // (A, B, both scales and the grouping array); every buffer inside the address space;
 // ceil(M / 64) * ceil(N / 16) < 2^31 (tiles), naming m.
 std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousArgs& a) {
   std::set<std::string> bad;
   u128 b_bytes = 0, sb_bytes = 0;
-  const bool common = grouped_common(a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity,
+  const bool common = grouped_common(a.num_groups, a.n, a.k, a.b, a.ldb, a.b_scales, a.b_scales_capacity,
                                      &b_bytes, &sb_bytes, bad);
   const bool m_ok = in_range(a.m, 0, kInt32Max);
   if (!m_ok) bad.insert("m");
+  const std::int64_t lda = fp8_row_stride(a.lda, a.k);
+  if (lda == 0) bad.insert("lda");
   if (!aligned(a.a, 16)) bad.insert("a");
   if (!aligned(a.d, 16)) bad.insert("d");
   if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
@@ -455,8 +472,9 @@ std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousA
   if (cdiv(a.m, 64) * cdiv(a.n, 16) >= (std::int64_t{1} << 31)) bad.insert("m");  // 32-bit tile count
   const std::int64_t sa = numel_1x128(a.m, a.k);
   if (a.a_scales_capacity < sa) bad.insert("a_scales_capacity");
+  if (lda == 0) return bad;  // no extent for A
   std::vector<Buffer> buffers = {{"d", span(a.d, u128(a.m) * u128(a.n) * 2), false},
-                                 {"a", span(a.a, u128(a.m) * u128(a.k)), true},
+                                 {"a", span(a.a, extent(a.m, a.k, lda, 1)), true},
                                  {"b", span(a.b, b_bytes), true},
                                  {"a_scales", span(a.a_scales, u128(sa) * 4), true},
                                  {"b_scales", span(a.b_scales, sb_bytes), true}};
@@ -495,7 +513,7 @@ std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
   return bad;
 }
 
-// moe.hpp gemm_fp8_grouped_masked: the common rules; max_m >= 1 (< 2^31); a, d, a_scales 16-byte
+// moe.hpp gemm_fp8_grouped_masked: the common rules; max_m >= 1 (< 2^31); lda a row stride; a, d, a_scales 16-byte
 // aligned, masked_m 4-byte aligned; a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel();
 // A (E, max_m, K), D (E, max_m, N) bf16 disjoint from the inputs. expected_m is a hint for the
 // heuristics (any value gives correct results; <= 0 means max_m): no rule.
@@ -505,10 +523,12 @@ std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
 std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) {
   std::set<std::string> bad;
   u128 b_bytes = 0, sb_bytes = 0;
-  const bool common = grouped_common(a.num_groups, a.n, a.k, a.b, a.b_scales, a.b_scales_capacity,
+  const bool common = grouped_common(a.num_groups, a.n, a.k, a.b, a.ldb, a.b_scales, a.b_scales_capacity,
                                      &b_bytes, &sb_bytes, bad);
   const bool m_ok = in_range(a.max_m, 1, kInt32Max);
   if (!m_ok) bad.insert("max_m");
+  const std::int64_t lda = fp8_row_stride(a.lda, a.k);
+  if (lda == 0) bad.insert("lda");
   if (!aligned(a.a, 16)) bad.insert("a");
   if (!aligned(a.d, 16)) bad.insert("d");
   if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
@@ -526,8 +546,9 @@ std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) 
   }
   const u128 sa = e * u128(numel_1x128(a.max_m, a.k));
   if (!enough(a.a_scales_capacity, sa)) bad.insert("a_scales_capacity");
+  if (lda == 0) return bad;  // no extent for A
   disjoint_rules({{"d", span(a.d, rows * u128(a.n) * 2), false},
-                  {"a", span(a.a, rows * u128(a.k)), true},
+                  {"a", span(a.a, extent128(rows, a.k, lda, 1)), true},
                   {"b", span(a.b, b_bytes), true},
                   {"a_scales", span(a.a_scales, sa * 4), true},
                   {"b_scales", span(a.b_scales, sb_bytes), true},

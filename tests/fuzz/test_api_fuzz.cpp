@@ -162,11 +162,11 @@ std::string describe(const GemmFp8WgradArgs& a) {
 }
 
 std::string describe(const GroupedGemmContiguousArgs& a) {
-  return fmt::format("gemm_fp8_grouped_contiguous num_groups={} m={} n={} k={} a={} a_scales={} "
-                     "a_scales_capacity={} b={} b_scales={} b_scales_capacity={} d={} "
+  return fmt::format("gemm_fp8_grouped_contiguous num_groups={} m={} n={} k={} a={} lda={} a_scales={} "
+                     "a_scales_capacity={} b={} ldb={} b_scales={} b_scales_capacity={} d={} "
                      "m_indices={} group_ends={}",
-                     a.num_groups, a.m, a.n, a.k, a.a, vp(a.a_scales), a.a_scales_capacity, a.b,
-                     vp(a.b_scales), a.b_scales_capacity, a.d, vp(a.m_indices), vp(a.group_ends));
+                     a.num_groups, a.m, a.n, a.k, a.a, a.lda, vp(a.a_scales), a.a_scales_capacity, a.b,
+                     a.ldb, vp(a.b_scales), a.b_scales_capacity, a.d, vp(a.m_indices), vp(a.group_ends));
 }
 
 std::string describe(const MoeContiguousLayoutArgs& a) {
@@ -177,11 +177,11 @@ std::string describe(const MoeContiguousLayoutArgs& a) {
 }
 
 std::string describe(const GroupedGemmMaskedArgs& a) {
-  return fmt::format("gemm_fp8_grouped_masked num_groups={} max_m={} n={} k={} a={} a_scales={} "
-                     "a_scales_capacity={} b={} b_scales={} b_scales_capacity={} d={} "
+  return fmt::format("gemm_fp8_grouped_masked num_groups={} max_m={} n={} k={} a={} lda={} a_scales={} "
+                     "a_scales_capacity={} b={} ldb={} b_scales={} b_scales_capacity={} d={} "
                      "masked_m={} expected_m={}",
-                     a.num_groups, a.max_m, a.n, a.k, a.a, vp(a.a_scales), a.a_scales_capacity,
-                     a.b, vp(a.b_scales), a.b_scales_capacity, a.d, vp(a.masked_m), a.expected_m);
+                     a.num_groups, a.max_m, a.n, a.k, a.a, a.lda, vp(a.a_scales), a.a_scales_capacity,
+                     a.b, a.ldb, vp(a.b_scales), a.b_scales_capacity, a.d, vp(a.masked_m), a.expected_m);
 }
 
 std::string describe(const GroupedGemmWgradArgs& a) {
@@ -395,7 +395,7 @@ TEST_CASE("random argument sets: gemm_fp8_grouped_contiguous with m_indices or g
       {"gemm_fp8_grouped_contiguous", &ArgGenerator::grouped_contiguous,
        grouped_contiguous_violations, gemm_fp8_grouped_contiguous,
        m_zero<GroupedGemmContiguousArgs>,
-       {"num_groups", "m", "n", "k", "a", "a_scales", "a_scales_capacity", "b", "b_scales",
+       {"num_groups", "m", "n", "k", "a", "lda", "a_scales", "a_scales_capacity", "b", "ldb", "b_scales",
         "b_scales_capacity", "d", "m_indices", "group_ends"}},
       0xF00D + 7);
 }
@@ -412,7 +412,7 @@ TEST_CASE("random argument sets: gemm_fp8_grouped_masked", "[api][moe]") {
   run_fuzz<GroupedGemmMaskedArgs>(
       {"gemm_fp8_grouped_masked", &ArgGenerator::grouped_masked, grouped_masked_violations,
        gemm_fp8_grouped_masked, never,
-       {"num_groups", "max_m", "n", "k", "a", "a_scales", "a_scales_capacity", "b", "b_scales",
+       {"num_groups", "max_m", "n", "k", "a", "lda", "a_scales", "a_scales_capacity", "b", "ldb", "b_scales",
         "b_scales_capacity", "d", "masked_m"}},
       0xF00D + 9);
 }
@@ -946,6 +946,8 @@ TEST_CASE("MoE functions: outputs touching another buffer pass, 16 bytes closer 
     g.m = 1001;
     g.n = 264;
     g.k = 528;
+    g.lda = 544;  // strided rows: A's and B's extents count their strides
+    g.ldb = 560;
     g.a_scales_capacity = Scales1x128Layout{g.m, g.k}.numel();
     g.b_scales_capacity = g.num_groups * Scales128x128Layout{g.n, g.k}.numel();
     adjacent_buffers<C>(g, grouped_contiguous_violations, gemm_fp8_grouped_contiguous,
@@ -972,6 +974,8 @@ TEST_CASE("MoE functions: outputs touching another buffer pass, 16 bytes closer 
   m.max_m = 201;
   m.n = 264;
   m.k = 528;
+  m.lda = 544;
+  m.ldb = 560;
   m.a_scales_capacity = m.num_groups * Scales1x128Layout{m.max_m, m.k}.numel();
   m.b_scales_capacity = m.num_groups * Scales128x128Layout{m.n, m.k}.numel();
   adjacent_buffers<M>(m, grouped_masked_violations, gemm_fp8_grouped_masked,

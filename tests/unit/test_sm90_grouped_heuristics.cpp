@@ -444,6 +444,18 @@ TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe
                   call_c);
   expect_rejected(c, "d", [](C& a) { a.d = const_cast<void*>(a.a); }, call_c);
   expect_rejected(c, "d", [](C& a) { a.d = fake<void>(6 * gb); }, call_c);  // overlaps m_indices
+  expect_rejected(c, "lda", [](C& a) { a.lda = 240; }, call_c);  // below k
+  expect_rejected(c, "lda", [](C& a) { a.lda = 264; }, call_c);  // not 16-byte strided
+  expect_rejected(c, "ldb", [](C& a) { a.ldb = 136; }, call_c);
+  expect_rejected(c, "ldb", [](C& a) { a.ldb = std::int64_t{1} << 35; }, call_c);  // past 2^31 TMA units
+  {  // strided rows are accepted, and their extents count: A's 1024 rows 8 MB apart reach D at 5 GB
+    C strided = c;
+    strided.lda = 384, strided.ldb = std::int64_t{1} << 20;  // B: 2048 rows 1 MB apart, ending below D
+    REQUIRE_NOTHROW(validate_grouped_contiguous(strided));
+    expect_rejected(strided, "d", [](C& a) { a.lda = std::int64_t{1} << 23; }, call_c);
+    // D placed on B's last row (B's last expert, its rows ldb apart)
+    expect_rejected(strided, "d", [](C& a) { a.d = fake<void>(3 * gb + 2047 * (std::uintptr_t{1} << 20)); }, call_c);
+  }
 
   GroupedGemmMaskedArgs m;
   m.num_groups = 4, m.max_m = 256, m.n = 512, m.k = 256, m.expected_m = 64;
@@ -465,6 +477,14 @@ TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe
   expect_rejected(m, "a_scales_capacity", [](M& a) { a.a_scales_capacity = 2 * 256; }, call_m);
   expect_rejected(m, "b_scales_capacity", [](M& a) { a.b_scales_capacity = 7; }, call_m);
   expect_rejected(m, "d", [](M& a) { a.d = const_cast<void*>(a.b); }, call_m);
+  expect_rejected(m, "lda", [](M& a) { a.lda = 128; }, call_m);
+  expect_rejected(m, "ldb", [](M& a) { a.ldb = 260; }, call_m);
+  {  // A's 4 x 256 rows: 1 MB apart they end below D (5 GB), 8 MB apart they reach it
+    M strided = m;
+    strided.lda = std::int64_t{1} << 20, strided.ldb = 512;
+    REQUIRE_NOTHROW(validate_grouped_masked(strided));
+    expect_rejected(strided, "d", [](M& a) { a.lda = std::int64_t{1} << 23; }, call_m);
+  }
 
   // A forced config's block size must be its tile's: another leaves barriers without arrivals.
   for (Sm90Grouping g : {Sm90Grouping::masked, Sm90Grouping::contiguous_ids}) {

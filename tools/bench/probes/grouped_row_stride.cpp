@@ -1,15 +1,12 @@
 // Grouped row-stride probe: does the M-grouped contiguous GEMM lose its K-tail cost (H100,
 // tools/bench/results/2026-12-07f-contiguous-k-tail-pairs-h100.md: the 128 x 192 tile alone 7%
 // slower per row at K 2880 than at K 2944) where the rows of A and B are padded to 128 bytes?
-// Needs the unlanded experiment tools/bench/results/2026-12-07g-k-tail-row-stride-h200-grouped-exp-ld.patch:
-// JITFP8_EXP_LD sets the row stride of the A and B tensor maps. Each config runs on packed rows
-// (rows K bytes apart) and on padded rows (align(K, 128) apart, the variable set around that
-// launch only), in turns (time_kernels_in_turns: CUPTI timestamps, 2 GB L2 flush before every
-// run); the same values, so D must match to the bit (checked, over a poisoned D). Uniform
-// experts: E x R rows (R a multiple of 128), expert ids per row. Built without the patch, the
-// padded launches read rows K apart, D differs and the probe stops there.
-// Not built by CMake; from the repository root, with the patch applied and libjitfp8_internal.a
-// rebuilt (ninja -C build jitfp8_internal), one line:
+// Each config runs on packed rows (rows K bytes apart) and on padded rows (lda = ldb = align(K,
+// 128)), in turns (time_kernels_in_turns: CUPTI timestamps, 2 GB L2 flush before every run); the
+// same values, so D must match to the bit (checked, over a poisoned D). Uniform experts: E x R
+// rows (R a multiple of 128), expert ids per row. (Before moe.hpp took lda and ldb, session 111
+// set the strides through an unlanded patch, results 2026-12-07g ...-grouped-exp-ld.patch.)
+// Not built by CMake; from the repository root, after tools/build.sh (one line):
 //   g++ -O2 -std=c++20 -Isrc -Iinclude -Itools -Itools/bench -I/usr/local/cuda/include
 //       tools/bench/probes/grouped_row_stride.cpp tools/bench/bench_common.cpp
 //       tools/bench/activity_clock.cpp tools/bench/config_words.cpp tools/bench/grouped_candidates.cpp
@@ -87,6 +84,7 @@ int main(int argc, char** argv) {
     packed.d = d_packed.ptr, packed.m_indices = m_indices.ptr;
     jitfp8::GroupedGemmContiguousArgs padded = packed;
     padded.a = a_padded.ptr, padded.b = b_padded.ptr, padded.d = d_padded.ptr;
+    padded.lda = padded.ldb = ld;
 
     // The pick and the K-tail question's candidates: 128 x 192 alone and in A pairs, 128 x 160 pairs.
     const jd::TargetDevice target = jd::gemm_target(jd::current_device());
@@ -98,15 +96,10 @@ int main(int argc, char** argv) {
                                                      target.clusters.alone))
         configs.push_back(c);
     }
-    const std::string ld_text = std::to_string(ld);
     std::vector<std::function<void()>> bodies;
     for (const auto& c : configs) {
       bodies.push_back([&, c] { jd::gemm_fp8_grouped_contiguous_with_config(packed, c, stream); });
-      bodies.push_back([&, c] {
-        setenv("JITFP8_EXP_LD", ld_text.c_str(), 1);
-        jd::gemm_fp8_grouped_contiguous_with_config(padded, c, stream);
-        unsetenv("JITFP8_EXP_LD");
-      });
+      bodies.push_back([&, c] { jd::gemm_fp8_grouped_contiguous_with_config(padded, c, stream); });
     }
     for (std::size_t i = 0; i < configs.size(); ++i) {
       const auto d0 = output_of_one_run(d_packed, bodies[2 * i], stream);
