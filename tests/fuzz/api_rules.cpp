@@ -149,10 +149,10 @@ void disjoint_rules(const std::vector<Buffer>& buffers, std::set<std::string>& b
 }
 
 // A row stride of fp8 rows (gemm.hpp's lda / ldb, moe.hpp's): 0 means k; else at least k, a
-// multiple of 16 and at most 2^31 - 1 TMA units of 16 bytes. Returns the stride, or 0 where bad.
+// multiple of 16 and at most 2^31 - 1 TMA units of 16 bytes. Returns the stride, or -1 where bad.
 std::int64_t fp8_row_stride(std::int64_t ld, std::int64_t k) {
   const std::int64_t s = ld == 0 ? k : ld;
-  return s >= k && s % 16 == 0 && s <= kInt32Max * 16LL ? s : 0;
+  return s >= k && s % 16 == 0 && s <= kInt32Max * 16LL ? s : -1;
 }
 
 // moe.hpp, both M-grouped GEMMs: E >= 1; N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, N, K < 2^31
@@ -181,13 +181,13 @@ bool grouped_common(std::int64_t e, std::int64_t n, std::int64_t k, const void* 
   if (!aligned(b_scales, 4)) bad.insert("b_scales");
   if (!e_ok || !n_ok || !k_ok) return false;
   const std::int64_t b_stride = fp8_row_stride(ldb, k);
-  if (b_stride == 0) bad.insert("ldb");
+  if (b_stride < 0) bad.insert("ldb");
   const u128 sb = u128(e) * u128(numel_128x128(n, k));
   if (e <= kInt32Max && u128(e) * u128(n) <= u128(kInt32Max) && sb >= (u128(1) << 32)) bad.insert("k");
   if (!enough(b_scales_capacity, sb)) bad.insert("b_scales_capacity");
   *b_bytes = extent128(u128(e) * u128(n), k, b_stride, 1);
   *sb_bytes = sb * 4;
-  return b_stride != 0;
+  return b_stride >= 0;
 }
 
 }  // namespace
@@ -371,10 +371,10 @@ std::set<std::string> gemm_violations(const GemmFp8Args& a) {
   if (!aligned(a.b_scales, 4)) bad.insert("b_scales");
   // Strides: at least a row, 16-byte multiples, and (the implementation's TMA bound) at most
   // 2^31 rows of 16 bytes.
-  const std::int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
+  const std::int64_t lda = fp8_row_stride(a.lda, a.k), ldb = fp8_row_stride(a.ldb, a.k),
                      ldd = a.ldd == 0 ? a.n : a.ldd;
-  if (lda < a.k || lda % 16 != 0 || lda > kInt32Max * 16LL) bad.insert("lda");
-  if (ldb < a.k || ldb % 16 != 0 || ldb > kInt32Max * 16LL) bad.insert("ldb");
+  if (lda < 0) bad.insert("lda");
+  if (ldb < 0) bad.insert("ldb");
   if (ldd < a.n || ldd % d_multiple != 0 || ldd > kInt32Max * d_multiple) bad.insert("ldd");
   // B-scale blocks and tiles (64 x 16 at the smallest), counted in 32 bits by the kernel.
   if (n_ok && k_ok && numel_128x128(a.n, a.k) >= (std::int64_t{1} << 32)) bad.insert("k");
@@ -415,10 +415,10 @@ std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a) {
   if (!aligned(a.d, 16)) bad.insert("d");
   if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
   if (!aligned(a.b_scales, 16)) bad.insert("b_scales");
-  const std::int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
+  const std::int64_t lda = fp8_row_stride(a.lda, a.k), ldb = fp8_row_stride(a.ldb, a.k),
                      ldd = a.ldd == 0 ? a.n : a.ldd;
-  if (lda < a.k || lda % 16 != 0 || lda > kInt32Max * 16LL) bad.insert("lda");
-  if (ldb < a.k || ldb % 16 != 0 || ldb > kInt32Max * 16LL) bad.insert("ldb");
+  if (lda < 0) bad.insert("lda");
+  if (ldb < 0) bad.insert("ldb");
   if (ldd < a.n || ldd % 4 != 0 || ldd > kInt32Max * 4LL) bad.insert("ldd");
   if (!m_ok || !n_ok || !k_ok) return bad;
   if (cdiv(a.m, 64) * cdiv(a.n, 16) >= (std::int64_t{1} << 31)) bad.insert("m");  // 32-bit tile count
@@ -455,7 +455,7 @@ std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousA
   const bool m_ok = in_range(a.m, 0, kInt32Max);
   if (!m_ok) bad.insert("m");
   const std::int64_t lda = fp8_row_stride(a.lda, a.k);
-  if (lda == 0) bad.insert("lda");
+  if (lda < 0) bad.insert("lda");
   if (!aligned(a.a, 16)) bad.insert("a");
   if (!aligned(a.d, 16)) bad.insert("d");
   if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
@@ -472,7 +472,7 @@ std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousA
   if (cdiv(a.m, 64) * cdiv(a.n, 16) >= (std::int64_t{1} << 31)) bad.insert("m");  // 32-bit tile count
   const std::int64_t sa = numel_1x128(a.m, a.k);
   if (a.a_scales_capacity < sa) bad.insert("a_scales_capacity");
-  if (lda == 0) return bad;  // no extent for A
+  if (lda < 0) return bad;  // no extent for A
   std::vector<Buffer> buffers = {{"d", span(a.d, u128(a.m) * u128(a.n) * 2), false},
                                  {"a", span(a.a, extent(a.m, a.k, lda, 1)), true},
                                  {"b", span(a.b, b_bytes), true},
@@ -528,7 +528,7 @@ std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) 
   const bool m_ok = in_range(a.max_m, 1, kInt32Max);
   if (!m_ok) bad.insert("max_m");
   const std::int64_t lda = fp8_row_stride(a.lda, a.k);
-  if (lda == 0) bad.insert("lda");
+  if (lda < 0) bad.insert("lda");
   if (!aligned(a.a, 16)) bad.insert("a");
   if (!aligned(a.d, 16)) bad.insert("d");
   if (!aligned(a.a_scales, 16)) bad.insert("a_scales");
@@ -546,7 +546,7 @@ std::set<std::string> grouped_masked_violations(const GroupedGemmMaskedArgs& a) 
   }
   const u128 sa = e * u128(numel_1x128(a.max_m, a.k));
   if (!enough(a.a_scales_capacity, sa)) bad.insert("a_scales_capacity");
-  if (lda == 0) return bad;  // no extent for A
+  if (lda < 0) return bad;  // no extent for A
   disjoint_rules({{"d", span(a.d, rows * u128(a.n) * 2), false},
                   {"a", span(a.a, extent128(rows, a.k, lda, 1)), true},
                   {"b", span(a.b, b_bytes), true},

@@ -473,7 +473,7 @@ TEST_CASE("grouped GEMMs match per-expert references on edge operands", "[gpu][m
 // lda / ldb: NaN codes between the rows (strided_e4m3_codes), so a tensor map that ignored a
 // stride, or swapped them, reads NaNs or the wrong rows. K 2880 with rows padded to 2944 bytes:
 // the layout moe.hpp suggests where K % 128 != 0. Heuristic picks and forced configs whose
-// multicast shares A or B across a cluster.
+// multicast shares A (contiguous and masked) or B (masked) across a cluster.
 TEST_CASE("grouped GEMMs read A and B rows lda and ldb apart", "[gpu][moe]") {
   std::uint64_t seed = 1300;
   using G = detail::Sm90Grouping;

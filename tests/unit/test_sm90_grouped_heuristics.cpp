@@ -484,6 +484,8 @@ TEST_CASE("grouped GEMMs and the layout helper reject bad host arguments", "[moe
     strided.lda = std::int64_t{1} << 20, strided.ldb = 512;
     REQUIRE_NOTHROW(validate_grouped_masked(strided));
     expect_rejected(strided, "d", [](M& a) { a.lda = std::int64_t{1} << 23; }, call_m);
+    // B's 4 x 512 rows (at 3 GB): 512 bytes apart they end far below D, 4 MB apart they reach it
+    expect_rejected(strided, "d", [](M& a) { a.ldb = std::int64_t{1} << 22; }, call_m);
   }
 
   // A forced config's block size must be its tile's: another leaves barriers without arrivals.
