@@ -422,9 +422,19 @@ TEST_CASE("grouped GEMMs' dispatch on random shapes and routings matches per-exp
           "[gpu][moe][random]") {
   // The fixed cases force configs on a few (N, K); here the dispatch picks for random E, N, K and
   // expert sizes (mean 1-2048 rows, some experts empty), contiguous in both forms, then masked
-  // with counts of 0 and max_m among them. JITFP8_TEST_SEED draws others.
+  // with counts of 0 and max_m among them; A's and B's rows packed, padded to 128 bytes or 16-64
+  // bytes apart beyond K, each a third of the time (from their own generator: a seed's shapes stay
+  // those it drew before strides, but for one a stride pushes past the size bound).
+  // JITFP8_TEST_SEED draws others.
   const std::uint64_t seed0 = test::random_shapes_seed(2028);
   test::ShapeDraws d(seed0);
+  std::mt19937_64 stride_rng(seed0 + 1);
+  const auto draw_stride = [&](std::int64_t k) -> std::int64_t {
+    const int kind = std::uniform_int_distribution<int>(0, 2)(stride_rng);
+    if (kind == 0) return 0;
+    if (kind == 1) return align_up(k, 128);
+    return k + 16 * std::uniform_int_distribution<int>(1, 4)(stride_rng);
+  };
   std::uint64_t seed = seed0 * 1000;
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;  // of each operand, half that of D
   for (int cases = 0; cases < 12;) {
@@ -443,17 +453,20 @@ TEST_CASE("grouped GEMMs' dispatch on random shapes and routings matches per-exp
     }
     const std::int64_t max_m = std::max<std::int64_t>(1, static_cast<std::int64_t>(2 * mean));
     const std::int64_t masked_rows = e * max_m;
-    if (std::max(rows, masked_rows) * k > kMaxElements || e * n * k > kMaxElements ||
+    const RowStrides strides{draw_stride(k), draw_stride(k)};
+    const std::int64_t lda = strides.lda ? strides.lda : k, ldb = strides.ldb ? strides.ldb : k;
+    if (std::max(rows, masked_rows) * lda > kMaxElements || e * n * ldb > kMaxElements ||
         std::max(rows, masked_rows) * n > kMaxElements / 2)
       continue;
     ++cases;
-    Contiguous p(n, k, counts, static_cast<int>(d.unit() * 200), seed++);
+    INFO("lda " << strides.lda << " ldb " << strides.ldb);
+    Contiguous p(n, k, counts, static_cast<int>(d.unit() * 200), seed++, false, strides);
     for (bool ids : {true, false}) run_contiguous(p, ids, nullptr, seed++);
 
     std::vector<int> masked(counts.size());
     for (std::size_t g = 0; g < masked.size(); ++g)
       masked[g] = g == 0 ? static_cast<int>(max_m) : static_cast<int>(std::min<std::int64_t>(counts[g], max_m));
-    Masked q(e, max_m, n, k, seed++);
+    Masked q(e, max_m, n, k, seed++, false, strides);
     run_masked(q, masked, static_cast<std::int64_t>(mean), nullptr, seed++);
   }
 }
