@@ -443,9 +443,10 @@ std::set<std::string> wgrad_violations(const GemmFp8WgradArgs& a) {
 // its pointer (non-null, 4-byte aligned int32) and its extent (E or M int32) are.
 
 // moe.hpp gemm_fp8_grouped_contiguous: the common rules; M >= 0, M < 2^31; lda a row stride
-// (fp8_row_stride); a, d, a_scales 16-byte aligned; exactly one of m_indices (M int32) and group_ends (E int32), 4-byte aligned;
-// a_scales_capacity >= Scales1x128Layout{M, K}.numel(); D (M, N) bf16 disjoint from the inputs
-// (A, B, both scales and the grouping array); every buffer inside the address space;
+// (fp8_row_stride); a, d, a_scales 16-byte aligned; exactly one of m_indices (M int32) and
+// group_ends (E int32), 4-byte aligned; a_scales_capacity >= Scales1x128Layout{M, K}.numel();
+// D (M, N) bf16 disjoint from the inputs (A, B, both scales and the grouping array); every
+// buffer inside the address space;
 // ceil(M / 64) * ceil(N / 16) < 2^31 (tiles), naming m.
 std::set<std::string> grouped_contiguous_violations(const GroupedGemmContiguousArgs& a) {
   std::set<std::string> bad;
@@ -513,8 +514,8 @@ std::set<std::string> moe_layout_violations(const MoeContiguousLayoutArgs& a) {
   return bad;
 }
 
-// moe.hpp gemm_fp8_grouped_masked: the common rules; max_m >= 1 (< 2^31); lda a row stride; a, d, a_scales 16-byte
-// aligned, masked_m 4-byte aligned; a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel();
+// moe.hpp gemm_fp8_grouped_masked: the common rules; max_m >= 1 (< 2^31); lda a row stride; a, d,
+// a_scales 16-byte aligned, masked_m 4-byte aligned; a_scales_capacity >= E * Scales1x128Layout{max_m, K}.numel();
 // A (E, max_m, K), D (E, max_m, N) bf16 disjoint from the inputs. expected_m is a hint for the
 // heuristics (any value gives correct results; <= 0 means max_m): no rule.
 // Limits whose argument the oracle leaves open (any of those below may be named; the unit tests

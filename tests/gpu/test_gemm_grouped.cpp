@@ -176,8 +176,8 @@ struct Contiguous {
     for (std::int64_t g = 0; g < e; ++g) {
       auto rows = sample(starts[g], use_ids ? starts[g] + counts[g] : ends[g], rng);
       if (use_ids) std::erase_if(rows, [&](int r) { return ids[r] != g; });  // ids changed by a test
-      compare_rows(dh, n, k, rows, rows, a.get(), lda, sa.get(), m, b.get() + g * n * ldb, ldb, sb.get() + g * sb_numel, c,
-                   edges ? kEdgeAccumulationTolerance : kAccumulationTolerance);
+      compare_rows(dh, n, k, rows, rows, a.get(), lda, sa.get(), m, b.get() + g * n * ldb, ldb,
+                   sb.get() + g * sb_numel, c, edges ? kEdgeAccumulationTolerance : kAccumulationTolerance);
     }
     for (std::int64_t r = 0; r < m; ++r) {
       if (use_ids ? ids[r] < 0 || ids[r] >= e : r >= (e > 0 ? ends.back() : 0)) {
