@@ -31,8 +31,8 @@ constexpr std::int64_t kMoeMAlignment = 128;
 // back (expert e at b + e * N * ldb), its scales (E, ceil(N/128), ceil(K/128)) back to back
 // (Scales128x128Layout{N, K} each). Rows need not be packed: where K % 128 != 0, rows padded to a
 // multiple of 128 bytes (lda = ldb = align(K, 128), with a and b 128-byte aligned) start every TMA
-// box on a 128-byte line. (The quantizers of quant.hpp write packed rows: padded operands come
-// from elsewhere for now.)
+// box on a 128-byte line; quantize_1x128 and quantize_experts_128x128 (quant.hpp) write such rows
+// with their q_row_stride.
 // D (M, N) bf16: D[m] = A[m] . B[e(m)]^T with the 1D2D rule of gemm_fp8_nt.
 // The grouping, on the device, exactly one of:
 //   m_indices  (M) int32: the expert of each row, -1 for a padding row; every run of rows of one

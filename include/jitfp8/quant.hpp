@@ -10,7 +10,9 @@
 namespace jitfp8 {
 
 // x (M, K) bf16 or fp32, row-major, rows `x_row_stride` elements apart
-//   -> q (M, K) e4m3, contiguous rows of K bytes, and scales in Scales1x128Layout.
+//   -> q (M, K) e4m3, rows `q_row_stride` bytes apart (0: K, packed), and scales in
+//      Scales1x128Layout. The bytes between q's rows are not written: q_row_stride = align(K, 128)
+//      gives the padded rows the GEMMs take as lda / ldb (gemm.hpp, moe.hpp).
 // Per 1x128 tile along K (the last tile may be shorter when K % 128 != 0):
 //   amax  = max |x| over the tile (NaN elements are ignored by the max)
 //   s     = max(amax, eps) / 448                       (fp32, round to nearest)
@@ -20,7 +22,8 @@ namespace jitfp8 {
 // strided for TMA), M, K <= 2^31 - 128 and M * ceil(K / 128) < 2^31 (blocks and tiles are
 // numbered in 32 bits),
 // x 16-byte aligned with x_row_stride 0 or >= K, and % 8 == 0 (bf16) or % 4 == 0 (fp32),
-// q 16-byte aligned, scales 16-byte aligned with at least Scales1x128Layout::numel() floats,
+// q 16-byte aligned with q_row_stride 0 or in [K, 2^31) and % 16 == 0, scales 16-byte aligned
+// with at least Scales1x128Layout::numel() floats,
 // eps finite and >= 448 * 2^-126 (so every scale is a normal float with a finite reciprocal).
 // Special values: NaN elements are ignored by the max and encode as 0x7F (NaN); an Inf element
 // makes its tile's scale Inf, so 1/s = 0: the tile's finite elements encode as +-0 and the Inf
@@ -34,6 +37,7 @@ struct Quantize1x128Args {
   std::int64_t k = 0;
   std::int64_t x_row_stride = 0;  // 0 means k (contiguous)
   void* q = nullptr;
+  std::int64_t q_row_stride = 0;  // bytes between rows of q; 0 means k (packed)
   float* scales = nullptr;
   std::int64_t scales_capacity = 0;  // floats available at `scales`
   bool pow2_scales = false;
@@ -113,13 +117,14 @@ struct Quantize1x128TransposedArgs {
 JITFP8_API void quantize_1x128_transposed(const Quantize1x128TransposedArgs& args, Stream stream);
 
 // ---- 128x128 blocks (weights) ----------------------------------------------------------------
-// w (N, K) -> q (N, K) + one fp32 scale per 128x128 block (Scales128x128Layout{N, K}, row-major
+// w (N, K) -> q (N, K), rows q_row_stride bytes apart (0: K, packed; the bytes between rows are
+// not written), + one fp32 scale per 128x128 block (Scales128x128Layout{N, K}, row-major
 // (ceil(N/128), ceil(K/128)); tail blocks are smaller). If qt is not null: also the K-major
-// transposed copy qt (K, N), qt[k][n] = q[n][k], and its scales Scales128x128Layout{K, N}
+// transposed copy qt (K, N), packed, qt[k][n] = q[n][k], and its scales Scales128x128Layout{K, N}
 // (the same values, transposed), in the same pass.
 // Rules: N >= 1, K >= 16, K % 16 == 0; with qt also N % 16 == 0; K <= 2^31 - 128,
-// ceil(N / 128) <= 65535; pointers 16-byte aligned; qt_scales must be null when qt is
-// (qt_scales_capacity is then ignored).
+// ceil(N / 128) <= 65535; q_row_stride 0 or in [K, 2^31) and a multiple of 16; pointers 16-byte
+// aligned; qt_scales must be null when qt is (qt_scales_capacity is then ignored).
 struct Quantize128x128Args {
   const void* w = nullptr;
   DType w_dtype = DType::bf16;
@@ -127,6 +132,7 @@ struct Quantize128x128Args {
   std::int64_t k = 0;
   std::int64_t w_row_stride = 0;
   void* q = nullptr;
+  std::int64_t q_row_stride = 0;       // bytes between rows of q; 0 means k (packed)
   float* scales = nullptr;             // Scales128x128Layout{N, K}
   std::int64_t scales_capacity = 0;
   void* qt = nullptr;                  // optional (K, N)
@@ -274,15 +280,15 @@ JITFP8_API void quantize_kgrouped(const QuantizeKGroupedArgs& args, Stream strea
 // w: E matrices (N, K), expert e's at w + e * w_expert_stride elements (0: N * row stride), rows
 // w_row_stride elements apart. Each expert is quantized exactly as quantize_128x128 would (its
 // own 128x128 blocks; tails per expert), and every output holds the experts back to back:
-//   q (E, N, K):  expert e at byte e * N * K;
+//   q (E, N, K):  rows q_row_stride bytes apart (0: K), expert e at byte e * N * q_row_stride;
 //   scales:       (E, ceil(N/128), ceil(K/128)) row-major, Scales128x128Layout{N, K} per expert
 //                 at float e * Scales128x128Layout{N, K}.numel();
 //   qt (E, K, N): optional, per expert the K-major transposed copy, qt[e][k][n] = q[e][n][k],
 //                 with qt_scales (E, ceil(K/128), ceil(N/128)) (Scales128x128Layout{K, N} each),
 //                 written in the same pass (the forward weight and the dgrad weight at once).
 // Rules: as quantize_128x128 per expert (N >= 1, K >= 16, K % 16 == 0, N % 16 == 0 with qt,
-// ceil(N/128) <= 65535), plus experts in [1, 65535]; w_expert_stride 0 or >= (N - 1) * row
-// stride + K and a multiple of 8 (bf16) / 4 (fp32); capacities >= E * the per-expert numel();
+// ceil(N/128) <= 65535, q_row_stride), plus experts in [1, 65535]; w_expert_stride 0 or >= (N - 1)
+// * row stride + K and a multiple of 8 (bf16) / 4 (fp32); capacities >= E * the per-expert numel();
 // the span of all experts of w below 2^62 bytes and E * ((N - 1) * row stride + K) < 2^62
 // (both named 'experts').
 struct QuantizeExperts128x128Args {
@@ -294,6 +300,7 @@ struct QuantizeExperts128x128Args {
   std::int64_t w_row_stride = 0;
   std::int64_t w_expert_stride = 0;
   void* q = nullptr;                   // (E, N, K)
+  std::int64_t q_row_stride = 0;       // bytes between rows of q (all experts'); 0 means k
   float* scales = nullptr;             // (E, ceil(N/128), ceil(K/128))
   std::int64_t scales_capacity = 0;
   void* qt = nullptr;                  // optional (E, K, N)

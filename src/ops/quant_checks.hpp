@@ -107,6 +107,25 @@ inline std::int64_t check_input(std::string_view fn, const InputNames& n, const 
   return stride;
 }
 
+// The fp8 output's row stride in bytes (q_row_stride): 0 means `cols` (packed rows); else at
+// least `cols`, a multiple of 16 (its rows stay 16-byte strided for the GEMMs' TMA loads, their
+// lda / ldb) and below 2^31 (the kernels take it in 32 bits). Returns the stride and sets `bytes`
+// to the span of `rows` rows.
+inline std::int64_t check_q_row_stride(std::string_view fn, std::int64_t q_row_stride, std::int64_t rows,
+                                       std::int64_t cols, std::string_view cols_name, std::int64_t& bytes) {
+  require(q_row_stride == 0 || (q_row_stride >= cols && q_row_stride % 16 == 0 && q_row_stride <= kInt32Max), fn,
+          "q_row_stride", q_row_stride,
+          "must be 0 (packed rows) or >= {}, a multiple of 16 (16-byte aligned fp8 rows) and < 2^31", cols_name);
+  const std::int64_t stride = q_row_stride == 0 ? cols : q_row_stride;
+  const unsigned __int128 b = static_cast<unsigned __int128>(rows - 1) * static_cast<unsigned __int128>(stride) +
+                              static_cast<unsigned __int128>(cols);
+  if (b > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()))
+    fail_argument(fn, "q_row_stride", std::to_string(stride),
+                  fmt::format("its {} rows of {} bytes span more than 2^63 bytes", rows, cols));
+  bytes = static_cast<std::int64_t>(b);
+  return stride;
+}
+
 // `count` and its arguments say how `needed` is counted ("Layout{...}.numel()"); formatted only
 // when the rule is broken.
 template <class... Args>

@@ -25,8 +25,8 @@ constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 bool x_dtype_supported(DType dtype) { return dtype == DType::bf16 || dtype == DType::f32; }
 
-// Every rule of quant.hpp, before anything is compiled or launched. Returns the row stride.
-std::int64_t validate(const Quantize1x128Args& a) {
+// Every rule of quant.hpp, before anything is compiled or launched. Returns the row strides.
+Quantize1x128Strides validate(const Quantize1x128Args& a) {
   if (!x_dtype_supported(a.x_dtype))
     fail_argument(kFunction, "x_dtype", std::string(dtype_name(a.x_dtype)), "must be bf16 or f32");
   quant::check_q_dtype(kFunction, a.q_dtype);
@@ -49,6 +49,8 @@ std::int64_t validate(const Quantize1x128Args& a) {
           "must be a multiple of {} elements for {} x (16-byte aligned rows)", stride_multiple,
           dtype_name(a.x_dtype));
   require_aligned(a.q, 16, kFunction, "q");
+  std::int64_t q_bytes = 0;
+  const std::int64_t q_stride = quant::check_q_row_stride(kFunction, a.q_row_stride, a.m, a.k, "k", q_bytes);
   require_aligned(a.scales, 16, kFunction, "scales");
 
   const Scales1x128Layout layout{a.m, a.k};
@@ -72,9 +74,9 @@ std::int64_t validate(const Quantize1x128Args& a) {
 
   // The shared rule of the quantizers: each buffer inside the address space, none overlapping.
   quant::check_disjoint(kFunction, {{"x", a.x, static_cast<std::int64_t>(x_bytes)},
-                                    {"q", a.q, a.m * a.k},
+                                    {"q", a.q, q_bytes},
                                     {"scales", a.scales, layout.numel() * 4}});
-  return stride;
+  return {stride, q_stride};
 }
 
 struct PlanKey {
@@ -180,9 +182,9 @@ namespace jitfp8 {
 
 void quantize_1x128(const Quantize1x128Args& args, Stream stream) {
   using namespace detail;
-  const std::int64_t stride = validate(args);
+  const Quantize1x128Strides strides = validate(args);
   if (quantize_1x128_uses_tile_kernel(args.m, args.k)) {
-    launch_1x128_rows_tile(args, stride, stream);
+    launch_1x128_rows_tile(args, strides, stream);
     return;
   }
 
@@ -206,13 +208,14 @@ void quantize_1x128(const Quantize1x128Args& args, Stream stream) {
   shape.block = {static_cast<unsigned>(plan.config.block_threads), 1, 1};
 
   const void* x = args.x;
-  long long x_row_stride = stride;
+  long long x_row_stride = strides.x;
   void* q = args.q;
+  int q_row_stride = static_cast<int>(strides.q);  // < 2^31 (check_q_row_stride)
   float* scales = args.scales;
   int m = static_cast<int>(args.m);
   int k = static_cast<int>(args.k);
   float eps = args.eps;
-  void* kernel_args[] = {&x, &x_row_stride, &q, &scales, &m, &k, &eps};
+  void* kernel_args[] = {&x, &x_row_stride, &q, &q_row_stride, &scales, &m, &k, &eps};
   launch(*plan.kernel, shape, stream, kernel_args);
 }
 

@@ -62,11 +62,11 @@ DispatchCache<PlanKey, const LoadedKernel*>& plan_cache() {
   return cache;
 }
 
-// Everything after validation: dispatch memo and launch.
+// Everything after validation: dispatch memo and launch. q's rows are q_stride bytes apart.
 // `family` is a view: the hit path must not build a std::string (no allocation).
 void launch_tile(std::string_view family, const TileVariant& v, const void* x,
-                 std::int64_t stride, std::int64_t m, std::int64_t k, void* q, void* q_scales,
-                 void* qt, void* qt_scales, float eps, Stream stream, std::int64_t batch = 1,
+                 std::int64_t stride, std::int64_t m, std::int64_t k, void* q, std::int64_t q_stride,
+                 void* q_scales, void* qt, void* qt_scales, float eps, Stream stream, std::int64_t batch = 1,
                  std::int64_t x_batch_stride = 0) {
   const DeviceContext& device = current_device();
   PlanKey key{};
@@ -85,9 +85,10 @@ void launch_tile(std::string_view family, const TileVariant& v, const void* x,
                 static_cast<unsigned>(batch)};
   shape.block = {kTileThreads, 1, 1};
   long long x_row_stride = stride;
+  int q_row_stride = static_cast<int>(q_stride);  // < 2^31 (check_q_row_stride)
   int mi = static_cast<int>(m), ki = static_cast<int>(k);
   long long batch_stride = x_batch_stride;
-  void* args[] = {&x, &x_row_stride, &q, &q_scales, &qt, &qt_scales,
+  void* args[] = {&x, &x_row_stride, &q, &q_row_stride, &q_scales, &qt, &qt_scales,
                   &mi, &ki, &eps, &batch_stride};
   launch(*kernel, shape, stream, args);
 }
@@ -250,9 +251,9 @@ TileVariant quantize_1x128_rows_variant(DType x_dtype, DType q_dtype, bool pow2_
   return TileVariant{x_dtype, q_dtype, f32_scale(pow2_scales), TileRow::k1x128, TileCol::none};
 }
 
-void launch_1x128_rows_tile(const Quantize1x128Args& a, std::int64_t stride, Stream stream) {
+void launch_1x128_rows_tile(const Quantize1x128Args& a, const Quantize1x128Strides& strides, Stream stream) {
   launch_tile("quantize_1x128", quantize_1x128_rows_variant(a.x_dtype, a.q_dtype, a.pow2_scales),
-              a.x, stride, a.m, a.k, a.q, a.scales, nullptr, nullptr, a.eps, stream);
+              a.x, strides.x, a.m, a.k, a.q, strides.q, a.scales, nullptr, nullptr, a.eps, stream);
 }
 
 }  // namespace jitfp8::detail
@@ -294,7 +295,7 @@ void quantize_1x128_transposed(const Quantize1x128TransposedArgs& a, Stream stre
                       {"scales", a.scales, fused ? layout.numel() * 4 : 0}});
   TileVariant v{a.x_dtype, a.q_dtype, f32_scale(a.pow2_scales),
                 fused ? TileRow::k1x128 : TileRow::none, TileCol::m1x128};
-  launch_tile(family, v, a.x, stride, a.m, a.k, a.q, a.scales, a.qt, a.qt_scales, a.eps, stream);
+  launch_tile(family, v, a.x, stride, a.m, a.k, a.q, a.k, a.scales, a.qt, a.qt_scales, a.eps, stream);
 }
 
 namespace {
@@ -319,6 +320,8 @@ void quantize_128x128_experts(std::string_view fn, const QuantizeExperts128x128A
                                   expert_bytes, w_bytes);
   const std::int64_t e = batched ? a.experts : 1;
   require_aligned(a.q, 16, fn, "q");
+  std::int64_t q_bytes = 0;
+  const std::int64_t q_stride = check_q_row_stride(fn, a.q_row_stride, e * a.n, a.k, "k", q_bytes);
   require_aligned(a.scales, 16, fn, "scales");
   const Scales128x128Layout layout{a.n, a.k};
   check_capacity(fn, "scales_capacity", a.scales_capacity, e * layout.numel(),
@@ -335,14 +338,14 @@ void quantize_128x128_experts(std::string_view fn, const QuantizeExperts128x128A
   }
   check_eps(fn, a.eps, a.q_dtype);
   check_disjoint(fn, {{"w", a.w, w_bytes},
-                      {"q", a.q, e * a.n * a.k},
+                      {"q", a.q, q_bytes},
                       {"scales", a.scales, e * layout.numel() * 4},
                       {"qt", a.qt, transposed ? e * a.n * a.k : 0},
                       {"qt_scales", a.qt_scales, transposed ? e * t_layout.numel() * 4 : 0}});
   TileVariant v{a.w_dtype, a.q_dtype, f32_scale(a.pow2_scales), TileRow::block128,
                 transposed ? TileCol::block128 : TileCol::none};
   launch_tile(transposed ? "quantize_128x128_t" : "quantize_128x128", v, a.w, stride, a.n, a.k,
-              a.q, a.scales, a.qt, a.qt_scales, a.eps, stream, e, expert_stride);
+              a.q, q_stride, a.scales, a.qt, a.qt_scales, a.eps, stream, e, expert_stride);
 }
 
 // quantize_mxfp8 and quantize_experts_mxfp8, likewise (the 2D function names its input x, m;
@@ -399,7 +402,7 @@ void quantize_mxfp8_experts(std::string_view fn, const QuantizeExpertsMxfp8Args&
                 cols ? TileCol::mx32 : TileCol::none};
   const char* family =
       rows && cols ? "quantize_mxfp8_fused" : (rows ? "quantize_mxfp8" : "quantize_mxfp8_t");
-  launch_tile(family, v, a.w, stride, a.n, a.k, a.q, a.scales, a.qt, a.qt_scales, 1.0f, stream, e,
+  launch_tile(family, v, a.w, stride, a.n, a.k, a.q, a.k, a.scales, a.qt, a.qt_scales, 1.0f, stream, e,
               expert_stride);
 }
 
@@ -408,7 +411,7 @@ void quantize_mxfp8_experts(std::string_view fn, const QuantizeExpertsMxfp8Args&
 void quantize_128x128(const Quantize128x128Args& a, Stream stream) {
   QuantizeExperts128x128Args e;
   e.w = a.w, e.w_dtype = a.w_dtype, e.experts = 1, e.n = a.n, e.k = a.k, e.w_row_stride = a.w_row_stride;
-  e.q = a.q, e.scales = a.scales, e.scales_capacity = a.scales_capacity;
+  e.q = a.q, e.q_row_stride = a.q_row_stride, e.scales = a.scales, e.scales_capacity = a.scales_capacity;
   e.qt = a.qt, e.qt_scales = a.qt_scales, e.qt_scales_capacity = a.qt_scales_capacity;
   e.pow2_scales = a.pow2_scales, e.eps = a.eps, e.q_dtype = a.q_dtype;
   quantize_128x128_experts("quantize_128x128", e, /*batched=*/false, stream);

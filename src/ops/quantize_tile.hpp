@@ -57,9 +57,12 @@ std::vector<KernelSpec> quantize_mxfp8_t_specs_for(const ManifestOp&, const Arch
 std::vector<KernelSpec> quantize_mxfp8_fused_specs_for(const ManifestOp&, const Arch&, const TargetDevice&);
 
 // quantize_1x128 through the tile kernel (rows only): the variant (prewarm and launch must agree)
-// and the launch; `stride` is the validated row stride.
+// and the launch, with the validated row strides of x (elements) and q (bytes).
+struct Quantize1x128Strides {
+  std::int64_t x = 0, q = 0;
+};
 TileVariant quantize_1x128_rows_variant(DType x_dtype, DType q_dtype, bool pow2_scales);
-void launch_1x128_rows_tile(const Quantize1x128Args& a, std::int64_t stride, Stream stream);
+void launch_1x128_rows_tile(const Quantize1x128Args& a, const Quantize1x128Strides& strides, Stream stream);
 
 // Row-wise family (templates/quant/quantize_rowwise.cuh).
 struct RowwiseConfig {

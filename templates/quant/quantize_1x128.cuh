@@ -149,11 +149,12 @@ __device__ __forceinline__ void store_f32(float* p, float v) {
 // kOutE5M2: q is e5m2 and s = max(amax, eps) / 57344 (else e4m3 and / 448).
 // Launch: block = kThreads, grid.x = ceil(M * ceil(K/128) / (kTilesInFlight * kThreads / 16)).
 // Requires M >= 1, K >= 16, K % 16 == 0, M * ceil(K/128) < 2^31, 16-byte aligned x/q/scales,
-// x_row_stride (elements) a multiple of 8 (bf16) or 4 (fp32); the host side checks all of it.
+// x_row_stride (elements) a multiple of 8 (bf16) or 4 (fp32), q_row_stride (bytes) a multiple of
+// 16; the host side checks all of it.
 template <bool kXIsBf16, bool kPow2Scales, int kThreads, int kTilesInFlight, bool kOutE5M2 = false>
 __global__ void __launch_bounds__(kThreads) quantize_1x128_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
-    float* __restrict__ scales, int m, int k, float eps) {
+    int q_row_stride, float* __restrict__ scales, int m, int k, float eps) {
   pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
   pdl_allow_dependents();
   static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "kThreads");
@@ -230,7 +231,7 @@ __global__ void __launch_bounds__(kThreads) quantize_1x128_kernel(
     if (len == 0) continue;
     const unsigned int row = tile_row[i];
     const unsigned int kb = tile_kb[i];
-    unsigned char* q_tile = q + ((long long)row * k + (long long)(kb << 7));
+    unsigned char* q_tile = q + ((long long)row * q_row_stride + (long long)(kb << 7));
 #pragma unroll
     for (int j = 0; j < 8; ++j) vals[j] = mul_rn(vals[j], inv);
     if (kXIsBf16) {

@@ -73,12 +73,14 @@ enum QuantColMode { kColNone = 0, kCol1x128 = 1, kColMx32 = 2, kColBlock128 = 3 
 // Launch: block 256, grid (ceil(K/128), ceil(ceil(M/128) / kWalk), batch), dynamic shared memory
 // (when kColMode != kColNone, else 0) 128 * 128 * kWalk bytes of staged qt, plus one tile of x
 // (128 * 128 * sizeof(x)) for the prefetch when kWalk > 1. q_scales / qt_scales are float* or
-// unsigned char* per mode. eps is used by the fp32 modes only.
+// unsigned char* per mode. eps is used by the fp32 modes only. q's rows are q_row_stride bytes
+// apart (k where packed), qt's packed. MXFP8 rows are always packed (quant.hpp gives them no
+// stride): those kernels use k, as before, since one more live value spilled the bf16 ones.
 template <bool kXIsBf16, bool kE5M2, int kScaleMode, int kRowMode, int kColMode, int kWalk>
 __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     const void* __restrict__ x, long long x_row_stride, unsigned char* __restrict__ q,
-    void* __restrict__ q_scales, unsigned char* __restrict__ qt, void* __restrict__ qt_scales,
-    int m, int k, float eps, long long x_batch_stride) {
+    int q_row_stride, void* __restrict__ q_scales, unsigned char* __restrict__ qt,
+    void* __restrict__ qt_scales, int m, int k, float eps, long long x_batch_stride) {
   pdl_wait_for_prior_grids();  // before any global-memory access (common/ptx.cuh)
   pdl_allow_dependents();
   using namespace quant_detail;
@@ -96,6 +98,7 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
                 "walks stage the column output");
   constexpr int kElemBytes = kXIsBf16 ? 2 : 4;
   constexpr int kVecs = kXIsBf16 ? 1 : 2;  // 16-byte vectors per lane per row
+  if (kRowMode == kRowMx32) q_row_stride = k;
   constexpr bool kCols = kColMode != kColNone;
   constexpr int kStagedRowBytes = kWalk * 128;  // one staged qt row: kWalk tiles of 128 bytes
   // Tile columns of a lane: bf16 8 l + j; fp32 4 l + j and 64 + 4 l + j - 4: consecutive lanes
@@ -148,7 +151,7 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
     const long long mk = (long long)m * k;
     x = static_cast<const char*>(x) + b * x_batch_stride * kElemBytes;
     if (kRowMode != kRowNone) {
-      q += b * mk;
+      q += b * m * (long long)q_row_stride;
       const long long n = kRowMode == kRow1x128 ? (long long)k_blocks * ((m + 3) & ~3)
                           : kRowMode == kRowMx32 ? (long long)m_blocks * k_blocks * 512
                                                  : (long long)m_blocks * k_blocks;
@@ -393,7 +396,7 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
             (unsigned char)(row0 + rl < m && col0 + c * 32 < k ? b : 0u);
       }
     }
-    unsigned char* q_row = q + (long long)(row0 + row_of(0)) * k + col0;
+    unsigned char* q_row = q + (long long)(row0 + row_of(0)) * q_row_stride + col0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const int r = row0 + row_of(i);
@@ -426,7 +429,7 @@ __global__ void __launch_bounds__(256, kXIsBf16 ? 3 : 2) quantize_tile_kernel(
             store_4(q_row + 64 + lane16 * 4, fp8x4<kE5M2>(o[4], o[5], o[6], o[7]));
         }
       }
-      q_row += (long long)(row_of(1) - row_of(0)) * k;
+      q_row += (long long)(row_of(1) - row_of(0)) * q_row_stride;
     }
   }
 

@@ -119,6 +119,7 @@ Quantize1x128Args ArgGenerator::quantize() {
   a.x_row_stride = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.x = buffer(0);
   a.q = as<void>(buffer(1));
+  a.q_row_stride = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.scales = as<float>(buffer(2));
   a.scales_capacity = Scales1x128Layout{a.m, a.k}.numel() + pick(0, 1) * pick(0, 100);
   a.pow2_scales = pick(0, 1) == 1;
@@ -131,6 +132,7 @@ Quantize1x128Args ArgGenerator::quantize() {
   if (mutate()) a.x_row_stride = hostile_int(a.x_row_stride == 0 ? a.k : a.x_row_stride);
   if (mutate()) a.x = hostile_pointer(a.x, 3);
   if (mutate()) a.q = as<void>(hostile_pointer(a.q, 3));
+  if (mutate()) a.q_row_stride = hostile_int(a.q_row_stride == 0 ? a.k : a.q_row_stride);
   if (mutate()) a.scales = as<float>(hostile_pointer(a.scales, 3));
   if (mutate()) a.scales_capacity = hostile_int(a.scales_capacity);
   if (mutate()) a.eps = hostile_eps();
@@ -181,6 +183,7 @@ Quantize128x128Args ArgGenerator::block128() {
   a.w_row_stride = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.w = buffer(0);
   a.q = as<void>(buffer(1));
+  a.q_row_stride = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.scales = as<float>(buffer(2));
   a.scales_capacity = Scales128x128Layout{a.n, a.k}.numel() + pick(0, 1) * pick(0, 100);
   if (transposed) {
@@ -197,6 +200,7 @@ Quantize128x128Args ArgGenerator::block128() {
   if (mutate()) a.w_row_stride = hostile_int(a.w_row_stride == 0 ? a.k : a.w_row_stride);
   if (mutate()) a.w = hostile_pointer(a.w, 5);
   if (mutate()) a.q = hostile(a.q, 5);
+  if (mutate()) a.q_row_stride = hostile_int(a.q_row_stride == 0 ? a.k : a.q_row_stride);
   if (mutate()) a.scales = hostile(a.scales, 5);
   if (mutate()) a.scales_capacity = hostile_int(a.scales_capacity);
   if (mutate()) a.qt = hostile(a.qt, 5);
@@ -555,6 +559,7 @@ QuantizeExperts128x128Args ArgGenerator::experts128() {
   a.w_expert_stride = pick(0, 3) == 0 ? (a.n - 1) * row + a.k + 16 * pick(0, 64) : 0;
   a.w = buffer(0);
   a.q = as<void>(buffer(1));
+  a.q_row_stride = pick(0, 3) == 0 ? a.k + 16 * pick(0, 64) : 0;
   a.scales = as<float>(buffer(2));
   const std::int64_t numel = Scales128x128Layout{a.n, a.k}.numel();
   const std::int64_t t_numel = Scales128x128Layout{a.k, a.n}.numel();
@@ -575,6 +580,7 @@ QuantizeExperts128x128Args ArgGenerator::experts128() {
   if (mutate()) a.w_expert_stride = hostile_int(a.w_expert_stride == 0 ? wrap(u(a.n) * u(row)) : a.w_expert_stride);
   if (mutate()) a.w = hostile_pointer(a.w, 5);
   if (mutate()) a.q = hostile(a.q, 5);
+  if (mutate()) a.q_row_stride = hostile_int(a.q_row_stride == 0 ? a.k : a.q_row_stride);
   if (mutate()) a.scales = hostile(a.scales, 5);
   if (mutate()) a.scales_capacity = hostile_count(a.scales_capacity, numel);
   if (mutate()) a.qt = hostile(a.qt, 5);

@@ -155,6 +155,25 @@ std::int64_t fp8_row_stride(std::int64_t ld, std::int64_t k) {
   return s >= k && s % 16 == 0 && s <= kInt32Max * 16LL ? s : -1;
 }
 
+// quant.hpp's q_row_stride (bytes between the fp8 output's rows): 0 means k; else at least k,
+// a multiple of 16 and below 2^31. Returns the stride, or -1 where bad.
+std::int64_t q_row_stride(std::int64_t stride, std::int64_t k) {
+  if (stride == 0) return k;
+  return stride >= k && stride % 16 == 0 && stride <= kInt32Max ? stride : -1;
+}
+
+// The fp8 output's `rows` rows (shape valid), q_row_stride apart: the stride rule, and their span
+// below 2^63 bytes (both naming q_row_stride). Returns whether they hold, with the span.
+bool q_rows_rule(std::int64_t stride, std::int64_t rows, std::int64_t k, u128* bytes, std::set<std::string>& bad) {
+  const std::int64_t s = q_row_stride(stride, k);
+  if (s >= 0) *bytes = extent(rows, k, s, 1);
+  if (s < 0 || *bytes > u128(kInt64Max)) {
+    bad.insert("q_row_stride");
+    return false;
+  }
+  return true;
+}
+
 // moe.hpp, both M-grouped GEMMs: E >= 1; N >= 8, N % 8 == 0, K >= 16, K % 16 == 0, N, K < 2^31
 // (gemm.hpp's contract); ldb a row stride (fp8_row_stride); b 16-byte aligned, b_scales 4-byte
 // aligned; b_scales_capacity >= E * Scales128x128Layout{N, K}.numel(). B is (E, N, K), rows ldb
@@ -209,17 +228,21 @@ std::set<std::string> quantize_violations(const Quantize1x128Args& a) {
   const int elem = a.x_dtype == DType::f32 ? 4 : 2;
   const std::int64_t stride = a.x_row_stride == 0 ? a.k : a.x_row_stride;
   if (stride < a.k || (dtype_ok && stride % (16 / elem) != 0)) bad.insert("x_row_stride");
-  if (!m_ok || !dtype_ok || stride < a.k) return bad;
+  const std::int64_t q_stride = q_row_stride(a.q_row_stride, a.k);
+  if (q_stride < 0) bad.insert("q_row_stride");
+  if (!m_ok || !dtype_ok || stride < a.k || q_stride < 0) return bad;
   // Tiles are numbered in 32 bits: m * ceil(k / 128) < 2^31.
   const std::int64_t k_blocks = (a.k + 127) / 128;
   if (a.m * k_blocks > kInt32Max) bad.insert("m");
-  // x must fit in the address space.
+  // x and q must fit in the address space.
   const u128 x_bytes = extent(a.m, a.k, stride, elem);
   if (x_bytes > u128(kInt64Max)) bad.insert("x_row_stride");
+  const u128 q_bytes = extent(a.m, a.k, q_stride, 1);
+  if (q_bytes > u128(kInt64Max)) bad.insert("q_row_stride");
   const std::int64_t numel = numel_1x128(a.m, a.k);
   if (a.scales_capacity < numel) bad.insert("scales_capacity");
   buffer_rules({{"x", span(a.x, x_bytes), true},
-                {"q", span(a.q, u128(a.m) * u128(a.k)), false},
+                {"q", span(a.q, q_bytes), false},
                 {"scales", span(a.scales, u128(numel) * 4), false}},
                bad);
   return bad;
@@ -279,11 +302,13 @@ std::set<std::string> block128_violations(const Quantize128x128Args& a) {
   r.row_blocks_limit = true;
   u128 w_bytes = 0;
   if (!input_rules(r, a.w, a.w_dtype, a.n, a.k, a.w_row_stride, &w_bytes, bad)) return bad;
+  u128 q_bytes = 0;
+  if (!q_rows_rule(a.q_row_stride, a.n, a.k, &q_bytes, bad)) return bad;
   const std::int64_t numel = numel_128x128(a.n, a.k), t_numel = numel_128x128(a.k, a.n);
   if (a.scales_capacity < numel) bad.insert("scales_capacity");
   if (transposed && a.qt_scales_capacity < t_numel) bad.insert("qt_scales_capacity");
   std::vector<Buffer> buffers = {{"w", span(a.w, w_bytes), true},
-                                 {"q", span(a.q, u128(a.n) * u128(a.k)), false},
+                                 {"q", span(a.q, q_bytes), false},
                                  {"scales", span(a.scales, u128(numel) * 4), false}};
   if (transposed) {
     buffers.push_back({"qt", span(a.qt, u128(a.n) * u128(a.k)), false});
@@ -754,12 +779,14 @@ std::set<std::string> experts128_violations(const QuantizeExperts128x128Args& a)
   if (!experts_input_rules(a.w, a.w_dtype, a.experts, a.n, a.k, a.w_row_stride, a.w_expert_stride,
                            transposed, &w_bytes, bad))
     return bad;
+  u128 q_bytes = 0;
+  if (!q_rows_rule(a.q_row_stride, a.experts * a.n, a.k, &q_bytes, bad)) return bad;
   const u128 e = u128(a.experts), data = e * u128(a.n) * u128(a.k);
   const u128 numel = e * u128(numel_128x128(a.n, a.k)), t_numel = e * u128(numel_128x128(a.k, a.n));
   if (!enough(a.scales_capacity, numel)) bad.insert("scales_capacity");
   if (transposed && !enough(a.qt_scales_capacity, t_numel)) bad.insert("qt_scales_capacity");
   std::vector<Buffer> buffers = {{"w", span(a.w, w_bytes), true},
-                                 {"q", span(a.q, data), false},
+                                 {"q", span(a.q, q_bytes), false},
                                  {"scales", span(a.scales, numel * 4), false}};
   if (transposed) {
     buffers.push_back({"qt", span(a.qt, data), false});

@@ -109,9 +109,9 @@ const void* vp(const void* p) { return p; }
 
 std::string describe(const Quantize1x128Args& a) {
   return fmt::format("quantize_1x128 x_dtype={} q_dtype={} m={} k={} x_row_stride={} x={} q={} "
-                     "scales={} scales_capacity={} eps={}",
+                     "q_row_stride={} scales={} scales_capacity={} eps={}",
                      int(a.x_dtype), int(a.q_dtype), a.m, a.k, a.x_row_stride, a.x, a.q,
-                     vp(a.scales), a.scales_capacity, a.eps);
+                     a.q_row_stride, vp(a.scales), a.scales_capacity, a.eps);
 }
 
 std::string describe(const Quantize1x128TransposedArgs& a) {
@@ -125,9 +125,10 @@ std::string describe(const Quantize1x128TransposedArgs& a) {
 
 std::string describe(const Quantize128x128Args& a) {
   return fmt::format("quantize_128x128 w_dtype={} q_dtype={} n={} k={} w_row_stride={} w={} q={} "
-                     "scales={} scales_capacity={} qt={} qt_scales={} qt_scales_capacity={} eps={}",
+                     "q_row_stride={} scales={} scales_capacity={} qt={} qt_scales={} "
+                     "qt_scales_capacity={} eps={}",
                      int(a.w_dtype), int(a.q_dtype), a.n, a.k, a.w_row_stride, a.w, a.q,
-                     vp(a.scales), a.scales_capacity, a.qt, vp(a.qt_scales), a.qt_scales_capacity,
+                     a.q_row_stride, vp(a.scales), a.scales_capacity, a.qt, vp(a.qt_scales), a.qt_scales_capacity,
                      a.eps);
 }
 
@@ -212,10 +213,10 @@ std::string describe(const QuantizeKGroupedArgs& a) {
 
 std::string describe(const QuantizeExperts128x128Args& a) {
   return fmt::format("quantize_experts_128x128 w_dtype={} q_dtype={} experts={} n={} k={} "
-                     "w_row_stride={} w_expert_stride={} w={} q={} scales={} scales_capacity={} "
-                     "qt={} qt_scales={} qt_scales_capacity={} eps={}",
+                     "w_row_stride={} w_expert_stride={} w={} q={} q_row_stride={} scales={} "
+                     "scales_capacity={} qt={} qt_scales={} qt_scales_capacity={} eps={}",
                      int(a.w_dtype), int(a.q_dtype), a.experts, a.n, a.k, a.w_row_stride,
-                     a.w_expert_stride, a.w, a.q, vp(a.scales), a.scales_capacity, a.qt,
+                     a.w_expert_stride, a.w, a.q, a.q_row_stride, vp(a.scales), a.scales_capacity, a.qt,
                      vp(a.qt_scales), a.qt_scales_capacity, a.eps);
 }
 
@@ -304,7 +305,7 @@ bool m_zero(const Args& a) { return a.m == 0; }
 TEST_CASE("random argument sets: quantize_1x128", "[api]") {
   run_fuzz<Quantize1x128Args>({"quantize_1x128", &ArgGenerator::quantize, quantize_violations,
                            quantize_1x128, never,
-                           {"x", "x_dtype", "m", "k", "x_row_stride", "q", "scales",
+                           {"x", "x_dtype", "m", "k", "x_row_stride", "q", "q_row_stride", "scales",
                             "scales_capacity", "eps", "q_dtype"}},
                           0xF00D);
 }
@@ -321,7 +322,7 @@ TEST_CASE("random argument sets: quantize_1x128_transposed plain and fused", "[a
 TEST_CASE("random argument sets: quantize_128x128 with and without qt", "[api]") {
   run_fuzz<Quantize128x128Args>({"quantize_128x128", &ArgGenerator::block128, block128_violations,
                              quantize_128x128, never,
-                             {"w", "w_dtype", "n", "k", "w_row_stride", "q", "scales",
+                             {"w", "w_dtype", "n", "k", "w_row_stride", "q", "q_row_stride", "scales",
                               "scales_capacity", "qt", "qt_scales", "qt_scales_capacity", "eps",
                               "q_dtype"}},
                             0xF00D + 2);
@@ -450,8 +451,8 @@ TEST_CASE("random argument sets: quantize_experts_128x128 with and without qt", 
   run_fuzz<QuantizeExperts128x128Args>(
       {"quantize_experts_128x128", &ArgGenerator::experts128, experts128_violations,
        quantize_experts_128x128, never,
-       {"w", "w_dtype", "experts", "n", "k", "w_row_stride", "w_expert_stride", "q", "scales",
-        "scales_capacity", "qt", "qt_scales", "qt_scales_capacity", "eps", "q_dtype"}},
+       {"w", "w_dtype", "experts", "n", "k", "w_row_stride", "w_expert_stride", "q", "q_row_stride",
+        "scales", "scales_capacity", "qt", "qt_scales", "qt_scales_capacity", "eps", "q_dtype"}},
       0xF00D + 13);
 }
 
@@ -1029,6 +1030,7 @@ TEST_CASE("MoE functions: outputs touching another buffer pass, 16 bytes closer 
     if (strided) {
       e.w_row_stride = 280;
       e.w_expert_stride = (e.n - 1) * e.w_row_stride + e.k + 56;
+      e.q_row_stride = 384;  // q's extent counts its stride: 5 x 336 rows 384 bytes apart
     }
     e.scales_capacity = e.experts * Scales128x128Layout{e.n, e.k}.numel();
     e.qt_scales_capacity = e.experts * Scales128x128Layout{e.k, e.n}.numel();

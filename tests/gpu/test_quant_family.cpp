@@ -137,7 +137,11 @@ struct Options {
   DType q_dtype = DType::e4m3;
   bool pow2 = false;  // fp32 kinds: pow2 scales; MXFP8: rceil
   float eps = 1e-4f;
+  std::int64_t q_row_stride = 0;  // q1x128 and the 128x128 kinds: q's rows this many bytes apart
 };
+
+// The kinds whose q takes a row stride.
+bool takes_q_row_stride(Kind k) { return k == Kind::q1x128 || k == Kind::b128 || k == Kind::b128t; }
 
 Mismatch run_case(Kind kind, const HostInput& in, const Options& o) {
   const std::int64_t m = in.m, k = in.k;
@@ -145,6 +149,7 @@ Mismatch run_case(Kind kind, const HostInput& in, const Options& o) {
   const std::int64_t stride = in.stride == k ? 0 : in.stride;
   const std::vector<float> X = ref::load_matrix(in.bytes.data(), in.dtype, m, k, in.stride);
   const std::size_t mk = static_cast<std::size_t>(m * k);
+  const std::int64_t qs = o.q_row_stride ? o.q_row_stride : k;  // q's row stride as written
   Mismatch mm;
   auto sync = [] {
     JITFP8_CUDA_CHECK(cudaGetLastError());
@@ -154,15 +159,16 @@ Mismatch run_case(Kind kind, const HostInput& in, const Options& o) {
   switch (kind) {
     case Kind::q1x128: {
       const jitfp8::Scales1x128Layout l{m, k};
-      Out q(mk), s(static_cast<std::size_t>(l.numel()) * 4);
+      Out q(static_cast<std::size_t>((m - 1) * qs + k)), s(static_cast<std::size_t>(l.numel()) * 4);
       jitfp8::Quantize1x128Args a;
       a.x = x.get(), a.x_dtype = in.dtype, a.m = m, a.k = k, a.x_row_stride = stride;
-      a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = l.numel();
+      a.q = q.ptr(), a.q_row_stride = o.q_row_stride;
+      a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = l.numel();
       a.pow2_scales = o.pow2, a.eps = o.eps, a.q_dtype = o.q_dtype;
       jitfp8::quantize_1x128(a, nullptr);
       sync();
       const auto want = ref::ref_1x128(X, m, k, o.q_dtype, o.pow2, o.eps);
-      compare(mm, "q", q, want.q.data(), static_cast<std::size_t>(k));
+      compare(mm, "q", q, ref::with_row_stride(want.q, m, k, qs, kPoison).data(), static_cast<std::size_t>(qs));
       compare(mm, "scales", s, want.scales.data(), static_cast<std::size_t>(l.row_stride()) * 4);
       break;
     }
@@ -195,11 +201,12 @@ Mismatch run_case(Kind kind, const HostInput& in, const Options& o) {
     case Kind::b128t: {
       const bool tr = kind == Kind::b128t;
       const jitfp8::Scales128x128Layout l{m, k}, lt{k, m};
-      Out q(mk), s(static_cast<std::size_t>(l.numel()) * 4);
+      Out q(static_cast<std::size_t>((m - 1) * qs + k)), s(static_cast<std::size_t>(l.numel()) * 4);
       Out qt(tr ? mk : 0), st(tr ? static_cast<std::size_t>(lt.numel()) * 4 : 0);
       jitfp8::Quantize128x128Args a;
       a.w = x.get(), a.w_dtype = in.dtype, a.n = m, a.k = k, a.w_row_stride = stride;
-      a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = l.numel();
+      a.q = q.ptr(), a.q_row_stride = o.q_row_stride;
+      a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = l.numel();
       if (tr) {
         a.qt = qt.ptr(), a.qt_scales = static_cast<float*>(st.ptr()), a.qt_scales_capacity = lt.numel();
       }
@@ -207,7 +214,7 @@ Mismatch run_case(Kind kind, const HostInput& in, const Options& o) {
       jitfp8::quantize_128x128(a, nullptr);
       sync();
       const auto want = ref::ref_128x128(X, m, k, o.q_dtype, o.pow2, o.eps);
-      compare(mm, "q", q, want.q.data(), static_cast<std::size_t>(k));
+      compare(mm, "q", q, ref::with_row_stride(want.q, m, k, qs, kPoison).data(), static_cast<std::size_t>(qs));
       compare(mm, "scales", s, want.scales.data(), static_cast<std::size_t>(l.k_blocks()) * 4);
       if (tr) {
         const auto qt_want = ref::transpose_bytes(want.q, m, k);
@@ -284,13 +291,17 @@ void sweep(Kind kind, const std::vector<std::int64_t>& ms, const std::vector<std
         if (m <= 160) strides.push_back(k + (dtype == DType::bf16 ? 8 : 4));
         for (std::int64_t stride : strides) {
           const HostInput in = make_input(dtype, m, k, stride, seed++);
+          // With a strided x, q's rows strided too where the kind takes it: padded to 128 bytes
+          // (the GEMMs' aligned rows), or 16 bytes past k where k is whole blocks.
+          const std::int64_t q_stride =
+              stride != k && takes_q_row_stride(kind) ? (k % 128 != 0 ? (k + 127) / 128 * 128 : k + 16) : 0;
           for (DType q_dtype : {DType::e4m3, DType::e5m2}) {
             for (bool pow2 : {false, true}) {
               INFO(kind_name(kind) << " x=" << (dtype == DType::bf16 ? "bf16" : "f32") << " m=" << m
-                                   << " k=" << k << " stride=" << stride << " q="
-                                   << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2")
+                                   << " k=" << k << " stride=" << stride << " q_row_stride=" << q_stride
+                                   << " q=" << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2")
                                    << (is_mx(kind) ? " rceil=" : " pow2=") << pow2);
-              const Mismatch mm = run_case(kind, in, {q_dtype, pow2, 1e-4f});
+              const Mismatch mm = run_case(kind, in, {q_dtype, pow2, 1e-4f, q_stride});
               INFO(mm.first);
               CHECK(mm.count == 0);
             }
@@ -341,9 +352,12 @@ TEST_CASE("quantize_mxfp8 both orientations is bit-exact", "[gpu][quant][quantiz
 TEST_CASE("quantization family on random shapes is bit-exact", "[gpu][quant][random]") {
   // The sweeps above take a few M and K per kind; here every kind four times on random shapes
   // (M 1-4096, a multiple of 16 where the kind needs it; K 16-16384 in multiples of 16; up to
-  // 4M elements), input dtype, strides, output dtype and scale rule. JITFP8_TEST_SEED draws others.
+  // 4M elements), input dtype, strides, output dtype and scale rule; q's row stride where the kind
+  // takes one (packed, padded to 128 bytes or 16-64 bytes past k, from its own generator so that
+  // the shapes stay the seed's). JITFP8_TEST_SEED draws others.
   const std::uint64_t seed0 = ref::random_shapes_seed(2032);
   ref::ShapeDraws d(seed0);
+  std::mt19937_64 q_rng(seed0 + 1);
   std::uint64_t seed = seed0 * 1000;
   for (int i = 0; i < 36;) {
     const Kind kind = kAllKinds[i % 9];
@@ -355,11 +369,15 @@ TEST_CASE("quantization family on random shapes is bit-exact", "[gpu][quant][ran
     const bool pow2 = d.unit() < 0.5;
     if (m * k > 4'000'000) continue;
     ++i;
+    const int q_kind = takes_q_row_stride(kind) ? std::uniform_int_distribution<int>(0, 2)(q_rng) : 0;
+    const std::int64_t q_stride =
+        q_kind == 0 ? 0 : q_kind == 1 ? (k + 127) / 128 * 128 : k + 16 * std::uniform_int_distribution<int>(1, 4)(q_rng);
     const HostInput in = make_input(dtype, m, k, k + padding, seed++);
     INFO(kind_name(kind) << " x=" << (dtype == DType::bf16 ? "bf16" : "f32") << " m=" << m << " k=" << k
-                         << " stride=" << k + padding << " q=" << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2")
-                         << (is_mx(kind) ? " rceil=" : " pow2=") << pow2);
-    const Mismatch mm = run_case(kind, in, {q_dtype, pow2, 1e-4f});
+                         << " stride=" << k + padding << " q_row_stride=" << q_stride
+                         << " q=" << (q_dtype == DType::e4m3 ? "e4m3" : "e5m2") << (is_mx(kind) ? " rceil=" : " pow2=")
+                         << pow2);
+    const Mismatch mm = run_case(kind, in, {q_dtype, pow2, 1e-4f, q_stride});
     INFO(mm.first);
     CHECK(mm.count == 0);
   }

@@ -246,18 +246,21 @@ HostMatrix make_experts(DType dtype, int e, std::int64_t n, std::int64_t k, std:
   return x;
 }
 
+// q_rs: q's row stride (0: packed), every expert's rows; the gaps must stay poisoned.
 Mismatch run_experts_128(const HostMatrix& x, std::int64_t e, std::int64_t n, std::int64_t k,
-                         std::int64_t rs, std::int64_t es, bool with_t, DType q_dtype, bool pow2) {
+                         std::int64_t rs, std::int64_t es, bool with_t, DType q_dtype, bool pow2,
+                         std::int64_t q_rs = 0) {
   const DeviceBuffer<unsigned char> xd(x.bytes);
   const jitfp8::Scales128x128Layout l{n, k}, lt{k, n};
   const std::size_t enk = static_cast<std::size_t>(e * n * k);
-  Out q(enk), s(static_cast<std::size_t>(e * l.numel()) * 4);
+  const std::int64_t qs = q_rs ? q_rs : k;
+  Out q(static_cast<std::size_t>((e * n - 1) * qs + k)), s(static_cast<std::size_t>(e * l.numel()) * 4);
   Out qt(with_t ? enk : 0), st(with_t ? static_cast<std::size_t>(e * lt.numel()) * 4 : 0);
   jitfp8::QuantizeExperts128x128Args a;
   a.w = xd.get(), a.w_dtype = x.dtype, a.experts = e, a.n = n, a.k = k;
   a.w_row_stride = rs == k ? 0 : rs;
   a.w_expert_stride = es == n * rs ? 0 : es;  // 0: n rows of the row stride
-  a.q = q.ptr(), a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = e * l.numel();
+  a.q = q.ptr(), a.q_row_stride = q_rs, a.scales = static_cast<float*>(s.ptr()), a.scales_capacity = e * l.numel();
   if (with_t)
     a.qt = qt.ptr(), a.qt_scales = static_cast<float*>(st.ptr()), a.qt_scales_capacity = e * lt.numel();
   a.pow2_scales = pow2, a.q_dtype = q_dtype;
@@ -277,7 +280,7 @@ Mismatch run_experts_128(const HostMatrix& x, std::int64_t e, std::int64_t n, st
     wst.insert(wst.end(), rst.begin(), rst.end());
   }
   Mismatch mm;
-  compare(mm, "q", q, wq.data(), static_cast<std::size_t>(k));
+  compare(mm, "q", q, ref::with_row_stride(wq, e * n, k, qs, kPoison).data(), static_cast<std::size_t>(qs));
   compare(mm, "scales", s, ws.data(), static_cast<std::size_t>(l.k_blocks()) * 4);
   if (with_t) {
     compare(mm, "qt", qt, wqt.data(), static_cast<std::size_t>(n));
@@ -480,12 +483,15 @@ TEST_CASE("quantize_experts_128x128 (+ transposed copy) is bit-exact per expert"
         const std::int64_t rs = k + row_pad, es = std::int64_t{n} * rs + pad;
         const std::uint64_t case_seed = seed++;  // one read of seed per argument list (order is unspecified)
         const HostMatrix x = make_experts(xd, e, n, k, rs, es, case_seed, case_seed % 2 == 0);
+        // With strided rows of w, q's rows strided too: padded to 128 bytes, or 16 past whole blocks.
+        const std::int64_t q_rs = row_pad == 0 ? 0 : k % 128 != 0 ? (k + 127) / 128 * 128 : k + 16;
         for (bool with_t : {false, true})
           for (DType qd : {DType::e4m3, DType::e5m2})
             for (bool pow2 : {false, true}) {
               INFO("E=" << e << " n=" << n << " k=" << k << " row stride " << rs << " expert stride " << es
-                        << " x=" << dn(xd) << " q=" << dn(qd) << " pow2=" << pow2 << " qt=" << with_t);
-              const Mismatch mm = run_experts_128(x, e, n, k, rs, es, with_t, qd, pow2);
+                        << " x=" << dn(xd) << " q=" << dn(qd) << " pow2=" << pow2 << " qt=" << with_t
+                        << " q_row_stride " << q_rs);
+              const Mismatch mm = run_experts_128(x, e, n, k, rs, es, with_t, qd, pow2, q_rs);
               INFO(mm.first);
               CHECK(mm.count == 0);
             }

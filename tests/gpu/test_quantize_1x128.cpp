@@ -20,6 +20,7 @@
 #include "jitfp8/quant.hpp"
 #include "ops/quantize_1x128.hpp"
 #include "support/fp8_reference.hpp"
+#include "support/quant_reference.hpp"
 
 namespace {
 
@@ -91,12 +92,14 @@ struct Mismatch {
   std::string first;
 };
 
-// Runs quantize_1x128 into poisoned buffers with slack and compares everything: the q bytes,
-// the scale bits (padding included), and the poison past both layouts.
+// Runs quantize_1x128 into poisoned buffers with slack and compares everything: the q bytes
+// (q's rows q_stride bytes apart, 0: packed; the gaps between them must stay poisoned), the
+// scale bits (padding included), and the poison past both layouts.
 Mismatch run_and_compare(const HostInput& in, const DeviceBuffer<unsigned char>& x, bool pow2,
-                         float eps, cudaStream_t stream = nullptr) {
+                         float eps, cudaStream_t stream = nullptr, std::int64_t q_stride = 0) {
   const Scales1x128Layout layout{in.m, in.k};
-  const std::size_t q_bytes = static_cast<std::size_t>(in.m * in.k);
+  const std::int64_t qs = q_stride ? q_stride : in.k;
+  const std::size_t q_bytes = static_cast<std::size_t>((in.m - 1) * qs + in.k);
   const std::size_t scale_count = static_cast<std::size_t>(layout.numel());
   DeviceBuffer<unsigned char> q(q_bytes + kQSlack);
   DeviceBuffer<float> scales(scale_count + kScaleSlack);
@@ -111,6 +114,7 @@ Mismatch run_and_compare(const HostInput& in, const DeviceBuffer<unsigned char>&
   args.k = in.k;
   args.x_row_stride = in.stride == in.k ? 0 : in.stride;
   args.q = q.get();
+  args.q_row_stride = q_stride;
   args.scales = scales.get();
   args.scales_capacity = static_cast<std::int64_t>(scales.size());
   args.pow2_scales = pow2;
@@ -132,11 +136,12 @@ Mismatch run_and_compare(const HostInput& in, const DeviceBuffer<unsigned char>&
   auto note = [&](const std::string& what) {
     if (result.count++ == 0) result.first = what;
   };
+  const std::vector<std::uint8_t> want_q = jitfp8::test::with_row_stride(want.q, in.m, in.k, qs, kPoison);
   for (std::size_t i = 0; i < q_bytes; ++i) {
-    if (got_q[i] != want.q[i]) {
+    if (got_q[i] != want_q[i]) {
       std::ostringstream s;
-      s << "q[row " << i / in.k << ", col " << i % in.k << "] = 0x" << std::hex << int(got_q[i])
-        << ", want 0x" << int(want.q[i]);
+      s << "q[row " << i / qs << ", byte " << i % qs << "] = 0x" << std::hex << int(got_q[i])
+        << ", want 0x" << int(want_q[i]);
       note(s.str());
     }
   }
@@ -178,10 +183,10 @@ const std::pair<std::int64_t, std::int64_t> kSmallAndTile[] = {{9, 400}, {521, 4
 // Both scale rules (fp32 and power-of-two) on one input, bit for bit against the reference.
 // The caller's INFO names the input.
 void check_both_scale_rules(const HostInput& in, const DeviceBuffer<unsigned char>& x,
-                            float eps = 1e-4f) {
+                            float eps = 1e-4f, std::int64_t q_stride = 0) {
   for (bool pow2 : {false, true}) {
-    INFO("pow2=" << pow2 << " eps=" << eps);
-    const Mismatch mm = run_and_compare(in, x, pow2, eps);
+    INFO("pow2=" << pow2 << " eps=" << eps << " q_row_stride=" << q_stride);
+    const Mismatch mm = run_and_compare(in, x, pow2, eps, nullptr, q_stride);
     INFO(mm.first);
     CHECK(mm.count == 0);
   }
@@ -214,6 +219,8 @@ TEST_CASE("quantize_1x128 is bit-exact against the CPU reference", "[gpu][quanti
           const auto x = upload(in);
           INFO(dtype_label(dtype) << " m=" << m << " k=" << k << " stride=" << stride);
           check_both_scale_rules(in, x);
+          // q's rows padded to 128 bytes (16 past k where k is whole blocks), on both kernels
+          if (stride != k) check_both_scale_rules(in, x, 1e-4f, k % 128 != 0 ? (k + 127) / 128 * 128 : k + 16);
         }
       }
     }

@@ -39,6 +39,15 @@ std::vector<std::uint8_t> transpose_bytes(const std::vector<std::uint8_t>& q, st
   return t;
 }
 
+std::vector<std::uint8_t> with_row_stride(const std::vector<std::uint8_t>& q, std::int64_t rows, std::int64_t k,
+                                          std::int64_t stride, std::uint8_t gap) {
+  if (rows == 0) return {};
+  std::vector<std::uint8_t> out(static_cast<std::size_t>((rows - 1) * stride + k), gap);
+  for (std::int64_t r = 0; r < rows; ++r)
+    std::copy_n(q.begin() + r * k, k, out.begin() + r * stride);
+  return out;
+}
+
 std::uint8_t fp8_encode(float value, DType q_dtype) {
   if (q_dtype == DType::e4m3) return e4m3_encode(value);
   if (q_dtype == DType::e5m2) return e5m2_encode(value);

@@ -18,6 +18,10 @@ std::vector<float> load_matrix(const void* x, DType x_dtype, std::int64_t m, std
 std::vector<float> transpose(const std::vector<float>& x, std::int64_t m, std::int64_t k);
 std::vector<std::uint8_t> transpose_bytes(const std::vector<std::uint8_t>& q, std::int64_t m,
                                           std::int64_t k);
+// Packed rows (`rows` of k bytes) laid out `stride` bytes apart, `gap` in the bytes between them:
+// the expected bytes of an output written with q_row_stride = stride over a buffer poisoned with gap.
+std::vector<std::uint8_t> with_row_stride(const std::vector<std::uint8_t>& q, std::int64_t rows, std::int64_t k,
+                                          std::int64_t stride, std::uint8_t gap);
 
 std::uint8_t fp8_encode(float value, DType q_dtype);  // e4m3_encode / e5m2_encode
 float fp8_max(DType q_dtype);                         // 448 / 57344
