@@ -85,15 +85,16 @@ JITFP8_API void quantize_1x128(const Quantize1x128Args& args, Stream stream);
 // x rows are `x_row_stride` elements apart (0: contiguous, else at least the row's elements), a
 // multiple of 8 (bf16) / 4 (fp32).
 // For the overlap rules, x is its whole strided extent, the gaps between its rows included: an
-// output placed in those gaps is refused.
+// output placed in those gaps is refused. So is q where it takes a q_row_stride: its extent is
+// (rows - 1) * q_row_stride + K bytes, gaps included, though they are never written.
 
 // ---- 1x128 along M (weight-gradient operands) and the fused both-orientations variant ------
 // x (M, K) -> qt (K, M): qt[k][m] = fp8(x[m][k] * (1 / st)), contiguous rows of M bytes, with one fp32
 // scale per 1x128 block along M: st(k, mb) over x[128 mb .. 128 mb + 127][k], stored in
 // Scales1x128Layout{m = K, k = M} (index mb * align(K, 4) + k): the A-operand layout of the
 // wgrad GEMM, whose rows are K and whose contraction runs over M.
-// If q is not null (fused): also q (M, K) + scales exactly as quantize_1x128 (Scales1x128Layout
-// {M, K}), from the same single read of x.
+// If q is not null (fused): also q (M, K), packed, + scales exactly as quantize_1x128
+// (Scales1x128Layout{M, K}), from the same single read of x.
 // Rules: M >= 1, K >= 16, M % 16 == 0 and K % 16 == 0 (fp8 rows 16-byte strided),
 // K <= 2^31 - 128, ceil(M / 128) <= 65535; all pointers 16-byte aligned; scales must be null
 // when q is (scales_capacity is then ignored); no output overlaps x or another output. (The

@@ -760,8 +760,8 @@ bool experts_input_rules(const void* w, DType w_dtype, std::int64_t experts, std
 
 // quant.hpp quantize_experts_128x128: w as above (N % 16 == 0 with qt); q_dtype, eps; q,
 // scales (and qt, qt_scales with qt) 16-byte aligned, qt_scales null without qt; capacities >=
-// E * the per-expert Scales128x128Layout numel(); no output (q, qt E * N * K bytes) overlaps w
-// or another output.
+// E * the per-expert Scales128x128Layout numel(); q_row_stride (q_rows_rule); no output (q
+// (E * N - 1) * q_row_stride + K bytes, qt E * N * K) overlaps w or another output.
 std::set<std::string> experts128_violations(const QuantizeExperts128x128Args& a) {
   std::set<std::string> bad;
   if (!q_dtype_ok(a.q_dtype)) bad.insert("q_dtype");

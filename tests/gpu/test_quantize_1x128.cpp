@@ -30,7 +30,7 @@ using jitfp8::Scales1x128Layout;
 using jitfp8::test::DeviceBuffer;
 
 constexpr unsigned char kPoison = 0xCD;
-constexpr std::size_t kQSlack = 4096;     // bytes of q past m * k that must stay poisoned
+constexpr std::size_t kQSlack = 4096;     // bytes of q past its last row that must stay poisoned
 constexpr std::size_t kScaleSlack = 64;   // floats of scales past the layout, same
 
 std::uint32_t bits_of(float f) {
@@ -146,7 +146,7 @@ Mismatch run_and_compare(const HostInput& in, const DeviceBuffer<unsigned char>&
     }
   }
   for (std::size_t i = q_bytes; i < got_q.size(); ++i)
-    if (got_q[i] != kPoison) note("q written past m * k at byte " + std::to_string(i));
+    if (got_q[i] != kPoison) note("q written past its last row at byte " + std::to_string(i));
   for (std::size_t i = 0; i < scale_count; ++i) {
     if (bits_of(got_scales[i]) != bits_of(want.scales[i])) {
       std::ostringstream s;
