@@ -113,10 +113,8 @@ inline std::int64_t check_input(std::string_view fn, const InputNames& n, const 
 // to the span of `rows` rows.
 inline std::int64_t check_q_row_stride(std::string_view fn, std::int64_t q_row_stride, std::int64_t rows,
                                        std::int64_t cols, std::string_view cols_name, std::int64_t& bytes) {
-  require(q_row_stride == 0 || (q_row_stride >= cols && q_row_stride % 16 == 0 && q_row_stride <= kInt32Max), fn,
-          "q_row_stride", q_row_stride,
-          "must be 0 (packed rows) or >= {}, a multiple of 16 (16-byte aligned fp8 rows) and < 2^31", cols_name);
-  const std::int64_t stride = q_row_stride == 0 ? cols : q_row_stride;
+  const std::int64_t stride = require_row_stride(fn, "q_row_stride", q_row_stride, cols, cols_name, 1);
+  require(stride <= kInt32Max, fn, "q_row_stride", q_row_stride, "must be < 2^31 (the kernels take it in 32 bits)");
   const unsigned __int128 b = static_cast<unsigned __int128>(rows - 1) * static_cast<unsigned __int128>(stride) +
                               static_cast<unsigned __int128>(cols);
   if (b > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()))

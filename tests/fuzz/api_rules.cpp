@@ -148,24 +148,18 @@ void disjoint_rules(const std::vector<Buffer>& buffers, std::set<std::string>& b
   }
 }
 
-// A row stride of fp8 rows (gemm.hpp's lda / ldb, moe.hpp's): 0 means k; else at least k, a
-// multiple of 16 and at most 2^31 - 1 TMA units of 16 bytes. Returns the stride, or -1 where bad.
-std::int64_t fp8_row_stride(std::int64_t ld, std::int64_t k) {
+// A row stride of fp8 rows: 0 means k; else at least k, a multiple of 16 and at most `max`: the
+// GEMMs' lda / ldb (gemm.hpp, moe.hpp) 2^31 - 1 TMA units of 16 bytes, the quantizers'
+// q_row_stride (quant.hpp) below 2^31. Returns the stride, or -1 where bad.
+std::int64_t fp8_row_stride(std::int64_t ld, std::int64_t k, std::int64_t max = kInt32Max * 16LL) {
   const std::int64_t s = ld == 0 ? k : ld;
-  return s >= k && s % 16 == 0 && s <= kInt32Max * 16LL ? s : -1;
-}
-
-// quant.hpp's q_row_stride (bytes between the fp8 output's rows): 0 means k; else at least k,
-// a multiple of 16 and below 2^31. Returns the stride, or -1 where bad.
-std::int64_t q_row_stride(std::int64_t stride, std::int64_t k) {
-  if (stride == 0) return k;
-  return stride >= k && stride % 16 == 0 && stride <= kInt32Max ? stride : -1;
+  return s >= k && s % 16 == 0 && s <= max ? s : -1;
 }
 
 // The fp8 output's `rows` rows (shape valid), q_row_stride apart: the stride rule, and their span
 // below 2^63 bytes (both naming q_row_stride). Returns whether they hold, with the span.
 bool q_rows_rule(std::int64_t stride, std::int64_t rows, std::int64_t k, u128* bytes, std::set<std::string>& bad) {
-  const std::int64_t s = q_row_stride(stride, k);
+  const std::int64_t s = fp8_row_stride(stride, k, kInt32Max);
   if (s >= 0) *bytes = extent(rows, k, s, 1);
   if (s < 0 || *bytes > u128(kInt64Max)) {
     bad.insert("q_row_stride");
@@ -228,7 +222,7 @@ std::set<std::string> quantize_violations(const Quantize1x128Args& a) {
   const int elem = a.x_dtype == DType::f32 ? 4 : 2;
   const std::int64_t stride = a.x_row_stride == 0 ? a.k : a.x_row_stride;
   if (stride < a.k || (dtype_ok && stride % (16 / elem) != 0)) bad.insert("x_row_stride");
-  const std::int64_t q_stride = q_row_stride(a.q_row_stride, a.k);
+  const std::int64_t q_stride = fp8_row_stride(a.q_row_stride, a.k, kInt32Max);
   if (q_stride < 0) bad.insert("q_row_stride");
   if (!m_ok || !dtype_ok || stride < a.k || q_stride < 0) return bad;
   // Tiles are numbered in 32 bits: m * ceil(k / 128) < 2^31.
