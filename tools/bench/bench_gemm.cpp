@@ -76,6 +76,12 @@ std::vector<double> sampled_rows_f32(const std::vector<float>& all, const std::v
 // --d-f32: our forward GEMMs (and cuBLASLt's) write an f32 D instead of bf16.
 bool g_d_f32 = false;
 
+// --padded-rows: the forward table's A and B rows sit align(K, 128) bytes apart (lda = ldb, for
+// ours and cuBLASLt alike), as README.md's "K not a multiple of 128" recommends; packed where K
+// is a multiple of 128 already. The floor still counts K bytes a row: the gaps are never read.
+bool g_padded_rows = false;
+long long forward_row_stride(long long k) { return g_padded_rows ? (k + 127) / 128 * 128 : k; }
+
 // One --configs item "BMxBN:splits[w]:mc[:stages[p]][:gN]", its words as written.
 struct ForwardConfigItem {
   int bm = 0, bn = 0, splits = 1, stages = 16, group_n = 8;
@@ -410,6 +416,7 @@ int run_gemm(int argc, char** argv) {
     else if (arg == "--configs" && i + 1 < argc) g_forward_configs = argv[++i], forward_sweep = true;
     else if (arg == "--no-workspace") ours_workspace = false;
     else if (arg == "--d-f32") g_d_f32 = true;
+    else if (arg == "--padded-rows") g_padded_rows = true;
     else if (arg == "--cublaslt-algos" && i + 1 < argc)
       cublaslt_algorithm_count() = static_cast<int>(parse_count(argv[++i], "--cublaslt-algos", 1, 64));
     else {
@@ -448,19 +455,23 @@ int run_gemm(int argc, char** argv) {
              "moved once at {:.0f} GB/s, this device's copy rate measured now)\n",
              kPeakTflops, copy_gbs);
   results.push_back(run_record(copy_gbs));
+  if (forward && g_padded_rows)
+    fmt::print("Forward rows padded: A's and B's rows align(K, 128) bytes apart for both sides (--padded-rows)\n");
   if (forward)
     fmt::print("{:>6} {:>6} {:>6} | {:>9} {:>8} {:>6} {:>6} | {:>9} {:>8} | {:>6} | {:>9} {:>9} | {}\n", "M", "N",
                "K", "ours us", "TFLOPS", "%peak", "%floor", "cuBLASLt", "TFLOPS", "ratio", "diff ours",
                "diff cuBL", "config");
   for (const Shape& s : forward ? shapes : std::vector<Shape>{}) {
-    DeviceArray<std::uint8_t> a(s.m * s.k), b(s.n * s.k);
+    const long long row_stride = forward_row_stride(s.k);
+    const long long ld = row_stride == s.k ? 0 : row_stride;  // 0: packed (K need not be a multiple of 16)
+    DeviceArray<std::uint8_t> a(s.m * row_stride), b(s.n * row_stride);
     DeviceArray<float> sa(Scales1x128Layout{s.m, s.k}.numel()), sb(Scales128x128Layout{s.n, s.k}.numel());
     const long long d_units = s.m * s.n * (g_d_f32 ? 2 : 1);  // 16-bit units of D
     DeviceArray<std::uint16_t> d_ours(d_units), d_cublas(d_units);
-    fill_normal_1x128(a, sa, s.m, s.k, rng(), stream);
-    fill_normal_128x128(b, sb, s.n, s.k, rng(), stream);
+    fill_normal_1x128(a, sa, s.m, s.k, rng(), stream, ld);
+    fill_normal_128x128(b, sb, s.n, s.k, rng(), stream, ld);
     GemmFp8Args g;
-    g.m = s.m, g.n = s.n, g.k = s.k;
+    g.m = s.m, g.n = s.n, g.k = s.k, g.lda = ld, g.ldb = ld;
     g.a = a.ptr, g.a_scales = sa.ptr, g.a_scales_capacity = static_cast<std::int64_t>(sa.count);
     g.b = b.ptr, g.b_scales = sb.ptr, g.b_scales_capacity = static_cast<std::int64_t>(sb.count);
     g.d = d_ours.ptr;
@@ -525,7 +536,8 @@ int run_gemm(int argc, char** argv) {
                std::string(tuned ? " (tuned)" : "") + choice.words());
     print_kernels(ours, theirs);
     std::fflush(stdout);
-    results.push_back({{"kind", "forward"}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"config", chosen.to_json()}, {"tuned", tuned},
+    results.push_back({{"kind", "forward"}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"row_stride", row_stride},
+                       {"config", chosen.to_json()}, {"tuned", tuned},
                        {"ours_us", ours.median_us},
                        {"ours_tflops", tf_ours}, {"floor_us", row_floor.us()}, {"cublaslt_us", theirs.median_us},
                        {"cublaslt_tflops", tf_cublas}, {"ratio", tf_ours / tf_cublas},

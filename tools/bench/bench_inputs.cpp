@@ -55,35 +55,38 @@ void fill_normal_bf16(DeviceArray<std::uint16_t>& device, std::uint64_t seed) {
 }  // namespace
 
 void fill_normal_1x128(std::uint8_t* q, float* scales, std::int64_t scales_capacity, long long rows,
-                       long long k, std::uint64_t seed, cudaStream_t stream) {
+                       long long k, std::uint64_t seed, cudaStream_t stream, long long q_row_stride) {
   DeviceArray<std::uint16_t> x(rows * k);
   fill_normal_bf16(x, seed);
   Quantize1x128Args args;
   args.x = x.ptr, args.m = rows, args.k = k, args.q = q, args.scales = scales;
   args.scales_capacity = scales_capacity;
+  args.q_row_stride = q_row_stride;
   quantize_1x128(args, stream);
   BENCH_CHECK(cudaStreamSynchronize(stream));
 }
 
 void fill_normal_128x128(std::uint8_t* q, float* scales, std::int64_t scales_capacity, long long rows,
-                         long long k, std::uint64_t seed, cudaStream_t stream) {
+                         long long k, std::uint64_t seed, cudaStream_t stream, long long q_row_stride) {
   DeviceArray<std::uint16_t> w(rows * k);
   fill_normal_bf16(w, seed);
   Quantize128x128Args args;
   args.w = w.ptr, args.n = rows, args.k = k, args.q = q, args.scales = scales;
   args.scales_capacity = scales_capacity;
+  args.q_row_stride = q_row_stride;
   quantize_128x128(args, stream);
   BENCH_CHECK(cudaStreamSynchronize(stream));
 }
 
 void fill_normal_1x128(DeviceArray<std::uint8_t>& q, DeviceArray<float>& scales, long long rows,
-                       long long k, std::uint64_t seed, cudaStream_t stream) {
-  fill_normal_1x128(q.ptr, scales.ptr, static_cast<std::int64_t>(scales.count), rows, k, seed, stream);
+                       long long k, std::uint64_t seed, cudaStream_t stream, long long q_row_stride) {
+  fill_normal_1x128(q.ptr, scales.ptr, static_cast<std::int64_t>(scales.count), rows, k, seed, stream, q_row_stride);
 }
 
 void fill_normal_128x128(DeviceArray<std::uint8_t>& q, DeviceArray<float>& scales, long long rows,
-                         long long k, std::uint64_t seed, cudaStream_t stream) {
-  fill_normal_128x128(q.ptr, scales.ptr, static_cast<std::int64_t>(scales.count), rows, k, seed, stream);
+                         long long k, std::uint64_t seed, cudaStream_t stream, long long q_row_stride) {
+  fill_normal_128x128(q.ptr, scales.ptr, static_cast<std::int64_t>(scales.count), rows, k, seed, stream,
+                      q_row_stride);
 }
 
 std::vector<float> accumulate_base(std::size_t count, std::mt19937_64& rng) {

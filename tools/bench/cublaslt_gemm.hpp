@@ -84,8 +84,8 @@ class CublasLtGemm {
  public:
   CublasLtGemm(const GemmFp8Args& g, cublasLtHandle_t handle, void* workspace, size_t workspace_bytes)
       : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes), args_(g) {
-    if (g.lda != 0 || g.ldb != 0 || g.ldd != 0) {  // dense rows only: the layouts below are K and N wide
-      std::fprintf(stderr, "CublasLtGemm: lda, ldb and ldd must be 0 (dense rows)\n");
+    if (g.ldd != 0) {  // D's layout below is N wide
+      std::fprintf(stderr, "CublasLtGemm: ldd must be 0 (dense rows of D)\n");
       std::exit(1);
     }
     check_cublas(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
@@ -101,8 +101,9 @@ class CublasLtGemm {
     set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &b_mode, sizeof(b_mode));
     set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof(a_scale));
     set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale));
-    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.k), "layout a");
-    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.k), "layout b");
+    // B and A rows g.ldb and g.lda apart where set (bench gemm --padded-rows).
+    check_cublas(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, g.k, g.n, g.ldb ? g.ldb : g.k), "layout a");
+    check_cublas(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, g.k, g.m, g.lda ? g.lda : g.k), "layout b");
     check_cublas(cublasLtMatrixLayoutCreate(&d_, g.d_dtype == DType::f32 ? CUDA_R_32F : CUDA_R_16BF, g.n, g.m, g.n),
                  "layout d");
     target_sm_limit(desc_);

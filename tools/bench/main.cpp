@@ -22,12 +22,13 @@ int main(int argc, char** argv) {
   if (argc < 2 || asks_for_help(argc, argv)) {
     std::printf(
         "usage: jitfp8 bench gemm  [--shapes M,N,K;M,N,K...] [--wgrad-shapes M,N,K;...]\n"
-        "                          [--forward-only | --wgrad-only] [--kernels] [--no-workspace] [--d-f32] [--sweep] [--configs BMxBN:splits[w]:mc[:stages[p]][:gN];...] [--wgrad-sweep] [--wgrad-configs BMxBN:st:mc:batch:bufs:pp[:ov[:group_n]];...] [--cublaslt-algos N] [--iters N] [--json FILE]\n"
+        "                          [--forward-only | --wgrad-only] [--kernels] [--no-workspace] [--d-f32] [--padded-rows] [--sweep] [--configs BMxBN:splits[w]:mc[:stages[p]][:gN];...] [--wgrad-sweep] [--wgrad-configs BMxBN:st:mc:batch:bufs:pp[:ov[:group_n]];...] [--cublaslt-algos N] [--iters N] [--json FILE]\n"
         "       (two tables: gemm_fp8_nt on the forward shapes, gemm_fp8_wgrad on the weight-gradient\n"
         "        shapes, overwrite and accumulate; --sweep / --wgrad-sweep also time candidate configs;\n"
         "        --kernels prints under each row the kernels both sides ran: name, grid, cluster, registers;\n"
         "        gemm_fp8_nt gets a split-K workspace as cuBLASLt does, unless --no-workspace;\n"
-        "        --d-f32: both write an f32 D instead of bf16 in the forward table; rows end with the\n"
+        "        --d-f32: both write an f32 D instead of bf16 in the forward table; --padded-rows: both\n"
+        "        read the forward table's A and B rows align(K, 128) bytes apart; rows end with the\n"
         "        config that ran, \"(tuned)\" where the tuned-config table replaced the pick;\n"
         "        --cublaslt-algos N: cuBLASLt's first N heuristic algorithms each timed, the fastest kept\n"
         "        for the row and named there; by default its first, as PyTorch's _scaled_mm runs)\n"
